@@ -3,7 +3,7 @@
 mod builtin;
 
 use crate::error::input_error;
-use crate::verdicts::Parser;
+use crate::verdicts::{MatchPolicy, Parser, RegexParser};
 use anyhow::Result;
 use serde::Deserialize;
 use std::path::Path;
@@ -76,6 +76,64 @@ struct TemplateFile {
     template: String,
     parser: String,
     ties: bool,
+    /// With `parser = "regex"`: which match decides.
+    #[serde(rename = "match")]
+    match_policy: Option<String>,
+    /// With `parser = "regex"`: one pattern per verdict, in order.
+    #[serde(default)]
+    patterns: Vec<PatternEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatternEntry {
+    verdict: String,
+    pattern: String,
+}
+
+fn regex_parser(path: &Path, file: &TemplateFile) -> Result<Parser> {
+    let bad = |what: String| input_error(format!("prompt file '{}': {what}", path.display()));
+    let policy_name = file.match_policy.as_deref().ok_or_else(|| {
+        bad(format!(
+            "parser \"regex\" needs match = one of {}",
+            MatchPolicy::NAMES
+        ))
+    })?;
+    let policy = MatchPolicy::from_name(policy_name).ok_or_else(|| {
+        bad(format!(
+            "match = \"{policy_name}\" is not a match policy; use one of {}",
+            MatchPolicy::NAMES
+        ))
+    })?;
+    if file.patterns.is_empty() {
+        return Err(bad(
+            "parser \"regex\" needs [[patterns]] entries, each with verdict = \"response1\" | \"response2\" | \"tie\" and pattern = '...'".into(),
+        ));
+    }
+    let mut pairs = Vec::new();
+    for (i, entry) in file.patterns.iter().enumerate() {
+        let verdict = crate::verdicts::verdict_from_name(&entry.verdict).ok_or_else(|| {
+            bad(format!(
+                "patterns entry {}: verdict \"{}\" is not response1, response2 or tie",
+                i + 1,
+                entry.verdict
+            ))
+        })?;
+        pairs.push((verdict, entry.pattern.clone()));
+    }
+    let parser = RegexParser::new(&pairs, policy).map_err(&bad)?;
+    if parser.allows_tie() != file.ties {
+        return Err(bad(format!(
+            "ties = {} but {} tie pattern; give a tie pattern exactly when ties = true",
+            file.ties,
+            if parser.allows_tie() {
+                "there is a"
+            } else {
+                "there is no"
+            }
+        )));
+    }
+    Ok(Parser::Regex(std::sync::Arc::new(parser)))
 }
 
 /// Reads a user template from a TOML file.
@@ -89,14 +147,25 @@ pub fn load_file(path: &Path) -> Result<Template> {
             e.message()
         ))
     })?;
-    let parser = Parser::from_name(&file.parser).ok_or_else(|| {
-        input_error(format!(
-            "prompt file '{}': unknown parser '{}'; parsers are {}",
-            path.display(),
-            file.parser,
-            parser_names()
-        ))
-    })?;
+    let parser = if file.parser == "regex" {
+        regex_parser(path, &file)?
+    } else {
+        if file.match_policy.is_some() || !file.patterns.is_empty() {
+            return Err(input_error(format!(
+                "prompt file '{}': match and [[patterns]] go with parser = \"regex\", not \"{}\"",
+                path.display(),
+                file.parser
+            )));
+        }
+        Parser::from_name(&file.parser).ok_or_else(|| {
+            input_error(format!(
+                "prompt file '{}': unknown parser '{}'; parsers are {}, or regex with [[patterns]]",
+                path.display(),
+                file.parser,
+                parser_names()
+            ))
+        })?
+    };
     for needed in ["{response1}", "{response2}"] {
         if !file.template.contains(needed) {
             return Err(input_error(format!(
@@ -162,6 +231,15 @@ pub fn to_toml(t: &Template) -> String {
         t.allows_tie,
         t.text
     ));
+    if let Parser::Regex(r) = &t.parser {
+        out.push_str(&format!("match = {:?}\n", r.policy().name()));
+        for (verdict, pattern) in r.patterns() {
+            out.push_str(&format!(
+                "\n[[patterns]]\nverdict = {:?}\npattern = '''{pattern}'''\n",
+                crate::verdicts::verdict_name(verdict)
+            ));
+        }
+    }
     out
 }
 

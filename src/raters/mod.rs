@@ -270,7 +270,7 @@ fn view(example: &Example, template: &Template) -> ItemView {
         response1: example.response1.clone(),
         response2: example.response2.clone(),
         gold: example.gold,
-        parser: template.parser,
+        parser: template.parser.clone(),
         allows_tie: template.allows_tie,
     }
 }

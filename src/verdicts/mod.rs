@@ -2,10 +2,22 @@
 //! found no verdict.
 //!
 //! Verdicts are -1 (response 1 better), 0 (tie), 1 (response 2 better).
+//!
+//! Verbose answers (chain of thought) name both responses while they reason and may echo the
+//! instructions: the pairwise parsers read *verdict statements* only (see `statements`), and
+//! `regex` reproduces a published tool's own patterns exactly.
+
+mod pattern;
+mod statements;
+
+pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
 
 use regex::Regex;
+use statements::{
+    closes_the_answer, concludes, decide, hedged, sentence_before, tag_is_mention, Statement,
+};
 use std::fmt;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The outcome of reading one completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,9 +41,9 @@ fn none(reason: impl Into<String>) -> Verdict {
 }
 
 /// The verdict parsers, by their `--parser` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parser {
-    /// `<winner>1</winner>` / `<winner>2</winner>`, exactly one tag.
+    /// `<winner>1</winner>` / `<winner>2</winner>`: the tag stated after any reasoning.
     WinnerTag,
     /// As `WinnerTag`, and `<tie>` gives a tie; `<tie>` beside a `<winner>` tag is no verdict
     /// (a model that echoes the instructions names every answer).
@@ -40,7 +52,9 @@ pub enum Parser {
     AbBrackets,
     /// arena-hard's `[[A>>B]]`, `[[A>B]]`, `[[A=B]]`, `[[B>A]]`, `[[B>>A]]`.
     ArenaHard,
-    /// LLMBar's / OffsetBias's "Output (a)" / "Output (b)".
+    /// LLMBar's / OffsetBias's "Output (a)" / "Output (b)": the answer that is only the label,
+    /// or verdict statements in reasoning ("Output (a) is better", "Therefore, Output (b)",
+    /// "Final verdict: Output (a)", "**Output (b)**", "I choose Output (a)").
     OutputAb,
     /// 0/1 or no/yes: "is response 2 the better one?"; 0 or no → response 1. The answer opens
     /// the text or follows "Answer:" / "Verdict:".
@@ -54,6 +68,9 @@ pub enum Parser {
     Comparative,
     /// JSON `{"label": 1|2|0, "reason": ...}` (also "A"/"B"/"tie").
     JsonLabel,
+    /// A template's own regular expressions, one per verdict, with a match policy (a TOML
+    /// template's `[regex]` table).
+    Regex(Arc<RegexParser>),
 }
 
 impl Parser {
@@ -69,7 +86,7 @@ impl Parser {
         Parser::JsonLabel,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Parser::WinnerTag => "winner_tag",
             Parser::WinnerTagTie => "winner_tag_tie",
@@ -80,20 +97,26 @@ impl Parser {
             Parser::Score => "score",
             Parser::Comparative => "comparative",
             Parser::JsonLabel => "json_label",
+            Parser::Regex(_) => "regex",
         }
     }
 
+    /// A built-in parser by name (`regex` needs its patterns: see [`RegexParser`]).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
     /// Whether the parser can return a tie.
-    pub fn allows_tie(self) -> bool {
-        !matches!(self, Parser::WinnerTag | Parser::OutputAb | Parser::Binary)
+    pub fn allows_tie(&self) -> bool {
+        match self {
+            Parser::Regex(r) => r.allows_tie(),
+            _ => !matches!(self, Parser::WinnerTag | Parser::OutputAb | Parser::Binary),
+        }
     }
 
-    /// Text a template must contain for this parser to fit it (any one of these).
-    pub fn markers(self) -> &'static [&'static str] {
+    /// Text a template must contain for this parser to fit it (any one of these; none for a
+    /// template's own regular expressions, which fit it by construction).
+    pub fn markers(&self) -> &'static [&'static str] {
         match self {
             Parser::WinnerTag | Parser::WinnerTagTie => &["<winner>"],
             Parser::AbBrackets => &["[[A]]"],
@@ -103,11 +126,12 @@ impl Parser {
             Parser::Score => &["score", "Score"],
             Parser::Comparative => &["Score:", "scores"],
             Parser::JsonLabel => &["\"label\""],
+            Parser::Regex(_) => &[],
         }
     }
 
     /// A short example of a completion this parser reads (for the simulated judge and docs).
-    pub fn render(self, verdict: i64) -> String {
+    pub fn render(&self, verdict: i64) -> String {
         let pick = |a: &str, t: &str, b: &str| match verdict {
             -1 => a.to_string(),
             0 => t.to_string(),
@@ -132,10 +156,11 @@ impl Parser {
                 r#"{"label": 0, "reason": "They are equally good."}"#,
                 r#"{"label": 2, "reason": "Response 2 is better."}"#,
             ),
+            Parser::Regex(r) => r.example(verdict),
         }
     }
 
-    pub fn parse(self, text: &str) -> Verdict {
+    pub fn parse(&self, text: &str) -> Verdict {
         match self {
             Parser::WinnerTag => winner_tag(text, false),
             Parser::WinnerTagTie => winner_tag(text, true),
@@ -146,6 +171,7 @@ impl Parser {
             Parser::Score => score(text),
             Parser::Comparative => comparative(text),
             Parser::JsonLabel => json_label(text),
+            Parser::Regex(r) => r.parse(text),
         }
     }
 }
@@ -164,9 +190,204 @@ macro_rules! regex {
 }
 
 regex!(WINNER, r"(?s)<winner>(.*?)</winner>");
+regex!(TIE, r"<tie\s*/?>");
 regex!(AB, r"\[\[([ABC])\]\]");
 regex!(ARENA, r"\[\[([AB][<>=]{1,2}[AB])\]\]");
 regex!(OUTPUT, r"(?i)output\s*\(([ab])\)");
+// "Output (a) is better", "Output (b) is slightly better than ...", "Output (a) is worse".
+regex!(
+    OUTPUT_IS,
+    r"(?i)output\s*\(([ab])\)\s+(?:is|was|seems|would be|appears to be|remains)\s+(?:(?:clearly|slightly|much|significantly|definitely|overall|still|far|the|a|somewhat|marginally|considerably|arguably|generally|indeed|also|better|more|preferred)\s+)*?(better|superior|preferred|preferable|the winner|the best|worse|inferior)\b"
+);
+// "better if the goal is ...", "better in terms of ...": qualified, not a verdict.
+regex!(
+    QUALIFIED_TAIL,
+    r"(?i)^\s+(?:if|when|in terms of|with respect to|regarding|only)\b"
+);
+regex!(
+    OUTPUT_CHOSEN,
+    r"(?i)\bI\s+(?:would\s+|will\s+)?(?:choose|select|prefer|pick|go with|vote for)\s+[*_]*output\s*\(([ab])\)"
+);
+regex!(
+    OUTPUT_LABELLED,
+    r#"(?i)\b(?:final (?:verdict|answer|decision|choice|judge?ment)|verdict|answer|choice|decision)\s*(?:is)?\s*[:=\-]?\s*[*"'`_]*\s*output\s*\(([ab])\)"#
+);
+regex!(
+    OUTPUT_THEREFORE_BARE,
+    r"(?i)\b(?:therefore|thus|hence)\s*,?\s*[*_]*output\s*\(([ab])\)[*_]*\s*[.!]?\s*(?:\n|$)"
+);
+regex!(
+    OUTPUT_LINE,
+    r#"(?im)^[\s#*>_`'"]*output\s*\(([ab])\)[\s*_`'".!]*$"#
+);
+regex!(
+    OUTPUT_OPENING,
+    r#"(?i)^[\s#*>_`'"]*output\s*\(([ab])\)[*_]*\s*(?:[.!]|\n|$)"#
+);
+regex!(OUTPUT_BOLD, r"(?i)\*\*output\s*\(([ab])\)\*\*");
+regex!(BOLD_HEADING_TAIL, r"^\s*:");
+
+/// Tags found by `re` (the verdict from each match), read as statements: mentions (quoted,
+/// listed, conditional) are left out; a tag after a concluding label or closing the answer
+/// on its own line is final.
+fn read_tags(text: &str, found: Vec<(usize, usize, Result<i64, String>)>, what: &str) -> Verdict {
+    let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.0, f.1)).collect();
+    let total = found.len();
+    let last_end = spans.iter().map(|s| s.1).max();
+    let statements: Vec<Statement> = found
+        .into_iter()
+        .filter(|(s, e, _)| !tag_is_mention(text, *s, *e, &spans))
+        .map(|(start, end, value)| Statement {
+            start,
+            value,
+            last_word: concludes(sentence_before(text, start))
+                || (Some(end) == last_end && closes_the_answer(text, start, end)),
+        })
+        .collect();
+    decide(statements, || {
+        if total == 0 {
+            format!("no {what}")
+        } else {
+            format!("{what} only mentioned (quoted, listed or conditional, as in the instructions), never stated")
+        }
+    })
+}
+
+fn spans<F>(re: &Regex, text: &str, value: F) -> Vec<(usize, usize, Result<i64, String>)>
+where
+    F: Fn(&str) -> Result<i64, String>,
+{
+    re.captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let inner = c.get(1).map_or("", |m| m.as_str());
+            Some((whole.start(), whole.end(), value(inner)))
+        })
+        .collect()
+}
+
+fn winner_tag(text: &str, ties: bool) -> Verdict {
+    let mut found = spans(&WINNER, text, |inner| match inner.trim() {
+        "1" => Ok(-1),
+        "2" => Ok(1),
+        other => Err(format!(
+            "the <winner> tag holds '{}', expected 1 or 2",
+            clip(other)
+        )),
+    });
+    if ties {
+        found.extend(spans(&TIE, text, |_| Ok(0)));
+    }
+    read_tags(
+        text,
+        found,
+        if ties {
+            "<winner> tag or <tie>"
+        } else {
+            "<winner> tag"
+        },
+    )
+}
+
+fn ab_brackets(text: &str) -> Verdict {
+    let found = spans(&AB, text, |inner| {
+        Ok(match inner {
+            "A" => -1,
+            "B" => 1,
+            _ => 0,
+        })
+    });
+    read_tags(text, found, "[[A]], [[B]] or [[C]]")
+}
+
+fn arena_hard(text: &str) -> Verdict {
+    let found = spans(&ARENA, text, |token| match token {
+        "A>>B" | "A>B" | "B<A" | "B<<A" => Ok(-1),
+        "B>>A" | "B>A" | "A<B" | "A<<B" => Ok(1),
+        "A=B" | "B=A" | "A==B" | "B==A" => Ok(0),
+        other => Err(format!(
+            "'[[{other}]]' is not one of the five arena-hard verdicts"
+        )),
+    });
+    read_tags(text, found, "[[A>B]]-style verdict")
+}
+
+fn output_side(c: &regex::Captures<'_>) -> i64 {
+    match c.get(1).map(|m| m.as_str()) {
+        Some("a" | "A") => -1,
+        _ => 1,
+    }
+}
+
+/// `Output (a)` / `Output (b)`: the statements of a verdict among the mentions.
+fn output_ab(text: &str) -> Verdict {
+    let mut statements = Vec::new();
+    let mut push = |start: usize, value: i64, last_word: bool| {
+        statements.push(Statement {
+            start,
+            value: Ok(value),
+            last_word,
+        })
+    };
+    for c in OUTPUT_IS.captures_iter(text) {
+        let (Some(whole), Some(word)) = (c.get(0), c.get(2)) else {
+            continue;
+        };
+        let before = sentence_before(text, whole.start());
+        if hedged(before) || QUALIFIED_TAIL.is_match(&text[whole.end()..]) {
+            continue;
+        }
+        let worse = matches!(
+            word.as_str().to_ascii_lowercase().as_str(),
+            "worse" | "inferior"
+        );
+        let side = output_side(&c);
+        push(
+            whole.start(),
+            if worse { -side } else { side },
+            concludes(before),
+        );
+    }
+    for c in OUTPUT_CHOSEN.captures_iter(text) {
+        if let Some(whole) = c.get(0) {
+            let before = sentence_before(text, whole.start());
+            if !hedged(before) {
+                push(whole.start(), output_side(&c), concludes(before));
+            }
+        }
+    }
+    for re in [&*OUTPUT_LABELLED, &*OUTPUT_THEREFORE_BARE] {
+        for c in re.captures_iter(text) {
+            if let Some(whole) = c.get(0) {
+                push(whole.start(), output_side(&c), true);
+            }
+        }
+    }
+    for c in OUTPUT_LINE
+        .captures_iter(text)
+        .chain(OUTPUT_OPENING.captures_iter(text))
+    {
+        if let Some(whole) = c.get(0) {
+            push(whole.start(), output_side(&c), false);
+        }
+    }
+    for c in OUTPUT_BOLD.captures_iter(text) {
+        if let Some(whole) = c.get(0) {
+            if !BOLD_HEADING_TAIL.is_match(&text[whole.end()..]) {
+                push(whole.start(), output_side(&c), false);
+            }
+        }
+    }
+    decide(statements, || {
+        if OUTPUT.is_match(text) {
+            "Output (a)/(b) only mentioned, no verdict statement such as 'Output (a) is better'"
+                .into()
+        } else {
+            "no 'Output (a)' or 'Output (b)'".into()
+        }
+    })
+}
+
 // Answers are read where an answer stands (opening the text, or after a label), never from
 // anywhere in the text: a judge that repeats the prompt ("Response 1: ...", "a score from 1
 // to 5") must not be read as answering.
@@ -184,113 +405,6 @@ regex!(
     r"(?i)\b(?:answer|verdict)\b\s*(?:is|:|=)\s*[*_'\x22]*\s*(0|1|yes|no)\b"
 );
 regex!(JSON_LABEL, r#""label"\s*:\s*("[^"]*"|[^,}\s]+)"#);
-
-fn winner_tag(text: &str, ties: bool) -> Verdict {
-    let tags: Vec<&str> = WINNER
-        .captures_iter(text)
-        .filter_map(|c| c.get(1).map(|m| m.as_str().trim()))
-        .collect();
-    if ties && text.contains("<tie>") {
-        return if tags.is_empty() {
-            Verdict::Rated(0)
-        } else {
-            none("conflicting verdicts: <tie> and a <winner> tag")
-        };
-    }
-    match tags.as_slice() {
-        [] => none(if ties {
-            "no <winner> tag and no <tie>"
-        } else {
-            "no <winner> tag"
-        }),
-        ["1"] => Verdict::Rated(-1),
-        ["2"] => Verdict::Rated(1),
-        [other] => none(format!(
-            "the <winner> tag holds '{}', expected 1 or 2",
-            clip(other)
-        )),
-        many => none(format!(
-            "{} <winner> tags, expected exactly one",
-            many.len()
-        )),
-    }
-}
-
-/// One distinct token among the matches, else no verdict.
-fn single<'a>(found: &[&'a str], what: &str) -> Result<&'a str, Verdict> {
-    let mut distinct: Vec<&str> = found.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    match distinct.as_slice() {
-        [] => Err(none(format!("no {what}"))),
-        [one] => Ok(one),
-        many => Err(none(format!("conflicting verdicts {}", many.join(", ")))),
-    }
-}
-
-fn ab_brackets(text: &str) -> Verdict {
-    let found: Vec<&str> = AB
-        .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| m.as_str())
-        .collect();
-    match single(&found, "[[A]], [[B]] or [[C]]") {
-        Ok("A") => Verdict::Rated(-1),
-        Ok("B") => Verdict::Rated(1),
-        Ok(_) => Verdict::Rated(0),
-        Err(v) => v,
-    }
-}
-
-fn arena_hard(text: &str) -> Verdict {
-    let found: Vec<&str> = ARENA
-        .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| m.as_str())
-        .collect();
-    let token = match single(&found, "[[A>B]]-style verdict") {
-        Ok(t) => t,
-        Err(v) => return v,
-    };
-    match token {
-        "A>>B" | "A>B" | "B<A" | "B<<A" => Verdict::Rated(-1),
-        "B>>A" | "B>A" | "A<B" | "A<<B" => Verdict::Rated(1),
-        "A=B" | "B=A" | "A==B" | "B==A" => Verdict::Rated(0),
-        other => none(format!(
-            "'[[{other}]]' is not one of the five arena-hard verdicts"
-        )),
-    }
-}
-
-fn output_ab(text: &str) -> Verdict {
-    let side = |s: &str| if s.eq_ignore_ascii_case("a") { -1 } else { 1 };
-    let found: Vec<i64> = OUTPUT
-        .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| side(m.as_str()))
-        .collect();
-    if found.is_empty() {
-        return none("no 'Output (a)' or 'Output (b)'");
-    }
-    if found.iter().all(|&v| v == found[0]) {
-        return Verdict::Rated(found[0]);
-    }
-    // Both are named (chain of thought): the last line naming exactly one decides.
-    for line in text.lines().rev() {
-        let named: Vec<i64> = OUTPUT
-            .captures_iter(line)
-            .filter_map(|c| c.get(1))
-            .map(|m| side(m.as_str()))
-            .collect();
-        if !named.is_empty() {
-            if named.iter().all(|&v| v == named[0]) {
-                return Verdict::Rated(named[0]);
-            }
-            return none("the final line names both Output (a) and Output (b)");
-        }
-    }
-    none("both outputs are named and no line decides")
-}
 
 fn binary(text: &str) -> Verdict {
     let answer = OPENING_BINARY

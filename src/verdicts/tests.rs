@@ -228,3 +228,103 @@ proptest! {
         }
     }
 }
+
+/// Real chain-of-thought answers (LLMBar's recordings) and the statement forms each parser
+/// documents: statements count, mentions never do, a final statement wins, conflicts are no
+/// verdict.
+#[test]
+fn output_ab_reads_verdict_statements_in_reasoning() {
+    check(Parser::OutputAb, &[
+        // The verdict at the start, then reasoning that names both.
+        ("Output (a) is better.\n\nOutput (a) is more concise. Output (b) is too long.", Some(-1)),
+        // At the end, after reasoning that names both.
+        ("Output (a) only covers part of the content, while Output (b) is comprehensive. Therefore, Output (b) is better.", Some(1)),
+        // In the middle.
+        ("After evaluating the two outputs, I have determined that Output (b) is better.\n\nOutput (a) is brief.", Some(1)),
+        ("Final verdict: Output (a)", Some(-1)),
+        ("Output (a) rambles; Output (b) is on point.\n\n**Output (b)**", Some(1)),
+        ("Therefore, Output (b).", Some(1)),
+        ("Output (b)\n\nExplanation: Output (a) misses the question.", Some(1)),
+        ("I would choose Output (a) because it follows the instruction.", Some(-1)),
+        ("Output (b) is slightly better than Output (a).", Some(1)),
+        ("Therefore, Output (a) is worse.", Some(1)),
+        // A final form wins over an earlier statement: the judge revised itself.
+        ("Output (a) is better at first sight. On reflection, the facts are wrong.\nTherefore, Output (b) is better.", Some(1)),
+        ("# Output (a):\nsome text\n# Output (b):\nother text\n# Decision:\nOutput (a) is better.", Some(-1)),
+        // Conflicting statements and no final one: no verdict.
+        ("Output (b) is better.\n\nOutput (a) is better because it is more concise.", None),
+        // Hedged, qualified or negated statements are not verdicts.
+        ("Therefore, neither Output (a) nor Output (b) is better.", None),
+        ("Output (a) is better if the goal is speed. Output (b) is better if the goal is detail.", None),
+        ("Output (a) is not better than Output (b) in any way that matters here", None),
+        // Mentions only.
+        ("Output (a) is a regular expression. Output (b) is a list.", None),
+        ("# Output (a):\n\n1. What is CDPQ?", None),
+    ]);
+    assert_eq!(
+        Parser::OutputAb.parse("Output (a) is short. Output (b) is long."),
+        Verdict::Unparseable(
+            "Output (a)/(b) only mentioned, no verdict statement such as 'Output (a) is better'"
+                .into()
+        )
+    );
+    assert_eq!(
+        Parser::OutputAb.parse("Output (b) is better.\n\nOutput (a) is better, really."),
+        Verdict::Unparseable(
+            "conflicting verdict statements (response 1 vs response 2) and no final one".into()
+        )
+    );
+}
+
+#[test]
+fn tags_after_reasoning_and_echoed_instructions() {
+    // MT-Bench: the instructions echoed, then reasoning, then the verdict on its own line.
+    let echoed = "I must output \"[[A]]\" if assistant A is better, \"[[B]]\" if assistant B is better, and \"[[C]]\" for a tie.\nAssistant A is vague; assistant B answers.\n\n[[B]]";
+    check(
+        Parser::AbBrackets,
+        &[
+            (echoed, Some(1)),
+            ("Assistant A is correct.\n\nFinal verdict: [[A]]", Some(-1)),
+            // A first guess revised by the closing verdict.
+            ("[[A]] seemed right, but A miscounts.\n[[B]]", Some(1)),
+            ("Output [[A]], [[B]] or [[C]].", None),
+            ("[[A]] looks good. [[B]] is also fine.", None),
+        ],
+    );
+    assert_eq!(
+        Parser::AbBrackets.parse("Answer with [[A]], [[B]] or [[C]]."),
+        Verdict::Unparseable(
+            "[[A]], [[B]] or [[C]] only mentioned (quoted, listed or conditional, as in the instructions), never stated".into()
+        )
+    );
+    check(Parser::ArenaHard, &[
+        ("Assistant B is more helpful.\n\nMy final verdict is: [[B>A]]", Some(1)),
+        ("Choose [[A>>B]], [[A>B]], [[A=B]], [[B>A]] or [[B>>A]].\nA is slightly better.\n\n[[A>B]]", Some(-1)),
+    ]);
+    check(Parser::WinnerTagTie, &[
+        ("Answer <winner>1</winner> or <winner>2</winner>, or <tie> if equal.\nResponse 2 is right.\n<winner>2</winner>", Some(1)),
+        ("Both are equally good.\n<tie>", Some(0)),
+    ]);
+}
+
+#[test]
+fn regex_parser_from_a_template() {
+    let parser = Parser::Regex(std::sync::Arc::new(
+        RegexParser::new(
+            &[
+                (-1, r"(?:^|\n) ?Output \(a\)".into()),
+                (1, r"(?:^|\n) ?Output \(b\)".into()),
+            ],
+            MatchPolicy::Priority,
+        )
+        .expect("valid"),
+    ));
+    assert_eq!(parser.name(), "regex");
+    // LLMBar's vanilla reading: a line starting with Output (a) wins, wherever it stands.
+    assert_eq!(
+        parser.parse("Output (b) is better.\n\nOutput (a) is too short."),
+        Verdict::Rated(-1)
+    );
+    assert_eq!(parser.parse(&parser.render(1)), Verdict::Rated(1));
+    assert!(!parser.allows_tie());
+}
