@@ -403,6 +403,7 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
             subset: e.subset.clone(),
             order: e.order,
             gold: e.gold,
+            seeded: e.seeded,
         })
         .collect()
 }

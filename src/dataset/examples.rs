@@ -38,6 +38,9 @@ pub struct Example {
     pub response2: String,
     pub gold: i64,
     pub order: Order,
+    /// Whether this is the order drawn for the pair without `--both-orders` (its seeded
+    /// position); always true in a one-order run.
+    pub seeded: bool,
 }
 
 /// Whether pair `id` is shown swapped under `seed`: a ChaCha8 draw seeded from the seed and
@@ -52,7 +55,7 @@ pub fn is_swapped(seed: u64, id: &str) -> bool {
 }
 
 /// An item from a pair, taking its texts (no copy).
-fn example(pair: Pair, order: Order, id: String) -> Example {
+fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
     let (response1, response2, gold) = match order {
         Order::AsSource => (pair.first, pair.second, pair.gold),
         Order::Swapped => (pair.second, pair.first, -pair.gold),
@@ -66,6 +69,7 @@ fn example(pair: Pair, order: Order, id: String) -> Example {
         response2,
         gold,
         order,
+        seeded,
     }
 }
 
@@ -74,18 +78,19 @@ fn example(pair: Pair, order: Order, id: String) -> Example {
 pub fn build(pairs: Vec<Pair>, seed: u64, both_orders: bool) -> Vec<Example> {
     let mut out = Vec::with_capacity(pairs.len() * if both_orders { 2 } else { 1 });
     for pair in pairs {
+        let drawn = if pair.randomize && is_swapped(seed, &pair.id) {
+            Order::Swapped
+        } else {
+            Order::AsSource
+        };
         if both_orders {
             let (ab, ba) = (format!("{}#ab", pair.id), format!("{}#ba", pair.id));
-            out.push(example(pair.clone(), Order::AsSource, ab));
-            out.push(example(pair, Order::Swapped, ba));
+            let swapped_drawn = drawn == Order::Swapped;
+            out.push(example(pair.clone(), Order::AsSource, ab, !swapped_drawn));
+            out.push(example(pair, Order::Swapped, ba, swapped_drawn));
         } else {
-            let order = if pair.randomize && is_swapped(seed, &pair.id) {
-                Order::Swapped
-            } else {
-                Order::AsSource
-            };
             let id = pair.id.clone();
-            out.push(example(pair, order, id));
+            out.push(example(pair, drawn, id, true));
         }
     }
     out
@@ -129,6 +134,9 @@ mod tests {
         assert_eq!((items[0].id.as_str(), items[0].gold), ("s-1#ab", -1));
         assert_eq!((items[1].id.as_str(), items[1].gold), ("s-1#ba", 1));
         assert_eq!(items[1].response1, "bad");
+        // Exactly one of the two is the order a one-order run shows.
+        assert!(items[0].seeded != items[1].seeded);
+        assert_eq!(items[1].seeded, is_swapped(0, "s-1"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod compare;
 mod position;
 
 pub use compare::{compare_all, Comparison};
-pub use position::{position, Position};
+pub use position::{position, JudgeBench, LlmBar, Position};
 
 use crate::dataset::examples::Order;
 use crate::dataset::sections::{leaderboard_score, section_of, section_score, Section};
@@ -21,6 +21,8 @@ pub struct ItemRow {
     pub subset: String,
     pub order: Order,
     pub gold: i64,
+    /// Whether this is the pair's seeded position (the order a one-order run shows).
+    pub seeded: bool,
 }
 
 /// How an item ended for a configuration (mirrors `raters::Status`, kept here so that
@@ -322,6 +324,7 @@ pub(crate) mod fixtures {
             subset: "s".into(),
             order: Order::AsSource,
             gold,
+            seeded: true,
         }
     }
 

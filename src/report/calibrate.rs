@@ -95,12 +95,24 @@ fn headline_json(h: &Headline) -> Value {
 fn position_json(p: &Position) -> Value {
     json!({
         "pairs": p.pairs,
+        "pairs_both_rated": p.pairs_both_rated,
         "consistency": num(p.consistency),
         "first_position_win_rate": num(p.first_position_win_rate),
         "rules": {
             "fastchat": headline_json(&p.fastchat),
-            "judgebench": {"accuracy": num(p.judgebench_accuracy)},
-            "llmbar": {"accuracy": num(p.llmbar_accuracy)},
+            "judgebench": {
+                "accuracy": num(p.judgebench.accuracy),
+                "all_correct": num(p.judgebench.all_correct),
+                "all_incorrect": num(p.judgebench.all_incorrect),
+                "some_correct": num(p.judgebench.some_correct),
+                "inconsistent": num(p.judgebench.inconsistent),
+                "missing": num(p.judgebench.missing),
+            },
+            "llmbar": {
+                "accuracy": num(p.llmbar.accuracy),
+                "equal": num(p.llmbar.equal),
+                "correct_both": num(p.llmbar.correct_both),
+            },
         }
     })
 }
@@ -297,29 +309,37 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         let mut b = table::new_table(vec![
             "configuration",
             "pairs",
+            "both rated",
             "consistency",
             "first-position wins",
             "FastChat acc",
             "FastChat κq",
             "JudgeBench acc",
+            "JB missing",
             "LLMBar acc",
+            "LLMBar equal",
+            "LLMBar both",
         ]);
         for &i in &order {
             if let Some(pos) = &run.evaluation.configs[i].overall.position {
                 b.add_row(vec![
                     rec.configs[i].name.clone(),
                     pos.pairs.to_string(),
+                    pos.pairs_both_rated.to_string(),
                     fixed(pos.consistency),
                     fixed(pos.first_position_win_rate),
                     fixed(pos.fastchat.accuracy),
                     fixed(pos.fastchat.kappa_quadratic),
-                    fixed(pos.judgebench_accuracy),
-                    fixed(pos.llmbar_accuracy),
+                    fixed(pos.judgebench.accuracy),
+                    fixed(pos.judgebench.missing),
+                    fixed(pos.llmbar.accuracy),
+                    fixed(pos.llmbar.equal),
+                    fixed(pos.llmbar.correct_both),
                 ]);
             }
         }
         table::align_numbers(&mut b);
-        writeln!(w, "\nPosition bias (both orders)\n{b}")?;
+        writeln!(w, "\nPosition bias (both orders). consistency: pairs whose two verdicts agree, of those rated in both orders; FastChat: disagreement is a tie, each pair scored in its seeded order; JudgeBench: +1/−1/0 per order, correct when the sum is positive; LLMBar: accuracy over both orders, equal counts two unreadable answers as agreeing\n{b}")?;
     }
 
     if run

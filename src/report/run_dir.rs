@@ -25,8 +25,8 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
     );
     let mut line = 0usize;
-    let (mut config, mut id, mut pair, mut subset, mut order) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut config, mut id, mut pair, mut subset, mut order, mut seeded) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
@@ -51,6 +51,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
             pair.push(item.pair_id.clone());
             subset.push(item.subset.clone());
             order.push(item.order.key().to_string());
+            seeded.push(item.seeded);
             gold.push(item.gold);
             rating.push(r.rating);
             status.push(r.status.key().to_string());
@@ -68,6 +69,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         Column::new("pair_id".into(), pair),
         Column::new("subset".into(), subset),
         Column::new("order".into(), order),
+        Column::new("seeded".into(), seeded),
         Column::new("gold".into(), gold),
         Column::new("rating".into(), rating),
         Column::new("status".into(), status),
@@ -103,7 +105,13 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     }
     if let Some(p) = &s.position {
         let pairs = p.pairs as u64;
-        rows.push(name, pairs, "position_consistency", p.consistency, None);
+        rows.push(
+            name,
+            p.pairs_both_rated as u64,
+            "position_consistency",
+            p.consistency,
+            None,
+        );
         rows.push(
             name,
             pairs,
@@ -116,10 +124,27 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
             name,
             pairs,
             "judgebench_accuracy",
-            p.judgebench_accuracy,
+            p.judgebench.accuracy,
             None,
         );
-        rows.push(name, pairs, "llmbar_accuracy", p.llmbar_accuracy, None);
+        rows.push(name, pairs, "llmbar_accuracy", p.llmbar.accuracy, None);
+        rows.push(name, pairs, "llmbar_equal", p.llmbar.equal, None);
+        rows.push(
+            name,
+            pairs,
+            "llmbar_correct_both",
+            p.llmbar.correct_both,
+            None,
+        );
+        for (metric, value) in [
+            ("judgebench_all_correct", p.judgebench.all_correct),
+            ("judgebench_all_incorrect", p.judgebench.all_incorrect),
+            ("judgebench_some_correct", p.judgebench.some_correct),
+            ("judgebench_inconsistent", p.judgebench.inconsistent),
+            ("judgebench_missing", p.judgebench.missing),
+        ] {
+            rows.push(name, pairs, metric, value, None);
+        }
     }
 }
 
@@ -334,6 +359,21 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
     );
     let (gold, rating) = (int_col("gold")?, int_col("rating")?);
     let reason = text_col("reason")?;
+    // `seeded` (the pair's one-order position) is absent from run directories written before
+    // it existed: draw it again from the data seed, as the run did.
+    let data_seed = doc["data"]["seed"]
+        .as_u64()
+        .unwrap_or(crate::dataset::examples::DEFAULT_SEED);
+    let seeded: Vec<bool> = match df.column("seeded").ok().and_then(|c| c.bool().ok()) {
+        Some(c) => c.iter().map(|v| v.unwrap_or(true)).collect(),
+        None => (0..config.len())
+            .map(|i| {
+                let swapped = order[i] == "swapped";
+                !doc["data"]["both_orders"].as_bool().unwrap_or(false)
+                    || crate::dataset::examples::is_swapped(data_seed, &pair[i]) == swapped
+            })
+            .collect(),
+    };
     let first = config.first().cloned().unwrap_or_default();
     let items: Vec<ItemRow> = (0..config.len())
         .take_while(|&i| config[i] == first)
@@ -347,6 +387,7 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                 Order::AsSource
             },
             gold: gold[i].unwrap_or(0),
+            seeded: seeded[i],
         })
         .collect();
     let n = items.len();
