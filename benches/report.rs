@@ -66,6 +66,7 @@ fn main() {
             subset: SUBSETS[i % 23].to_string(),
             order: Order::AsSource,
             gold: if rng.random_bool(0.5) { -1 } else { 1 },
+            seeded: true,
         })
         .collect();
     let mut ratings = Vec::new();
