@@ -327,7 +327,7 @@ pub struct RateArgs {
 
 const CALIBRATE_EXAMPLES: &str = "\
 Examples:
-  # offline demo: bundled sample, simulated judge, the notebook's prompts x basic and sc:5, baselines
+  # offline demo: bundled sample, simulated judge, the notebook's three prompts x basic and sc:5, baselines
   raterlab calibrate --demo
 
   # two prompts x two raters against a local Ollama server, 200 reward-bench pairs in both orders
@@ -375,8 +375,8 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "demo")]
     pub config: Option<PathBuf>,
 
-    /// The offline demo: bundled sample, simulated judge, the notebook's prompts × basic and
-    /// sc:5, plus the random, longer and first baselines.
+    /// The offline demo: bundled sample, simulated judge, the notebook's three prompts ×
+    /// basic and sc:5 (9 configurations with the random, longer and first baselines).
     #[arg(long)]
     pub demo: bool,
 

@@ -199,7 +199,13 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
     let mut judge_args = args.judge.clone();
     if args.demo {
         if prompts.is_empty() {
-            prompts = vec!["simple_no_tie".into(), "simple_with_tie".into()];
+            prompts = [
+                "simple_no_tie",
+                "simple_with_tie",
+                "reward-bench_gemini_no_tie",
+            ]
+            .map(String::from)
+            .to_vec();
         }
         if rater_names.is_empty() {
             rater_names = ["basic", "sc:5", "random", "longer", "first"]

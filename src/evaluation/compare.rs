@@ -1,6 +1,11 @@
-//! Paired comparisons of configurations on the same items: McNemar's exact test on per-item
-//! correctness, paired bootstrap intervals of the accuracy and quadratic-kappa differences
-//! (a multinomial over the joint gold × A × B table), Holm's correction across all pairs.
+//! Paired comparisons of configurations on the same items, one test per metric, each with
+//! its own direction, interval and Holm family:
+//! - accuracy: the difference, its paired bootstrap CI and McNemar's exact test on per-item
+//!   correctness;
+//! - quadratic kappa: the difference, its paired bootstrap CI and a paired-bootstrap p-value.
+//!
+//! The paired bootstrap is a multinomial over the joint gold × A × B table. A configuration is
+//! found better on a metric only when the Holm-adjusted test rejects *and* the CI excludes 0.
 
 use super::{EvalSettings, RunRecord};
 use crate::metrics::{kappa, percentile, Contingency, Labels, Weights};
@@ -9,6 +14,52 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 use statrs::distribution::{Binomial as BinomialDist, DiscreteCDF};
 
+/// The significance level of every finding.
+pub const ALPHA: f64 = 0.05;
+
+/// One metric's paired test of B against A.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricTest {
+    /// B − A.
+    pub diff: f64,
+    /// Paired bootstrap 95% CI of the difference (NaN without resamples).
+    pub ci: (f64, f64),
+    /// The test's two-sided p-value (NaN when untested).
+    pub p: f64,
+    /// Holm-adjusted within this metric's family (the pairs tested on it).
+    pub p_holm: f64,
+}
+
+/// What a metric's test found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    BBetter,
+    ABetter,
+    NoDifference,
+    /// No test (no item rated by both, or no resamples for a bootstrap test).
+    Untested,
+}
+
+impl MetricTest {
+    /// B or A is better only when the adjusted test rejects and the CI excludes 0 (with
+    /// `--bootstrap 0` there is no CI, and the test decides alone).
+    pub fn finding(&self) -> Finding {
+        if self.p_holm.is_nan() || self.diff.is_nan() {
+            return Finding::Untested;
+        }
+        let (lo, hi) = self.ci;
+        let rejects = self.p_holm < ALPHA;
+        let no_ci = lo.is_nan() || hi.is_nan();
+        if rejects && self.diff > 0.0 && (no_ci || lo > 0.0) {
+            Finding::BBetter
+        } else if rejects && self.diff < 0.0 && (no_ci || hi < 0.0) {
+            Finding::ABetter
+        } else {
+            Finding::NoDifference
+        }
+    }
+}
+
 /// One pair of configurations (B compared with A).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -16,16 +67,25 @@ pub struct Comparison {
     pub b: usize,
     /// Items both rated.
     pub n: u64,
-    pub accuracy_diff: f64,
-    pub accuracy_ci: (f64, f64),
-    pub kappa_diff: f64,
-    pub kappa_ci: (f64, f64),
+    /// Accuracy: McNemar's exact test.
+    pub accuracy: MetricTest,
+    /// Quadratic kappa: a paired-bootstrap test.
+    pub kappa: MetricTest,
     /// Items only A got right, and only B.
     pub only_a_right: u64,
     pub only_b_right: u64,
-    pub p_value: f64,
-    /// Holm-adjusted across all pairs.
-    pub p_holm: f64,
+}
+
+/// The two-sided paired-bootstrap p-value of a difference: twice the smaller share of
+/// resampled differences on either side of 0 (each count + 1, so never 0), at most 1.
+pub fn bootstrap_p(diffs: &[f64]) -> f64 {
+    let finite: Vec<f64> = diffs.iter().copied().filter(|d| d.is_finite()).collect();
+    if finite.is_empty() {
+        return f64::NAN;
+    }
+    let below = finite.iter().filter(|&&d| d <= 0.0).count();
+    let above = finite.iter().filter(|&&d| d >= 0.0).count();
+    (2.0 * (below.min(above) + 1) as f64 / (finite.len() + 1) as f64).min(1.0)
 }
 
 /// McNemar's exact (binomial) two-sided p-value.
@@ -145,37 +205,54 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
         a,
         b,
         n,
-        accuracy_diff: acc_b - acc_a,
-        accuracy_ci: ci(&mut d_acc),
-        kappa_diff: k_b - k_a,
-        kappa_ci: ci(&mut d_kappa),
+        accuracy: MetricTest {
+            diff: acc_b - acc_a,
+            ci: ci(&mut d_acc),
+            // No item rated by both: no test at all (not a test that found nothing).
+            p: if n == 0 {
+                f64::NAN
+            } else {
+                mcnemar_exact(only_a, only_b)
+            },
+            p_holm: f64::NAN,
+        },
+        kappa: MetricTest {
+            diff: k_b - k_a,
+            ci: ci(&mut d_kappa),
+            p: if n == 0 || (k_b - k_a).is_nan() {
+                f64::NAN
+            } else {
+                bootstrap_p(&d_kappa)
+            },
+            p_holm: f64::NAN,
+        },
         only_a_right: only_a,
         only_b_right: only_b,
-        // No item rated by both: no test at all (not a test that found nothing).
-        p_value: if n == 0 {
-            f64::NAN
-        } else {
-            mcnemar_exact(only_a, only_b)
-        },
-        p_holm: f64::NAN,
     }
 }
 
-/// Every pair of configurations, with Holm-adjusted p-values; the family is the pairs that
-/// were tested (a pair without common rated items has no p-value and is not counted).
+/// Holm's adjustment over the tests of one family (the comparisons with a p-value).
+fn adjust(out: &mut [Comparison], test: fn(&mut Comparison) -> &mut MetricTest) {
+    let tested: Vec<usize> = (0..out.len())
+        .filter(|&i| !test(&mut out[i]).p.is_nan())
+        .collect();
+    let p: Vec<f64> = tested.iter().map(|&i| test(&mut out[i]).p).collect();
+    for (&i, adjusted) in tested.iter().zip(holm(&p)) {
+        test(&mut out[i]).p_holm = adjusted;
+    }
+}
+
+/// Every pair of configurations, with Holm-adjusted p-values per metric; a family is the
+/// pairs tested on that metric (a pair without common rated items has no p-value and is not
+/// counted).
 pub fn compare_all(run: &RunRecord, settings: EvalSettings) -> Vec<Comparison> {
     let m = run.configs.len();
     let mut out: Vec<Comparison> = (0..m)
         .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
         .map(|(a, b)| compare(run, a, b, settings))
         .collect();
-    let tested: Vec<usize> = (0..out.len())
-        .filter(|&i| !out[i].p_value.is_nan())
-        .collect();
-    let adjusted = holm(&tested.iter().map(|&i| out[i].p_value).collect::<Vec<_>>());
-    for (&i, p) in tested.iter().zip(adjusted) {
-        out[i].p_holm = p;
-    }
+    adjust(&mut out, |c| &mut c.accuracy);
+    adjust(&mut out, |c| &mut c.kappa);
     out
 }
 
@@ -212,13 +289,97 @@ mod tests {
         let c = compare_all(&run, settings);
         assert_eq!((c[0].a, c[0].b, c[0].n), (0, 1, 10));
         // scipy.stats.binomtest(0, 10, 0.5).pvalue = 0.001953125; a family of one test.
-        assert!((c[0].p_value - 0.001_953_125).abs() < 1e-12);
-        assert_eq!(c[0].p_holm, c[0].p_value);
+        assert!((c[0].accuracy.p - 0.001_953_125).abs() < 1e-12);
+        assert_eq!(c[0].accuracy.p_holm, c[0].accuracy.p);
+        assert_eq!(c[0].accuracy.finding(), Finding::ABetter);
         for untested in &c[1..] {
             assert_eq!(untested.n, 0);
-            assert!(untested.p_value.is_nan() && untested.p_holm.is_nan());
-            assert!(untested.accuracy_ci.0.is_nan());
+            assert!(untested.accuracy.p.is_nan() && untested.accuracy.p_holm.is_nan());
+            assert!(untested.accuracy.ci.0.is_nan());
+            assert_eq!(untested.kappa.finding(), Finding::Untested);
         }
+    }
+
+    fn test(diff: f64, ci: (f64, f64), p_holm: f64) -> MetricTest {
+        MetricTest {
+            diff,
+            ci,
+            p: p_holm,
+            p_holm,
+        }
+    }
+
+    #[test]
+    fn better_needs_a_rejecting_test_and_an_interval_without_zero() {
+        assert_eq!(test(0.2, (0.1, 0.3), 0.01).finding(), Finding::BBetter);
+        assert_eq!(test(-0.2, (-0.3, -0.1), 0.01).finding(), Finding::ABetter);
+        // The test rejects but the interval spans 0: no claim.
+        assert_eq!(
+            test(0.09, (-0.08, 0.27), 0.01).finding(),
+            Finding::NoDifference
+        );
+        // The interval excludes 0 but the adjusted test does not reject: no claim.
+        assert_eq!(test(0.2, (0.1, 0.3), 0.2).finding(), Finding::NoDifference);
+        assert_eq!(
+            test(0.2, (f64::NAN, f64::NAN), f64::NAN).finding(),
+            Finding::Untested
+        );
+    }
+
+    #[test]
+    fn bootstrap_p_counts_both_sides() {
+        assert_eq!(bootstrap_p(&[1.0; 99]), 0.02);
+        assert_eq!(bootstrap_p(&[-1.0, 1.0, 1.0, 1.0]), 0.8);
+        assert_eq!(bootstrap_p(&[0.0, 0.0]), 1.0);
+        assert!(bootstrap_p(&[f64::NAN]).is_nan());
+    }
+
+    /// B is much less accurate, yet its quadratic kappa is higher: its misses are ties, A's
+    /// are reversals. Each metric keeps its own direction, interval and test.
+    #[test]
+    fn accuracy_worse_while_kappa_higher() {
+        use crate::evaluation::fixtures::{config, item};
+        use crate::evaluation::Outcome;
+        // 60 items, gold alternating. A: right on 45, wrong (the opposite) on 15, never a
+        // tie. B: right on 32, ties on 28 where A was right or wrong.
+        let golds: Vec<i64> = (0..60).map(|i| if i % 2 == 0 { -1 } else { 1 }).collect();
+        let items = golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect();
+        let a = golds
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| Outcome::Rated(if i < 45 { g } else { -g }))
+            .collect();
+        let b = golds
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| Outcome::Rated(if i < 32 { g } else { 0 }))
+            .collect();
+        let run = RunRecord {
+            items,
+            configs: vec![config("a", a), config("b", b)],
+            both_orders: false,
+        };
+        let c = &compare_all(
+            &run,
+            EvalSettings {
+                bootstrap: 2000,
+                seed: 3,
+            },
+        )[0];
+        // accuracy 45/60 vs 32/60; McNemar on 13 (only A right) vs 0 (only B right).
+        assert!((c.accuracy.diff - (32.0 - 45.0) / 60.0).abs() < 1e-12);
+        assert_eq!((c.only_a_right, c.only_b_right), (13, 0));
+        assert_eq!(c.accuracy.finding(), Finding::ABetter);
+        // Quadratic kappa: sklearn cohen_kappa_score(gold, a, weights="quadratic") = 0.5,
+        // (gold, b) = 0.6956521739130435: B is higher (its misses are ties, not reversals).
+        assert!((c.kappa.diff - (0.695_652_173_913_043_5 - 0.5)).abs() < 1e-12);
+        // Significantly so: the paired bootstrap puts the difference above 0.
+        assert_eq!(c.kappa.finding(), Finding::BBetter);
+        assert!(
+            c.kappa.ci.0 > 0.0 && c.kappa.p_holm < ALPHA,
+            "{:?}",
+            c.kappa
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 mod compare;
 mod position;
 
-pub use compare::{compare_all, Comparison};
+pub use compare::{compare_all, Comparison, Finding, MetricTest};
 pub use position::{position, JudgeBench, LlmBar, Position};
 
 use crate::dataset::examples::Order;

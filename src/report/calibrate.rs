@@ -4,7 +4,7 @@
 use super::json::{agreement, num};
 use super::table::{self, fixed, p_value};
 use crate::commands::calibrate::Run;
-use crate::evaluation::{Comparison, Headline, Position, Scope};
+use crate::evaluation::{Comparison, Finding, Headline, MetricTest, Position, Scope};
 use crate::metrics::Statistic;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
@@ -51,41 +51,76 @@ pub fn order(run: &Run) -> Vec<usize> {
     idx
 }
 
-/// "B > A: +0.07 kappa [0.02, 0.12], p = 0.004" (Holm-adjusted McNemar p).
+/// One line per comparison that names each metric and keeps its direction, interval and
+/// test together; "better" only where that metric's test found it (see
+/// [`MetricTest::finding`]), and a disagreement between the metrics is said, not resolved.
 pub fn verdict(run: &Run, c: &Comparison) -> String {
     let (a, b) = (&run.record.configs[c.a].name, &run.record.configs[c.b].name);
-    if c.n == 0 {
-        return format!("{b} vs {a}: no item rated by both, nothing to compare");
-    }
-    let (lo, hi) = c.kappa_ci;
-    let ci = if lo.is_finite() {
-        format!(" [{lo:+.2}, {hi:+.2}]")
+    verdict_line(a, b, c)
+}
+
+/// "+0.217 [+0.100, +0.333], McNemar Holm p = 0.001", as seen from `sign` (1: B − A, −1: A − B).
+fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> String {
+    let (lo, hi) = if sign > 0.0 { t.ci } else { (-t.ci.1, -t.ci.0) };
+    let ci = if lo.is_finite() && hi.is_finite() {
+        format!(" [{lo:+.digits$}, {hi:+.digits$}]")
     } else {
         String::new()
     };
-    let significant = c.p_holm < 0.05;
-    let (first, second, diff, ci) = if c.kappa_diff >= 0.0 || c.kappa_diff.is_nan() {
-        (b, a, c.kappa_diff, ci)
+    let p = if t.p_holm.is_finite() {
+        format!(", {test} Holm p = {:.3}", t.p_holm)
     } else {
-        let flipped = if lo.is_finite() {
-            format!(" [{:+.2}, {:+.2}]", -hi, -lo)
-        } else {
-            String::new()
-        };
-        (a, b, -c.kappa_diff, flipped)
+        format!(", no {test} test")
     };
-    let relation = if significant { ">" } else { "≈" };
-    let p = if c.p_holm.is_finite() {
-        format!("{:.3}", c.p_holm)
+    if t.diff.is_nan() {
+        format!("n/a{p}")
     } else {
-        "n/a".into()
+        format!("{:+.digits$}{ci}{p}", sign * t.diff)
+    }
+}
+
+pub fn verdict_line(a: &str, b: &str, c: &Comparison) -> String {
+    if c.n == 0 {
+        return format!("{b} vs {a}: no item rated by both, nothing to compare");
+    }
+    let (fa, fk) = (c.accuracy.finding(), c.kappa.finding());
+    let winner = |f: Finding| match f {
+        Finding::BBetter => Some(1.0),
+        Finding::ABetter => Some(-1.0),
+        _ => None,
     };
-    let tail = if significant {
+    // Which side the line is written from: the one a test found better, else B.
+    let sign = winner(fa).or(winner(fk)).unwrap_or(1.0);
+    let (x, y) = if sign > 0.0 { (b, a) } else { (a, b) };
+    let head = match (winner(fa), winner(fk)) {
+        (Some(s), Some(t)) if s != t => {
+            format!("{x} vs {y}: the metrics disagree, accuracy favours {x} and kappa favours {y}")
+        }
+        (Some(_), Some(_)) => format!("{x} > {y} on accuracy and kappa"),
+        (Some(_), None) => format!("{x} > {y} on accuracy (kappa: no significant difference)"),
+        (None, Some(_)) => format!("{x} > {y} on kappa (accuracy: no significant difference)"),
+        (None, None) => format!("{x} ≈ {y}: no significant difference"),
+    };
+    let opposite = c.accuracy.diff * c.kappa.diff < 0.0;
+    let tail = if opposite && winner(fa).zip(winner(fk)).is_none() {
+        "; the accuracy and kappa estimates point in opposite directions"
+    } else {
         ""
-    } else {
-        " (no significant difference)"
     };
-    format!("{first} {relation} {second}: {diff:+.2} kappa{ci}, p = {p}{tail}")
+    format!(
+        "{head}: accuracy {}; κq {}{tail}",
+        metric_phrase(&c.accuracy, sign, 3, "McNemar"),
+        metric_phrase(&c.kappa, sign, 2, "bootstrap"),
+    )
+}
+
+fn finding_key(f: Finding) -> &'static str {
+    match f {
+        Finding::BBetter => "b_better",
+        Finding::ABetter => "a_better",
+        Finding::NoDifference => "no_difference",
+        Finding::Untested => "untested",
+    }
 }
 
 fn headline_json(h: &Headline) -> Value {
@@ -182,10 +217,13 @@ pub fn to_json(run: &Run) -> Value {
         .map(|c| {
             json!({
                 "a": run.record.configs[c.a].name, "b": run.record.configs[c.b].name, "n": c.n,
-                "accuracy_diff": num(c.accuracy_diff), "accuracy_ci": [num(c.accuracy_ci.0), num(c.accuracy_ci.1)],
-                "kappa_quadratic_diff": num(c.kappa_diff), "kappa_quadratic_ci": [num(c.kappa_ci.0), num(c.kappa_ci.1)],
+                "accuracy_diff": num(c.accuracy.diff), "accuracy_ci": [num(c.accuracy.ci.0), num(c.accuracy.ci.1)],
+                "kappa_quadratic_diff": num(c.kappa.diff), "kappa_quadratic_ci": [num(c.kappa.ci.0), num(c.kappa.ci.1)],
                 "only_a_right": c.only_a_right, "only_b_right": c.only_b_right,
-                "p_value": num(c.p_value), "p_holm": num(c.p_holm), "verdict": verdict(run, c),
+                "p_value": num(c.accuracy.p), "p_holm": num(c.accuracy.p_holm),
+                "kappa_quadratic_p": num(c.kappa.p), "kappa_quadratic_p_holm": num(c.kappa.p_holm),
+                "accuracy_finding": finding_key(c.accuracy.finding()), "kappa_quadratic_finding": finding_key(c.kappa.finding()),
+                "verdict": verdict(run, c),
             })
         })
         .collect();
@@ -388,9 +426,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
             "B",
             "n",
             "Δ accuracy (B−A)",
+            "McNemar p (Holm)",
             "Δ κq (B−A)",
-            "McNemar p",
-            "Holm p",
+            "bootstrap p (Holm)",
             "verdict",
         ]);
         for cmp in &run.evaluation.comparisons {
@@ -407,14 +445,18 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
                 rec.configs[cmp.a].name.clone(),
                 rec.configs[cmp.b].name.clone(),
                 cmp.n.to_string(),
-                diff(cmp.accuracy_diff, cmp.accuracy_ci),
-                diff(cmp.kappa_diff, cmp.kappa_ci),
-                p_value(cmp.p_value),
-                p_value(cmp.p_holm),
+                diff(cmp.accuracy.diff, cmp.accuracy.ci),
+                format!(
+                    "{} ({})",
+                    p_value(cmp.accuracy.p),
+                    p_value(cmp.accuracy.p_holm)
+                ),
+                diff(cmp.kappa.diff, cmp.kappa.ci),
+                format!("{} ({})", p_value(cmp.kappa.p), p_value(cmp.kappa.p_holm)),
                 verdict(run, cmp),
             ]);
         }
-        writeln!(w, "\nPaired comparisons on the items both rated (McNemar's exact test, Holm-adjusted; paired bootstrap CIs)\n{c}")?;
+        writeln!(w, "\nPaired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0\n{c}")?;
     }
     writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
     Ok(())
@@ -462,4 +504,74 @@ pub fn emit(run: &Run, json: bool) -> Result<()> {
     }
     w.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comparison(accuracy: MetricTest, kappa: MetricTest) -> Comparison {
+        Comparison {
+            a: 0,
+            b: 1,
+            n: 60,
+            accuracy,
+            kappa,
+            only_a_right: 13,
+            only_b_right: 0,
+        }
+    }
+
+    fn t(diff: f64, ci: (f64, f64), p_holm: f64) -> MetricTest {
+        MetricTest {
+            diff,
+            ci,
+            p: p_holm,
+            p_holm,
+        }
+    }
+
+    /// The real session's case: with_tie 22 points less accurate (McNemar Holm p = 0.001) while
+    /// its kappa is +0.09 [−0.08, +0.27]. The line used to read "with_tie > no_tie: +0.09
+    /// kappa, p = 0.010" (kappa's direction, accuracy's p-value).
+    #[test]
+    fn a_verdict_never_borrows_one_metrics_test_for_another() {
+        let c = comparison(
+            t(-0.217, (-0.333, -0.100), 0.001),
+            t(0.09, (-0.08, 0.27), 0.31),
+        );
+        assert_eq!(
+            verdict_line("no_tie", "with_tie", &c),
+            "no_tie > with_tie on accuracy (kappa: no significant difference): accuracy +0.217 [+0.100, +0.333], McNemar Holm p = 0.001; κq -0.09 [-0.27, +0.08], bootstrap Holm p = 0.310; the accuracy and kappa estimates point in opposite directions"
+        );
+    }
+
+    #[test]
+    fn opposite_findings_are_reported_as_a_disagreement() {
+        let c = comparison(
+            t(-0.217, (-0.333, -0.100), 0.001),
+            t(0.196, (0.02, 0.37), 0.03),
+        );
+        assert_eq!(
+            verdict_line("a", "b", &c),
+            "a vs b: the metrics disagree, accuracy favours a and kappa favours b: accuracy +0.217 [+0.100, +0.333], McNemar Holm p = 0.001; κq -0.20 [-0.37, -0.02], bootstrap Holm p = 0.030"
+        );
+    }
+
+    #[test]
+    fn no_claim_without_a_rejecting_test_and_an_interval_excluding_zero() {
+        let c = comparison(t(0.05, (-0.02, 0.12), 0.2), t(0.04, (-0.1, 0.2), 0.4));
+        assert_eq!(
+            verdict_line("a", "b", &c),
+            "b ≈ a: no significant difference: accuracy +0.050 [-0.020, +0.120], McNemar Holm p = 0.200; κq +0.04 [-0.10, +0.20], bootstrap Holm p = 0.400"
+        );
+        let both = comparison(t(0.2, (0.1, 0.3), 0.001), t(0.3, (0.1, 0.5), 0.002));
+        assert!(verdict_line("a", "b", &both).starts_with("b > a on accuracy and kappa: "));
+        let mut none = both.clone();
+        none.n = 0;
+        assert_eq!(
+            verdict_line("a", "b", &none),
+            "b vs a: no item rated by both, nothing to compare"
+        );
+    }
 }

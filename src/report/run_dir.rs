@@ -6,7 +6,7 @@ use super::{calibrate, latex, plots};
 use crate::commands::calibrate::{ConfigMeta, Run, RunMeta};
 use crate::dataset::examples::Order;
 use crate::error::input_error;
-use crate::evaluation::{ConfigRecord, Cost, ItemRow, Outcome, RunRecord, Scope};
+use crate::evaluation::{Comparison, ConfigRecord, Cost, ItemRow, Outcome, RunRecord, Scope};
 use crate::metrics::Statistic;
 use anyhow::{Context, Result};
 use polars::prelude::*;
@@ -194,67 +194,65 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
     let cmp = &run.evaluation.comparisons;
     let name = |i: usize| run.record.configs[i].name.clone();
     let opt = |v: f64| v.is_finite().then_some(v);
+    let mut columns = vec![
+        Column::new(
+            "a".into(),
+            cmp.iter().map(|c| name(c.a)).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "b".into(),
+            cmp.iter().map(|c| name(c.b)).collect::<Vec<_>>(),
+        ),
+        Column::new("n".into(), cmp.iter().map(|c| c.n).collect::<Vec<_>>()),
+    ];
+    let numbers: [NumberColumn; 6] = [
+        ("accuracy_diff", |c| c.accuracy.diff),
+        ("accuracy_ci_lo", |c| c.accuracy.ci.0),
+        ("accuracy_ci_hi", |c| c.accuracy.ci.1),
+        ("kappa_quadratic_diff", |c| c.kappa.diff),
+        ("kappa_quadratic_ci_lo", |c| c.kappa.ci.0),
+        ("kappa_quadratic_ci_hi", |c| c.kappa.ci.1),
+    ];
+    for (key, value) in numbers {
+        columns.push(Column::new(
+            key.into(),
+            cmp.iter().map(|c| opt(value(c))).collect::<Vec<_>>(),
+        ));
+    }
+    columns.push(Column::new(
+        "only_a_right".into(),
+        cmp.iter().map(|c| c.only_a_right).collect::<Vec<_>>(),
+    ));
+    columns.push(Column::new(
+        "only_b_right".into(),
+        cmp.iter().map(|c| c.only_b_right).collect::<Vec<_>>(),
+    ));
+    let tests: [NumberColumn; 4] = [
+        ("p_value", |c| c.accuracy.p),
+        ("p_holm", |c| c.accuracy.p_holm),
+        ("kappa_quadratic_p", |c| c.kappa.p),
+        ("kappa_quadratic_p_holm", |c| c.kappa.p_holm),
+    ];
+    for (key, value) in tests {
+        columns.push(Column::new(
+            key.into(),
+            cmp.iter().map(|c| opt(value(c))).collect::<Vec<_>>(),
+        ));
+    }
+    columns.push(Column::new(
+        "verdict".into(),
+        cmp.iter()
+            .map(|c| calibrate::verdict(run, c))
+            .collect::<Vec<_>>(),
+    ));
     write_csv(
-        DataFrame::new_infer_height(vec![
-            Column::new(
-                "a".into(),
-                cmp.iter().map(|c| name(c.a)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "b".into(),
-                cmp.iter().map(|c| name(c.b)).collect::<Vec<_>>(),
-            ),
-            Column::new("n".into(), cmp.iter().map(|c| c.n).collect::<Vec<_>>()),
-            Column::new(
-                "accuracy_diff".into(),
-                cmp.iter().map(|c| opt(c.accuracy_diff)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "accuracy_ci_lo".into(),
-                cmp.iter().map(|c| opt(c.accuracy_ci.0)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "accuracy_ci_hi".into(),
-                cmp.iter().map(|c| opt(c.accuracy_ci.1)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "kappa_quadratic_diff".into(),
-                cmp.iter().map(|c| opt(c.kappa_diff)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "kappa_quadratic_ci_lo".into(),
-                cmp.iter().map(|c| opt(c.kappa_ci.0)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "kappa_quadratic_ci_hi".into(),
-                cmp.iter().map(|c| opt(c.kappa_ci.1)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "only_a_right".into(),
-                cmp.iter().map(|c| c.only_a_right).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "only_b_right".into(),
-                cmp.iter().map(|c| c.only_b_right).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "p_value".into(),
-                cmp.iter().map(|c| opt(c.p_value)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "p_holm".into(),
-                cmp.iter().map(|c| opt(c.p_holm)).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "verdict".into(),
-                cmp.iter()
-                    .map(|c| calibrate::verdict(run, c))
-                    .collect::<Vec<_>>(),
-            ),
-        ])?,
+        DataFrame::new_infer_height(columns)?,
         &dir.join("comparisons.csv"),
     )
 }
+
+/// A comparisons.csv column of numbers: its name and how to read it.
+type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
 fn config_json(meta: &ConfigMeta, rec: &ConfigRecord) -> Value {
     let c = rec.cost;
