@@ -277,7 +277,7 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
                 metas.push(ConfigMeta {
                     name: name.clone(),
                     prompt: t.name.clone(),
-                    parser: t.parser.name().into(),
+                    parser: t.parser.to_string(),
                     rater: rater.to_string(),
                     judge: j.setup.judge.describe(),
                     model: j.setup.model.clone(),

@@ -13,6 +13,11 @@ use anyhow::Result;
 pub fn template(name: &str, parser: Option<&str>, system: Option<&str>) -> Result<Template> {
     let mut template = prompts::resolve(name)?;
     if let Some(p) = parser {
+        if p == "regex" {
+            return Err(input_error(
+                "--parser regex needs patterns, which only a TOML template can give: write parser = \"regex\", match = \"first\" (or last, unique, priority) and [[patterns]] entries in a prompt file (see examples/prompts/llmbar-cot.toml)",
+            ));
+        }
         let parser = Parser::from_name(p).ok_or_else(|| {
             input_error(format!(
                 "unknown parser '{p}'; parsers are {}",

@@ -176,9 +176,14 @@ impl Parser {
     }
 }
 
+/// The name; a regex parser also shows its policy and patterns, so that run.json records
+/// exactly how answers were read.
 impl fmt::Display for Parser {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Parser::Regex(r) => write!(f, "{r}"),
+            _ => f.write_str(self.name()),
+        }
     }
 }
 

@@ -263,7 +263,7 @@ fn llmbar_replay_reproduces_published_accuracy_and_positional_agreement() {
                 .as_f64()
                 .expect("accuracy")
                 * 100.0;
-            let agreement = ours["consistency"].as_f64().expect("consistency") * 100.0;
+            let agreement = ours["rules"]["llmbar"]["equal"].as_f64().expect("equal") * 100.0;
             assert!(
                 (accuracy - pct(published["correct_average"].as_str().expect("text"))).abs() < 1e-9,
                 "{name} {subset} accuracy {accuracy}"

@@ -6,6 +6,7 @@ mod common;
 mod data_cli;
 mod hub_download;
 mod judge_cli;
+mod llmbar_replay;
 mod metrics_fixtures;
 mod mock_http;
 mod real_data;
