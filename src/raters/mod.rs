@@ -371,14 +371,12 @@ pub fn aggregate(
     }
 }
 
-/// Rates every example with every configuration; one concurrency budget covers all calls.
-/// Returns one list of ratings per configuration, in example order.
-pub fn rate(
-    configs: &[Config],
-    examples: &[Example],
-    budget: Budget,
-    observer: Arc<dyn Observer>,
-) -> Vec<Vec<Rating>> {
+/// The calls of a run, in the order they are sent: configuration, then item (a pair's two
+/// orders are adjacent items), then sample. A local server that keeps the previous request's
+/// KV cache reuses the common prefix, so a pair's samples and its two orders back to back
+/// cost less prompt processing: 2.46× faster than sample-major order on llama.cpp
+/// (benches/kv_prefix_order.py).
+fn jobs(configs: &[Config], examples: &[Example]) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (group, config) in configs.iter().enumerate() {
         for example in examples {
@@ -398,7 +396,18 @@ pub fn rate(
             }
         }
     }
-    let mut outcomes = execute(jobs, budget, observer).into_iter();
+    jobs
+}
+
+/// Rates every example with every configuration; one concurrency budget covers all calls.
+/// Returns one list of ratings per configuration, in example order.
+pub fn rate(
+    configs: &[Config],
+    examples: &[Example],
+    budget: Budget,
+    observer: Arc<dyn Observer>,
+) -> Vec<Vec<Rating>> {
+    let mut outcomes = execute(jobs(configs, examples), budget, observer).into_iter();
     configs
         .iter()
         .map(|config| {
@@ -440,6 +449,60 @@ mod tests {
         assert_eq!(Aggregation::Majority.apply(&[1, -1]), 0);
         assert_eq!(Aggregation::Unanimous.apply(&[1, 1, 1]), 1);
         assert_eq!(Aggregation::Unanimous.apply(&[1, 1, -1]), 0);
+    }
+
+    #[test]
+    fn a_pairs_samples_and_orders_are_sent_back_to_back() {
+        use crate::dataset::examples::build;
+        use crate::dataset::pairs::Pair;
+        let pairs: Vec<Pair> = (0..3)
+            .map(|i| Pair {
+                id: format!("s-{i}"),
+                subset: "s".into(),
+                prompt: format!("question {i}"),
+                first: "good".into(),
+                second: "bad".into(),
+                gold: -1,
+                randomize: true,
+            })
+            .collect();
+        let examples = build(pairs, 0, true);
+        let template = crate::prompts::resolve("simple_with_tie").expect("built-in");
+        let config = |name: &str, rater: &str| Config {
+            name: name.into(),
+            template: template.clone(),
+            rater: RaterKind::parse(rater, 0).expect("rater"),
+            judge: Arc::new(crate::judge::sim::Sim::default()),
+            params: Arc::new(Params {
+                model: "m".into(),
+                temperature: 1.0,
+                max_tokens: 8,
+                seed: None,
+            }),
+        };
+        let sent: Vec<(usize, String, u32)> =
+            jobs(&[config("a", "sc:3"), config("b", "basic")], &examples)
+                .iter()
+                .map(|j| (j.group, j.call.messages[0].content.clone(), j.call.sample))
+                .collect();
+        assert_eq!(sent.len(), 6 * 3 + 6);
+        // Configuration, then pair (both orders), then sample: each prompt's samples are
+        // consecutive, and a pair's two orders follow each other.
+        let firsts: Vec<&(usize, String, u32)> = sent.iter().filter(|s| s.2 == 0).collect();
+        for (k, chunk) in sent[..18].chunks(3).enumerate() {
+            assert!(chunk.iter().all(|c| c.1 == chunk[0].1 && c.0 == 0), "{k}");
+            assert_eq!(chunk.iter().map(|c| c.2).collect::<Vec<_>>(), [0, 1, 2]);
+        }
+        let questions: Vec<usize> = firsts[..6]
+            .iter()
+            .map(|f| {
+                (0..3)
+                    .position(|i| f.1.contains(&format!("question {i}")))
+                    .expect("question")
+            })
+            .collect();
+        assert_eq!(questions, [0, 0, 1, 1, 2, 2]);
+        assert!(sent[18..].iter().all(|s| s.0 == 1));
     }
 
     #[test]
