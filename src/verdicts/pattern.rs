@@ -92,9 +92,14 @@ impl RegexParser {
             .iter()
             .map(|(v, p)| {
                 Regex::new(p).map(|re| (*v, re)).map_err(|e| {
+                    // The regex crate's message spans lines (pattern, caret, error): keep
+                    // the one-line error.
+                    let text = e.to_string();
+                    let why = text.lines().last().unwrap_or_default().trim();
                     format!(
-                        "the {} pattern '{p}' is not a valid regular expression: {e}",
-                        verdict_name(*v)
+                        "the {} pattern '{p}' is not a valid regular expression ({})",
+                        verdict_name(*v),
+                        why.trim_start_matches("error: ")
                     )
                 })
             })
@@ -263,7 +268,7 @@ mod tests {
         let err = RegexParser::new(&[(-1, "(".into())], MatchPolicy::First)
             .expect_err("an unbalanced parenthesis");
         assert!(
-            err.starts_with("the response1 pattern '(' is not a valid regular expression"),
+            err == "the response1 pattern '(' is not a valid regular expression (unclosed group)",
             "{err}"
         );
     }

@@ -204,10 +204,31 @@ fn rendered_examples_parse_back() {
     }
 }
 
+/// The built-ins and a regex parser under each match policy.
+fn every_parser() -> Vec<Parser> {
+    let mut all = Parser::ALL.to_vec();
+    for policy in [
+        MatchPolicy::First,
+        MatchPolicy::Last,
+        MatchPolicy::Unique,
+        MatchPolicy::Priority,
+    ] {
+        let patterns = [
+            (-1, r"(?i)output \(a\)|\[\[A\]\]".to_string()),
+            (0, r"<tie>|=".to_string()),
+            (1, r"(?i)output \(b\)|\[\[B\]\]".to_string()),
+        ];
+        all.push(Parser::Regex(std::sync::Arc::new(
+            RegexParser::new(&patterns, policy).expect("valid patterns"),
+        )));
+    }
+    all
+}
+
 proptest! {
     #[test]
     fn parsers_never_panic_and_explain(text in ".{0,300}") {
-        for parser in Parser::ALL {
+        for parser in every_parser() {
             match parser.parse(&text) {
                 Verdict::Rated(v) => prop_assert!((-1..=1).contains(&v)),
                 Verdict::Unparseable(why) => prop_assert!(!why.is_empty()),
@@ -223,7 +244,7 @@ proptest! {
             Just("1"), Just("2"), Just("0.5"), Just("\n"), Just("é"), Just("-"),
         ], 0..40)) {
         let text: String = parts.concat();
-        for parser in Parser::ALL {
+        for parser in every_parser() {
             let _ = parser.parse(&text);
         }
     }

@@ -1,7 +1,7 @@
 //! `raterlab rate` against an in-process OpenAI-compatible mock on 127.0.0.1 (faults
 //! included), the response cache (re-runs, --offline, kill -9), replay and the simulator.
 
-use crate::common::{raterlab, run, shared_data};
+use crate::common::{error_of, raterlab, run, shared_data};
 use crate::mock_http::{MockServer, Reply, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -800,4 +800,82 @@ fn interrupt(args: &[&str], log: &Path, signal: &str) {
         .expect("kill");
     assert!(status.success());
     child.wait().expect("reaped");
+}
+
+#[test]
+fn regex_templates_read_their_patterns_and_explain_mistakes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let head = "name = \"mine\"\nparser = \"regex\"\nties = false\ntemplate = \"{prompt} {response1} {response2} Output (a) or Output (b)?\"\n";
+    let patterns = "[[patterns]]\nverdict = \"response1\"\npattern = '''Output \\(a\\) is better'''\n[[patterns]]\nverdict = \"response2\"\npattern = '''Output \\(b\\) is better'''\n";
+    let template = dir.path().join("mine.toml");
+    let t = template.to_str().expect("utf-8").to_string();
+    // A working template: the simulated judge answers with the patterns' text, read back.
+    std::fs::write(&template, format!("{head}match = \"unique\"\n{patterns}")).expect("template");
+    let run_dir = dir.path().join("run");
+    let (code, out, err) = run(&[
+        "calibrate",
+        "--judge",
+        "sim:malformed=0",
+        "--prompt",
+        &t,
+        "--bootstrap",
+        "0",
+        "--json",
+        "--out",
+        run_dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(doc["configs"][0]["counts"]["rated"], 43);
+    let run_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    assert_eq!(
+        run_json["configs"][0]["parser"],
+        r"regex[unique](response1=/Output \(a\) is better/, response2=/Output \(b\) is better/)"
+    );
+    let (code, shown, err) = run(&["prompts", "show", &t, "--toml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(shown.contains("match = \"unique\"\n\n[[patterns]]\nverdict = \"response1\"\npattern = '''Output \\(a\\) is better'''"), "{shown}");
+
+    let mistake = |toml: String| {
+        std::fs::write(&template, toml).expect("template");
+        error_of(&["prompts", "show", &t])
+    };
+    let at = format!("error: prompt file '{t}': ");
+    assert_eq!(
+        mistake(format!("{head}{patterns}")),
+        format!("{at}parser \"regex\" needs match = one of first, last, unique, priority")
+    );
+    assert_eq!(
+        mistake(format!("{head}match = \"any\"\n{patterns}")),
+        format!(
+            "{at}match = \"any\" is not a match policy; use one of first, last, unique, priority"
+        )
+    );
+    assert!(mistake(format!(
+        "{head}match = \"first\"\n[[patterns]]\nverdict = \"response1\"\npattern = '''('''\n"
+    ))
+    .starts_with(&format!(
+        "{at}the response1 pattern '(' is not a valid regular expression"
+    )));
+    assert_eq!(
+        mistake(format!(
+            "{head}match = \"first\"\n[[patterns]]\nverdict = \"a\"\npattern = 'x'\n"
+        )),
+        format!("{at}patterns entry 1: verdict \"a\" is not response1, response2 or tie")
+    );
+    assert_eq!(
+        mistake(format!("{head}match = \"first\"\n{patterns}[[patterns]]\nverdict = \"tie\"\npattern = 'equal'\n")),
+        format!("{at}ties = false but there is a tie pattern; give a tie pattern exactly when ties = true")
+    );
+    assert_eq!(
+        mistake(format!("{head}match = \"first\"\n").replace("\"regex\"", "\"output_ab\"")),
+        format!("{at}match and [[patterns]] go with parser = \"regex\", not \"output_ab\"")
+    );
+    assert!(
+        error_of(&["rate", "--judge", "sim", "--parser", "regex", "--out", "x.csv"]).starts_with(
+            "error: --parser regex needs patterns, which only a TOML template can give"
+        )
+    );
 }
