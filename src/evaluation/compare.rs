@@ -300,14 +300,7 @@ mod tests {
         }
     }
 
-    fn test(diff: f64, ci: (f64, f64), p_holm: f64) -> MetricTest {
-        MetricTest {
-            diff,
-            ci,
-            p: p_holm,
-            p_holm,
-        }
-    }
+    use crate::evaluation::fixtures::metric_test as test;
 
     #[test]
     fn better_needs_a_rejecting_test_and_an_interval_without_zero() {

@@ -328,6 +328,16 @@ pub(crate) mod fixtures {
         }
     }
 
+    /// A metric test whose p-value is already adjusted.
+    pub fn metric_test(diff: f64, ci: (f64, f64), p_holm: f64) -> super::MetricTest {
+        super::MetricTest {
+            diff,
+            ci,
+            p: p_holm,
+            p_holm,
+        }
+    }
+
     /// A basic-rater configuration with these outcomes.
     pub fn config(name: &str, outcomes: Vec<Outcome>) -> ConfigRecord {
         ConfigRecord {

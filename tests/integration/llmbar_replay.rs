@@ -162,6 +162,48 @@ fn output_ab_reads_chain_of_thought_answers_as_llmbar_did() {
     }
 }
 
+/// The vanilla recordings answer with the label alone: `output_ab` reads them exactly as LLMBar
+/// did, so every published figure comes out.
+#[test]
+fn vanilla_replays_reproduce_the_published_figures_with_output_ab() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let judges = ["GPT-4-Vanilla", "ChatGPT-Vanilla"];
+    let doc = replay(
+        &shared,
+        &judges,
+        "simple_no_tie",
+        Some("output_ab"),
+        &dir.path().join("run"),
+    );
+    assert_published(&shared, &judges, &doc);
+}
+
+/// Every published figure per subset: `correct_average`, `equal` and `correct_both`.
+fn assert_published(shared: &Path, judges: &[&str], doc: &Value) {
+    for (judge, config) in judges
+        .iter()
+        .zip(doc["configs"].as_array().expect("configs"))
+    {
+        let stats = statistics(shared, judge);
+        for subset in stats.as_object().expect("subsets").keys() {
+            let llmbar = &config["by_subset"][subset.as_str()]["position"]["rules"]["llmbar"];
+            for (ours, theirs) in [
+                ("accuracy", "correct_average"),
+                ("equal", "equal"),
+                ("correct_both", "correct_both"),
+            ] {
+                let value = llmbar[ours].as_f64().expect("figure") * 100.0;
+                let want = published(&stats, subset, theirs);
+                assert!(
+                    (value - want).abs() < 1e-9,
+                    "{judge} {subset} {ours}: {value} vs published {want}"
+                );
+            }
+        }
+    }
+}
+
 /// LLMBar's own patterns, as TOML templates with the regex parser, reproduce every published
 /// figure exactly: `correct_average`, `equal` (both unreadable counts as equal) and
 /// `correct_both`, per subset.
@@ -190,26 +232,6 @@ fn llmbar_patterns_reproduce_the_published_figures_exactly() {
             None,
             &dir.path().join(format!("run{k}")),
         );
-        for (judge, config) in judges
-            .iter()
-            .zip(doc["configs"].as_array().expect("configs"))
-        {
-            let stats = statistics(&shared, judge);
-            for subset in stats.as_object().expect("subsets").keys() {
-                let llmbar = &config["by_subset"][subset.as_str()]["position"]["rules"]["llmbar"];
-                for (ours, theirs) in [
-                    ("accuracy", "correct_average"),
-                    ("equal", "equal"),
-                    ("correct_both", "correct_both"),
-                ] {
-                    let value = llmbar[ours].as_f64().expect("figure") * 100.0;
-                    let want = published(&stats, subset, theirs);
-                    assert!(
-                        (value - want).abs() < 1e-9,
-                        "{judge} {subset} {ours}: {value} vs published {want}"
-                    );
-                }
-            }
-        }
+        assert_published(&shared, judges, &doc);
     }
 }
