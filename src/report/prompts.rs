@@ -27,6 +27,11 @@ pub fn list(templates: &[Template]) -> Result<()> {
             parser.render(-1),
         ]);
     }
+    p.add_row(vec![
+        "regex".to_string(),
+        "if a tie pattern".to_string(),
+        "a TOML template's own [[patterns]] (see examples/prompts/llmbar-cot.toml)".to_string(),
+    ]);
     writeln!(w, "{p}")?;
     Ok(())
 }
