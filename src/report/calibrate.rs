@@ -377,7 +377,14 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
             }
         }
         table::align_numbers(&mut b);
-        writeln!(w, "\nPosition bias (both orders). consistency: pairs whose two verdicts agree, of those rated in both orders; FastChat: disagreement is a tie, each pair scored in its seeded order; JudgeBench: +1/−1/0 per order, correct when the sum is positive; LLMBar: accuracy over both orders, equal counts two unreadable answers as agreeing\n{b}")?;
+        writeln!(w, "\nPosition bias (both orders)\n{b}")?;
+        writeln!(
+            w,
+            "  consistency: the two verdicts agree, among pairs rated in both orders (both rated)\n  \
+             FastChat: disagreement or a missing verdict is a tie; each pair scored in its seeded order\n  \
+             JudgeBench: +1 right, -1 opposite, 0 tie or none per order; correct when the sum is positive\n  \
+             JB missing: pairs with an order unread; LLMBar equal: two unreadable answers count as agreeing"
+        )?;
     }
 
     if run
