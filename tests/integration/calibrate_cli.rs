@@ -201,13 +201,33 @@ fn both_orders_reports_position_bias_everywhere() {
     for rule in ["fastchat", "judgebench", "llmbar"] {
         assert!(pos["rules"][rule]["accuracy"].is_number(), "{rule}");
     }
-    assert!(judge["by_subset"]["math-prm"]["position"]["pairs"].as_u64() == Some(4));
+    // The published rules' breakdowns, overall and in every subset, and their denominators.
+    let subset_pos = &judge["by_subset"]["math-prm"]["position"];
+    for p in [pos, subset_pos] {
+        let share = |rule: &str, key: &str| p["rules"][rule][key].as_f64().expect(key);
+        let jb = |key: &str| share("judgebench", key);
+        assert!((jb("all_correct") + jb("all_incorrect") + jb("some_correct") - 1.0).abs() < 1e-12);
+        assert!(
+            jb("accuracy") >= jb("all_correct"),
+            "one right order and a tie can count"
+        );
+        assert!(jb("inconsistent") <= 1.0 && jb("missing") <= 1.0);
+        assert_eq!(share("llmbar", "correct_both"), jb("all_correct"));
+        assert!(share("llmbar", "equal") >= 0.0);
+        assert!(p["pairs_both_rated"].as_u64() <= p["pairs"].as_u64());
+    }
+    assert!(subset_pos["pairs"].as_u64() == Some(4));
     // Always answering "response 1" is perfectly position-biased and never consistent.
     let first = &doc["configs"][1]["position"];
     assert_eq!(first["first_position_win_rate"], 1.0);
     assert_eq!(first["consistency"], 0.0);
     assert_eq!(first["rules"]["llmbar"]["accuracy"], 0.5);
+    assert_eq!(first["rules"]["llmbar"]["equal"], 0.0);
     assert_eq!(first["rules"]["judgebench"]["accuracy"], 0.0);
+    // Each pair has one right and one wrong order: +1 − 1 = 0, not correct.
+    assert_eq!(first["rules"]["judgebench"]["some_correct"], 1.0);
+    assert_eq!(first["rules"]["judgebench"]["inconsistent"], 1.0);
+    assert_eq!(first["pairs_both_rated"], 43);
 }
 
 #[test]
