@@ -13,6 +13,8 @@ use crate::judge::{Call, CallError, Completion, ItemView, Judge, Message, Params
 use crate::prompts::Template;
 use crate::verdicts::Verdict;
 use anyhow::Result;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::fmt;
 use std::sync::Arc;
 
@@ -292,8 +294,15 @@ pub fn messages(template: &Template, example: &Example) -> Vec<Message> {
 fn baseline(kind: RaterKind, example: &Example) -> i64 {
     match kind {
         RaterKind::Random { seed } => {
-            if stable_hash(&[b"random-rater", &seed.to_le_bytes(), example.id.as_bytes()]) & 1 == 0
-            {
+            // A ChaCha8 draw seeded from the hash, never a bit of the hash itself: FNV-1a's
+            // low bit is the parity of the id's bytes, the same for "x#ab" and "x#ba", which
+            // made the baseline pick the same position in both orders of every pair.
+            let mut rng = ChaCha8Rng::seed_from_u64(stable_hash(&[
+                b"random-rater",
+                &seed.to_le_bytes(),
+                example.id.as_bytes(),
+            ]));
+            if rng.random_bool(0.5) {
                 -1
             } else {
                 1
@@ -503,6 +512,40 @@ mod tests {
             .collect();
         assert_eq!(questions, [0, 0, 1, 1, 2, 2]);
         assert!(sent[18..].iter().all(|s| s.0 == 1));
+    }
+
+    /// Found in a real session: the random baseline agreed with itself across the two orders
+    /// of no pair at all (consistency 0.0 on 20 pairs), because it read the low bit of an
+    /// FNV-1a hash, which is the parity of the id's bytes.
+    #[test]
+    fn the_random_baseline_is_random_in_each_order() {
+        use crate::dataset::examples::build;
+        use crate::dataset::pairs::Pair;
+        let pairs: Vec<Pair> = (0..1000)
+            .map(|i| Pair {
+                id: format!("llmbar-natural-{i}"),
+                subset: "s".into(),
+                prompt: "p".into(),
+                first: "a".into(),
+                second: "b".into(),
+                gold: -1,
+                randomize: true,
+            })
+            .collect();
+        let items = build(pairs, 42, true);
+        let kind = RaterKind::parse("random", 42).expect("random");
+        let verdicts: Vec<i64> = items.iter().map(|e| baseline(kind, e)).collect();
+        // Un-swapped, the two orders agree when the raw verdicts differ.
+        let consistent = verdicts.chunks(2).filter(|v| v[0] == -v[1]).count();
+        assert!(
+            (430..=570).contains(&consistent),
+            "{consistent} of 1000 pairs"
+        );
+        let firsts = verdicts.iter().filter(|&&v| v == -1).count();
+        assert!(
+            (930..=1070).contains(&firsts),
+            "{firsts} of 2000 for response 1"
+        );
     }
 
     #[test]
