@@ -107,6 +107,9 @@ fn jobs(judge: Arc<dyn Judge>, n: usize) -> Vec<Job> {
                 gold: -1,
                 parser: Parser::WinnerTag,
                 allows_tie: false,
+                graded: None,
+                pair_id: format!("p-{i}"),
+                swapped: false,
             });
             Job {
                 group: 0,

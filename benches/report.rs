@@ -97,8 +97,12 @@ fn main() {
                     rating,
                     status,
                     used: u32::from(rating.is_some()),
+                    grades: None,
                     samples: vec![SampleTrace {
                         sample: 0,
+                        side: None,
+                        grade: None,
+                        shared: false,
                         completion: Some(Completion {
                             text,
                             tokens_in: 800,
@@ -130,6 +134,7 @@ fn main() {
                 .collect(),
             cost: Cost::default(),
             reasons: Vec::new(),
+            pointwise: None,
         });
         metas.push(ConfigMeta {
             name: format!("prompt-{}/basic", c),

@@ -278,6 +278,16 @@ pub struct JudgeArgs {
     /// Answer only from the cache; a miss is an error and no call is made.
     #[arg(long)]
     pub offline: bool,
+
+    /// Pointwise prompts: grades this close (|grade 2 − grade 1| ≤ M) make a tie
+    #[arg(long, value_name = "M", default_value_t = 0.0)]
+    pub tie_margin: f64,
+
+    /// Pointwise prompts: a response without a grade (unreadable answer or failed call) makes
+    /// the pair's verdict missing (drop), or gets the scale's lowest grade (lowest, the rule of
+    /// context-bench's judge); the report shows both either way
+    #[arg(long, value_name = "RULE", default_value = "drop")]
+    pub pointwise_missing: String,
 }
 
 const RATE_EXAMPLES: &str = "\

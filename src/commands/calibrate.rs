@@ -262,12 +262,32 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
             )));
         }
     }
+    let pointwise = judges::pointwise_rule(&with_args.judge)?;
     let mut configs = Vec::new();
     let mut metas = Vec::new();
     let several = judged.len() > 1;
+    let scores_template = template(crate::prompts::SCORES_PROMPT, None, None)?;
     for j in &judged {
-        for t in &templates {
-            for &rater in raters.iter().filter(|r| !r.is_baseline()) {
+        // A scores file answers one prompt (its scores) once: no templates, no samples.
+        let order_blind = j.setup.judge.is_order_blind();
+        let (own_templates, own_raters): (&[crate::prompts::Template], Vec<RaterKind>) =
+            if order_blind {
+                (
+                    std::slice::from_ref(&scores_template),
+                    vec![RaterKind::Basic],
+                )
+            } else {
+                (
+                    &templates,
+                    raters
+                        .iter()
+                        .copied()
+                        .filter(|r| !r.is_baseline())
+                        .collect(),
+                )
+            };
+        for t in own_templates {
+            for &rater in &own_raters {
                 let params = Arc::new(judges::params(&j.args, &j.setup.model, rater));
                 let name = if several {
                     format!("{}/{}/{}", j.label, t.name, rater)
@@ -293,6 +313,7 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
                     rater,
                     judge: j.setup.judge.clone(),
                     params,
+                    pointwise,
                 });
             }
         }
@@ -320,6 +341,7 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
             template: templates[0].clone(),
             rater,
             judge,
+            pointwise,
             params: Arc::new(crate::judge::Params {
                 model: "-".into(),
                 temperature: 0.0,
@@ -453,7 +475,10 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
             dir.display()
         ))
     })?;
-    let observer = crate::report::progress::Calls::new(&configs, dataset.examples.len());
+    let observer = crate::report::progress::Calls::new(
+        &configs,
+        &crate::raters::calls_per_config(&configs, &dataset.examples),
+    );
     let ratings = raters::rate(&configs, &dataset.examples, budget, observer.clone());
     observer.finish();
     let record = RunRecord {
@@ -475,6 +500,14 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
                         .filter(|x| x.status != raters::Status::Rated)
                         .filter_map(Rating::reason),
                 ),
+                pointwise: (configs[i].template.mode == crate::prompts::Mode::Pointwise
+                    && !configs[i].rater.is_baseline())
+                .then(|| evaluation::PointwiseRecord {
+                    grades: r.iter().map(|x| x.grades.unwrap_or((None, None))).collect(),
+                    tie_margin: configs[i].pointwise.tie_margin,
+                    lowest: configs[i].template.scale.map(|s| s.0),
+                    order_blind: configs[i].judge.is_order_blind(),
+                }),
             })
             .collect(),
         both_orders: dataset.both_orders,

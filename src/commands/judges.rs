@@ -144,6 +144,15 @@ pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
             Arc::new(Replay::open(std::path::Path::new(path))?),
             model.unwrap_or("replay").to_string(),
         )
+    } else if let Some(path) = spec.strip_prefix("scores:") {
+        let path = std::path::Path::new(path);
+        (
+            Arc::new(crate::judge::scores::Scores {
+                path: path.to_path_buf(),
+                table: crate::dataset::scores::load(path)?,
+            }),
+            model.unwrap_or("scores").to_string(),
+        )
     } else if spec == "sim" || spec.starts_with("sim:") {
         (
             Arc::new(Sim::parse(&spec)?),
@@ -151,7 +160,7 @@ pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
         )
     } else {
         return Err(input_error(format!(
-            "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl or sim[:accuracy=0.8,...]"
+            "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl, scores:FILE (per-response scores) or sim[:accuracy=0.8,...]"
         )));
     };
     if !judge.cacheable() || args.no_cache {
@@ -226,6 +235,20 @@ pub fn check_failures<'a>(
 }
 
 /// Sampling parameters for a rater.
+/// `--tie-margin` and `--pointwise-missing`, checked.
+pub fn pointwise_rule(args: &JudgeArgs) -> Result<crate::raters::PointwiseRule> {
+    if !(args.tie_margin >= 0.0 && args.tie_margin.is_finite()) {
+        return Err(input_error(format!(
+            "--tie-margin {} must be a number of 0 or more",
+            args.tie_margin
+        )));
+    }
+    Ok(crate::raters::PointwiseRule {
+        tie_margin: args.tie_margin,
+        missing: crate::raters::Missing::parse(&args.pointwise_missing)?,
+    })
+}
+
 pub fn params(args: &JudgeArgs, model: &str, rater: RaterKind) -> Params {
     let default_temperature = if matches!(rater, RaterKind::SelfConsistency { .. }) {
         1.0

@@ -59,6 +59,12 @@ pub fn run(args: RateArgs) -> Result<()> {
             template.parser, template.name
         )));
     }
+    // A scores file answers its own (pointwise) prompt.
+    let template = if setup.judge.is_order_blind() {
+        super::rate::template(crate::prompts::SCORES_PROMPT, None, None)?
+    } else {
+        template
+    };
     let dataset = data::load(
         &data_settings,
         &crate::report::progress::Download::default(),
@@ -69,9 +75,13 @@ pub fn run(args: RateArgs) -> Result<()> {
         template,
         rater,
         judge: setup.judge.clone(),
+        pointwise: judges::pointwise_rule(&args.judge)?,
     };
     let configs = vec![config];
-    let observer = crate::report::progress::Calls::new(&configs, dataset.examples.len());
+    let observer = crate::report::progress::Calls::new(
+        &configs,
+        &crate::raters::calls_per_config(&configs, &dataset.examples),
+    );
     let ratings = crate::raters::rate(&configs, &dataset.examples, budget, observer.clone());
     observer.finish();
     let ratings = ratings.into_iter().next().unwrap_or_default();

@@ -38,6 +38,8 @@ pub struct Example {
     pub response2: String,
     pub gold: i64,
     pub order: Order,
+    /// The pair's reference answer, if the data has one.
+    pub reference: Option<String>,
     /// Whether this is the order drawn for the pair without `--both-orders` (its seeded
     /// position); always true in a one-order run.
     pub seeded: bool,
@@ -69,6 +71,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         response2,
         gold,
         order,
+        reference: pair.reference,
         seeded,
     }
 }
@@ -108,6 +111,7 @@ mod tests {
             first: "good".into(),
             second: "bad".into(),
             gold: -1,
+            reference: None,
             randomize: true,
         }
     }

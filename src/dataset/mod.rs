@@ -18,6 +18,7 @@ pub mod frame;
 pub mod hub;
 pub mod labels;
 pub mod pairs;
+pub mod scores;
 pub mod sections;
 pub mod select;
 pub mod source;

@@ -19,6 +19,8 @@ pub struct Pair {
     pub first: String,
     pub second: String,
     pub gold: i64,
+    /// A reference answer for graders that use one (`--map reference=COL`).
+    pub reference: Option<String>,
     /// Whether positions may be drawn at random (reward-bench's chosen/rejected pairs); pairs
     /// whose file fixes the order keep it.
     pub randomize: bool,
@@ -141,6 +143,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             first,
             second,
             gold: -1,
+            reference: None,
             randomize: true,
         })
         .collect())

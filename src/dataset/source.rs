@@ -50,7 +50,15 @@ pub struct Mapping {
     pub gold: HashMap<String, i64>,
 }
 
-const FIELDS: [&str; 6] = ["prompt", "response1", "response2", "label", "id", "subset"];
+const FIELDS: [&str; 7] = [
+    "prompt",
+    "response1",
+    "response2",
+    "label",
+    "id",
+    "subset",
+    "reference",
+];
 
 impl Mapping {
     pub fn parse(map: &[String], gold_map: &[String]) -> Result<Self> {
@@ -173,6 +181,10 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             n
         ],
     };
+    let reference = match get("reference") {
+        Some(cols) => Some(text_values(frame, cols, "reference")?),
+        None => None,
+    };
     let raw_ids = match get("id") {
         Some(cols) => text_values(frame, cols, "id")?,
         None => (0..n).map(|i| i.to_string()).collect(),
@@ -214,6 +226,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             first: response1[row].clone(),
             second: response2[row].clone(),
             gold,
+            reference: reference.as_ref().map(|r| r[row].clone()),
             randomize: false,
         });
     }

@@ -3,9 +3,11 @@
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
 mod compare;
+mod pointwise;
 mod position;
 
 pub use compare::{compare_all, Comparison, Finding, MetricTest};
+pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 
 use crate::dataset::examples::Order;
@@ -77,6 +79,20 @@ pub struct ConfigRecord {
     /// Why items have no rating (the parser's reason or the call's error), with how many
     /// items each; most common first.
     pub reasons: Vec<(String, usize)>,
+    /// Pointwise configurations: each item's grades of response 1 and 2, and how they were
+    /// compared.
+    pub pointwise: Option<PointwiseRecord>,
+}
+
+/// A pointwise configuration's grades, aligned with the run's items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointwiseRecord {
+    pub grades: Vec<(Option<f64>, Option<f64>)>,
+    pub tie_margin: f64,
+    /// The lowest grade of the scale (the `lowest` rule's stand-in), when there is a scale.
+    pub lowest: Option<f64>,
+    /// Whether the judge ignores the order (a scores file): its position rules are no-ops.
+    pub order_blind: bool,
 }
 
 /// Counts equal reasons, most common first (ties by text, so the order is stable).
@@ -148,6 +164,8 @@ pub struct Scope {
     pub policies: Policies,
     /// With both orders.
     pub position: Option<Position>,
+    /// Pointwise configurations: the grades' statistics.
+    pub pointwise: Option<PointwiseStats>,
 }
 
 /// One configuration's evaluation.
@@ -264,6 +282,10 @@ pub fn scope(
         agreement,
         policies,
         position: run.both_orders.then(|| position(run, config, indices)),
+        pointwise: config
+            .pointwise
+            .as_ref()
+            .map(|p| pointwise(run, p, indices, settings)),
     }
 }
 
@@ -349,6 +371,7 @@ pub(crate) mod fixtures {
             outcomes,
             cost: Cost::default(),
             reasons: Vec::new(),
+            pointwise: None,
         }
     }
 }

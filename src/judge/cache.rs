@@ -170,6 +170,9 @@ impl Judge for Cached {
     fn is_simulated(&self) -> bool {
         self.inner.is_simulated()
     }
+    fn is_order_blind(&self) -> bool {
+        self.inner.is_order_blind()
+    }
     fn retry_policy(&self) -> super::RetryPolicy {
         self.inner.retry_policy()
     }

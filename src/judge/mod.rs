@@ -13,6 +13,7 @@ pub mod cache;
 pub mod execute;
 pub mod openai;
 pub mod replay;
+pub mod scores;
 pub mod sim;
 
 use crate::verdicts::Parser;
@@ -22,7 +23,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 /// A chat message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Message {
     pub role: String,
     pub content: String,
@@ -63,6 +64,27 @@ pub struct ItemView {
     pub gold: i64,
     pub parser: Parser,
     pub allows_tie: bool,
+    /// Pointwise calls: the response graded (1 or 2, in the order shown).
+    pub graded: Option<u8>,
+    /// The pair's id, and whether it is shown swapped (a scores file may key by them).
+    pub pair_id: String,
+    pub swapped: bool,
+}
+
+impl ItemView {
+    /// The graded response's text (pointwise calls).
+    pub fn graded_text(&self) -> Option<&str> {
+        match self.graded {
+            Some(1) => Some(&self.response1),
+            Some(2) => Some(&self.response2),
+            _ => None,
+        }
+    }
+
+    /// Whether the graded response is the source's first one (reward-bench: chosen).
+    pub fn graded_is_first_in_source(&self) -> Option<bool> {
+        self.graded.map(|side| (side == 1) != self.swapped)
+    }
 }
 
 /// One request to a judge.
@@ -180,6 +202,11 @@ pub trait Judge: Send + Sync {
     fn describe(&self) -> String;
     /// True for the simulated judge: its results are labelled as simulated wherever shown.
     fn is_simulated(&self) -> bool {
+        false
+    }
+    /// True for a judge whose answer cannot depend on the order shown (a file of scores per
+    /// response): position statistics are no-ops for it and reported as such.
+    fn is_order_blind(&self) -> bool {
         false
     }
     /// Whether answers are worth caching on disk (real calls cost money; replay and the

@@ -92,6 +92,9 @@ impl Sim {
             return "Both responses have their merits, and it is hard to say which is better."
                 .to_string();
         }
+        if let Some(side) = item.graded {
+            return self.grade(item, side, &mut rng);
+        }
         let verdict = if item.allows_tie && rng.random_bool(self.tie_rate) {
             0
         } else if rng.random_bool(self.position_bias) {
@@ -122,6 +125,29 @@ impl Sim {
             "(simulated judge) Comparing the two responses.\n{}",
             item.parser.render(verdict)
         )
+    }
+}
+
+impl Sim {
+    /// A pointwise answer: the better response of the pair gets a high grade with probability
+    /// `accuracy`, else a low one (and the worse one the other way round); a tie-rate share
+    /// gets the middle grade.
+    fn grade(&self, item: &super::ItemView, side: u8, rng: &mut ChaCha8Rng) -> String {
+        let (lo, hi) = item.parser.default_scale().unwrap_or((-2.0, 2.0));
+        let better = match item.gold {
+            -1 => side == 1,
+            1 => side == 2,
+            _ => rng.random_bool(0.5),
+        };
+        let high = rng.random_bool(self.accuracy) == better;
+        let grade = if rng.random_bool(self.tie_rate) {
+            ((lo + hi) / 2.0).round()
+        } else if high {
+            hi - ((hi - lo) / 5.0).floor()
+        } else {
+            lo + ((hi - lo) / 5.0).floor()
+        };
+        item.parser.render_grade(grade)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The built-in templates. They follow the formats of Google's "evaluate your autorater"
 //! notebook, MT-Bench and arena-hard; the wording is raterlab's.
 
-use super::Template;
+use super::{Mode, Template};
 use crate::verdicts::Parser;
 
 /// The question both simple prompts ask; they differ only in the answer format.
@@ -115,8 +115,65 @@ fn template(
         text: text.into(),
         parser,
         allows_tie,
+        mode: Mode::Pairwise,
+        scale: None,
     }
 }
+
+/// A pointwise template on the parser's default scale.
+fn grader(
+    name: &str,
+    description: &str,
+    system: Option<&str>,
+    text: &str,
+    parser: Parser,
+) -> Template {
+    Template {
+        mode: Mode::Pointwise,
+        scale: parser.default_scale(),
+        ..template(name, description, system, text, parser, false)
+    }
+}
+
+/// MT-Bench's single-answer grading: an explanation, then `Rating: [[5]]` on 1 to 10.
+const MT_BENCH_SINGLE: &str = "\
+[Instruction]
+Please act as an impartial judge and evaluate the quality of the response provided by an AI \
+assistant to the user question displayed below. Consider the helpfulness, relevance, accuracy, \
+depth, creativity and level of detail of the response. Begin with a short explanation and be \
+as objective as possible. After your explanation, rate the response on a scale of 1 to 10 by \
+strictly following this format: \"[[rating]]\", for example: \"Rating: [[5]]\".
+
+[Question]
+{prompt}
+
+[The Start of Assistant's Answer]
+{response}
+[The End of Assistant's Answer]";
+
+/// context-bench's `LLMJudge` layout: question, reference answer, response; a 1-5 score.
+const REFERENCE_1_5: &str = "\
+You are grading an answer against a reference answer.
+
+Question: {prompt}
+
+Reference answer: {reference}
+
+Answer to grade: {response}
+
+How well does the answer match the reference in correctness and completeness? Give a score \
+from 1 (wrong or unrelated) to 5 (fully correct and complete). Reply with the score only.";
+
+/// LongMemEval's judges: is the response acceptable? A JSON label 1 or 0 with a reason.
+const CORRECT_JSON: &str = "\
+Decide whether the response below answers the question correctly and follows its instructions.
+
+Question: {prompt}
+
+Response: {response}
+
+Answer in JSON only: {\"label\": 1, \"reason\": \"...\"} if the response is correct, or \
+{\"label\": 0, \"reason\": \"...\"} if it is not. The label is 1 or 0, nothing else.";
 
 pub fn all() -> Vec<Template> {
     vec![
@@ -160,5 +217,36 @@ pub fn all() -> Vec<Template> {
             Parser::ArenaHard,
             true,
         ),
+        grader(
+            "mt-bench_single",
+            "MT-Bench's single-answer grading: Rating: [[1..10]] per response (pointwise)",
+            Some("You are a helpful assistant."),
+            MT_BENCH_SINGLE,
+            Parser::Rating,
+        ),
+        grader(
+            "reference_1-5",
+            "a 1-5 grade against a reference answer, context-bench's LLMJudge layout (pointwise; --map reference=COL)",
+            None,
+            REFERENCE_1_5,
+            Parser::Score,
+        ),
+        grader(
+            "correct_json",
+            "LongMemEval-style binary judge: {\"label\": 1|0, \"reason\": ...} per response (pointwise)",
+            None,
+            CORRECT_JSON,
+            Parser::JsonLabel,
+        ),
+        grader(
+            SCORES_PROMPT,
+            "what a scores:FILE judge answers: the file's score for each response (pointwise)",
+            None,
+            "{response}",
+            Parser::Number,
+        ),
     ]
 }
+
+/// The prompt of `scores:FILE` judges, which send nothing and answer from the file.
+pub const SCORES_PROMPT: &str = "scores";

@@ -2,35 +2,75 @@
 
 mod builtin;
 
+pub use builtin::SCORES_PROMPT;
+
 use crate::error::input_error;
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};
 use anyhow::Result;
 use serde::Deserialize;
 use std::path::Path;
 
+/// How a template judges: both responses at once, or one response at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `{response1}` and `{response2}` in one call; the parser reads a verdict.
+    Pairwise,
+    /// `{response}` (and optionally `{reference}`) in one call per response; the parser reads
+    /// a grade, and the two grades are compared.
+    Pointwise,
+}
+
+impl Mode {
+    pub fn key(self) -> &'static str {
+        match self {
+            Mode::Pairwise => "pairwise",
+            Mode::Pointwise => "pointwise",
+        }
+    }
+}
+
 /// A judge prompt: how to ask, and how to read the answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Template {
     pub name: String,
     pub description: String,
     pub system: Option<String>,
-    /// Text with `{prompt}`, `{response1}` and `{response2}`; every other brace is literal.
+    /// Pairwise: `{prompt}`, `{response1}`, `{response2}`. Pointwise: `{prompt}`,
+    /// `{response}`, `{reference}`. Every other brace is literal.
     pub text: String,
     pub parser: Parser,
+    /// Pairwise: whether the verdict may be a tie.
     pub allows_tie: bool,
+    pub mode: Mode,
+    /// Pointwise: the grades' range; a grade outside it is no grade.
+    pub scale: Option<(f64, f64)>,
 }
 
-/// The three placeholders, in the order they are looked for.
-const PLACEHOLDERS: [&str; 3] = ["{prompt}", "{response1}", "{response2}"];
+/// The placeholders, in the order they are looked for (`{response}` after `{response1}` and
+/// `{response2}`, which it prefixes).
+const PLACEHOLDERS: [&str; 5] = [
+    "{prompt}",
+    "{response1}",
+    "{response2}",
+    "{response}",
+    "{reference}",
+];
 
 impl Template {
-    /// Fills the placeholders in a single pass over the template: braces or placeholder names
-    /// inside the data are copied as they are, never expanded.
+    /// Fills the pairwise placeholders in a single pass over the template: braces or
+    /// placeholder names inside the data are copied as they are, never expanded.
     pub fn render(&self, prompt: &str, response1: &str, response2: &str) -> String {
-        let values = [prompt, response1, response2];
-        let mut out = String::with_capacity(
-            self.text.len() + prompt.len() + response1.len() + response2.len(),
-        );
+        self.fill(&[prompt, response1, response2, "", ""])
+    }
+
+    /// Fills the pointwise placeholders: the graded response and the reference answer.
+    pub fn render_pointwise(&self, prompt: &str, response: &str, reference: &str) -> String {
+        self.fill(&[prompt, "", "", response, reference])
+    }
+
+    fn fill(&self, values: &[&str; 5]) -> String {
+        let mut out =
+            String::with_capacity(self.text.len() + values.iter().map(|v| v.len()).sum::<usize>());
         let mut rest = self.text.as_str();
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
@@ -50,10 +90,40 @@ impl Template {
         out
     }
 
-    /// The same template read by another parser (`--parser`).
+    /// Whether the template asks for a reference answer.
+    pub fn uses_reference(&self) -> bool {
+        self.text.contains("{reference}")
+    }
+
+    /// The same template read by another parser (`--parser`); a pointwise template takes
+    /// the new parser's scale.
     pub fn with_parser(mut self, parser: Parser) -> Self {
+        if self.mode == Mode::Pointwise {
+            self.scale = parser.default_scale();
+        }
         self.parser = parser;
         self
+    }
+
+    /// Whether the parser reads what the mode asks for: a verdict (pairwise) or a grade
+    /// (pointwise).
+    pub fn check_mode(&self) -> std::result::Result<(), String> {
+        match (
+            self.mode,
+            self.parser.reads_grades(),
+            self.parser.reads_verdicts(),
+        ) {
+            (Mode::Pointwise, false, _) => Err(format!(
+                "parser '{}' reads pairwise verdicts, not grades; a pointwise template takes {}",
+                self.parser.name(),
+                Parser::grading_names()
+            )),
+            (Mode::Pairwise, _, false) => Err(format!(
+                "parser '{}' reads grades of one response; use it with mode = \"pointwise\"",
+                self.parser.name()
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the template asks for the verdict format its parser reads.
@@ -75,7 +145,12 @@ struct TemplateFile {
     system: Option<String>,
     template: String,
     parser: String,
+    #[serde(default)]
     ties: bool,
+    /// `pairwise` (the default) or `pointwise`.
+    mode: Option<String>,
+    /// Pointwise: `[min, max]` of the grades.
+    scale: Option<[f64; 2]>,
     /// With `parser = "regex"`: which match decides.
     #[serde(rename = "match")]
     match_policy: Option<String>,
@@ -166,22 +241,53 @@ pub fn load_file(path: &Path) -> Result<Template> {
             ))
         })?
     };
-    for needed in ["{response1}", "{response2}"] {
+    let bad = |what: String| input_error(format!("prompt file '{}': {what}", path.display()));
+    let mode = match file.mode.as_deref() {
+        None | Some("pairwise") => Mode::Pairwise,
+        Some("pointwise") => Mode::Pointwise,
+        Some(other) => {
+            return Err(bad(format!(
+                "mode = \"{other}\" is not a mode; use \"pairwise\" (both responses in one call) or \"pointwise\" (one response per call)"
+            )))
+        }
+    };
+    let needed: &[&str] = match mode {
+        Mode::Pairwise => &["{response1}", "{response2}"],
+        Mode::Pointwise => &["{response}"],
+    };
+    for needed in needed {
         if !file.template.contains(needed) {
-            return Err(input_error(format!(
-                "prompt file '{}': the template has no {needed} placeholder; use {{prompt}}, {{response1}} and {{response2}}",
-                path.display()
-            )));
+            return Err(bad(match mode {
+                Mode::Pairwise => format!("the template has no {needed} placeholder; use {{prompt}}, {{response1}} and {{response2}} (or mode = \"pointwise\" with {{response}})"),
+                Mode::Pointwise => format!("a pointwise template needs {needed}; use {{prompt}}, {{response}} and optionally {{reference}}"),
+            }));
         }
     }
-    Ok(Template {
+    let scale = match (mode, file.scale) {
+        (Mode::Pairwise, Some(_)) => {
+            return Err(bad("scale goes with mode = \"pointwise\"".into()))
+        }
+        (Mode::Pointwise, Some([lo, hi])) if lo >= hi || lo.is_nan() || hi.is_nan() => {
+            return Err(bad(format!(
+                "scale = [{lo}, {hi}]: the minimum must be below the maximum"
+            )))
+        }
+        (Mode::Pointwise, Some([lo, hi])) => Some((lo, hi)),
+        (Mode::Pointwise, None) => parser.default_scale(),
+        (Mode::Pairwise, None) => None,
+    };
+    let template = Template {
         name: file.name,
         description: file.description,
         system: file.system,
         text: file.template,
         parser,
         allows_tie: file.ties,
-    })
+        mode,
+        scale,
+    };
+    template.check_mode().map_err(bad)?;
+    Ok(template)
 }
 
 pub fn parser_names() -> String {
@@ -225,6 +331,12 @@ pub fn to_toml(t: &Template) -> String {
     if let Some(system) = &t.system {
         out.push_str(&format!("system = {system:?}\n"));
     }
+    if t.mode == Mode::Pointwise {
+        out.push_str("mode = \"pointwise\"\n");
+        if let Some((lo, hi)) = t.scale {
+            out.push_str(&format!("scale = [{lo}, {hi}]\n"));
+        }
+    }
     out.push_str(&format!(
         "parser = {:?}\nties = {}\ntemplate = '''\n{}'''\n",
         t.parser.name(),
@@ -255,6 +367,8 @@ mod tests {
             text: text.into(),
             parser: Parser::WinnerTag,
             allows_tie: false,
+            mode: Mode::Pairwise,
+            scale: None,
         }
     }
 
@@ -277,12 +391,21 @@ mod tests {
                 "simple_with_tie",
                 "reward-bench_gemini_no_tie",
                 "mt-bench_pairwise",
-                "arena-hard"
+                "arena-hard",
+                "mt-bench_single",
+                "reference_1-5",
+                "correct_json",
+                "scores"
             ]
         );
         for t in builtins() {
-            assert!(t.parser_fits(), "{}", t.name);
-            for p in PLACEHOLDERS {
+            assert!(t.parser_fits() || t.name == SCORES_PROMPT, "{}", t.name);
+            assert_eq!(t.check_mode(), Ok(()), "{}", t.name);
+            let needed: &[&str] = match t.mode {
+                Mode::Pairwise => &["{prompt}", "{response1}", "{response2}"],
+                Mode::Pointwise => &["{response}"],
+            };
+            for p in needed {
                 assert!(t.text.contains(p), "{} lacks {p}", t.name);
             }
             let back = toml::from_str::<TemplateFile>(&to_toml(&t)).expect("round trip");

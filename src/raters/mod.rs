@@ -10,7 +10,7 @@ use crate::dataset::select::stable_hash;
 use crate::error::input_error;
 use crate::judge::execute::{execute, Budget, Job, Observer};
 use crate::judge::{Call, CallError, Completion, ItemView, Judge, Message, Params};
-use crate::prompts::Template;
+use crate::prompts::{Mode, Template};
 use crate::verdicts::Verdict;
 use anyhow::Result;
 use rand::{Rng, SeedableRng};
@@ -171,6 +171,8 @@ pub struct Config {
     pub rater: RaterKind,
     pub judge: Arc<dyn Judge>,
     pub params: Arc<Params>,
+    /// Pointwise templates: tie margin and missing-grade rule.
+    pub pointwise: PointwiseRule,
 }
 
 impl fmt::Debug for Config {
@@ -207,6 +209,13 @@ impl Status {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleTrace {
     pub sample: u32,
+    /// Pointwise: the response graded (1 or 2, in the order shown).
+    pub side: Option<u8>,
+    /// Pointwise: the grade read (inside the template's scale).
+    pub grade: Option<f64>,
+    /// The same call serves another item too (a pointwise grade of a response shown in both
+    /// orders): counted once in the usage, under the first item.
+    pub shared: bool,
     pub completion: Option<Completion>,
     pub verdict: Option<i64>,
     /// Why there is no verdict: the parser's reason or the call's error.
@@ -227,7 +236,11 @@ pub struct Usage {
 /// Adds up the calls behind the ratings.
 pub fn usage(ratings: &[Rating]) -> Usage {
     let mut u = Usage::default();
-    for s in ratings.iter().flat_map(|r| &r.samples) {
+    for s in ratings
+        .iter()
+        .flat_map(|r| &r.samples)
+        .filter(|s| !s.shared)
+    {
         u.calls += 1;
         if let Some(done) = &s.completion {
             u.cache_hits += u64::from(done.cached);
@@ -247,6 +260,9 @@ pub struct Rating {
     /// Samples whose verdict went into the rating.
     pub used: u32,
     pub samples: Vec<SampleTrace>,
+    /// Pointwise: the grades of response 1 and 2 (mean over samples), before the missing-grade
+    /// policy.
+    pub grades: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl Rating {
@@ -266,7 +282,7 @@ impl Rating {
     }
 }
 
-fn view(example: &Example, template: &Template) -> ItemView {
+fn view(example: &Example, template: &Template, graded: Option<u8>) -> ItemView {
     ItemView {
         prompt: example.prompt.clone(),
         response1: example.response1.clone(),
@@ -274,20 +290,31 @@ fn view(example: &Example, template: &Template) -> ItemView {
         gold: example.gold,
         parser: template.parser.clone(),
         allows_tie: template.allows_tie,
+        graded,
+        pair_id: example.pair_id.clone(),
+        swapped: example.order == crate::dataset::examples::Order::Swapped,
     }
 }
 
-/// The messages a template sends for an example.
-pub fn messages(template: &Template, example: &Example) -> Vec<Message> {
+/// The messages a template sends for an example (pointwise: for the graded response).
+pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> Vec<Message> {
     let mut out = Vec::with_capacity(2);
     if let Some(system) = &template.system {
         out.push(Message::system(system.clone()));
     }
-    out.push(Message::user(template.render(
-        &example.prompt,
-        &example.response1,
-        &example.response2,
-    )));
+    let text = match (template.mode, graded) {
+        (Mode::Pointwise, Some(side)) => template.render_pointwise(
+            &example.prompt,
+            if side == 1 {
+                &example.response1
+            } else {
+                &example.response2
+            },
+            example.reference.as_deref().unwrap_or(""),
+        ),
+        _ => template.render(&example.prompt, &example.response1, &example.response2),
+    };
+    out.push(Message::user(text));
     out
 }
 
@@ -338,19 +365,16 @@ pub fn aggregate(
                 };
                 SampleTrace {
                     sample: i as u32,
+                    side: None,
+                    grade: None,
+                    shared: false,
                     completion: Some(c),
                     verdict,
                     problem,
                     error: None,
                 }
             }
-            Err(e) => SampleTrace {
-                sample: i as u32,
-                completion: None,
-                verdict: None,
-                problem: Some(format!("call failed: {e}")),
-                error: Some(e),
-            },
+            Err(e) => failed_trace(i as u32, None, e),
         })
         .collect();
     let verdicts: Vec<i64> = samples.iter().filter_map(|s| s.verdict).collect();
@@ -377,6 +401,201 @@ pub fn aggregate(
         status,
         used,
         samples,
+        grades: None,
+    }
+}
+
+fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> SampleTrace {
+    SampleTrace {
+        sample,
+        side,
+        grade: None,
+        shared: false,
+        completion: None,
+        verdict: None,
+        problem: Some(format!("call failed: {e}")),
+        error: Some(e),
+    }
+}
+
+/// What a pointwise configuration does with its grades.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointwiseRule {
+    /// Grades this close are a tie.
+    pub tie_margin: f64,
+    pub missing: Missing,
+}
+
+impl Default for PointwiseRule {
+    fn default() -> Self {
+        Self {
+            tie_margin: 0.0,
+            missing: Missing::Drop,
+        }
+    }
+}
+
+/// A response without a grade (unreadable answer or failed call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// The pair has no verdict (honest).
+    Drop,
+    /// The response gets the scale's lowest grade (context-bench's convention: a rating of 1
+    /// when no digit is found, 0 when the call fails).
+    Lowest,
+}
+
+impl Missing {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "drop" => Ok(Missing::Drop),
+            "lowest" => Ok(Missing::Lowest),
+            other => Err(input_error(format!(
+                "--pointwise-missing '{other}': use drop (no verdict when a grade is missing) or lowest (the scale's lowest grade, context-bench's rule)"
+            ))),
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Missing::Drop => "drop",
+            Missing::Lowest => "lowest",
+        }
+    }
+}
+
+/// The pair verdict from two grades: response 2 better when its grade is higher by more than
+/// the margin, response 1 when lower, else a tie.
+pub fn compare_grades(grade1: f64, grade2: f64, tie_margin: f64) -> i64 {
+    let d = grade2 - grade1;
+    if d.abs() <= tie_margin {
+        0
+    } else if d > 0.0 {
+        1
+    } else {
+        -1
+    }
+}
+
+/// One pointwise call's outcome, with whether another item already counted it.
+type Graded = (Result<Completion, CallError>, bool);
+
+/// Folds the grading calls of one pair (samples of response 1, then of response 2) into a
+/// rating: `sc:N:mean` (and `basic`) average each response's grades and compare;
+/// `sc:N:majority`/`unanimous` compare per sample and vote.
+pub fn aggregate_pointwise(
+    id: &str,
+    kind: RaterKind,
+    template: &Template,
+    rule: PointwiseRule,
+    side1: Vec<Graded>,
+    side2: Vec<Graded>,
+) -> Rating {
+    let scale = template.scale;
+    let trace = |side: u8, (i, (outcome, shared)): (usize, Graded)| -> SampleTrace {
+        let mut t = match outcome {
+            Ok(c) => {
+                let read = template.parser.grade(&c.text).and_then(|g| match scale {
+                    Some((lo, hi)) if !(lo..=hi).contains(&g) => {
+                        Err(format!("grade {g} is outside {lo} to {hi}"))
+                    }
+                    _ => Ok(g),
+                });
+                let (grade, problem) = match read {
+                    Ok(g) => (Some(g), None),
+                    Err(why) => (None, Some(format!("unparseable: {why}"))),
+                };
+                SampleTrace {
+                    sample: i as u32,
+                    side: Some(side),
+                    grade,
+                    shared: false,
+                    completion: Some(c),
+                    verdict: None,
+                    problem,
+                    error: None,
+                }
+            }
+            Err(e) => failed_trace(i as u32, Some(side), e),
+        };
+        t.shared = shared;
+        t
+    };
+    let mut samples: Vec<SampleTrace> =
+        side1.into_iter().enumerate().map(|x| trace(1, x)).collect();
+    samples.extend(side2.into_iter().enumerate().map(|x| trace(2, x)));
+    let lowest = scale.map(|s| s.0);
+    // A sample's grade under the missing-grade rule.
+    let under_rule = |s: &SampleTrace| match (s.grade, rule.missing) {
+        (Some(g), _) => Some(g),
+        (None, Missing::Lowest) => lowest,
+        (None, Missing::Drop) => None,
+    };
+    let of_side = |side: u8| samples.iter().filter(move |s| s.side == Some(side));
+    let mean = |grades: Vec<f64>| {
+        (!grades.is_empty()).then(|| grades.iter().sum::<f64>() / grades.len() as f64)
+    };
+    let raw = (
+        mean(of_side(1).filter_map(|s| s.grade).collect()),
+        mean(of_side(2).filter_map(|s| s.grade).collect()),
+    );
+    let rule_of = match kind {
+        RaterKind::SelfConsistency { rule, .. } => rule,
+        _ => Aggregation::Mean,
+    };
+    let (rating, used) = match rule_of {
+        Aggregation::Mean => {
+            let g1 = mean(of_side(1).filter_map(under_rule).collect());
+            let g2 = mean(of_side(2).filter_map(under_rule).collect());
+            match (g1, g2) {
+                (Some(a), Some(b)) => (
+                    Some(compare_grades(a, b, rule.tie_margin)),
+                    of_side(1)
+                        .chain(of_side(2))
+                        .filter(|s| under_rule(s).is_some())
+                        .count() as u32,
+                ),
+                _ => (None, 0),
+            }
+        }
+        vote => {
+            let verdicts: Vec<i64> = of_side(1)
+                .zip(of_side(2))
+                .filter_map(|(a, b)| {
+                    Some(compare_grades(
+                        under_rule(a)?,
+                        under_rule(b)?,
+                        rule.tie_margin,
+                    ))
+                })
+                .collect();
+            let used = verdicts.len() as u32;
+            match verdicts.len() {
+                0 => (None, 0),
+                1 => (Some(verdicts[0]), used),
+                _ => (Some(vote.apply(&verdicts)), used),
+            }
+        }
+    };
+    for s in samples.iter_mut() {
+        if s.problem.is_some() && rule.missing == Missing::Lowest && lowest.is_some() {
+            s.problem = s.problem.take().map(|p| format!("{p} (graded lowest)"));
+        }
+    }
+    let status = if rating.is_some() {
+        Status::Rated
+    } else if samples.iter().any(|s| s.completion.is_some()) {
+        Status::NoVerdict
+    } else {
+        Status::Failed
+    };
+    Rating {
+        id: id.to_string(),
+        rating,
+        status,
+        used,
+        samples,
+        grades: Some(raw),
     }
 }
 
@@ -385,27 +604,63 @@ pub fn aggregate(
 /// KV cache reuses the common prefix, so a pair's samples and its two orders back to back
 /// cost less prompt processing: 2.46× faster than sample-major order on llama.cpp
 /// (benches/kv_prefix_order.py).
-fn jobs(configs: &[Config], examples: &[Example]) -> Vec<Job> {
-    let mut jobs = Vec::new();
+///
+/// A pointwise configuration grades each response on its own: one call per response and
+/// sample, and a response shown in both orders (or in several pairs) with the same prompt is
+/// graded once. `slots[config][example]` lists the job indices behind each item: the samples,
+/// or (pointwise) the samples of response 1 then of response 2.
+fn jobs(configs: &[Config], examples: &[Example]) -> (Vec<Job>, Vec<Vec<Vec<usize>>>) {
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut slots = Vec::with_capacity(configs.len());
     for (group, config) in configs.iter().enumerate() {
+        let mut seen: std::collections::HashMap<(Vec<Message>, u32), usize> =
+            std::collections::HashMap::new();
+        let sides: &[Option<u8>] = match config.template.mode {
+            Mode::Pairwise => &[None],
+            Mode::Pointwise => &[Some(1), Some(2)],
+        };
+        let mut per_example = Vec::with_capacity(examples.len());
         for example in examples {
-            let item = Arc::new(view(example, &config.template));
-            let messages = messages(&config.template, example);
-            for sample in 0..config.rater.samples() {
-                jobs.push(Job {
-                    group,
-                    judge: config.judge.clone(),
-                    call: Call {
-                        messages: messages.clone(),
-                        params: config.params.clone(),
-                        sample,
-                        item: item.clone(),
-                    },
-                });
+            let mut indices = Vec::new();
+            for &side in sides {
+                let item = Arc::new(view(example, &config.template, side));
+                let messages = messages(&config.template, example, side);
+                for sample in 0..config.rater.samples() {
+                    if side.is_some() {
+                        if let Some(&k) = seen.get(&(messages.clone(), sample)) {
+                            indices.push(k);
+                            continue;
+                        }
+                        seen.insert((messages.clone(), sample), jobs.len());
+                    }
+                    indices.push(jobs.len());
+                    jobs.push(Job {
+                        group,
+                        judge: config.judge.clone(),
+                        call: Call {
+                            messages: messages.clone(),
+                            params: config.params.clone(),
+                            sample,
+                            item: item.clone(),
+                        },
+                    });
+                }
             }
+            per_example.push(indices);
         }
+        slots.push(per_example);
     }
-    jobs
+    (jobs, slots)
+}
+
+/// How many calls each configuration sends (pointwise grades shared between items count
+/// once).
+pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {
+    let mut counts = vec![0u64; configs.len()];
+    for job in jobs(configs, examples).0 {
+        counts[job.group] += 1;
+    }
+    counts
 }
 
 /// Rates every example with every configuration; one concurrency budget covers all calls.
@@ -416,13 +671,22 @@ pub fn rate(
     budget: Budget,
     observer: Arc<dyn Observer>,
 ) -> Vec<Vec<Rating>> {
-    let mut outcomes = execute(jobs(configs, examples), budget, observer).into_iter();
+    let (jobs, slots) = jobs(configs, examples);
+    let outcomes = execute(jobs, budget, observer);
+    // The first item to use a call counts it; later ones share it.
+    let mut used = vec![false; outcomes.len()];
+    let mut take = |k: usize| -> Graded {
+        let shared = std::mem::replace(&mut used[k], true);
+        (outcomes[k].clone(), shared)
+    };
     configs
         .iter()
-        .map(|config| {
+        .zip(slots)
+        .map(|(config, per_example)| {
             examples
                 .iter()
-                .map(|example| {
+                .zip(per_example)
+                .map(|(example, indices)| {
                     if config.rater.is_baseline() {
                         let r = baseline(config.rater, example);
                         return Rating {
@@ -431,13 +695,29 @@ pub fn rate(
                             status: Status::Rated,
                             used: 0,
                             samples: vec![],
+                            grades: None,
                         };
                     }
-                    let taken: Vec<_> = outcomes
-                        .by_ref()
-                        .take(config.rater.samples() as usize)
-                        .collect();
-                    aggregate(&example.id, config.rater, &config.template, taken)
+                    let mut taken: Vec<Graded> = indices.into_iter().map(&mut take).collect();
+                    match config.template.mode {
+                        Mode::Pairwise => aggregate(
+                            &example.id,
+                            config.rater,
+                            &config.template,
+                            taken.into_iter().map(|t| t.0).collect(),
+                        ),
+                        Mode::Pointwise => {
+                            let side2 = taken.split_off(taken.len() / 2);
+                            aggregate_pointwise(
+                                &example.id,
+                                config.rater,
+                                &config.template,
+                                config.pointwise,
+                                taken,
+                                side2,
+                            )
+                        }
+                    }
                 })
                 .collect()
         })
@@ -472,6 +752,7 @@ mod tests {
                 first: "good".into(),
                 second: "bad".into(),
                 gold: -1,
+                reference: None,
                 randomize: true,
             })
             .collect();
@@ -488,9 +769,11 @@ mod tests {
                 max_tokens: 8,
                 seed: None,
             }),
+            pointwise: PointwiseRule::default(),
         };
         let sent: Vec<(usize, String, u32)> =
             jobs(&[config("a", "sc:3"), config("b", "basic")], &examples)
+                .0
                 .iter()
                 .map(|j| (j.group, j.call.messages[0].content.clone(), j.call.sample))
                 .collect();
@@ -529,6 +812,7 @@ mod tests {
                 first: "a".into(),
                 second: "b".into(),
                 gold: -1,
+                reference: None,
                 randomize: true,
             })
             .collect();

@@ -4,7 +4,9 @@
 use super::json::{agreement, num};
 use super::table::{self, fixed, p_value};
 use crate::commands::calibrate::Run;
-use crate::evaluation::{Comparison, Finding, Headline, MetricTest, Position, Scope};
+use crate::evaluation::{
+    Comparison, Finding, Headline, MetricTest, PointwiseStats, Position, Scope,
+};
 use crate::metrics::Statistic;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
@@ -168,7 +170,32 @@ fn scope_json(s: &Scope) -> Value {
     if let Some(p) = &s.position {
         m.insert("position".into(), position_json(p));
     }
+    if let Some(p) = &s.pointwise {
+        m.insert("pointwise".into(), pointwise_json(p));
+    }
     Value::Object(m)
+}
+
+fn interval(ci: (f64, f64)) -> Value {
+    json!([num(ci.0), num(ci.1)])
+}
+
+fn pointwise_json(p: &PointwiseStats) -> Value {
+    let hist = |h: &[(f64, usize)]| {
+        h.iter()
+            .map(|(g, n)| json!({"grade": g, "count": n}))
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "pairs": p.pairs, "missing": p.missing,
+        "mean_gap": num(p.mean_gap), "mean_gap_ci": interval(p.mean_gap_ci),
+        "equal_grades": num(p.equal_grades),
+        "auc": num(p.auc), "auc_ci": interval(p.auc_ci),
+        "spearman": num(p.spearman.statistic), "spearman_p": num(p.spearman.p_value),
+        "kendall_tau_b": num(p.kendall_tau_b.statistic), "kendall_p": num(p.kendall_tau_b.p_value),
+        "missing_rule": {"drop": headline_json(&p.drop), "lowest": p.lowest.as_ref().map_or(Value::Null, headline_json)},
+        "histogram": {"chosen": hist(&p.chosen), "rejected": hist(&p.rejected)},
+    })
 }
 
 /// The documented JSON document (README, "calibrate JSON").
@@ -378,6 +405,23 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         }
         table::align_numbers(&mut b);
         writeln!(w, "\nPosition bias (both orders)\n{b}")?;
+        let blind: Vec<&str> = order
+            .iter()
+            .filter(|&&i| {
+                rec.configs[i]
+                    .pointwise
+                    .as_ref()
+                    .is_some_and(|p| p.order_blind)
+            })
+            .map(|&i| rec.configs[i].name.as_str())
+            .collect();
+        if !blind.is_empty() {
+            writeln!(
+                w,
+                "  {}: the judge scores each response on its own and never sees the order, so these figures are no-ops (consistency 1 by construction)",
+                blind.join(", ")
+            )?;
+        }
         writeln!(
             w,
             "  consistency: the two verdicts agree, among pairs rated in both orders (both rated)\n  \
@@ -386,6 +430,8 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
              JB missing: pairs with an order unread; LLMBar equal: two unreadable answers count as agreeing"
         )?;
     }
+
+    write_pointwise(run, &order, w)?;
 
     if run
         .evaluation
@@ -466,6 +512,73 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         writeln!(w, "\nPaired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0\n{c}")?;
     }
     writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
+    Ok(())
+}
+
+fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
+    if v.is_nan() {
+        "n/a".into()
+    } else if lo.is_finite() {
+        format!("{v:.3} [{lo:.3}, {hi:.3}]")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The pointwise judges' grades: separation of the better and the worse response, forced
+/// ties, discrimination, and the missing-grade rule's effect.
+fn write_pointwise(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
+    let rows: Vec<(usize, &PointwiseStats)> = order
+        .iter()
+        .filter_map(|&i| {
+            run.evaluation.configs[i]
+                .overall
+                .pointwise
+                .as_ref()
+                .map(|p| (i, p))
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut t = table::new_table(vec![
+        "configuration",
+        "pairs",
+        "missing",
+        "mean gap (better − worse)",
+        "equal grades",
+        "AUC",
+        "Spearman",
+        "Kendall",
+        "acc drop",
+        "acc lowest",
+        "κq drop",
+        "κq lowest",
+    ]);
+    for (i, p) in rows {
+        let low = |f: fn(&Headline) -> f64| p.lowest.as_ref().map_or("n/a".into(), |h| fixed(f(h)));
+        t.add_row(vec![
+            run.record.configs[i].name.clone(),
+            p.pairs.to_string(),
+            p.missing.to_string(),
+            with_ci(p.mean_gap, p.mean_gap_ci),
+            fixed(p.equal_grades),
+            with_ci(p.auc, p.auc_ci),
+            fixed(p.spearman.statistic),
+            fixed(p.kendall_tau_b.statistic),
+            fixed(p.drop.accuracy),
+            low(|h| h.accuracy),
+            fixed(p.drop.kappa_quadratic),
+            low(|h| h.kappa_quadratic),
+        ]);
+    }
+    table::align_numbers(&mut t);
+    writeln!(w, "\nPointwise judges: each response graded alone, the grades compared (pairs once each, in their seeded order)\n{t}")?;
+    writeln!(
+        w,
+        "  equal grades: pairs forced into a tie; AUC: P(better graded higher) + ½ P(equal), 95% bootstrap CI; Spearman/Kendall: grade difference vs gold\n  \
+         drop: a missing grade leaves the pair without a verdict; lowest: it gets the scale's lowest grade (context-bench's rule, --pointwise-missing lowest)"
+    )?;
     Ok(())
 }
 

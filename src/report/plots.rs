@@ -106,6 +106,73 @@ pub fn confusion_svg(title: &str, table: &Contingency) -> Result<String> {
     Ok(svg)
 }
 
+/// A pointwise judge's grades of the better and the worse response of each pair: side-by-side
+/// bars per grade.
+pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<String> {
+    let mut grades: Vec<f64> = p.chosen.iter().chain(&p.rejected).map(|g| g.0).collect();
+    grades.sort_by(f64::total_cmp);
+    grades.dedup();
+    let count = |h: &[(f64, usize)], g: f64| h.iter().find(|x| x.0 == g).map_or(0, |x| x.1);
+    let top = grades
+        .iter()
+        .map(|&g| count(&p.chosen, g).max(count(&p.rejected, g)))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let n = grades.len().max(1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (640, 380)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("{title}: grades of the better (blue) and worse (orange) response"),
+                ("sans-serif", 14),
+            )
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..n as f64, 0..top + top / 10 + 1)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let k = (*x - 0.5).round();
+                if (x - 0.5 - k).abs() < 1e-9 && k >= 0.0 {
+                    grades
+                        .get(k as usize)
+                        .map_or(String::new(), |g| format!("{g}"))
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc("grade")
+            .y_desc("pairs")
+            .draw()
+            .map_err(plot_error)?;
+        let orange = RGBColor(230, 120, 30);
+        for (k, &g) in grades.iter().enumerate() {
+            let x = k as f64;
+            chart
+                .draw_series([
+                    Rectangle::new(
+                        [(x + 0.1, 0), (x + 0.5, count(&p.chosen, g))],
+                        blue(0.8).filled(),
+                    ),
+                    Rectangle::new(
+                        [(x + 0.5, 0), (x + 0.9, count(&p.rejected, g))],
+                        orange.filled(),
+                    ),
+                ])
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
 /// Horizontal bars with 95% CI whiskers, one row per configuration (best at the top), one
 /// panel per statistic.
 pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
@@ -242,6 +309,22 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
             confusion_svg(&title, &r.overall.agreement.confusion)?,
         )
         .with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    for (i, (rec, r)) in run
+        .record
+        .configs
+        .iter()
+        .zip(&run.evaluation.configs)
+        .enumerate()
+    {
+        if let Some(p) = &r.overall.pointwise {
+            let path = dir.join(format!(
+                "grades-{}",
+                &file_name(i, &rec.name)["confusion-".len()..]
+            ));
+            std::fs::write(&path, grades_svg(&shown_name(rec), p)?)
+                .with_context(|| format!("writing '{}'", path.display()))?;
+        }
     }
     let path = dir.join("metrics.svg");
     std::fs::write(

@@ -65,17 +65,17 @@ impl std::fmt::Debug for Calls {
 }
 
 impl Calls {
-    pub fn new(configs: &[crate::raters::Config], items: usize) -> std::sync::Arc<Self> {
+    /// One bar per configuration, `calls[i]` long.
+    pub fn new(configs: &[crate::raters::Config], calls: &[u64]) -> std::sync::Arc<Self> {
         let multi = indicatif::MultiProgress::new();
         let style =
             ProgressStyle::with_template("{prefix:<32} {bar:25} {pos}/{len} eta {eta} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
         let bars = configs
             .iter()
-            .map(|c| {
-                let bar = multi.add(ProgressBar::new(
-                    (items * c.rater.samples() as usize) as u64,
-                ));
+            .zip(calls)
+            .map(|(c, &n)| {
+                let bar = multi.add(ProgressBar::new(n));
                 bar.set_style(style.clone());
                 bar.set_prefix(c.name.clone());
                 bar

@@ -70,6 +70,20 @@ pub fn frame(config: &Config, examples: &[Example], ratings: &[Rating]) -> Resul
             ratings.iter().map(|r| r.totals().2).collect::<Vec<u64>>(),
         ),
         Column::new("completions".into(), text(&completions)),
+        Column::new(
+            "grade1".into(),
+            ratings
+                .iter()
+                .map(|r| r.grades.and_then(|g| g.0))
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new(
+            "grade2".into(),
+            ratings
+                .iter()
+                .map(|r| r.grades.and_then(|g| g.1))
+                .collect::<Vec<Option<f64>>>(),
+        ),
     ])?)
 }
 

@@ -6,7 +6,9 @@ use super::{calibrate, latex, plots};
 use crate::commands::calibrate::{ConfigMeta, Run, RunMeta};
 use crate::dataset::examples::Order;
 use crate::error::input_error;
-use crate::evaluation::{Comparison, ConfigRecord, Cost, ItemRow, Outcome, RunRecord, Scope};
+use crate::evaluation::{
+    Comparison, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Scope,
+};
 use crate::metrics::Statistic;
 use anyhow::{Context, Result};
 use polars::prelude::*;
@@ -29,6 +31,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut grade1, mut grade2) = (vec![], vec![]);
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
         for (item, r) in run.record.items.iter().zip(per_item) {
             let first_line = line + 1;
@@ -36,6 +39,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                 line += 1;
                 let record = json!({
                     "config": c.name, "id": item.id, "sample": s.sample,
+                    "side": s.side, "grade": s.grade, "shared": s.shared,
                     "text": s.completion.as_ref().map(|x| x.text.clone()),
                     "verdict": s.verdict, "problem": s.problem,
                     "latency_ms": s.completion.as_ref().map(|x| x.latency_ms),
@@ -57,6 +61,8 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
             status.push(r.status.key().to_string());
             used.push(r.used);
             reason.push(r.reason().map(str::to_string));
+            grade1.push(r.grades.and_then(|g| g.0));
+            grade2.push(r.grades.and_then(|g| g.1));
             reference.push(
                 (!r.samples.is_empty()).then(|| format!("completions.jsonl:{first_line}-{line}")),
             );
@@ -76,6 +82,8 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         Column::new("samples_used".into(), used),
         Column::new("reason".into(), reason),
         Column::new("completion_ref".into(), reference),
+        Column::new("grade1".into(), grade1),
+        Column::new("grade2".into(), grade2),
     ])?;
     crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
     write_csv(df, &dir.join("ratings.csv"))
@@ -102,6 +110,57 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
         };
         rows.push(name, h.n, metric("a"), h.accuracy, None);
         rows.push(name, h.n, metric("k"), h.kappa_quadratic, None);
+    }
+    if let Some(p) = &s.pointwise {
+        let pairs = p.pairs as u64;
+        let ci = |c: (f64, f64)| c.0.is_finite().then_some(c);
+        rows.push(
+            name,
+            pairs,
+            "pointwise_mean_gap",
+            p.mean_gap,
+            ci(p.mean_gap_ci),
+        );
+        rows.push(name, pairs, "pointwise_equal_grades", p.equal_grades, None);
+        rows.push(name, pairs, "pointwise_auc", p.auc, ci(p.auc_ci));
+        rows.push(
+            name,
+            p.drop.n,
+            "pointwise_spearman",
+            p.spearman.statistic,
+            None,
+        );
+        rows.push(
+            name,
+            p.drop.n,
+            "pointwise_kendall_tau_b",
+            p.kendall_tau_b.statistic,
+            None,
+        );
+        rows.push(
+            name,
+            p.drop.n,
+            "accuracy_missing_drop",
+            p.drop.accuracy,
+            None,
+        );
+        rows.push(
+            name,
+            p.drop.n,
+            "kappa_quadratic_missing_drop",
+            p.drop.kappa_quadratic,
+            None,
+        );
+        if let Some(h) = &p.lowest {
+            rows.push(name, h.n, "accuracy_missing_lowest", h.accuracy, None);
+            rows.push(
+                name,
+                h.n,
+                "kappa_quadratic_missing_lowest",
+                h.kappa_quadratic,
+                None,
+            );
+        }
     }
     if let Some(p) = &s.position {
         let pairs = p.pairs as u64;
@@ -256,7 +315,11 @@ type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
 fn config_json(meta: &ConfigMeta, rec: &ConfigRecord) -> Value {
     let c = rec.cost;
+    let pointwise = rec.pointwise.as_ref().map(
+        |p| json!({"tie_margin": p.tie_margin, "lowest": p.lowest, "order_blind": p.order_blind}),
+    );
     json!({
+        "pointwise": pointwise,
         "name": meta.name, "prompt": meta.prompt, "parser": meta.parser, "rater": meta.rater,
         "judge": meta.judge, "model": meta.model, "temperature": meta.temperature,
         "max_tokens": meta.max_tokens, "simulated": meta.simulated, "system": meta.system,
@@ -357,6 +420,15 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
     );
     let (gold, rating) = (int_col("gold")?, int_col("rating")?);
     let reason = text_col("reason")?;
+    // Pointwise grades (absent from run directories written before pointwise judges).
+    let float_col = |name: &str| -> Vec<Option<f64>> {
+        df.column(name)
+            .ok()
+            .and_then(|c| c.cast(&DataType::Float64).ok())
+            .and_then(|c| c.f64().ok().map(|v| v.iter().collect()))
+            .unwrap_or_else(|| vec![None; df.height()])
+    };
+    let grades = (float_col("grade1"), float_col("grade2"));
     // `seeded` (the pair's one-order position) is absent from run directories written before
     // it existed: draw it again from the data seed, as the run did.
     let data_seed = doc["data"]["seed"]
@@ -430,6 +502,16 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                         .filter(|&i| status[i] != "rated" && !reason[i].is_empty())
                         .map(|i| reason[i].as_str()),
                 ),
+                pointwise: configs_json[k]["pointwise"]
+                    .as_object()
+                    .map(|p| PointwiseRecord {
+                        grades: (k * n..(k + 1) * n)
+                            .map(|i| (grades.0[i], grades.1[i]))
+                            .collect(),
+                        tie_margin: p["tie_margin"].as_f64().unwrap_or(0.0),
+                        lowest: p["lowest"].as_f64(),
+                        order_blind: p["order_blind"].as_bool().unwrap_or(false),
+                    }),
             }
         })
         .collect();

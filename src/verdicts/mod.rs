@@ -71,6 +71,10 @@ pub enum Parser {
     /// A template's own regular expressions, one per verdict, with a match policy (a TOML
     /// template's `[regex]` table).
     Regex(Arc<RegexParser>),
+    /// Pointwise only: MT-Bench's `Rating: [[7]]` (the last `[[n]]`; else `[n]`).
+    Rating,
+    /// Pointwise only: a real number opening the text (a reward model's score).
+    Number,
 }
 
 impl Parser {
@@ -98,12 +102,89 @@ impl Parser {
             Parser::Comparative => "comparative",
             Parser::JsonLabel => "json_label",
             Parser::Regex(_) => "regex",
+            Parser::Rating => "rating",
+            Parser::Number => "number",
         }
     }
 
+    /// The parsers that read only grades (pointwise templates).
+    pub const GRADE_ONLY: [Parser; 2] = [Parser::Rating, Parser::Number];
+
     /// A built-in parser by name (`regex` needs its patterns: see [`RegexParser`]).
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain(Self::GRADE_ONLY)
+            .find(|p| p.name() == name)
+    }
+
+    /// Whether the parser reads a pairwise verdict.
+    pub fn reads_verdicts(&self) -> bool {
+        !matches!(self, Parser::Rating | Parser::Number)
+    }
+
+    /// Whether the parser reads the grade of one response (pointwise).
+    pub fn reads_grades(&self) -> bool {
+        matches!(
+            self,
+            Parser::Score | Parser::Binary | Parser::JsonLabel | Parser::Rating | Parser::Number
+        )
+    }
+
+    /// The parsers a pointwise template takes, for messages.
+    pub fn grading_names() -> &'static str {
+        "score (1-5), rating ([[1..10]]), binary (yes/no, 1/0), json_label ({\"label\": 1|0}) or number"
+    }
+
+    /// The grade range a pointwise template has unless it says otherwise.
+    pub fn default_scale(&self) -> Option<(f64, f64)> {
+        match self {
+            Parser::Score => Some((1.0, 5.0)),
+            Parser::Rating => Some((1.0, 10.0)),
+            Parser::Binary | Parser::JsonLabel => Some((0.0, 1.0)),
+            _ => None,
+        }
+    }
+
+    /// The grade of one response (pointwise), or why there is none. The range is the
+    /// template's business ([`crate::prompts::Template::scale`]).
+    pub fn grade(&self, text: &str) -> Result<f64, String> {
+        match self {
+            Parser::Score => opening_numbers(text)
+                .first()
+                .copied()
+                .or_else(|| labelled_numbers(text).first().copied())
+                .ok_or_else(|| "no score opening the text or after 'Score:'".to_string()),
+            Parser::Number => opening_numbers(text)
+                .first()
+                .copied()
+                .ok_or_else(|| "no number opening the text".to_string()),
+            Parser::Rating => rating(text),
+            Parser::Binary => match binary_answer(text) {
+                Some(true) => Ok(1.0),
+                Some(false) => Ok(0.0),
+                None => Err("no 0/1 or yes/no answer opening the text or after 'Answer:'".into()),
+            },
+            Parser::JsonLabel => json_grade(text),
+            other => Err(format!(
+                "parser '{}' reads pairwise verdicts, not grades",
+                other.name()
+            )),
+        }
+    }
+
+    /// A short completion that grades `grade` (for the simulated judge).
+    pub fn render_grade(&self, grade: f64) -> String {
+        match self {
+            Parser::Rating => format!("The answer is adequate.\nRating: [[{grade}]]"),
+            Parser::Score => format!("Score: {grade}"),
+            Parser::Binary => if grade >= 0.5 { "yes" } else { "no" }.to_string(),
+            Parser::JsonLabel => format!(
+                r#"{{"label": {}, "reason": "graded"}}"#,
+                u8::from(grade >= 0.5)
+            ),
+            _ => format!("{grade}"),
+        }
     }
 
     /// Whether the parser can return a tie.
@@ -127,6 +208,8 @@ impl Parser {
             Parser::Comparative => &["Score:", "scores"],
             Parser::JsonLabel => &["\"label\""],
             Parser::Regex(_) => &[],
+            Parser::Rating => &["[["],
+            Parser::Number => &[],
         }
     }
 
@@ -157,6 +240,7 @@ impl Parser {
                 r#"{"label": 2, "reason": "Response 2 is better."}"#,
             ),
             Parser::Regex(r) => r.example(verdict),
+            Parser::Rating | Parser::Number => self.render_grade(verdict as f64),
         }
     }
 
@@ -172,6 +256,10 @@ impl Parser {
             Parser::Comparative => comparative(text),
             Parser::JsonLabel => json_label(text),
             Parser::Regex(r) => r.parse(text),
+            Parser::Rating | Parser::Number => none(format!(
+                "parser '{}' reads grades of one response (pointwise), not verdicts",
+                self.name()
+            )),
         }
     }
 }
@@ -411,18 +499,53 @@ regex!(
 );
 regex!(JSON_LABEL, r#""label"\s*:\s*("[^"]*"|[^,}\s]+)"#);
 
-fn binary(text: &str) -> Verdict {
-    let answer = OPENING_BINARY
+/// The 0/1 or no/yes answer opening the text or after "Answer:" / "Verdict:": true for 1/yes.
+fn binary_answer(text: &str) -> Option<bool> {
+    OPENING_BINARY
         .captures(text)
         .or_else(|| LABELLED_BINARY.captures(text))
-        .and_then(|c| c.get(1));
-    match answer {
+        .and_then(|c| c.get(1))
+        .map(|m| !matches!(m.as_str().to_ascii_lowercase().as_str(), "0" | "no"))
+}
+
+fn binary(text: &str) -> Verdict {
+    match binary_answer(text) {
         None => none("no 0/1 or yes/no answer opening the text or after 'Answer:'"),
-        Some(m) => match m.as_str().to_ascii_lowercase().as_str() {
-            "0" | "no" => Verdict::Rated(-1),
-            _ => Verdict::Rated(1),
-        },
+        Some(false) => Verdict::Rated(-1),
+        Some(true) => Verdict::Rated(1),
     }
+}
+
+regex!(RATING_DOUBLE, r"\[\[\s*([-+]?\d+(?:\.\d+)?)\s*\]\]");
+regex!(RATING_SINGLE, r"\[\s*([-+]?\d+(?:\.\d+)?)\s*\]");
+
+/// MT-Bench's rating: the last `[[n]]` (after any reasoning), else the first `[n]`, as
+/// MT-Bench falls back.
+fn rating(text: &str) -> Result<f64, String> {
+    let last = RATING_DOUBLE
+        .captures_iter(text)
+        .last()
+        .and_then(|c| number(c.get(1)));
+    last.or_else(|| RATING_SINGLE.captures(text).and_then(|c| number(c.get(1))))
+        .ok_or_else(|| "no [[rating]] such as 'Rating: [[7]]'".to_string())
+}
+
+/// LongMemEval's label: strict JSON first, then the token after "label":; only 1 or 0 (also
+/// "yes"/"no", true/false) are in the contract.
+fn json_grade(text: &str) -> Result<f64, String> {
+    let contract = |token: &str| match token
+        .trim()
+        .trim_matches('"')
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "1" | "yes" | "true" | "correct" => Some(1.0),
+        "0" | "no" | "false" | "incorrect" => Some(0.0),
+        _ => None,
+    };
+    let token = json_label_token(text)?;
+    contract(&token).ok_or_else(|| format!("label {} is not 1 or 0", clip(&token)))
 }
 
 fn number(m: Option<regex::Match<'_>>) -> Option<f64> {
@@ -502,34 +625,34 @@ fn label_value(token: &str) -> Option<i64> {
     }
 }
 
-fn json_label(text: &str) -> Verdict {
-    // Strict: the first {...} block that parses as JSON with a label.
+/// The label's token: from the first `{...}` block that parses as JSON (strict), else the
+/// token after `"label":` (almost-JSON); the caller checks it against its contract.
+fn json_label_token(text: &str) -> Result<String, String> {
     if let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) {
         if start < end {
             if let Ok(serde_json::Value::Object(map)) =
                 serde_json::from_str::<serde_json::Value>(&text[start..=end])
             {
                 return match map.get("label") {
-                    None => none("JSON without a \"label\" field"),
-                    Some(value) => {
-                        let token = match value {
-                            serde_json::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        label_value(&token).map_or_else(
-                            || none(format!("label {} is not 1, 2 or 0", clip(&token))),
-                            Verdict::Rated,
-                        )
-                    }
+                    None => Err("JSON without a \"label\" field".into()),
+                    Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                    Some(other) => Ok(other.to_string()),
                 };
             }
         }
     }
-    // Fallback for almost-JSON: the token after "label": must itself be in the contract.
-    match JSON_LABEL.captures(text).and_then(|c| c.get(1)) {
-        None => none("no JSON object with a \"label\""),
-        Some(m) => label_value(m.as_str()).map_or_else(
-            || none(format!("label {} is not 1, 2 or 0", clip(m.as_str()))),
+    JSON_LABEL
+        .captures(text)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().to_string())
+        .ok_or_else(|| "no JSON object with a \"label\"".into())
+}
+
+fn json_label(text: &str) -> Verdict {
+    match json_label_token(text) {
+        Err(reason) => none(reason),
+        Ok(token) => label_value(&token).map_or_else(
+            || none(format!("label {} is not 1, 2 or 0", clip(&token))),
             Verdict::Rated,
         ),
     }
