@@ -458,6 +458,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         &data_settings,
         &crate::report::progress::Download::default(),
     )?;
+    judges::check_configs(&configs, &dataset.examples)?;
     let created_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -235,6 +235,34 @@ pub fn check_failures<'a>(
 }
 
 /// Sampling parameters for a rater.
+/// Before any call: every configuration whose prompt asks for a reference answer has one for
+/// every item, and `--pointwise-missing lowest` has a scale to take the lowest grade from.
+pub fn check_configs(
+    configs: &[crate::raters::Config],
+    examples: &[crate::dataset::examples::Example],
+) -> Result<()> {
+    for c in configs.iter().filter(|c| !c.rater.is_baseline()) {
+        let t = &c.template;
+        if t.uses_reference() && examples.iter().any(|e| e.reference.is_none()) {
+            return Err(input_error(format!(
+                "prompt '{}' uses {{reference}}, but the data has no reference answers; map a column with --map reference=COL",
+                t.name
+            )));
+        }
+        if t.mode == crate::prompts::Mode::Pointwise
+            && t.scale.is_none()
+            && c.pointwise.missing == crate::raters::Missing::Lowest
+            && !c.judge.is_order_blind()
+        {
+            return Err(input_error(format!(
+                "--pointwise-missing lowest needs a scale, and prompt '{}' has none; add scale = [min, max] to it",
+                t.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `--tie-margin` and `--pointwise-missing`, checked.
 pub fn pointwise_rule(args: &JudgeArgs) -> Result<crate::raters::PointwiseRule> {
     if !(args.tie_margin >= 0.0 && args.tie_margin.is_finite()) {

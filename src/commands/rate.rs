@@ -78,6 +78,7 @@ pub fn run(args: RateArgs) -> Result<()> {
         pointwise: judges::pointwise_rule(&args.judge)?,
     };
     let configs = vec![config];
+    judges::check_configs(&configs, &dataset.examples)?;
     let observer = crate::report::progress::Calls::new(
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),

@@ -9,4 +9,5 @@ mod judge_cli;
 mod llmbar_replay;
 mod metrics_fixtures;
 mod mock_http;
+mod pointwise;
 mod real_data;
