@@ -132,17 +132,18 @@ pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<
             .margin(14)
             .x_label_area_size(40)
             .y_label_area_size(50)
-            .build_cartesian_2d(0.0..n as f64, 0..top + top / 10 + 1)
+            // Three slots per grade: the better's bar, the worse's bar, a gap; the grade is
+            // written under the boundary of its two bars.
+            .build_cartesian_2d(0..3 * n as i32, 0..top + top / 10 + 1)
             .map_err(plot_error)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(n)
+            .x_labels(3 * n + 1)
             .x_label_formatter(&|x| {
-                let k = (*x - 0.5).round();
-                if (x - 0.5 - k).abs() < 1e-9 && k >= 0.0 {
+                if x.rem_euclid(3) == 1 {
                     grades
-                        .get(k as usize)
+                        .get((x / 3) as usize)
                         .map_or(String::new(), |g| format!("{g}"))
                 } else {
                     String::new()
@@ -154,15 +155,12 @@ pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<
             .map_err(plot_error)?;
         let orange = RGBColor(230, 120, 30);
         for (k, &g) in grades.iter().enumerate() {
-            let x = k as f64;
+            let x = 3 * k as i32;
             chart
                 .draw_series([
+                    Rectangle::new([(x, 0), (x + 1, count(&p.chosen, g))], blue(0.8).filled()),
                     Rectangle::new(
-                        [(x + 0.1, 0), (x + 0.5, count(&p.chosen, g))],
-                        blue(0.8).filled(),
-                    ),
-                    Rectangle::new(
-                        [(x + 0.5, 0), (x + 0.9, count(&p.rejected, g))],
+                        [(x + 1, 0), (x + 2, count(&p.rejected, g))],
                         orange.filled(),
                     ),
                 ])
