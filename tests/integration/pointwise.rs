@@ -339,6 +339,70 @@ fn scores_files_against_a_hand_computation() {
     assert!((pw["equal_grades"].as_f64().expect("equal") - 1.0 / 8.0).abs() < 1e-12);
     // No scale: no "lowest" rule.
     assert!(pw["missing_rule"]["lowest"].is_null());
+    // `report DIR` rebuilds the same results from the run directory, grades included.
+    let (code, again, err) = run(&[
+        "report",
+        dir.path().join("run").to_str().expect("utf-8"),
+        "--json",
+        "--bootstrap",
+        "200",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let again: Value = serde_json::from_str(&again).expect("JSON");
+    assert_eq!(again["configs"], doc["configs"]);
+
+    // A reward model beside an LLM judge in one experiment.
+    let experiment = write(
+        dir.path(),
+        "exp.toml",
+        &format!(
+            "prompts = [\"mt-bench_single\", \"simple_no_tie\"]\nraters = [\"basic\"]\n[[judge]]\nlabel = \"rm\"\njudge = \"scores:{}\"\n[[judge]]\nlabel = \"llm\"\njudge = \"sim\"\n",
+            scores.display()
+        ),
+    );
+    let (code, stdout, err) = run(&[
+        "calibrate",
+        "--config",
+        experiment.to_str().expect("utf-8"),
+        "--data",
+        &data,
+        "--map",
+        MAP,
+        "--both-orders",
+        "--bootstrap",
+        "0",
+        "--json",
+        "--out",
+        dir.path().join("mixed").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mixed: Value = serde_json::from_str(&stdout).expect("JSON");
+    let names: Vec<&str> = mixed["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "rm/scores/basic",
+            "llm/mt-bench_single/basic",
+            "llm/simple_no_tie/basic"
+        ]
+    );
+    for key in ["accuracy", "kappa_quadratic"] {
+        assert_eq!(
+            mixed["configs"][0]["overall"][key],
+            doc["configs"][0]["overall"][key]
+        );
+    }
+    assert_eq!(
+        mixed["configs"][0]["overall"]["pointwise"]["auc"],
+        doc["configs"][0]["overall"]["pointwise"]["auc"]
+    );
+    assert_eq!(mixed["configs"][0]["counts"], doc["configs"][0]["counts"]);
+    assert_eq!(mixed["comparisons"].as_array().map(Vec::len), Some(3));
 
     // The id form: pair_id, side, score.
     let by_id = write(dir.path(), "by-id.jsonl", "{\"pair_id\": \"0\", \"side\": \"first\", \"score\": 1}\n{\"pair_id\": \"0\", \"side\": \"second\", \"score\": 0}\n");
