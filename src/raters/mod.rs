@@ -740,13 +740,11 @@ mod tests {
         assert_eq!(Aggregation::Unanimous.apply(&[1, 1, -1]), 0);
     }
 
-    #[test]
-    fn a_pairs_samples_and_orders_are_sent_back_to_back() {
-        use crate::dataset::examples::build;
-        use crate::dataset::pairs::Pair;
-        let pairs: Vec<Pair> = (0..3)
-            .map(|i| Pair {
-                id: format!("s-{i}"),
+    /// `n` pairs "{prefix}{i}" asking "question {i}", shown in both orders.
+    fn both_orders(n: usize, prefix: &str) -> Vec<Example> {
+        let pairs = (0..n)
+            .map(|i| crate::dataset::pairs::Pair {
+                id: format!("{prefix}{i}"),
                 subset: "s".into(),
                 prompt: format!("question {i}"),
                 first: "good".into(),
@@ -756,7 +754,12 @@ mod tests {
                 randomize: true,
             })
             .collect();
-        let examples = build(pairs, 0, true);
+        crate::dataset::examples::build(pairs, 42, true)
+    }
+
+    #[test]
+    fn a_pairs_samples_and_orders_are_sent_back_to_back() {
+        let examples = both_orders(3, "s-");
         let template = crate::prompts::resolve("simple_with_tie").expect("built-in");
         let config = |name: &str, rater: &str| Config {
             name: name.into(),
@@ -802,21 +805,7 @@ mod tests {
     /// FNV-1a hash, which is the parity of the id's bytes.
     #[test]
     fn the_random_baseline_is_random_in_each_order() {
-        use crate::dataset::examples::build;
-        use crate::dataset::pairs::Pair;
-        let pairs: Vec<Pair> = (0..1000)
-            .map(|i| Pair {
-                id: format!("llmbar-natural-{i}"),
-                subset: "s".into(),
-                prompt: "p".into(),
-                first: "a".into(),
-                second: "b".into(),
-                gold: -1,
-                reference: None,
-                randomize: true,
-            })
-            .collect();
-        let items = build(pairs, 42, true);
+        let items = both_orders(1000, "llmbar-natural-");
         let kind = RaterKind::parse("random", 42).expect("random");
         let verdicts: Vec<i64> = items.iter().map(|e| baseline(kind, e)).collect();
         // Un-swapped, the two orders agree when the raw verdicts differ.

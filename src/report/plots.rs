@@ -307,14 +307,6 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
             confusion_svg(&title, &r.overall.agreement.confusion)?,
         )
         .with_context(|| format!("writing '{}'", path.display()))?;
-    }
-    for (i, (rec, r)) in run
-        .record
-        .configs
-        .iter()
-        .zip(&run.evaluation.configs)
-        .enumerate()
-    {
         if let Some(p) = &r.overall.pointwise {
             let path = dir.join(format!(
                 "grades-{}",

@@ -24,7 +24,7 @@ pub fn completion(text: &str) -> Reply {
 }
 
 /// The user message of a request.
-fn user_text(r: &Request) -> String {
+pub fn user_text(r: &Request) -> String {
     let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
     body["messages"]
         .as_array()

@@ -3,21 +3,10 @@
 //! on order-blind scores.
 
 use crate::common::{error_of, run, write};
-use crate::judge_cli::completion;
-use crate::mock_http::{MockServer, Request};
+use crate::judge_cli::{completion, user_text};
+use crate::mock_http::MockServer;
 use serde_json::Value;
 use std::path::Path;
-
-/// The user message of a request.
-fn user_text(r: &Request) -> String {
-    let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
-    body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("")
-        .to_string()
-}
 
 /// Grades the one response a request holds, in the format its prompt asks for: GOOD high, BAD
 /// low, WEIRD unreadable.
