@@ -2,7 +2,7 @@
 //! position bias, sections, confusion matrices, paired comparisons; and the JSON document.
 
 use super::json::{agreement, num};
-use super::table::{self, fixed, p_value};
+use super::table;
 use crate::commands::calibrate::Run;
 use crate::evaluation::{
     Comparison, Finding, Headline, MetricTest, PointwiseStats, Position, Scope,
@@ -264,10 +264,6 @@ pub fn to_json(run: &Run) -> Value {
     })
 }
 
-fn ci(scope: &Scope, s: Statistic) -> String {
-    table::with_interval(&scope.agreement, s)
-}
-
 /// The human-readable report.
 pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     let rec = &run.record;
@@ -300,169 +296,23 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         )?;
     }
     let order = order(run);
-    let mut t = table::new_table(vec![
-        "configuration",
-        "rated/n",
-        "accuracy",
-        "kappa (quadratic)",
-        "kappa",
-        "Spearman",
-        "Kendall tau-b",
-        "calls",
-        "cached",
-        "tokens in/out",
-        "wall s",
-    ]);
-    for &i in &order {
-        let (r, c) = (&run.evaluation.configs[i], &rec.configs[i]);
-        let s = &r.overall;
-        let name = shown_name(c);
-        t.add_row(vec![
-            name,
-            format!("{}/{}", s.counts.rated, s.counts.examples),
-            ci(s, Statistic::Accuracy),
-            ci(s, Statistic::KappaQuadratic),
-            fixed(s.agreement.get(Statistic::Kappa)),
-            fixed(s.agreement.get(Statistic::Spearman)),
-            fixed(s.agreement.get(Statistic::KendallTauB)),
-            c.cost.calls.to_string(),
-            c.cost.cache_hits.to_string(),
-            format!("{}/{}", c.cost.tokens_in, c.cost.tokens_out),
-            format!("{:.1}", c.cost.wall_seconds),
-        ]);
-    }
-    table::align_numbers(&mut t);
-    writeln!(
-        w,
-        "\nConfigurations, best first by {} (95% CIs; items without a verdict dropped)\n{t}",
-        run.meta.sort
-    )?;
-
-    let mut p = table::new_table(vec![
-        "configuration",
-        "parse rate",
-        "no verdict",
-        "call failures",
-        "acc drop",
-        "acc as-wrong",
-        "acc as-tie",
-        "κq drop",
-        "κq as-wrong",
-        "κq as-tie",
-    ]);
-    for &i in &order {
-        let s = &run.evaluation.configs[i].overall;
-        let pol = &s.policies;
-        p.add_row(vec![
-            rec.configs[i].name.clone(),
-            fixed(s.parse_rate),
-            s.counts.no_verdict.to_string(),
-            s.counts.call_failures.to_string(),
-            fixed(pol.drop.accuracy),
-            fixed(pol.as_wrong.accuracy),
-            fixed(pol.as_tie.accuracy),
-            fixed(pol.drop.kappa_quadratic),
-            fixed(pol.as_wrong.kappa_quadratic),
-            fixed(pol.as_tie.kappa_quadratic),
-        ]);
-    }
-    table::align_numbers(&mut p);
-    writeln!(w, "\nParse failures: headline metrics when items without a verdict are dropped, counted wrong, or counted as ties\n{p}")?;
+    let summary = super::summary::summary(run);
+    let print = |w: &mut dyn Write, t: &super::summary::Table| -> Result<()> {
+        writeln!(w, "\n{}\n{}", t.title, table::render(t))?;
+        for note in &t.notes {
+            writeln!(w, "  {note}")?;
+        }
+        Ok(())
+    };
+    print(w, &summary.configurations)?;
+    print(w, &summary.parse_failures)?;
     write_reasons(run, &order, w)?;
-
-    if run.meta.both_orders {
-        let mut b = table::new_table(vec![
-            "configuration",
-            "pairs",
-            "both rated",
-            "consistency",
-            "first-position wins",
-            "FastChat acc",
-            "FastChat κq",
-            "JudgeBench acc",
-            "JB missing",
-            "LLMBar acc",
-            "LLMBar equal",
-            "LLMBar both",
-        ]);
-        for &i in &order {
-            if let Some(pos) = &run.evaluation.configs[i].overall.position {
-                b.add_row(vec![
-                    rec.configs[i].name.clone(),
-                    pos.pairs.to_string(),
-                    pos.pairs_both_rated.to_string(),
-                    fixed(pos.consistency),
-                    fixed(pos.first_position_win_rate),
-                    fixed(pos.fastchat.accuracy),
-                    fixed(pos.fastchat.kappa_quadratic),
-                    fixed(pos.judgebench.accuracy),
-                    fixed(pos.judgebench.missing),
-                    fixed(pos.llmbar.accuracy),
-                    fixed(pos.llmbar.equal),
-                    fixed(pos.llmbar.correct_both),
-                ]);
-            }
-        }
-        table::align_numbers(&mut b);
-        writeln!(w, "\nPosition bias (both orders)\n{b}")?;
-        let blind: Vec<&str> = order
-            .iter()
-            .filter(|&&i| {
-                rec.configs[i]
-                    .pointwise
-                    .as_ref()
-                    .is_some_and(|p| p.order_blind)
-            })
-            .map(|&i| rec.configs[i].name.as_str())
-            .collect();
-        if !blind.is_empty() {
-            writeln!(
-                w,
-                "  {}: the judge scores each response on its own and never sees the order, so these figures are no-ops (consistency 1 by construction)",
-                blind.join(", ")
-            )?;
-        }
-        writeln!(
-            w,
-            "  consistency: the two verdicts agree, among pairs rated in both orders (both rated)\n  \
-             FastChat: disagreement or a missing verdict is a tie; each pair scored in its seeded order\n  \
-             JudgeBench: +1 right, -1 opposite, 0 tie or none per order; correct when the sum is positive\n  \
-             JB missing: pairs with an order unread; LLMBar equal: two unreadable answers count as agreeing"
-        )?;
-    }
-
-    write_pointwise(run, &order, w)?;
-
-    if run
-        .evaluation
-        .configs
-        .iter()
-        .any(|c| !c.sections.is_empty())
+    for t in [&summary.position, &summary.pointwise, &summary.sections]
+        .into_iter()
+        .flatten()
     {
-        let mut s = table::new_table(vec![
-            "configuration",
-            "chat",
-            "chat-hard",
-            "safety",
-            "reasoning",
-            "score",
-        ]);
-        for &i in &order {
-            let r = &run.evaluation.configs[i];
-            let get = |k: &str| r.sections.get(k).map_or("-".to_string(), |v| fixed(*v));
-            s.add_row(vec![
-                rec.configs[i].name.clone(),
-                get("chat"),
-                get("chat-hard"),
-                get("safety"),
-                get("reasoning"),
-                r.leaderboard.map_or("-".to_string(), fixed),
-            ]);
-        }
-        table::align_numbers(&mut s);
-        writeln!(w, "\nreward-bench sections (accuracy, no verdict counted wrong; leaderboard weighting)\n{s}")?;
+        print(w, t)?;
     }
-
     writeln!(w, "\nConfusion matrices (rows: gold, columns: rating)")?;
     for &i in &order {
         writeln!(
@@ -472,113 +322,10 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
             table::confusion(&run.evaluation.configs[i].overall.agreement.confusion)
         )?;
     }
-
-    if !run.evaluation.comparisons.is_empty() {
-        let mut c = table::new_table(vec![
-            "A",
-            "B",
-            "n",
-            "Δ accuracy (B−A)",
-            "McNemar p (Holm)",
-            "Δ κq (B−A)",
-            "bootstrap p (Holm)",
-            "verdict",
-        ]);
-        for cmp in &run.evaluation.comparisons {
-            let diff = |d: f64, (lo, hi): (f64, f64)| {
-                if d.is_nan() {
-                    "n/a".to_string()
-                } else if lo.is_finite() {
-                    format!("{d:+.3} [{lo:+.3}, {hi:+.3}]")
-                } else {
-                    format!("{d:+.3}")
-                }
-            };
-            c.add_row(vec![
-                rec.configs[cmp.a].name.clone(),
-                rec.configs[cmp.b].name.clone(),
-                cmp.n.to_string(),
-                diff(cmp.accuracy.diff, cmp.accuracy.ci),
-                format!(
-                    "{} ({})",
-                    p_value(cmp.accuracy.p),
-                    p_value(cmp.accuracy.p_holm)
-                ),
-                diff(cmp.kappa.diff, cmp.kappa.ci),
-                format!("{} ({})", p_value(cmp.kappa.p), p_value(cmp.kappa.p_holm)),
-                verdict(run, cmp),
-            ]);
-        }
-        writeln!(w, "\nPaired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0\n{c}")?;
+    if let Some(t) = &summary.comparisons {
+        print(w, t)?;
     }
     writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
-    Ok(())
-}
-
-fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
-    if v.is_nan() {
-        "n/a".into()
-    } else if lo.is_finite() {
-        format!("{v:.3} [{lo:.3}, {hi:.3}]")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-/// The pointwise judges' grades: separation of the better and the worse response, forced
-/// ties, discrimination, and the missing-grade rule's effect.
-fn write_pointwise(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
-    let rows: Vec<(usize, &PointwiseStats)> = order
-        .iter()
-        .filter_map(|&i| {
-            run.evaluation.configs[i]
-                .overall
-                .pointwise
-                .as_ref()
-                .map(|p| (i, p))
-        })
-        .collect();
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut t = table::new_table(vec![
-        "configuration",
-        "pairs",
-        "missing",
-        "mean gap (better − worse)",
-        "equal grades",
-        "AUC",
-        "Spearman",
-        "Kendall",
-        "acc drop",
-        "acc lowest",
-        "κq drop",
-        "κq lowest",
-    ]);
-    for (i, p) in rows {
-        let low = |f: fn(&Headline) -> f64| p.lowest.as_ref().map_or("n/a".into(), |h| fixed(f(h)));
-        t.add_row(vec![
-            run.record.configs[i].name.clone(),
-            p.pairs.to_string(),
-            p.missing.to_string(),
-            with_ci(p.mean_gap, p.mean_gap_ci),
-            fixed(p.equal_grades),
-            with_ci(p.auc, p.auc_ci),
-            fixed(p.spearman.statistic),
-            fixed(p.kendall_tau_b.statistic),
-            fixed(p.drop.accuracy),
-            low(|h| h.accuracy),
-            fixed(p.drop.kappa_quadratic),
-            low(|h| h.kappa_quadratic),
-        ]);
-    }
-    table::align_numbers(&mut t);
-    writeln!(w, "\nPointwise judges: each response graded alone, the grades compared (pairs once each, in their seeded order)\n{t}")?;
-    writeln!(
-        w,
-        "  equal grades: pairs forced into a tie; AUC: P(better graded higher) + ½ P(equal), 95% bootstrap CI; Spearman/Kendall: grade difference vs gold\n  \
-         drop: a missing grade leaves the pair without a verdict; lowest: it gets the scale's lowest grade (context-bench's rule, --pointwise-missing lowest)"
-    )?;
     Ok(())
 }
 

@@ -11,4 +11,5 @@ pub mod progress;
 pub mod prompts;
 pub mod ratings;
 pub mod run_dir;
+pub mod summary;
 pub mod table;

@@ -50,6 +50,18 @@ pub fn new_table(header: Vec<&str>) -> Table {
 }
 
 /// Right-aligns every column but the first.
+/// A summary table rendered for the terminal.
+pub fn render(t: &super::summary::Table) -> String {
+    let mut table = new_table(t.headers.iter().map(String::as_str).collect());
+    for row in &t.rows {
+        table.add_row(row.clone());
+    }
+    if t.numeric {
+        align_numbers(&mut table);
+    }
+    table.to_string()
+}
+
 pub fn align_numbers(table: &mut Table) {
     let count = table.column_count();
     for i in 1..count {

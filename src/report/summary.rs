@@ -1,0 +1,325 @@
+//! The run's summary tables, built once from the evaluation as rows of text, and rendered by
+//! the terminal (comfy-table) and by the HTML page alike: both show the same numbers.
+
+use super::calibrate::{order, shown_name, verdict};
+use super::table::{fixed, p_value, with_interval};
+use crate::commands::calibrate::Run;
+use crate::evaluation::{Headline, Scope};
+use crate::metrics::Statistic;
+use serde::Serialize;
+
+/// A table as text: a title, its columns, rows, and notes that explain it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub title: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub notes: Vec<String>,
+    /// Whether the columns after the first are numbers (right-aligned).
+    pub numeric: bool,
+}
+
+impl Table {
+    fn new(title: impl Into<String>, headers: &[&str]) -> Self {
+        Self {
+            title: title.into(),
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+            numeric: true,
+        }
+    }
+}
+
+/// Every summary table of a run, in the terminal's order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub configurations: Table,
+    pub parse_failures: Table,
+    pub position: Option<Table>,
+    pub pointwise: Option<Table>,
+    pub sections: Option<Table>,
+    pub comparisons: Option<Table>,
+}
+
+fn ci(scope: &Scope, s: Statistic) -> String {
+    with_interval(&scope.agreement, s)
+}
+
+pub fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
+    if v.is_nan() {
+        "n/a".into()
+    } else if lo.is_finite() {
+        format!("{v:.3} [{lo:.3}, {hi:.3}]")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn signed_with_ci(d: f64, (lo, hi): (f64, f64)) -> String {
+    if d.is_nan() {
+        "n/a".to_string()
+    } else if lo.is_finite() {
+        format!("{d:+.3} [{lo:+.3}, {hi:+.3}]")
+    } else {
+        format!("{d:+.3}")
+    }
+}
+
+pub fn summary(run: &Run) -> Summary {
+    let rec = &run.record;
+    let order = order(run);
+    let scope = |i: usize| &run.evaluation.configs[i].overall;
+
+    let mut t = Table::new(
+        format!(
+            "Configurations, best first by {} (95% CIs; items without a verdict dropped)",
+            run.meta.sort
+        ),
+        &[
+            "configuration",
+            "rated/n",
+            "accuracy",
+            "kappa (quadratic)",
+            "kappa",
+            "Spearman",
+            "Kendall tau-b",
+            "calls",
+            "cached",
+            "tokens in/out",
+            "wall s",
+        ],
+    );
+    for &i in &order {
+        let (s, c) = (scope(i), &rec.configs[i]);
+        t.rows.push(vec![
+            shown_name(c),
+            format!("{}/{}", s.counts.rated, s.counts.examples),
+            ci(s, Statistic::Accuracy),
+            ci(s, Statistic::KappaQuadratic),
+            fixed(s.agreement.get(Statistic::Kappa)),
+            fixed(s.agreement.get(Statistic::Spearman)),
+            fixed(s.agreement.get(Statistic::KendallTauB)),
+            c.cost.calls.to_string(),
+            c.cost.cache_hits.to_string(),
+            format!("{}/{}", c.cost.tokens_in, c.cost.tokens_out),
+            format!("{:.1}", c.cost.wall_seconds),
+        ]);
+    }
+
+    let mut p = Table::new(
+        "Parse failures: headline metrics when items without a verdict are dropped, counted wrong, or counted as ties",
+        &[
+            "configuration",
+            "parse rate",
+            "no verdict",
+            "call failures",
+            "acc drop",
+            "acc as-wrong",
+            "acc as-tie",
+            "κq drop",
+            "κq as-wrong",
+            "κq as-tie",
+        ],
+    );
+    for &i in &order {
+        let s = scope(i);
+        let pol = &s.policies;
+        p.rows.push(vec![
+            rec.configs[i].name.clone(),
+            fixed(s.parse_rate),
+            s.counts.no_verdict.to_string(),
+            s.counts.call_failures.to_string(),
+            fixed(pol.drop.accuracy),
+            fixed(pol.as_wrong.accuracy),
+            fixed(pol.as_tie.accuracy),
+            fixed(pol.drop.kappa_quadratic),
+            fixed(pol.as_wrong.kappa_quadratic),
+            fixed(pol.as_tie.kappa_quadratic),
+        ]);
+    }
+
+    let position = run.meta.both_orders.then(|| {
+        let mut b = Table::new(
+            "Position bias (both orders)",
+            &[
+                "configuration",
+                "pairs",
+                "both rated",
+                "consistency",
+                "first-position wins",
+                "FastChat acc",
+                "FastChat κq",
+                "JudgeBench acc",
+                "JB missing",
+                "LLMBar acc",
+                "LLMBar equal",
+                "LLMBar both",
+            ],
+        );
+        for &i in &order {
+            if let Some(pos) = &scope(i).position {
+                b.rows.push(vec![
+                    rec.configs[i].name.clone(),
+                    pos.pairs.to_string(),
+                    pos.pairs_both_rated.to_string(),
+                    fixed(pos.consistency),
+                    fixed(pos.first_position_win_rate),
+                    fixed(pos.fastchat.accuracy),
+                    fixed(pos.fastchat.kappa_quadratic),
+                    fixed(pos.judgebench.accuracy),
+                    fixed(pos.judgebench.missing),
+                    fixed(pos.llmbar.accuracy),
+                    fixed(pos.llmbar.equal),
+                    fixed(pos.llmbar.correct_both),
+                ]);
+            }
+        }
+        let blind: Vec<&str> = order
+            .iter()
+            .filter(|&&i| {
+                rec.configs[i]
+                    .pointwise
+                    .as_ref()
+                    .is_some_and(|p| p.order_blind)
+            })
+            .map(|&i| rec.configs[i].name.as_str())
+            .collect();
+        if !blind.is_empty() {
+            b.notes.push(format!(
+                "{}: the judge scores each response on its own and never sees the order, so these figures are no-ops (consistency 1 by construction)",
+                blind.join(", ")
+            ));
+        }
+        b.notes.extend(
+            [
+                "consistency: the two verdicts agree, among pairs rated in both orders (both rated)",
+                "FastChat: disagreement or a missing verdict is a tie; each pair scored in its seeded order",
+                "JudgeBench: +1 right, -1 opposite, 0 tie or none per order; correct when the sum is positive",
+                "JB missing: pairs with an order unread; LLMBar equal: two unreadable answers count as agreeing",
+            ]
+            .map(String::from),
+        );
+        b
+    });
+
+    let graded: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| scope(i).pointwise.is_some())
+        .collect();
+    let pointwise = (!graded.is_empty()).then(|| {
+        let mut t = Table::new(
+            "Pointwise judges: each response graded alone, the grades compared (pairs once each, in their seeded order)",
+            &[
+                "configuration",
+                "pairs",
+                "missing",
+                "mean gap (better − worse)",
+                "equal grades",
+                "AUC",
+                "Spearman",
+                "Kendall",
+                "acc drop",
+                "acc lowest",
+                "κq drop",
+                "κq lowest",
+            ],
+        );
+        for &i in &graded {
+            let Some(p) = &scope(i).pointwise else {
+                continue;
+            };
+            let low = |f: fn(&Headline) -> f64| p.lowest.as_ref().map_or("n/a".into(), |h| fixed(f(h)));
+            t.rows.push(vec![
+                rec.configs[i].name.clone(),
+                p.pairs.to_string(),
+                p.missing.to_string(),
+                with_ci(p.mean_gap, p.mean_gap_ci),
+                fixed(p.equal_grades),
+                with_ci(p.auc, p.auc_ci),
+                fixed(p.spearman.statistic),
+                fixed(p.kendall_tau_b.statistic),
+                fixed(p.drop.accuracy),
+                low(|h| h.accuracy),
+                fixed(p.drop.kappa_quadratic),
+                low(|h| h.kappa_quadratic),
+            ]);
+        }
+        t.notes = [
+            "equal grades: pairs forced into a tie; AUC: P(better graded higher) + ½ P(equal), 95% bootstrap CI; Spearman/Kendall: grade difference vs gold",
+            "drop: a missing grade leaves the pair without a verdict; lowest: it gets the scale's lowest grade (context-bench's rule, --pointwise-missing lowest)",
+        ]
+        .map(String::from)
+        .to_vec();
+        t
+    });
+
+    let sections =
+        run.evaluation
+            .configs
+            .iter()
+            .any(|c| !c.sections.is_empty())
+            .then(|| {
+                let mut s = Table::new(
+                "reward-bench sections (accuracy, no verdict counted wrong; leaderboard weighting)",
+                &["configuration", "chat", "chat-hard", "safety", "reasoning", "score"],
+            );
+                for &i in &order {
+                    let r = &run.evaluation.configs[i];
+                    let get = |k: &str| r.sections.get(k).map_or("-".to_string(), |v| fixed(*v));
+                    s.rows.push(vec![
+                        rec.configs[i].name.clone(),
+                        get("chat"),
+                        get("chat-hard"),
+                        get("safety"),
+                        get("reasoning"),
+                        r.leaderboard.map_or("-".to_string(), fixed),
+                    ]);
+                }
+                s
+            });
+
+    let comparisons = (!run.evaluation.comparisons.is_empty()).then(|| {
+        let mut c = Table::new(
+            "Paired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0",
+            &[
+                "A",
+                "B",
+                "n",
+                "Δ accuracy (B−A)",
+                "McNemar p (Holm)",
+                "Δ κq (B−A)",
+                "bootstrap p (Holm)",
+                "verdict",
+            ],
+        );
+        c.numeric = false;
+        for cmp in &run.evaluation.comparisons {
+            c.rows.push(vec![
+                rec.configs[cmp.a].name.clone(),
+                rec.configs[cmp.b].name.clone(),
+                cmp.n.to_string(),
+                signed_with_ci(cmp.accuracy.diff, cmp.accuracy.ci),
+                format!(
+                    "{} ({})",
+                    p_value(cmp.accuracy.p),
+                    p_value(cmp.accuracy.p_holm)
+                ),
+                signed_with_ci(cmp.kappa.diff, cmp.kappa.ci),
+                format!("{} ({})", p_value(cmp.kappa.p), p_value(cmp.kappa.p_holm)),
+                verdict(run, cmp),
+            ]);
+        }
+        c
+    });
+
+    Summary {
+        configurations: t,
+        parse_failures: p,
+        position,
+        pointwise,
+        sections,
+        comparisons,
+    }
+}
