@@ -43,6 +43,25 @@ const SUBSETS: [&str; 23] = [
     "hep-rust",
 ];
 
+const REASONING: &str = "Response 1 follows the instruction closely and answers every part of \
+the question, with a short example that is correct. Response 2 is longer and friendly, but it \
+drifts from the question in its second paragraph, repeats the same point twice and misses the \
+constraint on length that the user gave. Both are fluent and neither is harmful. Weighing \
+helpfulness, accuracy and adherence to the instruction above style, the first answer is better \
+for this user, although the second has a useful remark at the end that the first lacks. \
+Overall the difference is clear but not large, so I decide as follows.";
+
+/// Prompt and two responses of the lengths of a typical reward-bench pair (~300 + 2 × 900
+/// characters).
+fn pair_texts(i: usize) -> [String; 3] {
+    let body = REASONING.repeat(2);
+    [
+        format!("Question {i}: {}", &REASONING[..300]),
+        format!("Answer one to {i}. {}", &body[..900]),
+        format!("Answer two to {i}. {}", &body[100..1000]),
+    ]
+}
+
 fn peak_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -87,9 +106,11 @@ fn main() {
                 } else {
                     (Some(-item.gold), Status::Rated)
                 };
+                // A chain-of-thought answer of a realistic length (~700 characters).
                 let text = format!(
-                    "Comparing the two responses for {}. <winner>{}</winner>",
+                    "Comparing the two responses for {}. {} <winner>{}</winner>",
                     item.id,
+                    REASONING,
                     rating.map_or(0, |r| r + 2)
                 );
                 Rating {
@@ -103,6 +124,7 @@ fn main() {
                         side: None,
                         grade: None,
                         shared: false,
+                        span: None,
                         completion: Some(Completion {
                             text,
                             tokens_in: 800,
@@ -186,8 +208,13 @@ fn main() {
         evaluation,
         ratings: Some(ratings),
         caches: vec![],
+        texts: Some((0..n).map(pair_texts).collect()),
     };
     raterlab::report::run_dir::write(&run).expect("run directory written");
+    let written = start.elapsed().as_secs_f64();
+    let html_start = Instant::now();
+    let page = raterlab::report::html::render(&run, &dir).expect("report.html rendered");
+    let html = html_start.elapsed().as_secs_f64();
     let mut table = Vec::new();
     raterlab::report::calibrate::write_terminal(&run, &mut table).expect("terminal report");
     let total = start.elapsed().as_secs_f64();
@@ -218,6 +245,17 @@ fn main() {
         peak,
         300.0,
         peak / 300.0
+    );
+    println!(
+        "{:<52} {:>9.3}s {:>9.1}s {:>7.2}x",
+        "report.html alone (read back + render)",
+        html,
+        2.0,
+        html / 2.0
+    );
+    println!(
+        "(run directory incl. report.html written at {written:.3} s; report.html is {:.1} MB)",
+        page.len() as f64 / 1e6
     );
     println!("(peak before the report, i.e. the synthetic input itself: {before:.0} MB)");
 }

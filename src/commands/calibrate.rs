@@ -112,6 +112,9 @@ pub struct Run {
     pub ratings: Option<Vec<Vec<Rating>>>,
     /// The response caches the judges used (none for `report DIR`).
     pub caches: Vec<Arc<Cache>>,
+    /// Each item's prompt and responses as shown (absent for `report DIR`, which reads
+    /// items.jsonl).
+    pub texts: Option<Vec<[String; 3]>>,
 }
 
 struct Judged {
@@ -540,6 +543,13 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         evaluation,
         ratings: Some(ratings),
         caches,
+        texts: Some(
+            dataset
+                .examples
+                .iter()
+                .map(|e| [e.prompt.clone(), e.response1.clone(), e.response2.clone()])
+                .collect(),
+        ),
     })
 }
 

@@ -32,5 +32,6 @@ pub fn run(args: &ReportArgs) -> Result<Run> {
         evaluation,
         ratings: None,
         caches: Vec::new(),
+        texts: None,
     })
 }

@@ -218,6 +218,8 @@ pub struct SampleTrace {
     pub shared: bool,
     pub completion: Option<Completion>,
     pub verdict: Option<i64>,
+    /// Where in the completion the parser read the verdict (byte offsets).
+    pub span: Option<(usize, usize)>,
     /// Why there is no verdict: the parser's reason or the call's error.
     pub problem: Option<String>,
     /// The call's error, when the call failed.
@@ -358,7 +360,7 @@ pub fn aggregate(
         .enumerate()
         .map(|(i, outcome)| match outcome {
             Ok(c) => {
-                let verdict = template.parser.parse(&c.text);
+                let (verdict, span) = template.parser.read(&c.text);
                 let (verdict, problem) = match verdict {
                     Verdict::Rated(v) => (Some(v), None),
                     Verdict::Unparseable(why) => (None, Some(format!("unparseable: {why}"))),
@@ -370,6 +372,7 @@ pub fn aggregate(
                     shared: false,
                     completion: Some(c),
                     verdict,
+                    span,
                     problem,
                     error: None,
                 }
@@ -413,6 +416,7 @@ fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> SampleTrace {
         shared: false,
         completion: None,
         verdict: None,
+        span: None,
         problem: Some(format!("call failed: {e}")),
         error: Some(e),
     }
@@ -512,6 +516,7 @@ pub fn aggregate_pointwise(
                     shared: false,
                     completion: Some(c),
                     verdict: None,
+                    span: None,
                     problem,
                     error: None,
                 }

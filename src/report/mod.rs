@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod calibrate;
 pub mod csv;
 pub mod data;
+pub mod html;
 pub mod json;
 pub mod latex;
 pub mod plots;

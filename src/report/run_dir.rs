@@ -17,6 +17,13 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+/// Where the parser read the verdict, in characters (code points) of the completion.
+fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
+    let (text, (a, b)) = (&s.completion.as_ref()?.text, s.span?);
+    let chars = |end: usize| text.get(..end).map(|t| t.chars().count());
+    Some([chars(a)?, chars(b)?])
+}
+
 /// ratings.csv/.parquet and completions.jsonl (only after a fresh run).
 fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     let Some(ratings) = &run.ratings else {
@@ -40,6 +47,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                 let record = json!({
                     "config": c.name, "id": item.id, "sample": s.sample,
                     "side": s.side, "grade": s.grade, "shared": s.shared,
+                    "span": char_span(s),
                     "text": s.completion.as_ref().map(|x| x.text.clone()),
                     "verdict": s.verdict, "problem": s.problem,
                     "latency_ms": s.completion.as_ref().map(|x| x.latency_ms),
@@ -69,6 +77,20 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         }
     }
     out.flush()?;
+    if let Some(texts) = &run.texts {
+        let path = dir.join("items.jsonl");
+        let mut items = BufWriter::new(
+            File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
+        );
+        for (item, [prompt, r1, r2]) in run.record.items.iter().zip(texts) {
+            serde_json::to_writer(
+                &mut items,
+                &json!({"id": item.id, "prompt": prompt, "response1": r1, "response2": r2}),
+            )?;
+            items.write_all(b"\n")?;
+        }
+        items.flush()?;
+    }
     let df = DataFrame::new_infer_height(vec![
         Column::new("config".into(), config),
         Column::new("id".into(), id),
@@ -353,7 +375,8 @@ pub fn write(run: &Run) -> Result<()> {
     write_tables(run, dir)?;
     write_run_json(run, dir)?;
     latex::write(run, &dir.join("table.tex"))?;
-    plots::write_all(run, dir)
+    plots::write_all(run, dir)?;
+    super::html::write(run, dir)
 }
 
 fn bad_run(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {

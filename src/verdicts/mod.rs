@@ -13,6 +13,7 @@ mod statements;
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
 
 use regex::Regex;
+pub use statements::Span;
 use statements::{
     closes_the_answer, concludes, decide, hedged, sentence_before, tag_is_mention, Statement,
 };
@@ -245,27 +246,32 @@ impl Parser {
     }
 
     pub fn parse(&self, text: &str) -> Verdict {
+        self.read(text).0
+    }
+
+    /// The verdict, with the span of the text it was read from (for the statement parsers
+    /// and regex templates; `None` for the others, and when there is no verdict).
+    pub fn read(&self, text: &str) -> (Verdict, Span) {
+        let unspanned = |v: Verdict| (v, None);
         match self {
             Parser::WinnerTag => winner_tag(text, false),
             Parser::WinnerTagTie => winner_tag(text, true),
             Parser::AbBrackets => ab_brackets(text),
             Parser::ArenaHard => arena_hard(text),
             Parser::OutputAb => output_ab(text),
-            Parser::Binary => binary(text),
-            Parser::Score => score(text),
-            Parser::Comparative => comparative(text),
-            Parser::JsonLabel => json_label(text),
-            Parser::Regex(r) => r.parse(text),
-            Parser::Rating | Parser::Number => none(format!(
+            Parser::Binary => unspanned(binary(text)),
+            Parser::Score => unspanned(score(text)),
+            Parser::Comparative => unspanned(comparative(text)),
+            Parser::JsonLabel => unspanned(json_label(text)),
+            Parser::Regex(r) => r.read(text),
+            Parser::Rating | Parser::Number => unspanned(none(format!(
                 "parser '{}' reads grades of one response (pointwise), not verdicts",
                 self.name()
-            )),
+            ))),
         }
     }
 }
 
-/// The name; a regex parser also shows its policy and patterns, so that run.json records
-/// exactly how answers were read.
 impl fmt::Display for Parser {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -323,7 +329,11 @@ regex!(BOLD_HEADING_TAIL, r"^\s*:");
 /// Tags found by `re` (the verdict from each match), read as statements: mentions (quoted,
 /// listed, conditional) are left out; a tag after a concluding label or closing the answer
 /// on its own line is final.
-fn read_tags(text: &str, found: Vec<(usize, usize, Result<i64, String>)>, what: &str) -> Verdict {
+fn read_tags(
+    text: &str,
+    found: Vec<(usize, usize, Result<i64, String>)>,
+    what: &str,
+) -> (Verdict, Span) {
     let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.0, f.1)).collect();
     let total = found.len();
     let last_end = spans.iter().map(|s| s.1).max();
@@ -332,6 +342,7 @@ fn read_tags(text: &str, found: Vec<(usize, usize, Result<i64, String>)>, what: 
         .filter(|(s, e, _)| !tag_is_mention(text, *s, *e, &spans))
         .map(|(start, end, value)| Statement {
             start,
+            end,
             value,
             last_word: concludes(sentence_before(text, start))
                 || (Some(end) == last_end && closes_the_answer(text, start, end)),
@@ -359,7 +370,7 @@ where
         .collect()
 }
 
-fn winner_tag(text: &str, ties: bool) -> Verdict {
+fn winner_tag(text: &str, ties: bool) -> (Verdict, Span) {
     let mut found = spans(&WINNER, text, |inner| match inner.trim() {
         "1" => Ok(-1),
         "2" => Ok(1),
@@ -382,7 +393,7 @@ fn winner_tag(text: &str, ties: bool) -> Verdict {
     )
 }
 
-fn ab_brackets(text: &str) -> Verdict {
+fn ab_brackets(text: &str) -> (Verdict, Span) {
     let found = spans(&AB, text, |inner| {
         Ok(match inner {
             "A" => -1,
@@ -393,7 +404,7 @@ fn ab_brackets(text: &str) -> Verdict {
     read_tags(text, found, "[[A]], [[B]] or [[C]]")
 }
 
-fn arena_hard(text: &str) -> Verdict {
+fn arena_hard(text: &str) -> (Verdict, Span) {
     let found = spans(&ARENA, text, |token| match token {
         "A>>B" | "A>B" | "B<A" | "B<<A" => Ok(-1),
         "B>>A" | "B>A" | "A<B" | "A<<B" => Ok(1),
@@ -413,11 +424,12 @@ fn output_side(c: &regex::Captures<'_>) -> i64 {
 }
 
 /// `Output (a)` / `Output (b)`: the statements of a verdict among the mentions.
-fn output_ab(text: &str) -> Verdict {
+fn output_ab(text: &str) -> (Verdict, Span) {
     let mut statements = Vec::new();
-    let mut push = |start: usize, value: i64, last_word: bool| {
+    let mut push = |m: regex::Match<'_>, value: i64, last_word: bool| {
         statements.push(Statement {
-            start,
+            start: m.start(),
+            end: m.end(),
             value: Ok(value),
             last_word,
         })
@@ -435,24 +447,20 @@ fn output_ab(text: &str) -> Verdict {
             "worse" | "inferior"
         );
         let side = output_side(&c);
-        push(
-            whole.start(),
-            if worse { -side } else { side },
-            concludes(before),
-        );
+        push(whole, if worse { -side } else { side }, concludes(before));
     }
     for c in OUTPUT_CHOSEN.captures_iter(text) {
         if let Some(whole) = c.get(0) {
             let before = sentence_before(text, whole.start());
             if !hedged(before) {
-                push(whole.start(), output_side(&c), concludes(before));
+                push(whole, output_side(&c), concludes(before));
             }
         }
     }
     for re in [&*OUTPUT_LABELLED, &*OUTPUT_THEREFORE_BARE] {
         for c in re.captures_iter(text) {
             if let Some(whole) = c.get(0) {
-                push(whole.start(), output_side(&c), true);
+                push(whole, output_side(&c), true);
             }
         }
     }
@@ -461,13 +469,13 @@ fn output_ab(text: &str) -> Verdict {
         .chain(OUTPUT_OPENING.captures_iter(text))
     {
         if let Some(whole) = c.get(0) {
-            push(whole.start(), output_side(&c), false);
+            push(whole, output_side(&c), false);
         }
     }
     for c in OUTPUT_BOLD.captures_iter(text) {
         if let Some(whole) = c.get(0) {
             if !BOLD_HEADING_TAIL.is_match(&text[whole.end()..]) {
-                push(whole.start(), output_side(&c), false);
+                push(whole, output_side(&c), false);
             }
         }
     }

@@ -124,6 +124,11 @@ impl RegexParser {
     }
 
     pub fn parse(&self, text: &str) -> Verdict {
+        self.read(text).0
+    }
+
+    /// The verdict and the span of the match that decided it.
+    pub fn read(&self, text: &str) -> (Verdict, super::Span) {
         let reason = || {
             format!(
                 "no match for any pattern ({})",
@@ -138,15 +143,18 @@ impl RegexParser {
             return self
                 .patterns
                 .iter()
-                .find(|(_, re)| re.is_match(text))
-                .map_or_else(|| none(reason()), |(v, _)| Verdict::Rated(*v));
+                .find_map(|(v, re)| re.find(text).map(|m| (*v, m)))
+                .map_or_else(
+                    || (none(reason()), None),
+                    |(v, m)| (Verdict::Rated(v), Some((m.start(), m.end()))),
+                );
         }
-        // (start, listed index, verdict) of every match.
-        let mut found: Vec<(usize, usize, i64)> = self
+        // (start, listed index, verdict, end) of every match.
+        let mut found: Vec<(usize, usize, i64, usize)> = self
             .patterns
             .iter()
             .enumerate()
-            .flat_map(|(i, (v, re))| re.find_iter(text).map(move |m| (m.start(), i, *v)))
+            .flat_map(|(i, (v, re))| re.find_iter(text).map(move |m| (m.start(), i, *v, m.end())))
             .collect();
         found.sort_unstable();
         let pick = match self.policy {
@@ -157,19 +165,25 @@ impl RegexParser {
                 sides.sort_unstable();
                 sides.dedup();
                 if sides.len() > 1 {
-                    return none(format!(
-                        "patterns of different verdicts match ({}) and the policy is unique",
-                        sides
-                            .iter()
-                            .map(|&v| verdict_name(v))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                    return (
+                        none(format!(
+                            "patterns of different verdicts match ({}) and the policy is unique",
+                            sides
+                                .iter()
+                                .map(|&v| verdict_name(v))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                        None,
+                    );
                 }
                 found.first()
             }
         };
-        pick.map_or_else(|| none(reason()), |f| Verdict::Rated(f.2))
+        pick.map_or_else(
+            || (none(reason()), None),
+            |f| (Verdict::Rated(f.2), Some((f.0, f.3))),
+        )
     }
 
     /// A text the pattern for `verdict` matches, for the simulated judge: the pattern with

@@ -10,8 +10,9 @@ use super::{none, Verdict};
 /// One verdict statement found in a completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Statement {
-    /// Byte offset where it starts (statements are decided in text order).
+    /// Byte offsets of the statement (statements are decided in text order).
     pub start: usize,
+    pub end: usize,
     /// The verdict it states, or why its content is not a verdict (`<winner>3</winner>`).
     pub value: Result<i64, String>,
     /// An explicit final form.
@@ -27,30 +28,41 @@ fn side_name(v: &Result<i64, String>) -> String {
     }
 }
 
-/// Decides among the statements of a completion. `nothing` is the reason when there is no
-/// statement at all.
-pub(super) fn decide(mut statements: Vec<Statement>, nothing: impl FnOnce() -> String) -> Verdict {
+/// The byte range of the text a parser read its verdict from.
+pub type Span = Option<(usize, usize)>;
+
+/// Decides among the statements of a completion, with the span of the deciding statement.
+/// `nothing` is the reason when there is no statement at all.
+pub(super) fn decide(
+    mut statements: Vec<Statement>,
+    nothing: impl FnOnce() -> String,
+) -> (Verdict, Span) {
     statements.sort_by_key(|s| s.start);
     if let Some(last) = statements.iter().rev().find(|s| s.last_word) {
+        let span = Some((last.start, last.end));
         return match &last.value {
-            Ok(v) => Verdict::Rated(*v),
-            Err(e) => none(e.clone()),
+            Ok(v) => (Verdict::Rated(*v), span),
+            Err(e) => (none(e.clone()), span),
         };
     }
+    let span = statements.last().map(|s| (s.start, s.end));
     let mut values: Vec<&Result<i64, String>> = statements.iter().map(|s| &s.value).collect();
     values.sort_by_key(|v| side_name(v));
     values.dedup();
     match values.as_slice() {
-        [] => none(nothing()),
-        [Ok(v)] => Verdict::Rated(*v),
-        [Err(e)] => none(e.clone()),
-        many => none(format!(
-            "conflicting verdict statements ({}) and no final one",
-            many.iter()
-                .map(|v| side_name(v))
-                .collect::<Vec<_>>()
-                .join(" vs ")
-        )),
+        [] => (none(nothing()), None),
+        [Ok(v)] => (Verdict::Rated(*v), span),
+        [Err(e)] => (none(e.clone()), span),
+        many => (
+            none(format!(
+                "conflicting verdict statements ({}) and no final one",
+                many.iter()
+                    .map(|v| side_name(v))
+                    .collect::<Vec<_>>()
+                    .join(" vs ")
+            )),
+            None,
+        ),
     }
 }
 
@@ -209,6 +221,7 @@ mod tests {
     fn st(start: usize, v: i64, last_word: bool) -> Statement {
         Statement {
             start,
+            end: start + 1,
             value: Ok(v),
             last_word,
         }
@@ -217,25 +230,30 @@ mod tests {
     #[test]
     fn decide_prefers_the_last_final_statement_and_refuses_conflicts() {
         assert_eq!(
-            decide(vec![st(0, -1, false), st(5, -1, false)], String::new),
+            decide(vec![st(0, -1, false), st(5, -1, false)], String::new).0,
             Verdict::Rated(-1)
         );
         assert_eq!(
-            decide(vec![st(0, -1, false), st(5, 1, true)], String::new),
+            decide(vec![st(0, -1, false), st(5, 1, true)], String::new).0,
             Verdict::Rated(1)
         );
         assert_eq!(
-            decide(vec![st(9, -1, true), st(5, 1, true)], String::new),
+            decide(vec![st(9, -1, true), st(5, 1, true)], String::new).0,
             Verdict::Rated(-1)
         );
         assert_eq!(
-            decide(vec![st(0, -1, false), st(5, 1, false)], String::new),
+            decide(vec![st(9, -1, true), st(5, 1, true)], String::new).1,
+            Some((9, 10)),
+            "the span is the deciding statement's"
+        );
+        assert_eq!(
+            decide(vec![st(0, -1, false), st(5, 1, false)], String::new).0,
             Verdict::Unparseable(
                 "conflicting verdict statements (response 1 vs response 2) and no final one".into()
             )
         );
         assert_eq!(
-            decide(vec![], || "nothing".into()),
+            decide(vec![], || "nothing".into()).0,
             Verdict::Unparseable("nothing".into())
         );
     }

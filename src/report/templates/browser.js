@@ -1,0 +1,87 @@
+// The item browser: every item with each configuration's rating; filters, search, pages and a
+// detail panel. Data is text only: it is put in the page with textContent, never as HTML.
+const D = JSON.parse(document.getElementById('data').textContent);
+const PAGE = 100;
+let shown = [], page = 0, selected = -1;
+const $ = id => document.getElementById(id);
+const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
+function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
+const head = $('items').tHead.rows[0];
+D.configs.forEach((c, k) => { head.appendChild(el('th', c)); $('config').appendChild(new Option(c, String(k))); });
+[...new Set(D.items.map(i => i.subset))].sort().forEach(s => $('subset').appendChild(new Option(s, s)));
+// Position-inconsistent: a configuration's two verdicts of a pair disagree once un-swapped.
+const byPair = {};
+D.items.forEach((it, i) => { (byPair[it.pair] = byPair[it.pair] || []).push(i); });
+function inconsistent(i, k) {
+  const other = byPair[D.items[i].pair].find(j => j !== i);
+  if (other === undefined) return false;
+  const a = D.items[i].ratings[k][0], b = D.items[other].ratings[k][0];
+  return a === null || b === null ? a !== b : a !== -b;
+}
+function matches(i) {
+  const it = D.items[i], f = $('filter').value, s = $('subset').value, q = $('search').value.toLowerCase();
+  const ks = $('config').value === '' ? D.configs.map((_, k) => k) : [Number($('config').value)];
+  if (s && it.subset !== s) return false;
+  if (q && !(it.id.toLowerCase().includes(q) || it.prompt.toLowerCase().includes(q) || it.r1.toLowerCase().includes(q) || it.r2.toLowerCase().includes(q))) return false;
+  if (f === 'wrong') return ks.some(k => it.ratings[k][0] !== null && it.ratings[k][0] !== it.gold);
+  if (f === 'none') return ks.some(k => it.ratings[k][0] === null);
+  if (f === 'disagree') return new Set(ks.map(k => it.ratings[k][0])).size > 1;
+  if (f === 'inconsistent') return ks.some(k => inconsistent(i, k));
+  return true;
+}
+function render() {
+  shown = D.items.map((_, i) => i).filter(matches);
+  page = Math.min(page, Math.max(0, Math.ceil(shown.length / PAGE) - 1));
+  const body = $('items').tBodies[0];
+  body.replaceChildren();
+  for (const i of shown.slice(page * PAGE, (page + 1) * PAGE)) {
+    const it = D.items[i], tr = document.createElement('tr');
+    tr.dataset.item = String(i);
+    [it.id, it.subset, it.order, label(it.gold)].forEach(t => tr.appendChild(el('td', t)));
+    it.ratings.forEach(([r, status]) => tr.appendChild(el('td', r === null ? status : label(r), r === null ? 'r-none' : r === it.gold ? 'r-right' : 'r-wrong')));
+    if (i === selected) tr.className = 'sel';
+    tr.addEventListener('click', () => { selected = i; render(); detail(i); });
+    body.appendChild(tr);
+  }
+  $('count').textContent = shown.length + ' of ' + D.items.length + ' items';
+  $('page').textContent = ' page ' + (shown.length ? page + 1 : 0) + ' / ' + Math.ceil(shown.length / PAGE) + ' ';
+}
+function detail(i) {
+  const it = D.items[i], box = $('detail');
+  box.replaceChildren();
+  box.style.display = 'block';
+  box.appendChild(el('h3', it.id + ' · ' + it.subset + ' · ' + it.order + ' · gold ' + label(it.gold)));
+  box.appendChild(el('h4', 'Prompt')); box.appendChild(el('pre', it.prompt));
+  const cols = el('div', undefined, 'cols');
+  [['Response 1', it.r1], ['Response 2', it.r2]].forEach(([h, t]) => { const d = el('div'); d.appendChild(el('h4', h)); d.appendChild(el('pre', t)); cols.appendChild(d); });
+  box.appendChild(cols);
+  D.configs.forEach((c, k) => {
+    const [r, status] = it.ratings[k];
+    box.appendChild(el('h4', c + ': ' + (r === null ? status : label(r))));
+    for (const s of (D.completions[k][i] || [])) {
+      const pre = el('pre');
+      const cps = Array.from(s.text || '');
+      if (s.span) {
+        pre.appendChild(document.createTextNode(cps.slice(0, s.span[0]).join('')));
+        pre.appendChild(el('mark', cps.slice(s.span[0], s.span[1]).join('')));
+        pre.appendChild(document.createTextNode(cps.slice(s.span[1]).join('')));
+      } else {
+        pre.textContent = s.text === null ? '(no answer)' : s.text;
+      }
+      const what = s.grade !== null && s.grade !== undefined ? 'grade ' + s.grade + ' (response ' + s.side + ')' : s.verdict !== null && s.verdict !== undefined ? 'verdict ' + label(s.verdict) : (s.problem || '');
+      box.appendChild(el('div', 'sample ' + s.sample + ': ' + what, 'note'));
+      box.appendChild(pre);
+    }
+  });
+}
+['filter', 'subset', 'config', 'search'].forEach(id => $(id).addEventListener('input', () => { page = 0; render(); }));
+$('prev').addEventListener('click', () => { page = Math.max(0, page - 1); render(); });
+$('next').addEventListener('click', () => { page = page + 1; render(); });
+// A URL fragment such as #filter=wrong&subset=math-prm&q=text&item=3 sets the view.
+const frag = new URLSearchParams(location.hash.slice(1));
+if (frag.get('filter')) $('filter').value = frag.get('filter');
+if (frag.get('subset')) $('subset').value = frag.get('subset');
+if (frag.get('config')) $('config').value = frag.get('config');
+if (frag.get('q')) $('search').value = frag.get('q');
+render();
+if (frag.get('item') !== null && D.items[Number(frag.get('item'))]) { selected = Number(frag.get('item')); render(); detail(selected); }
