@@ -34,6 +34,9 @@ Examples:
   # machine-readable output and a tidy CSV for a paper
   raterlab analyze --input ratings.parquet --json --csv metrics.csv
 
+  # the tables and plots as one HTML page to open in a browser
+  raterlab analyze --input data/example-ratings.csv --group-col subset --html analysis.html
+
 Labels are integers: for pairwise preferences -1 (response 1 better), 0 (tie),
 1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.";
 
@@ -124,6 +127,10 @@ pub struct AnalyzeArgs {
     /// Also write the results as a tidy CSV (scope, metric, value, ci_lo, ci_hi).
     #[arg(long, value_name = "OUT")]
     pub csv: Option<PathBuf>,
+
+    /// Also write one self-contained HTML page with the tables and plots (opens offline).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
 }
 
 /// Which pairs to load and how to present them (shared by `data` and, later, `calibrate`).

@@ -36,6 +36,7 @@ impl Input {
 pub struct Output {
     pub json: bool,
     pub csv: Option<PathBuf>,
+    pub html: Option<PathBuf>,
 }
 
 /// Validated settings.
@@ -123,6 +124,7 @@ impl Settings {
             output: Output {
                 json: args.json,
                 csv: args.csv,
+                html: args.html,
             },
         })
     }

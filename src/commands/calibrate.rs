@@ -532,7 +532,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         bootstrap: args.bootstrap,
         checksum: checksum(&dataset),
         configs: metas,
-        command: std::env::args().collect(),
+        command: super::command_line(),
         created_unix,
         sort: args.sort.clone(),
         no_majority: dataset.no_majority,

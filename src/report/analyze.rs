@@ -1,7 +1,8 @@
 //! Output of `raterlab analyze`.
 
 use super::csv::TidyRows;
-use super::{json, table};
+use super::summary::Table;
+use super::{json, plots, table};
 use crate::commands::analyze::{Analysis, Output};
 use crate::metrics::{Agreement, Statistic};
 use anyhow::Result;
@@ -42,8 +43,12 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     rows
 }
 
-fn metrics_table(a: &Agreement) -> comfy_table::Table {
-    let mut out = table::new_table(vec!["metric", "value", "95% CI", "p-value"]);
+/// Every statistic with its CI and p-value.
+pub fn metrics_table(a: &Agreement) -> Table {
+    let mut out = Table::new(
+        format!("Agreement over {} pairs", a.n),
+        &["metric", "value", "95% CI", "p-value"],
+    );
     for s in Statistic::ALL {
         let ci = a.intervals.as_ref().map(|i| i.get(s));
         let p = match s {
@@ -51,40 +56,46 @@ fn metrics_table(a: &Agreement) -> comfy_table::Table {
             Statistic::KendallTauB => table::p_value(a.kendall_p),
             _ => String::new(),
         };
-        out.add_row(vec![
+        out.rows.push(vec![
             table::statistic_name(s).to_string(),
             table::fixed(a.get(s)),
             table::interval(ci),
             p,
         ]);
     }
-    table::align_numbers(&mut out);
     out
 }
 
-fn groups_table(a: &Analysis) -> comfy_table::Table {
-    let shown = [
-        Statistic::Accuracy,
-        Statistic::KappaQuadratic,
-        Statistic::Spearman,
-        Statistic::KendallTauB,
-    ];
+const GROUP_STATISTICS: [Statistic; 4] = [
+    Statistic::Accuracy,
+    Statistic::KappaQuadratic,
+    Statistic::Spearman,
+    Statistic::KendallTauB,
+];
+
+/// One row per group, then `overall`.
+pub fn groups_table(a: &Analysis) -> Table {
     let mut header = vec!["group", "n"];
-    header.extend(shown.iter().map(|&s| table::statistic_name(s)));
-    let mut out = table::new_table(header);
-    let rows = a.groups.iter().map(|(n, g)| (n.as_str(), g));
-    for (name, g) in rows.chain(std::iter::once(("overall", &a.overall))) {
+    header.extend(GROUP_STATISTICS.iter().map(|&s| table::statistic_name(s)));
+    let mut out = Table::new("By group", &header);
+    for (name, g) in rows(a) {
         let mut row = vec![name.to_string(), g.n.to_string()];
-        row.extend(shown.iter().map(|&s| table::with_interval(g, s)));
-        out.add_row(row);
+        row.extend(GROUP_STATISTICS.iter().map(|&s| table::with_interval(g, s)));
+        out.rows.push(row);
     }
-    table::align_numbers(&mut out);
     out
 }
 
-/// Human-readable report.
-pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "raterlab analyze: {}", a.source)?;
+/// The groups, then `overall`.
+fn rows(a: &Analysis) -> impl Iterator<Item = (&str, &Agreement)> {
+    a.groups
+        .iter()
+        .map(|(n, g)| (n.as_str(), g))
+        .chain(std::iter::once(("overall", &a.overall)))
+}
+
+/// The lines under the title: size, labels, CIs, and what was left out.
+pub fn header(a: &Analysis) -> Vec<String> {
     let ci = if a.bootstrap > 0 {
         format!(
             "95% CIs from {} bootstrap resamples (seed {})",
@@ -93,26 +104,51 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     } else {
         "no confidence intervals (--bootstrap 0)".to_string()
     };
-    writeln!(out, "{} pairs · labels {} · {ci}", a.overall.n, a.labels)?;
+    let mut out = vec![format!(
+        "{} pairs · labels {} · {ci}",
+        a.overall.n, a.labels
+    )];
     if a.only_in_gold > 0 || a.only_in_ratings > 0 {
-        writeln!(
-            out,
+        out.push(format!(
             "ids in one file only, left out: {} only in gold, {} only in ratings",
             a.only_in_gold, a.only_in_ratings
-        )?;
+        ));
     }
     if a.dropped_gold > 0 || a.dropped_ratings > 0 {
-        writeln!(
-            out,
+        out.push(format!(
             "rows left out (unreadable label, --unreadable drop): {} gold, {} ratings",
             a.dropped_gold, a.dropped_ratings
-        )?;
+        ));
+    }
+    out
+}
+
+/// The page's plots: metric bars per group with CIs, and the confusion heatmap.
+pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
+    let named: Vec<(String, &Agreement)> = rows(a).map(|(n, g)| (n.to_string(), g)).collect();
+    Ok(vec![
+        (
+            "accuracy and kappa (quadratic) with 95% CIs".to_string(),
+            plots::bars_svg(&named, &[Statistic::Accuracy, Statistic::KappaQuadratic])?,
+        ),
+        (
+            "confusion matrix".to_string(),
+            plots::confusion_svg("overall", &a.overall.confusion)?,
+        ),
+    ])
+}
+
+/// Human-readable report.
+pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "raterlab analyze: {}", a.source)?;
+    for line in header(a) {
+        writeln!(out, "{line}")?;
     }
     writeln!(out)?;
-    writeln!(out, "{}", metrics_table(&a.overall))?;
+    writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
     if !a.groups.is_empty() {
         writeln!(out, "\nBy group")?;
-        writeln!(out, "{}", groups_table(a))?;
+        writeln!(out, "{}", table::render(&groups_table(a)))?;
     }
     writeln!(out, "\nConfusion matrix (rows: gold, columns: rating)")?;
     writeln!(out, "{}", table::confusion(&a.overall.confusion))?;
@@ -124,6 +160,9 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
     if let Some(path) = &output.csv {
         to_tidy(a).write(path)?;
     }
+    if let Some(path) = &output.html {
+        super::html::write_analysis(a, path)?;
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if output.json {
@@ -131,7 +170,7 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
         writeln!(out)?;
     } else {
         write_terminal(a, &mut out)?;
-        if let Some(path) = &output.csv {
+        for path in output.csv.iter().chain(&output.html) {
             writeln!(out, "\nwrote {}", path.display())?;
         }
     }

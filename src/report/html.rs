@@ -4,9 +4,11 @@
 //! completions.jsonl, so `calibrate` and `report DIR` write the same page. All data is
 //! escaped by the template engine (HTML) or embedded as JSON and shown with `textContent`.
 
-use super::plots;
 use super::summary::{summary, Table};
+use super::{analyze, plots};
+use crate::commands::analyze::Analysis;
 use crate::commands::calibrate::Run;
+use crate::metrics::Statistic;
 use anyhow::{Context, Result};
 use base64::Engine;
 use minijinja::{context, Environment};
@@ -121,16 +123,46 @@ fn unique(values: impl Iterator<Item = String>) -> String {
     seen.join(", ")
 }
 
-/// The page as text.
+/// What a page shows: a title and header lines, the command, summary tables, plots, and the
+/// item browser's data when there are items to browse.
+struct Page {
+    title: String,
+    header: Vec<String>,
+    command: String,
+    simulated: bool,
+    tables: Vec<Table>,
+    plots: Vec<Plot>,
+    data: Option<Value>,
+}
+
+fn page(p: Page) -> Result<String> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)?;
+    let text = env.get_template("report.html")?.render(context! {
+        title => p.title,
+        header => p.header,
+        command => p.command,
+        version => env!("CARGO_PKG_VERSION"),
+        simulated => p.simulated,
+        tables => p.tables,
+        plots => p.plots,
+        browser => p.data.is_some(),
+        data => p.data.as_ref().map(script_json).unwrap_or_default(),
+        script => BROWSER,
+    })?;
+    Ok(text)
+}
+
+/// The run's page as text.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
     let s = summary(run);
-    let tables: Vec<&Table> = [
-        Some(&s.configurations),
-        Some(&s.parse_failures),
-        s.position.as_ref(),
-        s.pointwise.as_ref(),
-        s.sections.as_ref(),
-        s.comparisons.as_ref(),
+    let tables: Vec<Table> = [
+        Some(s.configurations),
+        Some(s.parse_failures),
+        s.position,
+        s.pointwise,
+        s.sections,
+        s.comparisons,
     ]
     .into_iter()
     .flatten()
@@ -138,13 +170,7 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
     let rec = &run.record;
     let mut figures = vec![plot(
         "kappa (quadratic) and accuracy with 95% CIs",
-        plots::metrics_svg(
-            run,
-            &[
-                crate::metrics::Statistic::KappaQuadratic,
-                crate::metrics::Statistic::Accuracy,
-            ],
-        )?,
+        plots::metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
     )];
     figures.push(plot(
         "accuracy per subset × configuration (columns in the order of the first table)",
@@ -168,35 +194,77 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
             ));
         }
     }
-    let data = browser_data(run, dir);
     let m = &run.meta;
-    let mut env = Environment::new();
-    env.add_template("report.html", TEMPLATE)?;
-    let page = env.get_template("report.html")?.render(context! {
-        title => m.name,
-        source => m.source,
-        items => rec.items.len(),
-        seed => m.seed,
-        orders => if m.both_orders { "both orders" } else { "one order per pair (seeded)" },
-        configs => rec.configs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-        bootstrap => m.bootstrap,
-        models => unique(m.configs.iter().map(|c| c.model.clone())),
-        judges => unique(m.configs.iter().map(|c| c.judge.clone())),
-        command => m.command.join(" "),
-        version => env!("CARGO_PKG_VERSION"),
-        simulated => rec.configs.iter().any(|c| c.simulated),
-        tables => tables,
-        plots => figures,
-        browser => data.is_some(),
-        data => data.as_ref().map(script_json).unwrap_or_default(),
-        script => BROWSER,
-    })?;
-    Ok(page)
+    let n = rec.configs.len();
+    let mut header = vec![
+        format!(
+            "data {} · {} items · seed {} · {} · {n} configuration{} · bootstrap {}",
+            m.source,
+            rec.items.len(),
+            m.seed,
+            if m.both_orders {
+                "both orders"
+            } else {
+                "one order per pair (seeded)"
+            },
+            if n == 1 { "" } else { "s" },
+            m.bootstrap
+        ),
+        format!(
+            "models: {} · judges: {}",
+            unique(m.configs.iter().map(|c| c.model.clone())),
+            unique(m.configs.iter().map(|c| c.judge.clone()))
+        ),
+    ];
+    if m.no_majority > 0 {
+        header.push(format!(
+            "{} pairs left out: their annotators had no majority",
+            m.no_majority
+        ));
+    }
+    page(Page {
+        title: m.name.clone(),
+        header,
+        command: m.command.join(" "),
+        simulated: rec.configs.iter().any(|c| c.simulated),
+        tables,
+        plots: figures,
+        data: browser_data(run, dir),
+    })
 }
 
 /// Writes `report.html` into the run directory.
 pub fn write(run: &Run, dir: &Path) -> Result<()> {
     let path = dir.join("report.html");
     std::fs::write(&path, render(run, dir)?)
+        .with_context(|| format!("writing '{}'", path.display()))
+}
+
+/// The page of an `analyze` result: its tables and plots (there are no items to browse).
+pub fn render_analysis(a: &Analysis) -> Result<String> {
+    let mut tables = vec![analyze::metrics_table(&a.overall)];
+    if !a.groups.is_empty() {
+        tables.push(analyze::groups_table(a));
+    }
+    tables.push(super::summary::confusion(&a.overall.confusion));
+    let mut header = vec![format!("data {}", a.source)];
+    header.extend(analyze::header(a));
+    page(Page {
+        title: format!("analyze {}", a.source),
+        header,
+        command: crate::commands::command_line().join(" "),
+        simulated: false,
+        tables,
+        plots: analyze::plots(a)?
+            .into_iter()
+            .map(|(title, svg)| plot(title, svg))
+            .collect(),
+        data: None,
+    })
+}
+
+/// Writes the page of an `analyze` result to `path`.
+pub fn write_analysis(a: &Analysis, path: &Path) -> Result<()> {
+    std::fs::write(path, render_analysis(a)?)
         .with_context(|| format!("writing '{}'", path.display()))
 }

@@ -40,9 +40,9 @@ pub fn render(run: &Run) -> String {
     );
     for i in order(run) {
         let s = &run.evaluation.configs[i].overall;
-        let (acc, acc_ci) = value(s, Statistic::Accuracy);
-        let (kq, kq_ci) = value(s, Statistic::KappaQuadratic);
-        let (k, k_ci) = value(s, Statistic::Kappa);
+        let (acc, acc_ci) = value(&s.agreement, Statistic::Accuracy);
+        let (kq, kq_ci) = value(&s.agreement, Statistic::KappaQuadratic);
+        let (k, k_ci) = value(&s.agreement, Statistic::Kappa);
         out.push_str(&format!(
             "{} & {} & {} & {} & {} & {:.3} \\\\\n",
             escape(&run.record.configs[i].name),

@@ -6,7 +6,7 @@ use super::calibrate::{order, shown_name};
 use super::run_dir::value;
 use super::table::{confusion_names, statistic_name};
 use crate::commands::calibrate::Run;
-use crate::metrics::{Contingency, Statistic};
+use crate::metrics::{Agreement, Contingency, Statistic};
 use anyhow::{anyhow, Context, Result};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
@@ -175,11 +175,23 @@ pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<
 /// panel per statistic.
 pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
     let idx = order(run);
-    let n = idx.len().max(1);
-    let names: Vec<String> = idx
+    let rows: Vec<(String, &Agreement)> = idx
         .iter()
-        .map(|&i| shown_name(&run.record.configs[i]))
+        .map(|&i| {
+            (
+                shown_name(&run.record.configs[i]),
+                &run.evaluation.configs[i].overall.agreement,
+            )
+        })
         .collect();
+    bars_svg(&rows, statistics)
+}
+
+/// Horizontal bars with 95% CI whiskers, one row per named result (the first at the top), one
+/// panel per statistic.
+pub fn bars_svg(rows: &[(String, &Agreement)], statistics: &[Statistic]) -> Result<String> {
+    let n = rows.len().max(1);
+    let names: Vec<String> = rows.iter().map(|(name, _)| name.clone()).collect();
     let panel_height = 90 + 28 * n as u32;
     let mut svg = String::new();
     {
@@ -191,10 +203,8 @@ pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
             .iter()
             .zip(statistics)
         {
-            let values: Vec<(f64, Option<(f64, f64)>)> = idx
-                .iter()
-                .map(|&i| value(&run.evaluation.configs[i].overall, statistic))
-                .collect();
+            let values: Vec<(f64, Option<(f64, f64)>)> =
+                rows.iter().map(|(_, a)| value(a, statistic)).collect();
             let lowest = values
                 .iter()
                 .filter_map(|(v, ci)| {

@@ -9,7 +9,7 @@ use crate::error::input_error;
 use crate::evaluation::{
     Comparison, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Scope,
 };
-use crate::metrics::Statistic;
+use crate::metrics::{Agreement, Statistic};
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use serde_json::{json, Value};
@@ -565,10 +565,10 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
 }
 
 /// The headline value of a statistic for plots and the LaTeX table.
-pub fn value(s: &Scope, statistic: Statistic) -> (f64, Option<(f64, f64)>) {
-    let ci = s.agreement.intervals.as_ref().map(|i| {
+pub fn value(a: &Agreement, statistic: Statistic) -> (f64, Option<(f64, f64)>) {
+    let ci = a.intervals.as_ref().map(|i| {
         let b = i.get(statistic);
         (b.lo, b.hi)
     });
-    (s.agreement.get(statistic), ci)
+    (a.get(statistic), ci)
 }

@@ -20,7 +20,7 @@ pub struct Table {
 }
 
 impl Table {
-    fn new(title: impl Into<String>, headers: &[&str]) -> Self {
+    pub fn new(title: impl Into<String>, headers: &[&str]) -> Self {
         Self {
             title: title.into(),
             headers: headers.iter().map(|h| h.to_string()).collect(),
@@ -29,6 +29,20 @@ impl Table {
             numeric: true,
         }
     }
+}
+
+/// A confusion matrix: rows gold, columns rating, counts.
+pub fn confusion(c: &crate::metrics::Contingency) -> Table {
+    let (rows, columns) = super::table::confusion_names(c);
+    let mut header = vec![""];
+    header.extend(columns.iter().map(String::as_str));
+    let mut out = Table::new("Confusion matrix (rows: gold, columns: rating)", &header);
+    for (name, counts) in rows.iter().zip(c.rows()) {
+        let mut row = vec![name.clone()];
+        row.extend(counts.iter().map(u64::to_string));
+        out.rows.push(row);
+    }
+    out
 }
 
 /// Every summary table of a run, in the terminal's order.

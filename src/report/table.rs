@@ -105,18 +105,8 @@ pub fn confusion_names(table: &Contingency) -> (Vec<String>, Vec<String>) {
     )
 }
 
-pub fn confusion(table: &Contingency) -> Table {
-    let (rows, columns) = confusion_names(table);
-    let mut header = vec![""];
-    header.extend(columns.iter().map(String::as_str));
-    let mut out = new_table(header);
-    for (name, counts) in rows.iter().zip(table.rows()) {
-        let mut row = vec![name.clone()];
-        row.extend(counts.iter().map(u64::to_string));
-        out.add_row(row);
-    }
-    align_numbers(&mut out);
-    out
+pub fn confusion(table: &Contingency) -> String {
+    render(&super::summary::confusion(table))
 }
 
 /// `text` on one line, cut to `max` characters with an ellipsis.
