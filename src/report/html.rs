@@ -33,12 +33,15 @@ fn plot(title: impl Into<String>, svg: String) -> Plot {
     }
 }
 
-/// JSON that is safe inside a `<script>` element: `</` and `<!--` cannot close or comment it.
+/// JSON that is safe inside a `<script>` element: no `<`, `>` or `&` is left raw (each is a
+/// `\u` escape, which JSON reads back as the same character), so no text can close, comment
+/// or open an element there.
 pub fn script_json(value: &Value) -> String {
     value
         .to_string()
-        .replace("</", "<\\/")
-        .replace("<!--", "<\\!--")
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
 }
 
 fn read_lines(path: &Path) -> Vec<Value> {

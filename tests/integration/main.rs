@@ -11,3 +11,4 @@ mod metrics_fixtures;
 mod mock_http;
 mod pointwise;
 mod real_data;
+mod report_html;
