@@ -48,20 +48,27 @@ pub fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
 
 /// `../shared/data`, or `None` (with a notice) when it is missing. With
 /// `RATERLAB_REQUIRE_SHARED=1` (set by .ci/run) a missing folder fails the test instead.
-#[allow(dead_code, clippy::print_stderr)]
+#[allow(dead_code)]
 pub fn shared_data() -> Option<PathBuf> {
     let dir = root().join("..").join("shared").join("data");
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("RATERLAB_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("RATERLAB_REQUIRE_SHARED=1 but {} is missing", dir.display());
-    }
-    eprintln!(
-        "skipped: {} is missing (set RATERLAB_REQUIRE_SHARED=1 to fail instead)",
-        dir.display()
+    missing(
+        "RATERLAB_REQUIRE_SHARED",
+        &format!("{} is missing", dir.display()),
     );
     None
+}
+
+/// A test's prerequisite is missing: a failure when `require` is set to 1 (as .ci/run does),
+/// otherwise a printed notice and the test is skipped.
+#[allow(clippy::print_stderr)]
+pub fn missing(require: &str, what: &str) {
+    if std::env::var(require).is_ok_and(|v| v == "1") {
+        panic!("{require}=1 but {what}");
+    }
+    eprintln!("skipped: {what} (set {require}=1 to fail instead)");
 }
 
 /// The fields of analyze's metric object (README, "analyze JSON output"), which calibrate's
