@@ -212,14 +212,19 @@ fn main() {
     };
     raterlab::report::run_dir::write(&run).expect("run directory written");
     let written = start.elapsed().as_secs_f64();
-    let html_start = Instant::now();
-    let page = raterlab::report::html::render(&run, &dir).expect("report.html rendered");
-    let html = html_start.elapsed().as_secs_f64();
     let mut table = Vec::new();
     raterlab::report::calibrate::write_terminal(&run, &mut table).expect("terminal report");
     let total = start.elapsed().as_secs_f64();
     let peak = peak_mb();
-    let _ = std::fs::remove_dir_all(&dir);
+    // The page again on its own, as `report DIR` renders it from the files just written.
+    let html_start = Instant::now();
+    let page = raterlab::report::html::render(&run, &dir).expect("report.html rendered");
+    let html = html_start.elapsed().as_secs_f64();
+    // RATERLAB_BENCH_KEEP=1 keeps the run directory, to open its report.html in a browser.
+    let kept = std::env::var("RATERLAB_BENCH_KEEP").is_ok_and(|v| v == "1");
+    if !kept {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     println!("report for {configs} configurations × {n} items, bootstrap 1000 (45 paired comparisons, 23 subsets)");
     println!(
         "{:<52} {:>10} {:>10} {:>8}",
@@ -234,14 +239,14 @@ fn main() {
     );
     println!(
         "{:<52} {:>9.3}s {:>9.1}s {:>7.2}x",
-        "evaluation + run directory + terminal tables",
+        "evaluation + run directory (report.html too) + terminal",
         total,
         2.0,
         total / 2.0
     );
     println!(
         "{:<52} {:>8.0}MB {:>8.0}MB {:>7.2}x",
-        "peak memory (VmHWM), whole process",
+        "peak memory (VmHWM) up to then, whole process",
         peak,
         300.0,
         peak / 300.0
@@ -258,4 +263,7 @@ fn main() {
         page.len() as f64 / 1e6
     );
     println!("(peak before the report, i.e. the synthetic input itself: {before:.0} MB)");
+    if kept {
+        println!("(run directory kept: {})", dir.display());
+    }
 }

@@ -8,13 +8,15 @@ use super::summary::{summary, Table};
 use super::{analyze, plots};
 use crate::commands::analyze::Analysis;
 use crate::commands::calibrate::Run;
+use crate::evaluation::Outcome;
 use crate::metrics::Statistic;
 use anyhow::{Context, Result};
 use base64::Engine;
 use minijinja::{context, Environment};
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::Path;
 
 const TEMPLATE: &str = include_str!("templates/report.html");
@@ -33,18 +35,44 @@ fn plot(title: impl Into<String>, svg: String) -> Plot {
     }
 }
 
-/// JSON that is safe inside a `<script>` element: no `<`, `>` or `&` is left raw (each is a
-/// `\u` escape, which JSON reads back as the same character), so no text can close, comment
-/// or open an element there.
-pub fn script_json(value: &Value) -> String {
-    value
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+/// Writes JSON that is safe inside a `<script>` element: no `<`, `>` or `&` is left raw (each
+/// becomes a `\u` escape, which JSON reads back as the same character; outside strings JSON
+/// has none), so no text can close, comment or open an element there.
+struct ScriptSafe<'a>(&'a mut Vec<u8>);
+
+impl std::io::Write for ScriptSafe<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, &b) in buf.iter().enumerate() {
+            let escaped: &[u8] = match b {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                _ => continue,
+            };
+            self.0.extend_from_slice(&buf[start..i]);
+            self.0.extend_from_slice(escaped);
+            start = i + 1;
+        }
+        self.0.extend_from_slice(&buf[start..]);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
-fn read_lines(path: &Path) -> Vec<Value> {
+/// `value` as JSON that is safe inside a `<script>` element (see `ScriptSafe`).
+pub fn script_json(value: &impl Serialize) -> Result<String> {
+    let mut out = Vec::new();
+    serde_json::to_writer(ScriptSafe(&mut out), value)?;
+    Ok(String::from_utf8(out)?)
+}
+
+/// Each line of a JSONL file that reads as `T` (an unreadable line is left out: the page shows
+/// what it can).
+fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
     std::fs::read_to_string(path)
         .map(|text| {
             text.lines()
@@ -54,14 +82,73 @@ fn read_lines(path: &Path) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// The item browser's data: items with texts and ratings, and each configuration's answers.
-fn browser_data(run: &Run, dir: &Path) -> Option<Value> {
-    let texts: HashMap<String, Value> = read_lines(&dir.join("items.jsonl"))
+/// A line of items.jsonl.
+#[derive(Deserialize)]
+struct ItemTexts {
+    id: String,
+    #[serde(default)]
+    prompt: String,
+    #[serde(default)]
+    response1: String,
+    #[serde(default)]
+    response2: String,
+}
+
+/// A line of completions.jsonl, as the browser shows it.
+#[derive(Deserialize, Serialize)]
+struct Answer {
+    #[serde(default, skip_serializing)]
+    config: String,
+    #[serde(default, skip_serializing)]
+    id: String,
+    sample: u32,
+    text: Option<String>,
+    verdict: Option<i64>,
+    grade: Option<f64>,
+    side: Option<u8>,
+    span: Option<[usize; 2]>,
+    problem: Option<String>,
+}
+
+/// An item as the browser shows it: its texts and each configuration's (rating, status).
+#[derive(Serialize)]
+struct BrowserItem<'a> {
+    id: &'a str,
+    pair: &'a str,
+    subset: &'a str,
+    order: &'a str,
+    gold: i64,
+    prompt: &'a str,
+    r1: &'a str,
+    r2: &'a str,
+    ratings: Vec<(Option<i64>, &'static str)>,
+}
+
+#[derive(Serialize)]
+struct BrowserData<'a> {
+    configs: Vec<&'a str>,
+    items: Vec<BrowserItem<'a>>,
+    /// Per configuration, per item: its answers.
+    completions: Vec<Vec<Vec<Answer>>>,
+}
+
+fn status(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Rated(_) => "rated",
+        Outcome::NoVerdict => "no verdict",
+        Outcome::CallFailed => "call failed",
+    }
+}
+
+/// The item browser's data as script-safe JSON: items with texts and ratings, and each
+/// configuration's answers; `None` without items.jsonl (a run from an older raterlab).
+fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
+    let texts: HashMap<String, ItemTexts> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
         .into_iter()
-        .filter_map(|v| Some((v["id"].as_str()?.to_string(), v)))
+        .map(|t| (t.id.clone(), t))
         .collect();
     if texts.is_empty() {
-        return None;
+        return Ok(None);
     }
     let rec = &run.record;
     let index: HashMap<&str, usize> = rec
@@ -76,44 +163,47 @@ fn browser_data(run: &Run, dir: &Path) -> Option<Value> {
         .enumerate()
         .map(|(k, c)| (c.name.as_str(), k))
         .collect();
-    let mut completions = vec![vec![Vec::<Value>::new(); rec.items.len()]; rec.configs.len()];
-    for line in read_lines(&dir.join("completions.jsonl")) {
-        let (Some(&k), Some(&i)) = (
-            line["config"].as_str().and_then(|c| config_index.get(c)),
-            line["id"].as_str().and_then(|id| index.get(id)),
-        ) else {
-            continue;
-        };
-        completions[k][i].push(json!({
-            "sample": line["sample"], "text": line["text"], "verdict": line["verdict"],
-            "grade": line["grade"], "side": line["side"], "span": line["span"],
-            "problem": line["problem"],
-        }));
+    let mut completions: Vec<Vec<Vec<Answer>>> = (0..rec.configs.len())
+        .map(|_| (0..rec.items.len()).map(|_| Vec::new()).collect())
+        .collect();
+    for answer in read_lines::<Answer>(&dir.join("completions.jsonl")) {
+        if let (Some(&k), Some(&i)) = (
+            config_index.get(answer.config.as_str()),
+            index.get(answer.id.as_str()),
+        ) {
+            completions[k][i].push(answer);
+        }
     }
-    let status = |o: crate::evaluation::Outcome| match o {
-        crate::evaluation::Outcome::Rated(_) => "rated",
-        crate::evaluation::Outcome::NoVerdict => "no verdict",
-        crate::evaluation::Outcome::CallFailed => "call failed",
-    };
-    let items: Vec<Value> = rec
+    let items = rec
         .items
         .iter()
         .enumerate()
         .map(|(i, it)| {
             let t = texts.get(&it.id);
-            let text = |k: &str| t.and_then(|t| t[k].as_str()).unwrap_or("").to_string();
-            json!({
-                "id": it.id, "pair": it.pair_id, "subset": it.subset, "order": it.order.key(),
-                "gold": it.gold, "prompt": text("prompt"), "r1": text("response1"), "r2": text("response2"),
-                "ratings": rec.configs.iter().map(|c| json!([c.outcomes[i].rating(), status(c.outcomes[i])])).collect::<Vec<_>>(),
-            })
+            let text = |f: fn(&ItemTexts) -> &str| t.map(f).unwrap_or("");
+            BrowserItem {
+                id: &it.id,
+                pair: &it.pair_id,
+                subset: &it.subset,
+                order: it.order.key(),
+                gold: it.gold,
+                prompt: text(|t| &t.prompt),
+                r1: text(|t| &t.response1),
+                r2: text(|t| &t.response2),
+                ratings: rec
+                    .configs
+                    .iter()
+                    .map(|c| (c.outcomes[i].rating(), status(c.outcomes[i])))
+                    .collect(),
+            }
         })
         .collect();
-    Some(json!({
-        "configs": rec.configs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-        "items": items,
-        "completions": completions,
-    }))
+    let data = BrowserData {
+        configs: rec.configs.iter().map(|c| c.name.as_str()).collect(),
+        items,
+        completions,
+    };
+    script_json(&data).map(Some)
 }
 
 fn unique(values: impl Iterator<Item = String>) -> String {
@@ -127,7 +217,7 @@ fn unique(values: impl Iterator<Item = String>) -> String {
 }
 
 /// What a page shows: a title and header lines, the command, summary tables, plots, and the
-/// item browser's data when there are items to browse.
+/// item browser's data (script-safe JSON) when there are items to browse.
 struct Page {
     title: String,
     header: Vec<String>,
@@ -135,10 +225,15 @@ struct Page {
     simulated: bool,
     tables: Vec<Table>,
     plots: Vec<Plot>,
-    data: Option<Value>,
+    data: Option<String>,
 }
 
-fn page(p: Page) -> Result<String> {
+/// Where the browser's data goes: the template renders this, and the data (tens of megabytes
+/// for a large run) is spliced in rather than copied through the template engine.
+const DATA_SLOT: &str = r#"id="data">DATA-SLOT"#;
+
+/// The page in three parts: the text before the browser's data, the data, the text after.
+fn page(p: Page) -> Result<[String; 3]> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     let text = env.get_template("report.html")?.render(context! {
@@ -150,14 +245,40 @@ fn page(p: Page) -> Result<String> {
         tables => p.tables,
         plots => p.plots,
         browser => p.data.is_some(),
-        data => p.data.as_ref().map(script_json).unwrap_or_default(),
         script => BROWSER,
     })?;
-    Ok(text)
+    Ok(match (p.data, text.find(DATA_SLOT)) {
+        (Some(data), Some(at)) => {
+            let cut = at + DATA_SLOT.len() - "DATA-SLOT".len();
+            [
+                text[..cut].to_string(),
+                data,
+                text[at + DATA_SLOT.len()..].to_string(),
+            ]
+        }
+        _ => [text, String::new(), String::new()],
+    })
+}
+
+/// Writes the parts of a page to `path`.
+fn write_page(parts: [String; 3], path: &Path) -> Result<()> {
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("writing '{}'", path.display()))?,
+    );
+    for part in &parts {
+        out.write_all(part.as_bytes())
+            .with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    out.flush()
+        .with_context(|| format!("writing '{}'", path.display()))
 }
 
 /// The run's page as text.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
+    Ok(run_page(run, dir)?.concat())
+}
+
+fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let s = summary(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
@@ -232,19 +353,21 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
         simulated: rec.configs.iter().any(|c| c.simulated),
         tables,
         plots: figures,
-        data: browser_data(run, dir),
+        data: browser_data(run, dir)?,
     })
 }
 
 /// Writes `report.html` into the run directory.
 pub fn write(run: &Run, dir: &Path) -> Result<()> {
-    let path = dir.join("report.html");
-    std::fs::write(&path, render(run, dir)?)
-        .with_context(|| format!("writing '{}'", path.display()))
+    write_page(run_page(run, dir)?, &dir.join("report.html"))
 }
 
 /// The page of an `analyze` result: its tables and plots (there are no items to browse).
 pub fn render_analysis(a: &Analysis) -> Result<String> {
+    Ok(analysis_page(a)?.concat())
+}
+
+fn analysis_page(a: &Analysis) -> Result<[String; 3]> {
     let mut tables = vec![analyze::metrics_table(&a.overall)];
     if !a.groups.is_empty() {
         tables.push(analyze::groups_table(a));
@@ -268,6 +391,21 @@ pub fn render_analysis(a: &Analysis) -> Result<String> {
 
 /// Writes the page of an `analyze` result to `path`.
 pub fn write_analysis(a: &Analysis, path: &Path) -> Result<()> {
-    std::fs::write(path, render_analysis(a)?)
-        .with_context(|| format!("writing '{}'", path.display()))
+    write_page(analysis_page(a)?, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_has_no_markup_and_reads_back_the_same() {
+        let hostile = "</script><!-- <script>alert(1)</script> & &amp; <\\/ \u{2028} é 😀";
+        let text =
+            script_json(&serde_json::json!({"t": hostile, "<k>": [1, "&"]})).expect("serialized");
+        assert!(!text.contains(['<', '>', '&']), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(back["t"], hostile);
+        assert_eq!(back["<k>"][1], "&");
+    }
 }

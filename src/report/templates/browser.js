@@ -18,11 +18,17 @@ function inconsistent(i, k) {
   const a = D.items[i].ratings[k][0], b = D.items[other].ratings[k][0];
   return a === null || b === null ? a !== b : a !== -b;
 }
+// The searchable text of each item, lower-cased once, on the first search.
+let hay = null;
+function haystack(i) {
+  if (hay === null) hay = D.items.map(it => [it.id, it.prompt, it.r1, it.r2].join('\u0000').toLowerCase());
+  return hay[i];
+}
 function matches(i) {
   const it = D.items[i], f = $('filter').value, s = $('subset').value, q = $('search').value.toLowerCase();
   const ks = $('config').value === '' ? D.configs.map((_, k) => k) : [Number($('config').value)];
   if (s && it.subset !== s) return false;
-  if (q && !(it.id.toLowerCase().includes(q) || it.prompt.toLowerCase().includes(q) || it.r1.toLowerCase().includes(q) || it.r2.toLowerCase().includes(q))) return false;
+  if (q && !haystack(i).includes(q)) return false;
   if (f === 'wrong') return ks.some(k => it.ratings[k][0] !== null && it.ratings[k][0] !== it.gold);
   if (f === 'none') return ks.some(k => it.ratings[k][0] === null);
   if (f === 'disagree') return new Set(ks.map(k => it.ratings[k][0])).size > 1;
@@ -84,4 +90,9 @@ if (frag.get('subset')) $('subset').value = frag.get('subset');
 if (frag.get('config')) $('config').value = frag.get('config');
 if (frag.get('q')) $('search').value = frag.get('q');
 render();
-if (frag.get('item') !== null && D.items[Number(frag.get('item'))]) { selected = Number(frag.get('item')); render(); detail(selected); }
+if (frag.get('item') !== null && D.items[Number(frag.get('item'))]) {
+  selected = Number(frag.get('item')); render(); detail(selected);
+  $('browser').scrollIntoView();
+}
+// When the browser was ready, in ms since navigation (read by tests and benchmarks).
+document.body.dataset.ready = String(Math.round(performance.now()));
