@@ -443,6 +443,27 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
         detail.contains(&format!("<mark>{}</mark>", html_text(&marked))),
         "the verdict's span {marked:?} is highlighted"
     );
+    // A linked item that the filter would hide: the filters are reset so that it shows.
+    let rated = (0..n)
+        .find(|&i| ratings(&data, i).iter().all(Option::is_some))
+        .expect("an item every configuration rated");
+    let linked = dom(&browser, &page, &format!("#filter=none&item={rated}"));
+    assert_eq!(shown(&linked), format!("{n} of {n} items"));
+    assert!(linked.contains(&format!(r#"<tr data-item="{rated}" class="sel""#)));
+    // The legend names every configuration behind the C1, C2, ... columns.
+    let legend = &linked[linked.find(r#"id="legend""#).expect("legend")..];
+    for (k, name) in data["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .enumerate()
+    {
+        let name = name.as_str().expect("name");
+        assert!(
+            legend.contains(&format!("C{} {}", k + 1, html_text(name))),
+            "{name}"
+        );
+    }
 }
 
 #[test]

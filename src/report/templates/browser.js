@@ -7,7 +7,12 @@ const $ = id => document.getElementById(id);
 const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
 const head = $('items').tHead.rows[0];
-D.configs.forEach((c, k) => { head.appendChild(el('th', c)); $('config').appendChild(new Option(c, String(k))); });
+// Configurations are numbered in the list's header (full names in the legend and tooltips).
+D.configs.forEach((c, k) => {
+  const th = el('th', 'C' + (k + 1)); th.title = c; head.appendChild(th);
+  $('config').appendChild(new Option('C' + (k + 1) + ' ' + c, String(k)));
+  $('legend').appendChild(el('span', 'C' + (k + 1) + ' ' + c + (k + 1 < D.configs.length ? ' · ' : '')));
+});
 [...new Set(D.items.map(i => i.subset))].sort().forEach(s => $('subset').appendChild(new Option(s, s)));
 // Position-inconsistent: a configuration's two verdicts of a pair disagree once un-swapped.
 const byPair = {};
@@ -36,6 +41,7 @@ function matches(i) {
   return true;
 }
 function render() {
+  const t0 = performance.now();
   shown = D.items.map((_, i) => i).filter(matches);
   page = Math.min(page, Math.max(0, Math.ceil(shown.length / PAGE) - 1));
   const body = $('items').tBodies[0];
@@ -51,11 +57,12 @@ function render() {
   }
   $('count').textContent = shown.length + ' of ' + D.items.length + ' items';
   $('page').textContent = ' page ' + (shown.length ? page + 1 : 0) + ' / ' + Math.ceil(shown.length / PAGE) + ' ';
+  // How long the last filter took, in ms (read by tests and benchmarks).
+  document.body.dataset.render = String(Math.round(performance.now() - t0));
 }
 function detail(i) {
   const it = D.items[i], box = $('detail');
   box.replaceChildren();
-  box.style.display = 'block';
   box.appendChild(el('h3', it.id + ' · ' + it.subset + ' · ' + it.order + ' · gold ' + label(it.gold)));
   box.appendChild(el('h4', 'Prompt')); box.appendChild(el('pre', it.prompt));
   const cols = el('div', undefined, 'cols');
@@ -63,7 +70,7 @@ function detail(i) {
   box.appendChild(cols);
   D.configs.forEach((c, k) => {
     const [r, status] = it.ratings[k];
-    box.appendChild(el('h4', c + ': ' + (r === null ? status : label(r))));
+    box.appendChild(el('h4', 'C' + (k + 1) + ' ' + c + ': ' + (r === null ? status : label(r))));
     for (const s of (D.completions[k][i] || [])) {
       const pre = el('pre');
       const cps = Array.from(s.text || '');
@@ -91,8 +98,11 @@ if (frag.get('config')) $('config').value = frag.get('config');
 if (frag.get('q')) $('search').value = frag.get('q');
 render();
 if (frag.get('item') !== null && D.items[Number(frag.get('item'))]) {
-  selected = Number(frag.get('item')); render(); detail(selected);
+  selected = Number(frag.get('item'));
+  if (!shown.includes(selected)) { $('filter').value = 'all'; $('subset').value = ''; $('config').value = ''; $('search').value = ''; render(); }
+  page = Math.floor(shown.indexOf(selected) / PAGE); render(); detail(selected);
   $('browser').scrollIntoView();
+  $('items').querySelector('tr.sel')?.scrollIntoView({ block: 'nearest' });
 }
 // When the browser was ready, in ms since navigation (read by tests and benchmarks).
 document.body.dataset.ready = String(Math.round(performance.now()));
