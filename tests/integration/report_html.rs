@@ -83,6 +83,9 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     let out = dir.path().join("run");
     let page = calibrate(&out, &["--demo", "--bootstrap", "200"]);
     assert!(page.contains(r#"<div class="banner" id="simulated">SIMULATED judge"#));
+    for network in ["src=\"http", "href=", "url(", "@import", "<link", "fetch("] {
+        assert!(!page.contains(network), "the page loads nothing: {network}");
+    }
     assert_eq!(page.matches("<table class=\"sortable").count(), 4);
     let svgs = plots(&page);
     assert_eq!(
