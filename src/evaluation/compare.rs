@@ -74,6 +74,39 @@ pub struct Comparison {
     /// Items only A got right, and only B.
     pub only_a_right: u64,
     pub only_b_right: u64,
+    /// McNemar's power at α = 0.05 and 80% power, from the observed discordance.
+    pub power: Power,
+}
+
+/// What the accuracy comparison could detect (`metrics::power`, α = 0.05, power 0.8).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Power {
+    /// The share of items exactly one configuration got right.
+    pub discordance: f64,
+    /// The smallest accuracy difference these n items detect (NaN: none can be).
+    pub min_detectable: f64,
+    /// The items needed to detect the observed difference (NaN: no difference observed).
+    pub items_needed: f64,
+}
+
+impl Power {
+    fn new(n: u64, only_a: u64, only_b: u64) -> Self {
+        use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable, ALPHA, POWER};
+        if n == 0 {
+            return Self {
+                discordance: f64::NAN,
+                min_detectable: f64::NAN,
+                items_needed: f64::NAN,
+            };
+        }
+        let discordance = (only_a + only_b) as f64 / n as f64;
+        let diff = (only_b as f64 - only_a as f64) / n as f64;
+        Self {
+            discordance,
+            min_detectable: mcnemar_min_detectable(n as f64, discordance, ALPHA, POWER),
+            items_needed: mcnemar_items_needed(discordance, diff, ALPHA, POWER),
+        }
+    }
 }
 
 /// The two-sided paired-bootstrap p-value of a difference: twice the smaller share of
@@ -228,6 +261,7 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
         },
         only_a_right: only_a,
         only_b_right: only_b,
+        power: Power::new(n, only_a, only_b),
     }
 }
 

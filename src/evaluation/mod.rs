@@ -6,7 +6,7 @@ mod compare;
 mod pointwise;
 mod position;
 
-pub use compare::{compare_all, Comparison, Finding, MetricTest};
+pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 

@@ -11,6 +11,7 @@ mod bootstrap;
 mod contingency;
 pub mod general;
 mod kappa;
+pub mod power;
 mod pvalue;
 mod rank;
 

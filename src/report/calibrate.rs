@@ -53,6 +53,57 @@ pub fn order(run: &Run) -> Vec<usize> {
     idx
 }
 
+/// When the headline metric and accuracy crown different configurations: one line that says
+/// so, and why where the reason is known (quadratic kappa's partial credit for ties against
+/// gold without ties).
+pub fn ranking_note(run: &Run) -> Option<String> {
+    let headline = sort_statistic(&run.meta.sort);
+    if headline == Statistic::Accuracy {
+        return None;
+    }
+    let overall = |i: usize| &run.evaluation.configs[i].overall.agreement;
+    let best_headline = *order(run).first()?;
+    let best_accuracy = (0..run.evaluation.configs.len())
+        .filter(|&i| !overall(i).get(Statistic::Accuracy).is_nan())
+        .max_by(|&a, &b| {
+            overall(a)
+                .get(Statistic::Accuracy)
+                .total_cmp(&overall(b).get(Statistic::Accuracy))
+        })?;
+    if best_headline == best_accuracy
+        || overall(best_headline).get(Statistic::Accuracy)
+            == overall(best_accuracy).get(Statistic::Accuracy)
+    {
+        return None;
+    }
+    let name = |i: usize| run.record.configs[i].name.as_str();
+    let (h, a) = (overall(best_headline), overall(best_accuracy));
+    let ties = |x: &crate::metrics::Agreement| x.get(Statistic::TieRateRating);
+    let why = if matches!(headline, Statistic::KappaQuadratic | Statistic::KappaLinear)
+        && h.get(Statistic::TieRateGold) == 0.0
+        && ties(h) > ties(a)
+    {
+        format!(
+            "weighted kappa charges a tie against gold without ties less than a wrong side (quadratic: a quarter), and {} answers tie on {:.0}% of its items against {:.0}% for {}; accuracy counts every tie wrong",
+            name(best_headline),
+            100.0 * ties(h),
+            100.0 * ties(a),
+            name(best_accuracy)
+        )
+    } else {
+        "kappa and the rank correlations correct for each judge's own label distribution, accuracy does not".to_string()
+    };
+    Some(format!(
+        "The metrics disagree on the best configuration: {} ranks {} first ({:.4}), accuracy ranks {} first ({:.4} against {:.4}): {why}.",
+        super::table::statistic_name(headline),
+        name(best_headline),
+        h.get(headline),
+        name(best_accuracy),
+        a.get(Statistic::Accuracy),
+        h.get(Statistic::Accuracy),
+    ))
+}
+
 /// One line per comparison that names each metric and keeps its direction, interval and
 /// test together; "better" only where that metric's test found it (see
 /// [`MetricTest::finding`]), and a disagreement between the metrics is said, not resolved.
@@ -110,10 +161,49 @@ pub fn verdict_line(a: &str, b: &str, c: &Comparison) -> String {
         ""
     };
     format!(
-        "{head}: accuracy {}; κq {}{tail}",
+        "{head}: accuracy {}; κq {}{tail}{}",
         metric_phrase(&c.accuracy, sign, 3, "McNemar"),
         metric_phrase(&c.kappa, sign, 2, "bootstrap"),
+        power_phrase(c),
     )
+}
+
+/// What a non-significant accuracy comparison could have detected: "; 80% power needs ≈ 1,900
+/// items for this accuracy difference (these 200 detect ±0.085)".
+fn power_phrase(c: &Comparison) -> String {
+    if c.accuracy.finding() != Finding::NoDifference
+        || c.accuracy.diff.is_nan()
+        || c.power.discordance.is_nan()
+    {
+        return String::new();
+    }
+    let p = c.power;
+    let detectable = if p.min_detectable.is_finite() {
+        format!("these {} detect ±{:.3}", c.n, p.min_detectable)
+    } else {
+        format!("these {} detect no difference", c.n)
+    };
+    if p.items_needed.is_finite() {
+        format!(
+            "; at 80% power and α = 0.05, ≈ {} items would separate them on accuracy ({detectable})",
+            thousands(p.items_needed.ceil() as u64)
+        )
+    } else {
+        format!("; no accuracy difference observed ({detectable} at 80% power)")
+    }
+}
+
+/// 1900 → "1,900".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 fn finding_key(f: Finding) -> &'static str {
@@ -250,6 +340,9 @@ pub fn to_json(run: &Run) -> Value {
                 "p_value": num(c.accuracy.p), "p_holm": num(c.accuracy.p_holm),
                 "kappa_quadratic_p": num(c.kappa.p), "kappa_quadratic_p_holm": num(c.kappa.p_holm),
                 "accuracy_finding": finding_key(c.accuracy.finding()), "kappa_quadratic_finding": finding_key(c.kappa.finding()),
+                "discordance": num(c.power.discordance),
+                "min_detectable_difference": num(c.power.min_detectable),
+                "items_needed": num(c.power.items_needed.ceil()),
                 "verdict": verdict(run, c),
             })
         })
@@ -261,6 +354,7 @@ pub fn to_json(run: &Run) -> Value {
         "simulated": run.record.configs.iter().any(|c| c.simulated),
         "configs": configs,
         "comparisons": comparisons,
+        "ranking_note": ranking_note(run),
     })
 }
 
@@ -386,6 +480,12 @@ mod tests {
             kappa,
             only_a_right: 13,
             only_b_right: 0,
+            // No power figures: the verdict lines below are about the tests.
+            power: crate::evaluation::Power {
+                discordance: f64::NAN,
+                min_detectable: f64::NAN,
+                items_needed: f64::NAN,
+            },
         }
     }
 

@@ -308,11 +308,14 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         "only_b_right".into(),
         cmp.iter().map(|c| c.only_b_right).collect::<Vec<_>>(),
     ));
-    let tests: [NumberColumn; 4] = [
+    let tests: [NumberColumn; 7] = [
         ("p_value", |c| c.accuracy.p),
         ("p_holm", |c| c.accuracy.p_holm),
         ("kappa_quadratic_p", |c| c.kappa.p),
         ("kappa_quadratic_p_holm", |c| c.kappa.p_holm),
+        ("discordance", |c| c.power.discordance),
+        ("min_detectable_difference", |c| c.power.min_detectable),
+        ("items_needed", |c| c.power.items_needed.ceil()),
     ];
     for (key, value) in tests {
         columns.push(Column::new(

@@ -80,6 +80,22 @@ fn signed_with_ci(d: f64, (lo, hi): (f64, f64)) -> String {
     }
 }
 
+/// "±0.088 / 626": the accuracy difference these items detect, and the items the observed
+/// difference needs ("–" where there is none).
+fn power_cell(p: &crate::evaluation::Power) -> String {
+    let detectable = if p.min_detectable.is_finite() {
+        format!("±{:.3}", p.min_detectable)
+    } else {
+        "–".to_string()
+    };
+    let needed = if p.items_needed.is_finite() {
+        format!("{}", p.items_needed.ceil())
+    } else {
+        "–".to_string()
+    };
+    format!("{detectable} / {needed}")
+}
+
 pub fn summary(run: &Run) -> Summary {
     let rec = &run.record;
     let order = order(run);
@@ -120,6 +136,8 @@ pub fn summary(run: &Run) -> Summary {
             format!("{:.1}", c.cost.wall_seconds),
         ]);
     }
+
+    t.notes.extend(super::calibrate::ranking_note(run));
 
     let mut p = Table::new(
         "Parse failures: headline metrics when items without a verdict are dropped, counted wrong, or counted as ties",
@@ -305,10 +323,12 @@ pub fn summary(run: &Run) -> Summary {
                 "McNemar p (Holm)",
                 "Δ κq (B−A)",
                 "bootstrap p (Holm)",
+                "80% power: ±Δ acc / n needed",
                 "verdict",
             ],
         );
         c.numeric = false;
+        c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need".into());
         for cmp in &run.evaluation.comparisons {
             c.rows.push(vec![
                 rec.configs[cmp.a].name.clone(),
@@ -322,6 +342,7 @@ pub fn summary(run: &Run) -> Summary {
                 ),
                 signed_with_ci(cmp.kappa.diff, cmp.kappa.ci),
                 format!("{} ({})", p_value(cmp.kappa.p), p_value(cmp.kappa.p_holm)),
+                power_cell(&cmp.power),
                 verdict(run, cmp),
             ]);
         }

@@ -68,6 +68,38 @@ fn demo_writes_every_export_and_documented_json() {
         .all(|c| c["verdict"].as_str().is_some_and(|v| {
             v.contains("accuracy") && v.contains("McNemar Holm p = ") && v.contains("κq")
         })));
+    // Ranking honesty: the demo's kappa winner hedges with ties; accuracy crowns another.
+    let note = doc["ranking_note"].as_str().expect("ranking note");
+    assert!(
+        note.contains("kappa (quadratic) ranks simple_with_tie/sc:5 first")
+            && note.contains("accuracy ranks simple_no_tie/basic first")
+            && note.contains("answers tie on"),
+        "{note}"
+    );
+    // Power of each accuracy comparison, from its own discordant counts.
+    for c in comparisons {
+        let n = c["n"].as_f64().expect("n");
+        let (only_a, only_b) = (
+            c["only_a_right"].as_f64().expect("a"),
+            c["only_b_right"].as_f64().expect("b"),
+        );
+        let psi = (only_a + only_b) / n;
+        let got = c["discordance"].as_f64().expect("discordance");
+        assert!((got - psi).abs() < 1e-12, "{got} vs {psi}");
+        let needed =
+            raterlab::metrics::power::mcnemar_items_needed(psi, (only_b - only_a) / n, 0.05, 0.8);
+        assert_eq!(
+            c["items_needed"].as_f64(),
+            needed.is_finite().then(|| needed.ceil())
+        );
+        let verdict = c["verdict"].as_str().expect("verdict");
+        if verdict.contains("no significant difference: accuracy") && needed.is_finite() {
+            assert!(
+                verdict.contains("items would separate them on accuracy"),
+                "{verdict}"
+            );
+        }
+    }
     for file in [
         "metrics.csv",
         "confusion.csv",

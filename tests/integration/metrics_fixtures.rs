@@ -206,3 +206,32 @@ fn bootstrap_intervals_cover_the_estimate_and_shrink_with_n() {
         );
     }
 }
+
+#[test]
+fn mcnemar_power_matches_the_closed_form_with_scipy() {
+    use raterlab::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable};
+    let doc = load();
+    let cases = doc["mcnemar_power"]
+        .as_array()
+        .expect("mcnemar_power cases");
+    assert!(cases.len() >= 5);
+    for c in cases {
+        let f = |k: &str| c[k].as_f64().expect(k);
+        let name = format!("n={} psi={} d={}", c["n"], c["discordance"], c["diff"]);
+        let (alpha, power) = (f("alpha"), f("power"));
+        check(
+            &name,
+            "items_needed",
+            mcnemar_items_needed(f("discordance"), f("diff"), alpha, power),
+            &c["items_needed"],
+            false,
+        );
+        check(
+            &name,
+            "min_detectable",
+            mcnemar_min_detectable(f("n"), f("discordance"), alpha, power),
+            &c["min_detectable"],
+            false,
+        );
+    }
+}
