@@ -104,6 +104,11 @@ impl Settings {
             }
         };
         let labels = args.labels.as_deref().map(parse_labels).transpose()?;
+        for (flag, path) in [("--csv", &args.csv), ("--html", &args.html)] {
+            if let Some(path) = path {
+                writable_folder(flag, path)?;
+            }
+        }
         let reading = (
             parse_reading("--gold-map", &args.gold_map, &args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, &args.unreadable)?,
@@ -127,6 +132,20 @@ impl Settings {
                 html: args.html,
             },
         })
+    }
+}
+
+/// An output file's folder must exist, checked before any work is done.
+fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
+            Err(input_error(format!(
+                "{flag} '{}': the folder '{}' does not exist; create it or write elsewhere",
+                path.display(),
+                folder.display()
+            )))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -496,6 +496,10 @@ fn analyze_html_has_the_tables_and_plots() {
         "--group-col",
         "subset",
     ];
+    assert_eq!(
+        crate::common::error_of(&[&args[..], &["--html", "no/such/folder/a.html"]].concat()),
+        "error: --html 'no/such/folder/a.html': the folder 'no/such/folder' does not exist; create it or write elsewhere"
+    );
     let (code, terminal, err) = run(&[&args[..], &["--html", path_s]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(terminal.contains(&format!("wrote {path_s}")));
