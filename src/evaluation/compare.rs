@@ -85,7 +85,8 @@ pub struct Power {
     pub discordance: f64,
     /// The smallest accuracy difference these n items detect (NaN: none can be).
     pub min_detectable: f64,
-    /// The items needed to detect the observed difference (NaN: no difference observed).
+    /// The items needed to detect the observed difference, rounded up (NaN: no difference
+    /// observed).
     pub items_needed: f64,
 }
 
@@ -104,7 +105,7 @@ impl Power {
         Self {
             discordance,
             min_detectable: mcnemar_min_detectable(n as f64, discordance, ALPHA, POWER),
-            items_needed: mcnemar_items_needed(discordance, diff, ALPHA, POWER),
+            items_needed: mcnemar_items_needed(discordance, diff, ALPHA, POWER).ceil(),
         }
     }
 }

@@ -146,12 +146,11 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
-    if !a.groups.is_empty() {
-        writeln!(out, "\nBy group")?;
-        writeln!(out, "{}", table::render(&groups_table(a)))?;
+    let confusion = super::summary::confusion(&a.overall.confusion);
+    let titled = (!a.groups.is_empty()).then(|| groups_table(a));
+    for t in titled.iter().chain([&confusion]) {
+        writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
     }
-    writeln!(out, "\nConfusion matrix (rows: gold, columns: rating)")?;
-    writeln!(out, "{}", table::confusion(&a.overall.confusion))?;
     Ok(())
 }
 

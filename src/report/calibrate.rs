@@ -186,7 +186,7 @@ fn power_phrase(c: &Comparison) -> String {
     if p.items_needed.is_finite() {
         format!(
             "; at 80% power and α = 0.05, ≈ {} items would separate them on accuracy ({detectable})",
-            thousands(p.items_needed.ceil() as u64)
+            thousands(p.items_needed as u64)
         )
     } else {
         format!("; no accuracy difference observed ({detectable} at 80% power)")
@@ -342,7 +342,7 @@ pub fn to_json(run: &Run) -> Value {
                 "accuracy_finding": finding_key(c.accuracy.finding()), "kappa_quadratic_finding": finding_key(c.kappa.finding()),
                 "discordance": num(c.power.discordance),
                 "min_detectable_difference": num(c.power.min_detectable),
-                "items_needed": num(c.power.items_needed.ceil()),
+                "items_needed": num(c.power.items_needed),
                 "verdict": verdict(run, c),
             })
         })

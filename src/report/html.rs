@@ -363,10 +363,6 @@ pub fn write(run: &Run, dir: &Path) -> Result<()> {
 }
 
 /// The page of an `analyze` result: its tables and plots (there are no items to browse).
-pub fn render_analysis(a: &Analysis) -> Result<String> {
-    Ok(analysis_page(a)?.concat())
-}
-
 fn analysis_page(a: &Analysis) -> Result<[String; 3]> {
     let mut tables = vec![analyze::metrics_table(&a.overall)];
     if !a.groups.is_empty() {

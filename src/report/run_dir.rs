@@ -315,7 +315,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         ("kappa_quadratic_p_holm", |c| c.kappa.p_holm),
         ("discordance", |c| c.power.discordance),
         ("min_detectable_difference", |c| c.power.min_detectable),
-        ("items_needed", |c| c.power.items_needed.ceil()),
+        ("items_needed", |c| c.power.items_needed),
     ];
     for (key, value) in tests {
         columns.push(Column::new(

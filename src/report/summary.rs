@@ -89,7 +89,7 @@ fn power_cell(p: &crate::evaluation::Power) -> String {
         "–".to_string()
     };
     let needed = if p.items_needed.is_finite() {
-        format!("{}", p.items_needed.ceil())
+        format!("{}", p.items_needed)
     } else {
         "–".to_string()
     };
