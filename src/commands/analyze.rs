@@ -135,8 +135,21 @@ impl Settings {
     }
 }
 
-/// An output file's folder must exist, checked before any work is done.
+/// An output file's folder must exist and the path must not be a folder, checked before any
+/// work is done.
 fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(input_error(format!(
+            "{flag} '{}' is a folder; name a file in it, e.g. '{}'",
+            path.display(),
+            path.join(if flag == "--html" {
+                "analysis.html"
+            } else {
+                "metrics.csv"
+            })
+            .display()
+        )));
+    }
     match path.parent() {
         Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
             Err(input_error(format!(

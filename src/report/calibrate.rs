@@ -84,14 +84,16 @@ pub fn ranking_note(run: &Run) -> Option<String> {
         && ties(h) > ties(a)
     {
         format!(
-            "weighted kappa charges a tie against gold without ties less than a wrong side (quadratic: a quarter), and {} answers tie on {:.0}% of its items against {:.0}% for {}; accuracy counts every tie wrong",
+            "{} kappa charges a tie against gold without ties {} of a wrong side's cost, and {} answers tie on {:.0}% of its items against {:.0}% for {}; accuracy counts every tie wrong",
+            if headline == Statistic::KappaQuadratic { "quadratic" } else { "linear" },
+            if headline == Statistic::KappaQuadratic { "a quarter" } else { "half" },
             name(best_headline),
             100.0 * ties(h),
             100.0 * ties(a),
             name(best_accuracy)
         )
     } else {
-        "kappa and the rank correlations correct for each judge's own label distribution, accuracy does not".to_string()
+        "kappa corrects for chance agreement and the rank correlations for each side's spread, both from each judge's own label distribution; accuracy does neither".to_string()
     };
     Some(format!(
         "The metrics disagree on the best configuration: {} ranks {} first ({:.4}), accuracy ranks {} first ({:.4} against {:.4}): {why}.",

@@ -328,7 +328,7 @@ pub fn summary(run: &Run) -> Summary {
             ],
         );
         c.numeric = false;
-        c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need".into());
+        c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need; items as this run counts them (with --both-orders each pair is two items, taken as independent as McNemar's test takes them)".into());
         for cmp in &run.evaluation.comparisons {
             c.rows.push(vec![
                 rec.configs[cmp.a].name.clone(),

@@ -413,8 +413,8 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
         )),
         format!("{disagree} of {n} items")
     );
-    // "position-inconsistent" for the first configuration: its two verdicts of a pair,
-    // un-swapped, differ.
+    // "position-inconsistent" for the first configuration: both orders rated and the two
+    // verdicts, un-swapped, differ (the position table's consistency, item by item).
     let items = data["items"].as_array().expect("items");
     let inconsistent = expected(&data, |d, i| {
         let other = (0..n)
@@ -422,7 +422,7 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
             .expect("both orders");
         match (ratings(d, i)[0], ratings(d, other)[0]) {
             (Some(a), Some(b)) => a != -b,
-            (a, b) => a != b,
+            _ => false,
         }
     });
     assert_eq!(
@@ -499,6 +499,11 @@ fn analyze_html_has_the_tables_and_plots() {
     assert_eq!(
         crate::common::error_of(&[&args[..], &["--html", "no/such/folder/a.html"]].concat()),
         "error: --html 'no/such/folder/a.html': the folder 'no/such/folder' does not exist; create it or write elsewhere"
+    );
+    let folder = dir.path().to_str().expect("utf-8");
+    assert_eq!(
+        crate::common::error_of(&[&args[..], &["--html", folder]].concat()),
+        format!("error: --html '{folder}' is a folder; name a file in it, e.g. '{folder}/analysis.html'")
     );
     let (code, terminal, err) = run(&[&args[..], &["--html", path_s]].concat());
     assert_eq!(code, 0, "{err}");

@@ -14,14 +14,16 @@ D.configs.forEach((c, k) => {
   $('legend').appendChild(el('span', 'C' + (k + 1) + ' ' + c + (k + 1 < D.configs.length ? ' · ' : '')));
 });
 [...new Set(D.items.map(i => i.subset))].sort().forEach(s => $('subset').appendChild(new Option(s, s)));
-// Position-inconsistent: a configuration's two verdicts of a pair disagree once un-swapped.
+// Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
+// disagree once un-swapped (the complement of the position table's consistency; a pair with
+// an order unread is found by "no verdict").
 const byPair = {};
 D.items.forEach((it, i) => { (byPair[it.pair] = byPair[it.pair] || []).push(i); });
 function inconsistent(i, k) {
   const other = byPair[D.items[i].pair].find(j => j !== i);
   if (other === undefined) return false;
   const a = D.items[i].ratings[k][0], b = D.items[other].ratings[k][0];
-  return a === null || b === null ? a !== b : a !== -b;
+  return a !== null && b !== null && a !== -b;
 }
 // The searchable text of each item, lower-cased once, on the first search.
 let hay = null;
