@@ -9,7 +9,7 @@
 use super::{Call, CallError, CallFuture, Completion, Judge};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -64,39 +64,10 @@ pub struct Cache {
 impl Cache {
     /// Opens (or creates) `dir/completions.jsonl`.
     pub fn open(dir: &Path) -> std::io::Result<Self> {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join("completions.jsonl");
         let mut entries = HashMap::new();
-        let mut skipped = 0;
-        if let Ok(file) = File::open(&path) {
-            for line in BufReader::new(file).split(b'\n') {
-                let line = line?;
-                if line.is_empty() {
-                    continue;
-                }
-                match serde_json::from_slice::<Record>(&line) {
-                    Ok(r) if r.check == check_of(&r.key, &r.completion) => {
-                        entries.insert(r.key, r.completion);
-                    }
-                    _ => skipped += 1,
-                }
-            }
-        }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)?;
-        // A line cut short by a crash must not swallow the next record.
-        let len = file.metadata()?.len();
-        if len > 0 {
-            let mut last = [0u8; 1];
-            file.seek(SeekFrom::Start(len - 1))?;
-            file.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                file.write_all(b"\n")?;
-            }
-        }
+        let (path, file, skipped) = open_log(dir, |key, completion| {
+            entries.insert(key, completion);
+        })?;
         Ok(Self {
             path,
             entries: Mutex::new(entries),
@@ -124,27 +95,158 @@ impl Cache {
 
     /// Stores a completion: one whole line, written before the caller sees the answer.
     pub fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()> {
-        let mut stored = completion.clone();
-        stored.cached = false;
-        let record = Record {
-            key: key.to_string(),
-            check: check_of(key, &stored),
-            completion: stored.clone(),
-        };
-        let mut line = serde_json::to_vec(&record).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        {
-            let mut file = self
-                .file
-                .lock()
-                .map_err(|_| std::io::Error::other("cache lock poisoned"))?;
-            file.write_all(&line)?;
-        }
+        let stored = append(&self.file, key, completion)?;
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert(key.to_string(), stored);
         }
         Ok(())
     }
+}
+
+/// Where answers go: the cache, or (for bulk ingest) its key index.
+pub trait Store {
+    fn contains(&self, key: &str) -> bool;
+    fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()>;
+}
+
+impl Store for Cache {
+    fn contains(&self, key: &str) -> bool {
+        self.entries
+            .lock()
+            .map(|e| e.contains_key(key))
+            .unwrap_or(false)
+    }
+    fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()> {
+        Cache::put(self, key, completion)
+    }
+}
+
+/// The cache's keys without its texts (32 bytes a key), for writing many answers or
+/// checking which calls are cached without holding every completion in memory.
+#[derive(Debug)]
+pub struct KeyIndex {
+    path: PathBuf,
+    keys: Mutex<HashSet<[u8; 32]>>,
+    file: Mutex<File>,
+    /// Lines skipped on load (torn by a crash, or edited).
+    pub skipped: usize,
+}
+
+impl KeyIndex {
+    /// Opens (or creates) `dir/completions.jsonl`, keeping only its keys.
+    pub fn open(dir: &Path) -> std::io::Result<Self> {
+        let mut keys = HashSet::new();
+        let (path, file, skipped) = open_log(dir, |key, _| {
+            if let Some(k) = key_bytes(&key) {
+                keys.insert(k);
+            }
+        })?;
+        Ok(Self {
+            path,
+            keys: Mutex::new(keys),
+            file: Mutex::new(file),
+            skipped,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.lock().map(|k| k.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Store for KeyIndex {
+    fn contains(&self, key: &str) -> bool {
+        key_bytes(key).is_some_and(|k| self.keys.lock().is_ok_and(|keys| keys.contains(&k)))
+    }
+    fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()> {
+        append(&self.file, key, completion)?;
+        if let (Some(k), Ok(mut keys)) = (key_bytes(key), self.keys.lock()) {
+            keys.insert(k);
+        }
+        Ok(())
+    }
+}
+
+/// A cache key (64 lowercase hex digits) as its 32 bytes; `None` for anything else.
+pub fn key_bytes(key: &str) -> Option<[u8; 32]> {
+    let bytes = key.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    Some(out)
+}
+
+/// Reads `dir/completions.jsonl` (each valid record to `each`) and opens it for appending.
+/// Returns the path, the file and the number of lines skipped.
+fn open_log(
+    dir: &Path,
+    mut each: impl FnMut(String, Completion),
+) -> std::io::Result<(PathBuf, File, usize)> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("completions.jsonl");
+    let mut skipped = 0;
+    if let Ok(file) = File::open(&path) {
+        for line in BufReader::new(file).split(b'\n') {
+            let line = line?;
+            if line.is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<Record>(&line) {
+                Ok(r) if r.check == check_of(&r.key, &r.completion) => each(r.key, r.completion),
+                _ => skipped += 1,
+            }
+        }
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(&path)?;
+    // A line cut short by a crash must not swallow the next record.
+    let len = file.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::Start(len - 1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")?;
+        }
+    }
+    Ok((path, file, skipped))
+}
+
+/// Appends one record as one whole line; returns the completion as stored.
+fn append(file: &Mutex<File>, key: &str, completion: &Completion) -> std::io::Result<Completion> {
+    let mut stored = completion.clone();
+    stored.cached = false;
+    let record = Record {
+        key: key.to_string(),
+        check: check_of(key, &stored),
+        completion: stored,
+    };
+    let mut line = serde_json::to_vec(&record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    file.lock()
+        .map_err(|_| std::io::Error::other("cache lock poisoned"))?
+        .write_all(&line)?;
+    Ok(record.completion)
 }
 
 /// A judge behind the cache. With `offline`, a miss is an error and nothing is called.
@@ -172,6 +274,9 @@ impl Judge for Cached {
     }
     fn is_order_blind(&self) -> bool {
         self.inner.is_order_blind()
+    }
+    fn cacheable(&self) -> bool {
+        self.inner.cacheable()
     }
     fn retry_policy(&self) -> super::RetryPolicy {
         self.inner.retry_policy()

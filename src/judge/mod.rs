@@ -9,6 +9,7 @@
 //!
 //! The only home of tokio and (with `dataset::hub`) reqwest.
 
+pub mod batch;
 pub mod cache;
 pub mod execute;
 pub mod openai;
@@ -131,6 +132,9 @@ pub enum CallError {
     /// Not sent: the server had already rejected this judge's configuration.
     #[error("not sent after an earlier refusal: {0}")]
     NotSent(String),
+    /// A batch engine's answer for this request was a failure (or never came).
+    #[error("batch: {reason}: {message}")]
+    Batch { reason: String, message: String },
 }
 
 impl CallError {

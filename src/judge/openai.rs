@@ -93,7 +93,8 @@ impl OpenAi {
         })
     }
 
-    fn body(call: &Call) -> Value {
+    /// The request body of a call (also a batch request line's `body`).
+    pub fn body(call: &Call) -> Value {
         let mut body = json!({
             "model": call.params.model,
             "messages": call.messages,
@@ -185,6 +186,11 @@ fn error_message(body: &str) -> String {
 pub fn parse_completion(body: &str, latency_ms: f64) -> Result<Completion, CallError> {
     let value: Value = serde_json::from_str(body)
         .map_err(|e| CallError::BadResponse(format!("invalid JSON ({e})")))?;
+    completion_of(&value, latency_ms)
+}
+
+/// Reads a parsed chat-completions response body (also the `body` of a batch output line).
+pub fn completion_of(value: &Value, latency_ms: f64) -> Result<Completion, CallError> {
     let choices = value["choices"]
         .as_array()
         .ok_or_else(|| CallError::BadResponse("no \"choices\" array".into()))?;

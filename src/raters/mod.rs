@@ -616,46 +616,63 @@ pub fn aggregate_pointwise(
 /// or (pointwise) the samples of response 1 then of response 2.
 fn jobs(configs: &[Config], examples: &[Example]) -> (Vec<Job>, Vec<Vec<Vec<usize>>>) {
     let mut jobs: Vec<Job> = Vec::new();
-    let mut slots = Vec::with_capacity(configs.len());
+    let mut slots: Vec<Vec<Vec<usize>>> = configs
+        .iter()
+        .map(|_| vec![Vec::new(); examples.len()])
+        .collect();
+    let mut seen: std::collections::HashMap<(usize, Vec<Message>, u32), usize> =
+        std::collections::HashMap::new();
+    for_each_call(configs, examples, |group, example, call| {
+        if call.item.graded.is_some() {
+            let shown = (group, call.messages.clone(), call.sample);
+            if let Some(&k) = seen.get(&shown) {
+                slots[group][example].push(k);
+                return;
+            }
+            seen.insert(shown, jobs.len());
+        }
+        slots[group][example].push(jobs.len());
+        jobs.push(Job {
+            group,
+            judge: configs[group].judge.clone(),
+            call,
+        });
+    });
+    (jobs, slots)
+}
+
+/// Every call of a run, one at a time and in the order they are sent (see `jobs`), with its
+/// configuration's and example's index; nothing is kept, so a batch export of millions of
+/// calls holds one at a time. Pointwise grades shared between items come once per item.
+pub fn for_each_call(
+    configs: &[Config],
+    examples: &[Example],
+    mut f: impl FnMut(usize, usize, Call),
+) {
     for (group, config) in configs.iter().enumerate() {
-        let mut seen: std::collections::HashMap<(Vec<Message>, u32), usize> =
-            std::collections::HashMap::new();
         let sides: &[Option<u8>] = match config.template.mode {
             Mode::Pairwise => &[None],
             Mode::Pointwise => &[Some(1), Some(2)],
         };
-        let mut per_example = Vec::with_capacity(examples.len());
-        for example in examples {
-            let mut indices = Vec::new();
+        for (index, example) in examples.iter().enumerate() {
             for &side in sides {
                 let item = Arc::new(view(example, &config.template, side));
                 let messages = messages(&config.template, example, side);
                 for sample in 0..config.rater.samples() {
-                    if side.is_some() {
-                        if let Some(&k) = seen.get(&(messages.clone(), sample)) {
-                            indices.push(k);
-                            continue;
-                        }
-                        seen.insert((messages.clone(), sample), jobs.len());
-                    }
-                    indices.push(jobs.len());
-                    jobs.push(Job {
+                    f(
                         group,
-                        judge: config.judge.clone(),
-                        call: Call {
+                        index,
+                        Call {
                             messages: messages.clone(),
                             params: config.params.clone(),
                             sample,
                             item: item.clone(),
                         },
-                    });
+                    );
                 }
             }
-            per_example.push(indices);
         }
-        slots.push(per_example);
     }
-    (jobs, slots)
 }
 
 /// How many calls each configuration sends (pointwise grades shared between items count

@@ -1,0 +1,483 @@
+//! Batch engines (OpenAI Batch, vLLM `run-batch`, Anthropic Message Batches, a Ray Data
+//! pipeline): raterlab writes their input and reads their output; the engines do the work.
+//!
+//! The unit is a request keyed by its cache key: `custom_id` is the call's cache key (64
+//! lowercase hex digits), so an answer that comes back by any route lands in the same cache an
+//! online run reads, and a cached request never enters a batch.
+//!
+//! - `mod.rs`: request lines, shard files, the manifest, and `Settled`, the judge a run uses
+//!   once the batches are done (answers from the cache, failures as the batch reported them);
+//! - `results`: one result line of any engine → an answer or a failure with its reason;
+//! - `api`: the OpenAI-compatible Batch API client (upload, create, poll, download, cancel).
+
+pub mod api;
+pub mod results;
+
+use super::cache::{key, Cache, Store};
+use super::{Call, CallError, CallFuture, Judge};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// OpenAI's limit is 50,000 requests per file.
+pub const MAX_LINES: u64 = 50_000;
+/// OpenAI's limit is 200 MB per file; a shard stays under it with room to spare.
+pub const MAX_BYTES: u64 = 190 * 1024 * 1024;
+
+/// The request-line format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// OpenAI Batch JSONL (also vLLM `run-batch`, SGLang, and the Ray pipeline's input).
+    Openai,
+    /// Anthropic Message Batches request bodies.
+    Anthropic,
+}
+
+impl Format {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "openai" => Some(Format::Openai),
+            "anthropic" => Some(Format::Anthropic),
+            _ => None,
+        }
+    }
+}
+
+/// A cache key held as its 32 bytes, written as 64 lowercase hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key(pub [u8; 32]);
+
+impl Key {
+    pub fn parse(hex: &str) -> Option<Self> {
+        super::cache::key_bytes(hex).map(Key)
+    }
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a cache key (64 lowercase hex digits)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
+                Key::parse(v).ok_or_else(|| E::custom(format!("'{v}' is not a cache key")))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+/// One request line of a batch input file.
+pub fn request_line(format: Format, custom_id: &str, call: &Call) -> Value {
+    match format {
+        Format::Openai => json!({
+            "custom_id": custom_id,
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": super::openai::OpenAi::body(call),
+        }),
+        Format::Anthropic => {
+            let system: Vec<&str> = call
+                .messages
+                .iter()
+                .filter(|m| m.role == "system")
+                .map(|m| m.content.as_str())
+                .collect();
+            let messages: Vec<&super::Message> = call
+                .messages
+                .iter()
+                .filter(|m| m.role != "system")
+                .collect();
+            let mut params = json!({
+                "model": call.params.model,
+                "max_tokens": call.params.max_tokens,
+                "temperature": call.params.temperature,
+                "messages": messages,
+            });
+            if !system.is_empty() {
+                params["system"] = json!(system.join("\n\n"));
+            }
+            json!({"custom_id": custom_id, "params": params})
+        }
+    }
+}
+
+/// A written shard: one file of request lines for one model.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Shard {
+    /// File name, relative to the export folder.
+    pub file: String,
+    pub model: String,
+    pub lines: u64,
+    pub bytes: u64,
+    pub keys: Vec<Key>,
+}
+
+struct OpenShard {
+    shard: Shard,
+    partial: PathBuf,
+    out: BufWriter<File>,
+}
+
+/// Writes request lines into shard files, one series per model, each file at most
+/// `max_lines` lines and `max_bytes` bytes; files appear (renamed from `.partial`) only whole.
+pub struct Shards {
+    dir: PathBuf,
+    format: Format,
+    max_lines: u64,
+    max_bytes: u64,
+    open: HashMap<String, OpenShard>,
+    next_index: HashMap<String, usize>,
+    done: Vec<Shard>,
+}
+
+impl std::fmt::Debug for Shards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shards")
+            .field("dir", &self.dir)
+            .field("done", &self.done.len())
+            .finish()
+    }
+}
+
+/// A model name as a file-name stem.
+fn file_stem(model: &str) -> String {
+    let stem: String = model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    stem.trim_start_matches('.').to_string()
+}
+
+impl Shards {
+    pub fn new(dir: &Path, format: Format, max_lines: u64, max_bytes: u64) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            format,
+            max_lines: max_lines.max(1),
+            max_bytes,
+            open: HashMap::new(),
+            next_index: HashMap::new(),
+            done: Vec::new(),
+        }
+    }
+
+    /// Appends one request.
+    pub fn push(&mut self, key: Key, call: &Call) -> std::io::Result<()> {
+        let model = call.params.model.clone();
+        let mut line = serde_json::to_vec(&request_line(self.format, &key.hex(), call))
+            .map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        let len = line.len() as u64;
+        let full = self.open.get(&model).is_some_and(|o| {
+            o.shard.lines >= self.max_lines || o.shard.bytes + len > self.max_bytes
+        });
+        if full {
+            if let Some(o) = self.open.remove(&model) {
+                self.close(o)?;
+            }
+        }
+        if !self.open.contains_key(&model) {
+            let index = self.next_index.entry(model.clone()).or_insert(0);
+            *index += 1;
+            let file = format!("{}-{:03}.jsonl", file_stem(&model), index);
+            let partial = self.dir.join(format!("{file}.partial"));
+            let out = BufWriter::with_capacity(1 << 20, File::create(&partial)?);
+            self.open.insert(
+                model.clone(),
+                OpenShard {
+                    shard: Shard {
+                        file,
+                        model: model.clone(),
+                        lines: 0,
+                        bytes: 0,
+                        keys: Vec::new(),
+                    },
+                    partial,
+                    out,
+                },
+            );
+        }
+        let Some(o) = self.open.get_mut(&model) else {
+            return Err(std::io::Error::other("shard not open"));
+        };
+        o.out.write_all(&line)?;
+        o.shard.lines += 1;
+        o.shard.bytes += len;
+        o.shard.keys.push(key);
+        Ok(())
+    }
+
+    fn close(&mut self, mut o: OpenShard) -> std::io::Result<()> {
+        o.out.flush()?;
+        o.out.get_ref().sync_all()?;
+        std::fs::rename(&o.partial, self.dir.join(&o.shard.file))?;
+        self.done.push(o.shard);
+        Ok(())
+    }
+
+    /// Closes every file; the shards in the order they were started, per model.
+    pub fn finish(mut self) -> std::io::Result<Vec<Shard>> {
+        let mut open: Vec<OpenShard> = self.open.drain().map(|(_, o)| o).collect();
+        open.sort_by(|a, b| a.shard.file.cmp(&b.shard.file));
+        for o in open {
+            self.close(o)?;
+        }
+        self.done.sort_by(|a, b| a.file.cmp(&b.file));
+        Ok(self.done)
+    }
+}
+
+/// What an export counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Calls the plan makes (every configuration, item, order and sample).
+    pub calls: u64,
+    /// Already in the cache: never exported.
+    pub cached: u64,
+    /// The same request as an earlier call (same custom_id): exported once.
+    pub duplicates: u64,
+    /// Request lines written.
+    pub pending: u64,
+}
+
+/// `manifest.json` of an export.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub raterlab_version: String,
+    pub format: Format,
+    pub created_unix: u64,
+    /// What was planned (data, seed, configurations, command line).
+    pub plan: Value,
+    pub counts: Counts,
+    pub shards: Vec<Shard>,
+}
+
+impl Manifest {
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let file =
+            File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| {
+            format!(
+                "'{}' is not a raterlab batch manifest ({e}); give the manifest.json that `raterlab batch export` wrote",
+                path.display()
+            )
+        })
+    }
+
+    /// Written whole (temporary file, then renamed).
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let partial = path.with_extension("json.partial");
+        {
+            let mut out = BufWriter::new(File::create(&partial)?);
+            serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::other)?;
+            out.write_all(b"\n")?;
+            out.flush()?;
+        }
+        std::fs::rename(partial, path)
+    }
+}
+
+/// The calls of a plan that are not cached, each once: (key, call) in plan order, and the
+/// counts. `calls` yields the plan's calls.
+pub fn pending<S: Store + ?Sized>(
+    store: &S,
+    calls: impl FnOnce(&mut dyn FnMut(Call)),
+    mut each: impl FnMut(Key, Call) -> std::io::Result<()>,
+) -> std::io::Result<Counts> {
+    let mut counts = Counts::default();
+    let mut seen = std::collections::HashSet::new();
+    let mut failed: Option<std::io::Error> = None;
+    calls(&mut |call: Call| {
+        if failed.is_some() {
+            return;
+        }
+        counts.calls += 1;
+        let hex = key(&call);
+        if store.contains(&hex) {
+            counts.cached += 1;
+            return;
+        }
+        let Some(k) = Key::parse(&hex) else { return };
+        if !seen.insert(k) {
+            counts.duplicates += 1;
+            return;
+        }
+        counts.pending += 1;
+        if let Err(e) = each(k, call) {
+            failed = Some(e);
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(counts),
+    }
+}
+
+/// A judge after its batches: answers from the cache, the failure a batch reported for a
+/// request, or (for a request no batch answered) the reason it is missing. Never calls out.
+pub struct Settled {
+    pub cache: Arc<Cache>,
+    pub failures: Arc<HashMap<Key, CallError>>,
+    /// Why a request without an answer or a reported failure has none.
+    pub missing: String,
+    pub describe: String,
+}
+
+impl std::fmt::Debug for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settled")
+            .field("judge", &self.describe)
+            .field("failures", &self.failures.len())
+            .finish()
+    }
+}
+
+impl Judge for Settled {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+    fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
+        Box::pin(async move {
+            let hex = key(call);
+            if let Some(mut hit) = self.cache.get(&hex) {
+                hit.cached = true;
+                return Ok(hit);
+            }
+            if let Some(failure) = Key::parse(&hex).and_then(|k| self.failures.get(&k)) {
+                return Err(failure.clone());
+            }
+            Err(CallError::Batch {
+                reason: "missing".into(),
+                message: self.missing.clone(),
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{ItemView, Message, Params};
+    use crate::verdicts::Parser;
+
+    fn call(model: &str, text: &str, sample: u32) -> Call {
+        Call {
+            messages: vec![Message::system("Judge."), Message::user(text)],
+            params: Arc::new(Params {
+                model: model.into(),
+                temperature: 1.0,
+                max_tokens: 64,
+                seed: Some(7),
+            }),
+            sample,
+            item: Arc::new(ItemView {
+                prompt: String::new(),
+                response1: String::new(),
+                response2: String::new(),
+                gold: 1,
+                parser: Parser::WinnerTagTie,
+                allows_tie: true,
+                graded: None,
+                pair_id: String::new(),
+                swapped: false,
+            }),
+        }
+    }
+
+    #[test]
+    fn lines_in_both_formats() {
+        let c = call("m", "Which is better?", 2);
+        let id = key(&c);
+        let line = request_line(Format::Openai, &id, &c);
+        assert_eq!(line["custom_id"], json!(id));
+        assert_eq!(line["url"], "/v1/chat/completions");
+        assert_eq!(line["body"]["model"], "m");
+        assert_eq!(line["body"]["seed"], 9, "sample 2 of seed 7");
+        assert!(line["body"].get("stream").is_none());
+        let line = request_line(Format::Anthropic, &id, &c);
+        assert_eq!(line["params"]["system"], "Judge.");
+        assert_eq!(line["params"]["messages"].as_array().map(Vec::len), Some(1));
+        assert_eq!(line["params"]["messages"][0]["role"], "user");
+        assert!(regex::Regex::new("^[a-zA-Z0-9_-]{1,64}$")
+            .expect("regex")
+            .is_match(&id));
+    }
+
+    #[test]
+    fn shards_split_by_model_lines_and_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut shards = Shards::new(dir.path(), Format::Openai, 3, 10_000);
+        for i in 0..7 {
+            let c = call(if i % 2 == 0 { "a/b" } else { "c" }, &format!("q{i}"), 0);
+            shards
+                .push(Key::parse(&key(&c)).expect("key"), &c)
+                .expect("written");
+        }
+        let done = shards.finish().expect("closed");
+        let files: Vec<(&str, u64)> = done.iter().map(|s| (s.file.as_str(), s.lines)).collect();
+        assert_eq!(
+            files,
+            [
+                ("a_b-001.jsonl", 3),
+                ("a_b-002.jsonl", 1),
+                ("c-001.jsonl", 3)
+            ]
+        );
+        for s in &done {
+            let text = std::fs::read_to_string(dir.path().join(&s.file)).expect("shard");
+            assert_eq!(text.lines().count() as u64, s.lines);
+            assert_eq!(text.len() as u64, s.bytes);
+        }
+        // The byte limit splits too: each line is over 150 bytes.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut shards = Shards::new(dir.path(), Format::Openai, 50, 400);
+        for i in 0..5 {
+            let c = call("m", &format!("question {i}"), 0);
+            shards
+                .push(Key::parse(&key(&c)).expect("key"), &c)
+                .expect("written");
+        }
+        let done = shards.finish().expect("closed");
+        assert!(
+            done.len() >= 3 && done.iter().all(|s| s.bytes <= 400),
+            "{done:?}"
+        );
+        assert_eq!(done.iter().map(|s| s.lines).sum::<u64>(), 5);
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        let hex = "00ff".repeat(16);
+        let k = Key::parse(&hex).expect("key");
+        assert_eq!(k.hex(), hex);
+        let json = serde_json::to_string(&vec![k]).expect("json");
+        assert_eq!(
+            serde_json::from_str::<Vec<Key>>(&json).expect("back"),
+            vec![k]
+        );
+        assert!(Key::parse("ABCD").is_none() && Key::parse(&"G".repeat(64)).is_none());
+    }
+}
