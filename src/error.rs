@@ -21,10 +21,17 @@ pub fn input_error(message: impl fmt::Display) -> anyhow::Error {
     InputError::new(message).into()
 }
 
-/// 2 when the chain holds an [`InputError`], else 1.
+/// Stopped by Ctrl-C (exit code 130); the message says how to resume.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Interrupted(pub String);
+
+/// 2 when the chain holds an [`InputError`], 130 for [`Interrupted`], else 1.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     if err.chain().any(|e| e.is::<InputError>()) {
         2
+    } else if err.chain().any(|e| e.is::<Interrupted>()) {
+        130
     } else {
         1
     }

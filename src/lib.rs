@@ -41,6 +41,31 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 report::prompts::show(&prompts::resolve(&name)?, toml)
             }
         },
+        cli::Command::Batch(args) => match args.command {
+            cli::BatchCommand::Export { plan, out, format } => {
+                report::batch::emit_export(&commands::batch::export(&plan, &out, &format)?)
+            }
+            cli::BatchCommand::Ingest {
+                files,
+                manifest,
+                cache_dir,
+            } => report::batch::emit_ingest(&commands::batch::ingest_files(
+                &files,
+                manifest.as_deref(),
+                cache_dir.as_deref(),
+            )?),
+            cli::BatchCommand::Cancel {
+                endpoint,
+                api_key_env,
+                state,
+                ids,
+            } => report::batch::emit_cancelled(&commands::batch::cancel(
+                &endpoint,
+                &api_key_env,
+                state.as_deref(),
+                &ids,
+            )?),
+        },
         cli::Command::Data(args) => match args.command {
             cli::DataCommand::Summary(data) => {
                 let dataset = commands::data::load(

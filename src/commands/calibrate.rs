@@ -4,7 +4,7 @@
 use super::data::{self, DataSettings, Dataset};
 use super::judges::{self, JudgeSetup};
 use super::rate::template;
-use crate::cli::{CalibrateArgs, JudgeArgs};
+use crate::cli::{CalibrateArgs, JudgeArgs, PlanArgs};
 use crate::error::input_error;
 use crate::evaluation::{
     self, ConfigRecord, Cost, EvalSettings, Evaluation, ItemRow, Outcome, RunRecord,
@@ -123,7 +123,7 @@ struct Judged {
     args: JudgeArgs,
 }
 
-fn judges_from(args: &CalibrateArgs, experiment: &Experiment) -> Result<Vec<Judged>> {
+fn judges_from(args: &PlanArgs, experiment: &Experiment) -> Result<Vec<Judged>> {
     if !experiment.judges.is_empty() {
         return experiment
             .judges
@@ -175,16 +175,18 @@ fn judges_from(args: &CalibrateArgs, experiment: &Experiment) -> Result<Vec<Judg
         .collect()
 }
 
-/// The configurations of a run, their descriptions, the caches their judges use, the run name.
-struct Plan {
-    configs: Vec<Config>,
-    metas: Vec<ConfigMeta>,
-    caches: Vec<Arc<Cache>>,
-    name: String,
+/// The configurations of a run, their descriptions, the caches their judges use, the name an
+/// experiment file gives the run.
+#[derive(Debug)]
+pub struct Plan {
+    pub configs: Vec<Config>,
+    pub metas: Vec<ConfigMeta>,
+    pub caches: Vec<Arc<Cache>>,
+    pub name: Option<String>,
 }
 
 /// Builds and checks every configuration before any call is made.
-fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
+pub fn plan(args: &PlanArgs, seed: u64) -> Result<Plan> {
     let experiment = match &args.config {
         Some(path) => read_experiment(path)?,
         None => Experiment::default(),
@@ -225,13 +227,6 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
     if rater_names.is_empty() {
         rater_names.push("basic".into());
     }
-    if !SORT_KEYS.contains(&args.sort.as_str()) {
-        return Err(input_error(format!(
-            "--sort '{}' is not a metric; use one of {}",
-            args.sort,
-            SORT_KEYS.join(", ")
-        )));
-    }
     let raters: Vec<RaterKind> = rater_names
         .iter()
         .map(|r| RaterKind::parse(r, seed))
@@ -241,7 +236,7 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
         .iter()
         .map(|p| template(p, parser, judge_args.system.as_deref()))
         .collect::<Result<Vec<_>>>()?;
-    let with_args = CalibrateArgs {
+    let with_args = PlanArgs {
         judge: judge_args,
         ..args.clone()
     };
@@ -357,18 +352,11 @@ fn plan(args: &CalibrateArgs, seed: u64) -> Result<Plan> {
         .iter()
         .filter_map(|j| j.setup.cache.clone())
         .collect();
-    let name = args.name.clone().or(experiment.name).unwrap_or_else(|| {
-        if args.demo {
-            "demo".into()
-        } else {
-            "calibrate".into()
-        }
-    });
     Ok(Plan {
         configs,
         metas,
         caches,
-        name,
+        name: experiment.name,
     })
 }
 
@@ -439,7 +427,8 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
         .collect()
 }
 
-pub fn run(args: &CalibrateArgs) -> Result<Run> {
+/// The data options of a plan (`--demo` means the bundled sample), checked.
+pub fn data_settings(args: &PlanArgs) -> Result<DataSettings> {
     let mut data_args = args.data.clone();
     if args.demo && data_args.data != "sample" {
         return Err(input_error(
@@ -449,14 +438,38 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
     if args.demo {
         data_args.data = "sample".into();
     }
-    let data_settings = DataSettings::from_args(data_args)?;
+    DataSettings::from_args(data_args)
+}
+
+pub fn run(args: &CalibrateArgs) -> Result<Run> {
+    if !SORT_KEYS.contains(&args.sort.as_str()) {
+        return Err(input_error(format!(
+            "--sort '{}' is not a metric; use one of {}",
+            args.sort,
+            SORT_KEYS.join(", ")
+        )));
+    }
+    let data_settings = data_settings(&args.plan)?;
+    let mut plan_args = args.plan.clone();
+    if args.batch.batch {
+        // Every call is answered by a batch (or fails as the batch said): none goes out alone.
+        super::batch::check_batch_judges(&plan_args)?;
+        plan_args.judge.offline = true;
+    }
     let Plan {
         configs,
         metas,
         caches,
         name,
-    } = plan(args, data_settings.seed)?;
-    let budget = judges::budget(&args.judge)?;
+    } = plan(&plan_args, data_settings.seed)?;
+    let name = args.name.clone().or(name).unwrap_or_else(|| {
+        if args.plan.demo {
+            "demo".into()
+        } else {
+            "calibrate".into()
+        }
+    });
+    let budget = judges::budget(&args.plan.judge)?;
     let dataset = data::load(
         &data_settings,
         &crate::report::progress::Download::default(),
@@ -479,6 +492,17 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
             dir.display()
         ))
     })?;
+    let configs = if args.batch.batch {
+        super::batch::run_batches(
+            args,
+            configs,
+            &dataset.examples,
+            &caches,
+            &crate::report::batch::Watcher::default(),
+        )?
+    } else {
+        configs
+    };
     let observer = crate::report::progress::Calls::new(
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),
@@ -567,7 +591,7 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
         ));
     }
     judges::check_failures(
-        &args.judge,
+        &args.plan.judge,
         run.caches.first().map(Arc::as_ref),
         run.ratings
             .iter()

@@ -170,10 +170,7 @@ pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
             cache: None,
         });
     }
-    let dir: PathBuf = args
-        .cache_dir
-        .clone()
-        .unwrap_or_else(|| cache_dir().join("completions"));
+    let dir = completions_dir(args.cache_dir.as_deref());
     let cache = Arc::new(Cache::open(&dir).map_err(|e| {
         input_error(format!(
             "cannot open the response cache in '{}': {e}; pass --cache-dir or --no-cache",
@@ -190,6 +187,13 @@ pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
         model,
         cache: Some(cache),
     })
+}
+
+/// The response cache folder: `--cache-dir`, or the default.
+pub fn completions_dir(given: Option<&std::path::Path>) -> PathBuf {
+    given
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_else(|| cache_dir().join("completions"))
 }
 
 /// Failures that fail the run once its outputs are written (exit code 2): calls the server

@@ -1,6 +1,7 @@
 //! One module per subcommand: validate settings, then run the stages in order.
 
 pub mod analyze;
+pub mod batch;
 pub mod calibrate;
 pub mod data;
 pub mod judges;

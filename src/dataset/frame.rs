@@ -273,6 +273,17 @@ impl Frame {
             .collect()
     }
 
+    /// A text column whose missing values stay missing.
+    pub fn optional_text(&self, name: &str) -> Result<Vec<Option<String>>> {
+        let column = self.column(name, name)?;
+        let cast = column
+            .as_materialized_series()
+            .cast(&DataType::String)
+            .map_err(anyhow::Error::from)?;
+        let text = cast.str().map_err(anyhow::Error::from)?;
+        Ok(text.iter().map(|v| v.map(str::to_owned)).collect())
+    }
+
     /// Fails on the first id seen twice, naming both rows.
     pub fn check_unique(&self, ids: &[String], column: &str) -> Result<()> {
         let mut first: HashMap<&str, usize> = HashMap::with_capacity(ids.len());

@@ -11,6 +11,7 @@
 //! - `api`: the OpenAI-compatible Batch API client (upload, create, poll, download, cancel).
 
 pub mod api;
+pub mod ingest;
 pub mod results;
 
 use super::cache::{key, Cache, Store};
@@ -341,6 +342,8 @@ pub fn pending<S: Store + ?Sized>(
 pub struct Settled {
     pub cache: Arc<Cache>,
     pub failures: Arc<HashMap<Key, CallError>>,
+    /// Answers the batches of this run brought (shown as calls, not cache hits).
+    pub fresh: Arc<std::collections::HashSet<Key>>,
     /// Why a request without an answer or a reported failure has none.
     pub missing: String,
     pub describe: String,
@@ -362,11 +365,12 @@ impl Judge for Settled {
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let hex = key(call);
+            let k = Key::parse(&hex);
             if let Some(mut hit) = self.cache.get(&hex) {
-                hit.cached = true;
+                hit.cached = !k.is_some_and(|k| self.fresh.contains(&k));
                 return Ok(hit);
             }
-            if let Some(failure) = Key::parse(&hex).and_then(|k| self.failures.get(&k)) {
+            if let Some(failure) = k.and_then(|k| self.failures.get(&k)) {
                 return Err(failure.clone());
             }
             Err(CallError::Batch {

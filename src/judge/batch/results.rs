@@ -199,6 +199,9 @@ pub fn read(v: &Value) -> Result<Line, String> {
             )
         }
     };
+    if object.contains_key("body") && object.contains_key("method") {
+        return Err("a batch request line (the input `batch export` wrote), not a result; ingest the engine's output file".into());
+    }
     if object.contains_key("response") || object.contains_key("error") {
         return Ok(openai_line(v, custom_id));
     }
