@@ -185,7 +185,13 @@ impl std::fmt::Debug for Watcher {
 impl Watch for Watcher {
     #[allow(clippy::print_stderr)]
     fn note(&self, message: &str) {
-        match self.multi.lock().ok().and_then(|m| m.clone()) {
+        match self
+            .multi
+            .lock()
+            .ok()
+            .and_then(|m| m.clone())
+            .filter(|m| !m.is_hidden())
+        {
             Some(multi) => {
                 let _ = multi.println(message);
             }
