@@ -10,7 +10,7 @@ use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::dataset::examples::Example;
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
-use crate::judge::batch::ingest::{self, Tally};
+use crate::judge::batch::ingest::{self, PlanIndex, Tally};
 use crate::judge::batch::{self, Counts, Format, Key, Manifest, Settled, Shard, Shards};
 use crate::judge::cache::{Cache, KeyIndex, Store};
 use crate::judge::{Call, Judge};
@@ -211,7 +211,7 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
         shards: shards.clone(),
     };
     manifest
-        .write(&manifest_path)
+        .write(&manifest_path, out)
         .with_context(|| format!("writing '{}'", manifest_path.display()))?;
     Ok(ExportSummary {
         dir: out.to_path_buf(),
@@ -274,7 +274,7 @@ fn result_files(path: &Path) -> Result<Vec<PathBuf>> {
 fn ingest_file<S: Store + ?Sized>(
     path: &Path,
     store: &S,
-    known: &HashSet<Key>,
+    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<()> {
     let stopped = |line: u64, message: String, tally: &Tally| {
@@ -318,13 +318,9 @@ fn ingest_file<S: Store + ?Sized>(
     .map_err(|u| stopped(u.line, u.message, tally))
 }
 
-/// The keys a manifest lists.
-fn manifest_keys(manifest: &Manifest) -> HashSet<Key> {
-    manifest
-        .shards
-        .iter()
-        .flat_map(|s| s.keys.iter().copied())
-        .collect()
+/// The keys a manifest lists (the manifest itself is dropped).
+fn manifest_keys(manifest: Manifest) -> Vec<Key> {
+    manifest.shards.into_iter().flat_map(|s| s.keys).collect()
 }
 
 /// `raterlab batch ingest`.
@@ -347,9 +343,8 @@ pub fn ingest_files(
         })?,
     };
     let manifest = Manifest::read(&manifest_path).map_err(input_error)?;
-    let known = manifest_keys(&manifest);
     let cache = completions_dir(cache_dir);
-    let index = KeyIndex::open(&cache).map_err(|e| {
+    let index = PlanIndex::open(&cache, manifest_keys(manifest)).map_err(|e| {
         input_error(format!(
             "cannot open the response cache in '{}': {e}; pass --cache-dir",
             cache.display()
@@ -357,15 +352,15 @@ pub fn ingest_files(
     })?;
     let mut tally = Tally::default();
     for path in &paths {
-        ingest_file(path, &index, &known, &mut tally)?;
+        ingest_file(path, &index, &|k| index.knows(k), &mut tally)?;
     }
-    let missing = known.iter().filter(|k| !index.contains(&k.hex())).count() as u64;
+    let missing = index.missing() as u64;
     Ok(IngestSummary {
         files: paths,
         tally,
         cache,
         manifest: manifest_path,
-        planned: known.len() as u64,
+        planned: index.len() as u64,
         missing,
     })
 }
@@ -475,7 +470,7 @@ fn collect(
     info: &BatchInfo,
     dir: &Path,
     cache: &Cache,
-    known: &HashSet<Key>,
+    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<Vec<String>> {
     let mut names = Vec::new();
@@ -545,7 +540,11 @@ pub fn run_batches(
             known.insert(k);
         }
     });
-    let mut tally = Tally::default();
+    let known = |k: &Key| known.contains(k);
+    let mut tally = Tally {
+        fresh: Some(HashSet::new()),
+        ..Tally::default()
+    };
     // Results already downloaded (an earlier run of this command) count again: their
     // failures decide what is worth resubmitting.
     for entry in state.batches.iter().filter(|b| b.ingested) {
@@ -697,7 +696,7 @@ pub fn run_batches(
         if last_batch.is_empty() { "none" } else { &last_batch }
     );
     let failures = Arc::new(failures);
-    let fresh = Arc::new(tally.fresh.clone());
+    let fresh = Arc::new(tally.fresh.clone().unwrap_or_default());
     Ok(configs
         .into_iter()
         .map(|mut c| {

@@ -195,7 +195,7 @@ pub fn key_bytes(key: &str) -> Option<[u8; 32]> {
 
 /// Reads `dir/completions.jsonl` (each valid record to `each`) and opens it for appending.
 /// Returns the path, the file and the number of lines skipped.
-fn open_log(
+pub(crate) fn open_log(
     dir: &Path,
     mut each: impl FnMut(String, Completion),
 ) -> std::io::Result<(PathBuf, File, usize)> {
@@ -233,7 +233,11 @@ fn open_log(
 }
 
 /// Appends one record as one whole line; returns the completion as stored.
-fn append(file: &Mutex<File>, key: &str, completion: &Completion) -> std::io::Result<Completion> {
+pub(crate) fn append(
+    file: &Mutex<File>,
+    key: &str,
+    completion: &Completion,
+) -> std::io::Result<Completion> {
     let mut stored = completion.clone();
     stored.cached = false;
     let record = Record {

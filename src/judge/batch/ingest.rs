@@ -5,10 +5,11 @@
 
 use super::results::{self, Failure};
 use super::Key;
-use crate::judge::cache::Store;
+use crate::judge::cache::{append, open_log, Store};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::BufRead;
+use std::sync::Mutex;
 
 /// What an ingest saw.
 #[derive(Debug, Clone, Default)]
@@ -29,8 +30,8 @@ pub struct Tally {
     pub first_unreadable: Option<String>,
     /// The last failure of each request that has no answer yet.
     pub failures: HashMap<Key, Failure>,
-    /// Requests answered by this ingest.
-    pub fresh: HashSet<Key>,
+    /// Requests answered by this ingest, when asked for (`Some`).
+    pub fresh: Option<HashSet<Key>>,
     /// Answers that could not be written to the cache.
     pub write_errors: u64,
 }
@@ -38,6 +39,82 @@ pub struct Tally {
 impl Tally {
     pub fn failed_total(&self) -> u64 {
         self.failed.values().sum()
+    }
+}
+
+/// The keys of a plan (sorted, 32 bytes each) and whether the cache holds each: what an
+/// ingest of millions of answers needs to know, without the cache's other keys or texts.
+#[derive(Debug)]
+pub struct PlanIndex {
+    keys: Vec<Key>,
+    cached: Mutex<Vec<bool>>,
+    file: Mutex<std::fs::File>,
+    path: std::path::PathBuf,
+}
+
+impl PlanIndex {
+    /// Opens the cache in `dir` for the plan's `keys`.
+    pub fn open(dir: &std::path::Path, mut keys: Vec<Key>) -> std::io::Result<Self> {
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keys.dedup();
+        let mut cached = vec![false; keys.len()];
+        let (path, file, _) = open_log(dir, |key, _| {
+            if let Some(i) = Key::parse(&key).and_then(|k| find(&keys, &k)) {
+                cached[i] = true;
+            }
+        })?;
+        Ok(Self {
+            keys,
+            cached: Mutex::new(cached),
+            file: Mutex::new(file),
+            path,
+        })
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    pub fn knows(&self, key: &Key) -> bool {
+        find(&self.keys, key).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Keys of the plan the cache does not hold.
+    pub fn missing(&self) -> usize {
+        self.cached
+            .lock()
+            .map(|c| c.iter().filter(|x| !**x).count())
+            .unwrap_or(self.keys.len())
+    }
+}
+
+fn find(keys: &[Key], key: &Key) -> Option<usize> {
+    keys.binary_search_by(|k| k.0.cmp(&key.0)).ok()
+}
+
+impl Store for PlanIndex {
+    fn contains(&self, key: &str) -> bool {
+        Key::parse(key)
+            .and_then(|k| find(&self.keys, &k))
+            .is_some_and(|i| self.cached.lock().is_ok_and(|c| c[i]))
+    }
+    fn put(&self, key: &str, completion: &crate::judge::Completion) -> std::io::Result<()> {
+        append(&self.file, key, completion)?;
+        if let (Some(i), Ok(mut cached)) = (
+            Key::parse(key).and_then(|k| find(&self.keys, &k)),
+            self.cached.lock(),
+        ) {
+            cached[i] = true;
+        }
+        Ok(())
     }
 }
 
@@ -52,12 +129,12 @@ pub struct Unreadable {
 pub fn take<S: Store + ?Sized>(
     value: &Value,
     store: &S,
-    known: &HashSet<Key>,
+    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<(), String> {
     let line = results::read(value)?;
     tally.lines += 1;
-    let Some(key) = Key::parse(&line.custom_id).filter(|k| known.contains(k)) else {
+    let Some(key) = Key::parse(&line.custom_id).filter(|k| known(k)) else {
         tally.unknown += 1;
         return Ok(());
     };
@@ -67,7 +144,9 @@ pub fn take<S: Store + ?Sized>(
                 tally.already_cached += 1;
             } else if store.put(&line.custom_id, &completion).is_ok() {
                 tally.cached += 1;
-                tally.fresh.insert(key);
+                if let Some(fresh) = &mut tally.fresh {
+                    fresh.insert(key);
+                }
             } else {
                 tally.write_errors += 1;
             }
@@ -89,7 +168,7 @@ pub fn jsonl<S: Store + ?Sized>(
     reader: impl BufRead,
     name: &str,
     store: &S,
-    known: &HashSet<Key>,
+    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<(), Unreadable> {
     let mut reader = reader;
@@ -139,7 +218,6 @@ pub fn jsonl<S: Store + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::cache::KeyIndex;
 
     fn ok_line(id: &str, text: &str) -> String {
         format!(
@@ -150,9 +228,10 @@ mod tests {
     #[test]
     fn counts_add_up_and_a_second_ingest_changes_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let index = KeyIndex::open(dir.path()).expect("cache");
         let (a, b, c) = ("a".repeat(64), "b".repeat(64), "c".repeat(64));
-        let known: HashSet<Key> = [&a, &b, &c].iter().filter_map(|k| Key::parse(k)).collect();
+        let keys: Vec<Key> = [&a, &b, &c].iter().filter_map(|k| Key::parse(k)).collect();
+        let index = PlanIndex::open(dir.path(), keys).expect("cache");
+        let known = |k: &Key| index.knows(k);
         let file = format!(
             "{}\n{}\n{}\nnot json\n{}\n{{\"custom_id\":\"{c}\",\"respo",
             ok_line(&b, "[[B]]"),
@@ -175,7 +254,13 @@ mod tests {
         let mut again = Tally::default();
         jsonl(file.as_bytes(), "out.jsonl", &index, &known, &mut again).expect("read");
         assert_eq!((again.cached, again.already_cached), (0, 2));
-        assert_eq!(index.len(), 2);
+        assert_eq!(index.missing(), 1);
+        // Reopened, the cache says the same.
+        drop(index);
+        let keys: Vec<Key> = [&a, &b, &c].iter().filter_map(|k| Key::parse(k)).collect();
+        let index = PlanIndex::open(dir.path(), keys).expect("cache");
+        assert_eq!((index.len(), index.missing()), (3, 1));
+        let known = |k: &Key| index.knows(k);
         // A file that is not results at all is an error, at its first line.
         let mut t = Tally::default();
         let e = jsonl("{\"a\":1}\n".as_bytes(), "x", &index, &known, &mut t).expect_err("shape");

@@ -227,7 +227,6 @@ impl Shards {
         o.out.write_all(&line)?;
         o.shard.lines += 1;
         o.shard.bytes += len;
-        o.shard.keys.push(key);
         Ok(())
     }
 
@@ -288,17 +287,52 @@ impl Manifest {
         })
     }
 
-    /// Written whole (temporary file, then renamed).
-    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+    /// Written whole (temporary file, then renamed). Shards without their `keys` get them
+    /// from their files in `dir`, one shard at a time, so a manifest of millions of keys is
+    /// written without holding them all.
+    pub fn write(&self, path: &Path, dir: &Path) -> std::io::Result<()> {
         let partial = path.with_extension("json.partial");
         {
             let mut out = BufWriter::new(File::create(&partial)?);
-            serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::other)?;
-            out.write_all(b"\n")?;
+            let head = serde_json::json!({
+                "raterlab_version": self.raterlab_version,
+                "format": self.format,
+                "created_unix": self.created_unix,
+                "plan": self.plan,
+                "counts": self.counts,
+            });
+            let head = serde_json::to_string_pretty(&head).map_err(std::io::Error::other)?;
+            // The object without its closing brace, then the shards.
+            out.write_all(head.trim_end().trim_end_matches('}').trim_end().as_bytes())?;
+            out.write_all(b",\n  \"shards\": [")?;
+            for (i, shard) in self.shards.iter().enumerate() {
+                let mut shard = shard.clone();
+                if shard.keys.is_empty() {
+                    shard.keys = shard_keys(&dir.join(&shard.file))?;
+                }
+                out.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+                serde_json::to_writer(&mut out, &shard).map_err(std::io::Error::other)?;
+            }
+            out.write_all(b"\n  ]\n}\n")?;
             out.flush()?;
         }
         std::fs::rename(partial, path)
     }
+}
+
+/// The custom_ids of a shard file, in order.
+fn shard_keys(path: &Path) -> std::io::Result<Vec<Key>> {
+    use std::io::BufRead;
+    #[derive(Deserialize)]
+    struct Id {
+        custom_id: Key,
+    }
+    let mut keys = Vec::new();
+    for line in std::io::BufReader::new(File::open(path)?).lines() {
+        let id: Id = serde_json::from_str(&line?).map_err(std::io::Error::other)?;
+        keys.push(id.custom_id);
+    }
+    Ok(keys)
 }
 
 /// The calls of a plan that are not cached, each once: (key, call) in plan order, and the
@@ -309,7 +343,9 @@ pub fn pending<S: Store + ?Sized>(
     mut each: impl FnMut(Key, Call) -> std::io::Result<()>,
 ) -> std::io::Result<Counts> {
     let mut counts = Counts::default();
-    let mut seen = std::collections::HashSet::new();
+    // Repeats are found by the keys' first 16 bytes (16 bytes a request; two different
+    // requests share them with probability about n² / 2^129).
+    let mut seen: std::collections::HashSet<u128> = std::collections::HashSet::new();
     let mut failed: Option<std::io::Error> = None;
     calls(&mut |call: Call| {
         if failed.is_some() {
@@ -322,7 +358,9 @@ pub fn pending<S: Store + ?Sized>(
             return;
         }
         let Some(k) = Key::parse(&hex) else { return };
-        if !seen.insert(k) {
+        let mut head = [0u8; 16];
+        head.copy_from_slice(&k.0[..16]);
+        if !seen.insert(u128::from_le_bytes(head)) {
             counts.duplicates += 1;
             return;
         }

@@ -1,0 +1,285 @@
+//! Batch export and ingest at scale, side by side with their references:
+//!
+//! - `raterlab batch export` of 10^5 and 10^6 requests (a generated reward-bench-schema file
+//!   × both orders × 5 prompts × sc:5): time per request should stay flat (linear time) and
+//!   peak memory bounded by one shard (a shard is up to 190 MB), not by the whole set;
+//! - `raterlab batch ingest` of the matching OpenAI-format output files, into an empty cache:
+//!   requests per second against the cache's own write path (`KeyIndex::put` of the same
+//!   answers, in process);
+//! - ingest against a `calibrate --offline` over the same 10^5 keys: what the batch route
+//!   adds to the report it feeds.
+//!
+//! Each command runs as a child process under `/usr/bin/time` for its peak RSS.
+//!
+//!     cargo bench --bench batch
+
+#![allow(clippy::print_stdout)] // a benchmark reports on stdout
+
+use raterlab::judge::cache::{KeyIndex, Store};
+use raterlab::judge::Completion;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufWriter, Write};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const PROMPTS: [&str; 5] = [
+    "simple_no_tie",
+    "simple_with_tie",
+    "reward-bench_gemini_no_tie",
+    "mt-bench_pairwise",
+    "arena-hard",
+];
+
+/// A reward-bench-schema JSONL file of `pairs` pairs (about 600 characters each).
+fn write_pairs(path: &Path, pairs: usize) {
+    let mut out = BufWriter::new(std::fs::File::create(path).expect("data file"));
+    let subsets = [
+        "alpacaeval-easy",
+        "mt-bench-hard",
+        "llmbar-natural",
+        "refusals-dangerous",
+    ];
+    for i in 0..pairs {
+        let subset = subsets[i % 4];
+        let row = json!({
+            "prompt": format!("Question {i}: explain why the sky looks blue at noon and red at dusk, briefly."),
+            "chosen": format!("Answer {i}: sunlight scatters off air molecules; short blue wavelengths scatter most (Rayleigh scattering), so the sky looks blue. At dusk light crosses more air and the blue is scattered away, leaving red."),
+            "chosen_model": "model-a",
+            "rejected": format!("Answer {i}: the sky reflects the ocean, which is blue; at dusk the sun is tired and turns red."),
+            "rejected_model": "model-b",
+            "subset": subset,
+            "id": i,
+        });
+        writeln!(out, "{row}").expect("write");
+    }
+    out.flush().expect("flush");
+}
+
+/// Runs raterlab under /usr/bin/time; (seconds, peak RSS in MB, stdout).
+fn timed(args: &[&str]) -> (f64, f64, String) {
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("PEAK_KB=%M")
+        .arg(env!("CARGO_BIN_EXE_raterlab"))
+        .args(args)
+        .output()
+        .expect("/usr/bin/time runs raterlab");
+    let seconds = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "raterlab {args:?} failed: {stderr}");
+    let peak_kb: f64 = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("PEAK_KB="))
+        .next_back()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    (
+        seconds,
+        peak_kb / 1024.0,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The plan options for `pairs` pairs: × 2 orders × 5 prompts × 5 samples = 50 × pairs calls.
+fn plan(data: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--data",
+        data,
+        "--both-orders",
+        "--model",
+        "bench-judge",
+        "--rater",
+        "sc:5",
+        "--max-tokens",
+        "64",
+    ]
+    .map(String::from)
+    .to_vec();
+    for p in PROMPTS {
+        args.push("--prompt".into());
+        args.push(p.into());
+    }
+    args
+}
+
+/// OpenAI-format output lines answering every request of an export (out of order: each
+/// shard reversed); returns the number of lines.
+fn write_results(export: &Path, to: &Path) -> u64 {
+    let manifest: Value = serde_json::from_reader(
+        std::fs::File::open(export.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest json");
+    let mut out = BufWriter::new(std::fs::File::create(to).expect("results"));
+    let mut n = 0;
+    for shard in manifest["shards"].as_array().expect("shards") {
+        let file =
+            std::fs::File::open(export.join(shard["file"].as_str().expect("file"))).expect("shard");
+        let mut ids: Vec<String> = Vec::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.expect("line");
+            let v: Value = serde_json::from_str(&line).expect("json");
+            ids.push(v["custom_id"].as_str().expect("id").to_string());
+        }
+        for id in ids.iter().rev() {
+            let row = json!({"id": "batch_req", "custom_id": id, "response": {"status_code": 200, "request_id": "r",
+                "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]"}}],
+                         "usage": {"prompt_tokens": 300, "completion_tokens": 12}}}, "error": null});
+            writeln!(out, "{row}").expect("write");
+            n += 1;
+        }
+    }
+    out.flush().expect("flush");
+    n
+}
+
+/// The cache's own write path: `n` answers put one by one; seconds.
+fn cache_writes(dir: &Path, n: u64) -> f64 {
+    let index = KeyIndex::open(dir).expect("cache");
+    let completion = Completion {
+        text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
+        tokens_in: 300,
+        tokens_out: 12,
+        latency_ms: 0.0,
+        cached: false,
+    };
+    let start = Instant::now();
+    for i in 0..n {
+        let key = format!("{i:064x}");
+        index.put(&key, &completion).expect("put");
+    }
+    start.elapsed().as_secs_f64()
+}
+
+struct Row {
+    requests: u64,
+    export: (f64, f64),
+    ingest: (f64, f64),
+    shard_mb: f64,
+    reference_s: f64,
+}
+
+fn main() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let dir = work.path();
+    let mut rows = Vec::new();
+    let mut offline_ratio = None;
+    for pairs in [2_000usize, 20_000] {
+        let data = dir.join(format!("pairs-{pairs}.jsonl"));
+        write_pairs(&data, pairs);
+        let data_s = data.to_string_lossy().into_owned();
+        let export = dir.join(format!("export-{pairs}"));
+        let cache = dir.join(format!("cache-{pairs}"));
+        let mut args: Vec<String> = vec!["batch".into(), "export".into()];
+        args.extend(plan(&data_s));
+        args.extend([
+            "--out".into(),
+            export.to_string_lossy().into_owned(),
+            "--cache-dir".into(),
+            cache.to_string_lossy().into_owned(),
+        ]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (export_s, export_mb, _) = timed(&refs);
+        let results = dir.join(format!("results-{pairs}.jsonl"));
+        let requests = write_results(&export, &results);
+        let manifest: Value = serde_json::from_reader(
+            std::fs::File::open(export.join("manifest.json")).expect("manifest"),
+        )
+        .expect("json");
+        let shard_mb = manifest["shards"]
+            .as_array()
+            .expect("shards")
+            .iter()
+            .map(|s| s["bytes"].as_f64().unwrap_or(0.0) / 1e6)
+            .fold(0.0, f64::max);
+        let (ingest_s, ingest_mb, out) = timed(&[
+            "batch",
+            "ingest",
+            &results.to_string_lossy(),
+            "--manifest",
+            &export.join("manifest.json").to_string_lossy(),
+            "--cache-dir",
+            &cache.to_string_lossy(),
+        ]);
+        assert!(out.contains("every request is answered"), "{out}");
+        let reference_s = cache_writes(&dir.join(format!("reference-{pairs}")), requests);
+        if pairs == 2_000 {
+            // The report the ingest feeds: calibrate --offline over the same keys.
+            let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
+            args.extend(plan(&data_s));
+            args.extend([
+                "--cache-dir".into(),
+                cache.to_string_lossy().into_owned(),
+                "--bootstrap".into(),
+                "200".into(),
+                "--out".into(),
+                dir.join("run").to_string_lossy().into_owned(),
+            ]);
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (offline_s, _, _) = timed(&refs);
+            offline_ratio = Some((ingest_s, offline_s));
+        }
+        for p in [&results, &data] {
+            let _ = std::fs::remove_file(p);
+        }
+        let _ = std::fs::remove_dir_all(&export);
+        rows.push(Row {
+            requests,
+            export: (export_s, export_mb),
+            ingest: (ingest_s, ingest_mb),
+            shard_mb,
+            reference_s,
+        });
+    }
+    println!("batch export and ingest (child processes, peak RSS by /usr/bin/time)");
+    println!(
+        "{:>10} | {:>9} {:>12} {:>8} | {:>9} {:>12} {:>8} | {:>16} {:>8} | {:>9}",
+        "requests",
+        "export s",
+        "req/s",
+        "peak MB",
+        "ingest s",
+        "req/s",
+        "peak MB",
+        "cache put req/s",
+        "ratio",
+        "shard MB"
+    );
+    for r in &rows {
+        let n = r.requests as f64;
+        println!(
+            "{:>10} | {:>9.2} {:>12.0} {:>8.0} | {:>9.2} {:>12.0} {:>8.0} | {:>16.0} {:>8.2} | {:>9.0}",
+            r.requests,
+            r.export.0,
+            n / r.export.0,
+            r.export.1,
+            r.ingest.0,
+            n / r.ingest.0,
+            r.ingest.1,
+            n / r.reference_s,
+            r.reference_s / r.ingest.0,
+            r.shard_mb,
+        );
+    }
+    if let [small, large] = &rows[..] {
+        let size = large.requests as f64 / small.requests as f64;
+        println!(
+            "10x the requests: export takes {:.1}x the time, ingest {:.1}x (linear = {size:.0}x); peak memory {:.1}x and {:.1}x",
+            large.export.0 / small.export.0,
+            large.ingest.0 / small.ingest.0,
+            large.export.1 / small.export.1,
+            large.ingest.1 / small.ingest.1,
+        );
+        println!(
+            "ingest speed vs the cache's own write path (in process, no parsing): {:.2} (1.00 = as fast)",
+            small.reference_s / small.ingest.0
+        );
+    }
+    if let Some((ingest, offline)) = offline_ratio {
+        println!(
+            "ingest of 10^5 answers {ingest:.2} s beside calibrate --offline over the same keys {offline:.2} s: ratio {:.2}",
+            ingest / offline
+        );
+    }
+}
