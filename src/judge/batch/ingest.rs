@@ -55,7 +55,7 @@ pub struct PlanIndex {
 impl PlanIndex {
     /// Opens the cache in `dir` for the plan's `keys`.
     pub fn open(dir: &std::path::Path, mut keys: Vec<Key>) -> std::io::Result<Self> {
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keys.sort_unstable_by_key(|k| k.0);
         keys.dedup();
         let mut cached = vec![false; keys.len()];
         let (path, file, _) = open_log(dir, |key, _| {
