@@ -61,12 +61,15 @@ struct Faults {
     refuse: bool,
     /// No Batch API at all (/v1/files is 404), as vLLM's OpenAI server.
     no_files: bool,
+    /// Batches that fail validation (status `failed`, no files, the reason in `errors`).
+    invalid: HashSet<usize>,
 }
 
 #[derive(Debug, Default)]
 struct Batch {
     input: String,
     status: String,
+    errors_data: Option<Value>,
     polls: usize,
     output: Option<String>,
     errors: Option<String>,
@@ -165,6 +168,7 @@ fn batch_json(id: usize, b: &Batch) -> Value {
         "input_file_id": b.input, "completion_window": "24h", "status": b.status,
         "output_file_id": b.output, "error_file_id": b.errors.clone().unwrap_or_default(),
         "request_counts": {"total": b.total, "completed": b.completed, "failed": b.failed},
+        "errors": b.errors_data,
     })
 }
 
@@ -298,6 +302,12 @@ fn handle(r: &Request, world: &Mutex<World>, hold: &AtomicBool, faults: &Faults)
             let b = &mut w.batches[index];
             b.polls += 1;
             let next = match b.status.as_str() {
+                "validating" if faults.invalid.contains(&(index + 1)) => {
+                    b.errors_data = Some(
+                        json!({"object": "list", "data": [{"code": "invalid_json_line", "message": "The server could not read line 3", "line": 3}]}),
+                    );
+                    Some("failed")
+                }
                 "validating" => Some("in_progress"),
                 "in_progress" if !held => Some("finalizing"),
                 "finalizing" => None,
@@ -524,6 +534,41 @@ fn a_completed_batch_with_every_line_failed_is_retried_within_the_round_limit() 
         basic["reasons"].to_string().contains("HTTP 500"),
         "{}",
         basic["reasons"]
+    );
+}
+
+#[test]
+fn a_batch_that_fails_validation_is_resubmitted_and_its_reason_shown() {
+    let server = BatchServer::start(Faults {
+        invalid: HashSet::from([1]),
+        ..Faults::default()
+    });
+    let runs = Runs::new();
+    let online = runs.online(&server);
+    let (code, batched, err) = runs.batch(&server, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.batch_sizes(), [48, 48]);
+    assert!(
+        err.contains("batch batch_1 failed: 0 answered, 0 failed (The server could not read line 3 (line 3))"),
+        "{err}"
+    );
+    assert_eq!(figures(&batched), figures(&online));
+    // Failing every round: each item fails with the reason, and the counts add up.
+    let server = BatchServer::start(Faults {
+        invalid: HashSet::from([1, 2]),
+        ..Faults::default()
+    });
+    let runs = Runs::new();
+    let (code, doc, err) = runs.batch(&server, &["--batch-rounds", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert_accounted(&doc);
+    assert_eq!(doc["configs"][0]["counts"]["call_failures"], 12);
+    assert!(
+        doc["configs"][0]["reasons"]
+            .to_string()
+            .contains("no batch answered it in 2 round(s) (last: batch_2 failed)"),
+        "{}",
+        doc["configs"][0]["reasons"]
     );
 }
 
