@@ -441,14 +441,19 @@ pub fn data_settings(args: &PlanArgs) -> Result<DataSettings> {
     DataSettings::from_args(data_args)
 }
 
-pub fn run(args: &CalibrateArgs) -> Result<Run> {
-    if !SORT_KEYS.contains(&args.sort.as_str()) {
+/// `--sort` names one of [`SORT_KEYS`].
+pub fn check_sort(sort: &str) -> Result<()> {
+    if !SORT_KEYS.contains(&sort) {
         return Err(input_error(format!(
-            "--sort '{}' is not a metric; use one of {}",
-            args.sort,
+            "--sort '{sort}' is not a metric; use one of {}",
             SORT_KEYS.join(", ")
         )));
     }
+    Ok(())
+}
+
+pub fn run(args: &CalibrateArgs) -> Result<Run> {
+    check_sort(&args.sort)?;
     let data_settings = data_settings(&args.plan)?;
     let mut plan_args = args.plan.clone();
     if args.batch.batch {

@@ -169,7 +169,7 @@ fn inner_message(e: &reqwest::Error) -> String {
 
 /// `{"error": {"message": ...}}` (OpenAI, vLLM, Ollama), `{"error": "..."}` or FastAPI's
 /// `{"detail": "..."}` (llama-cpp-python) when the server says so, else the start of the body.
-fn error_message(body: &str) -> String {
+pub(crate) fn error_message(body: &str) -> String {
     serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| {

@@ -3,24 +3,12 @@
 use crate::commands::batch::{ExportSummary, IngestSummary, Watch};
 use crate::judge::batch::api::BatchInfo;
 use crate::judge::batch::Format;
+use crate::report::calibrate::thousands;
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Mutex;
-
-/// 1234567 → "1,234,567".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 pub fn emit_export(s: &ExportSummary) -> Result<()> {
     let stdout = std::io::stdout();

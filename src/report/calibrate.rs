@@ -196,7 +196,7 @@ fn power_phrase(c: &Comparison) -> String {
 }
 
 /// 1900 → "1,900".
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {

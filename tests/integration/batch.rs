@@ -408,6 +408,10 @@ impl Runs {
         out: &str,
         extra: &[&str],
     ) -> (i32, Value, String) {
+        calibrate(&self.args(endpoint, cache, out, extra))
+    }
+    /// `calibrate --json` of the shared plan (and `extra`) with its cache and run directory.
+    fn args(&self, endpoint: &str, cache: &str, out: &str, extra: &[&str]) -> Vec<String> {
         let mut args = vec![
             "calibrate".to_string(),
             "--json".into(),
@@ -421,7 +425,7 @@ impl Runs {
             "0".into(),
         ];
         args.extend(plan_args(extra));
-        calibrate(&args)
+        args
     }
     /// The online reference run (its own cache).
     fn online(&self, server: &BatchServer) -> Value {
@@ -430,9 +434,12 @@ impl Runs {
         doc
     }
     fn batch(&self, server: &BatchServer, extra: &[&str]) -> (i32, Value, String) {
+        calibrate(&self.batch_args(server, extra))
+    }
+    fn batch_args(&self, server: &BatchServer, extra: &[&str]) -> Vec<String> {
         let mut all = vec!["--batch", "--poll-interval", "0.02"];
         all.extend_from_slice(extra);
-        self.calibrate(&server.endpoint(), "batch-cache", "batched", &all)
+        self.args(&server.endpoint(), "batch-cache", "batched", &all)
     }
 }
 
@@ -483,51 +490,63 @@ fn a_batch_run_equals_the_online_run_with_output_out_of_order() {
     assert_eq!(figures(&again), figures(&online));
 }
 
-#[test]
-fn an_expired_batch_keeps_its_results_and_the_rest_is_resubmitted() {
-    let server = BatchServer::start(Faults {
-        expire_after: HashMap::from([(1, 20)]),
-        ..Faults::default()
-    });
+/// Runs the shared plan online and through the mock's batches with `faults`; asserts the
+/// batches had `sizes` requests and that the batch run equals the online run with every item
+/// accounted for. Returns the batch run's stderr.
+fn recovers(faults: Faults, sizes: &[usize]) -> String {
+    let server = BatchServer::start(faults);
     let runs = Runs::new();
     let online = runs.online(&server);
+    let chat = server.chat_calls();
     let (code, batched, err) = runs.batch(&server, &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
-        server.batch_sizes(),
-        [48, 28],
-        "the 20 paid answers are kept; 28 go again"
+        server.chat_calls(),
+        chat,
+        "a batch run makes no online call"
+    );
+    assert_eq!(server.batch_sizes(), sizes);
+    assert_eq!(figures(&batched), figures(&online));
+    assert_accounted(&batched);
+    err
+}
+
+/// The same plan and faults through the batches alone, with `extra` options.
+fn batch_only(faults: Faults, extra: &[&str]) -> (BatchServer, Value) {
+    let server = BatchServer::start(faults);
+    let runs = Runs::new();
+    let (code, doc, err) = runs.batch(&server, extra);
+    assert_eq!(code, 0, "{err}");
+    assert_accounted(&doc);
+    (server, doc)
+}
+
+#[test]
+fn an_expired_batch_keeps_its_results_and_the_rest_is_resubmitted() {
+    // The 20 paid answers are kept; 28 go again.
+    let err = recovers(
+        Faults {
+            expire_after: HashMap::from([(1, 20)]),
+            ..Faults::default()
+        },
+        &[48, 28],
     );
     assert!(
         err.contains("batch batch_1 expired: 20 answered, 28 failed"),
         "{err}"
     );
-    assert_eq!(figures(&batched), figures(&online));
-    assert_accounted(&batched);
 }
 
 #[test]
 fn a_completed_batch_with_every_line_failed_is_retried_within_the_round_limit() {
-    let server = BatchServer::start(Faults {
+    let all_fail = || Faults {
         all_fail: HashSet::from([1]),
         ..Faults::default()
-    });
-    let runs = Runs::new();
-    let online = runs.online(&server);
-    let (code, batched, err) = runs.batch(&server, &[]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(server.batch_sizes(), [48, 48]);
-    assert_eq!(figures(&batched), figures(&online));
+    };
+    recovers(all_fail(), &[48, 48]);
     // With one round, the failures stay failures, each with its reason, and counts add up.
-    let server = BatchServer::start(Faults {
-        all_fail: HashSet::from([1]),
-        ..Faults::default()
-    });
-    let runs = Runs::new();
-    let (code, doc, err) = runs.batch(&server, &["--batch-rounds", "1"]);
-    assert_eq!(code, 0, "{err}");
+    let (server, doc) = batch_only(all_fail(), &["--batch-rounds", "1"]);
     assert_eq!(server.created(), 1);
-    assert_accounted(&doc);
     let basic = &doc["configs"][0];
     assert_eq!(basic["counts"]["call_failures"], 12, "{}", basic["counts"]);
     assert!(
@@ -539,29 +558,25 @@ fn a_completed_batch_with_every_line_failed_is_retried_within_the_round_limit() 
 
 #[test]
 fn a_batch_that_fails_validation_is_resubmitted_and_its_reason_shown() {
-    let server = BatchServer::start(Faults {
-        invalid: HashSet::from([1]),
-        ..Faults::default()
-    });
-    let runs = Runs::new();
-    let online = runs.online(&server);
-    let (code, batched, err) = runs.batch(&server, &[]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(server.batch_sizes(), [48, 48]);
+    let err = recovers(
+        Faults {
+            invalid: HashSet::from([1]),
+            ..Faults::default()
+        },
+        &[48, 48],
+    );
     assert!(
         err.contains("batch batch_1 failed: 0 answered, 0 failed (The server could not read line 3 (line 3))"),
         "{err}"
     );
-    assert_eq!(figures(&batched), figures(&online));
     // Failing every round: each item fails with the reason, and the counts add up.
-    let server = BatchServer::start(Faults {
-        invalid: HashSet::from([1, 2]),
-        ..Faults::default()
-    });
-    let runs = Runs::new();
-    let (code, doc, err) = runs.batch(&server, &["--batch-rounds", "2"]);
-    assert_eq!(code, 0, "{err}");
-    assert_accounted(&doc);
+    let (_, doc) = batch_only(
+        Faults {
+            invalid: HashSet::from([1, 2]),
+            ..Faults::default()
+        },
+        &["--batch-rounds", "2"],
+    );
     assert_eq!(doc["configs"][0]["counts"]["call_failures"], 12);
     assert!(
         doc["configs"][0]["reasons"]
@@ -676,22 +691,7 @@ fn kill_9_while_polling_then_the_same_command_resumes_without_a_second_batch() {
     server.hold.store(true, Ordering::SeqCst);
     let runs = Runs::new();
     let online = runs.online(&server);
-    let mut args = vec![
-        "calibrate".to_string(),
-        "--json".into(),
-        "--endpoint".into(),
-        server.endpoint(),
-        "--cache-dir".into(),
-        runs.path("batch-cache"),
-        "--out".into(),
-        runs.path("batched"),
-        "--batch".into(),
-        "--bootstrap".into(),
-        "0".into(),
-        "--poll-interval".into(),
-        "0.02".into(),
-    ];
-    args.extend(plan_args(&[]));
+    let args = runs.batch_args(&server, &[]);
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
         .args(&args)
         .stdout(std::process::Stdio::null())
@@ -730,21 +730,7 @@ fn ctrl_c_leaves_the_batch_running_and_says_how_to_resume_or_cancel() {
     let server = BatchServer::start(Faults::default());
     server.hold.store(true, Ordering::SeqCst);
     let runs = Runs::new();
-    let mut args = vec![
-        "calibrate".to_string(),
-        "--endpoint".into(),
-        server.endpoint(),
-        "--cache-dir".into(),
-        runs.path("batch-cache"),
-        "--out".into(),
-        runs.path("batched"),
-        "--batch".into(),
-        "--bootstrap".into(),
-        "0".into(),
-        "--poll-interval".into(),
-        "0.02".into(),
-    ];
-    args.extend(plan_args(&[]));
+    let args = runs.batch_args(&server, &[]);
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
         .args(&args)
         .stdout(std::process::Stdio::piped())
@@ -825,16 +811,8 @@ fn export_then_ingest_then_offline_equals_the_online_run() {
     let online = runs.online(&server);
     let export = runs.path("export");
     let cache = runs.path("offline-cache");
-    let mut args = vec![
-        "batch".to_string(),
-        "export".into(),
-        "--out".into(),
-        export.clone(),
-        "--cache-dir".into(),
-        cache.clone(),
-    ];
-    args.extend(plan_args(&[]));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let refs = export_args(&export, &cache, &[]);
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
     let (code, out, err) = run(&refs);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("48 requests in 1 file(s)"), "{out}");
@@ -850,15 +828,7 @@ fn export_then_ingest_then_offline_equals_the_online_run() {
     let results_path = write(runs.dir.path(), "results.jsonl", &results);
     let results_s = results_path.to_string_lossy().into_owned();
     let manifest = format!("{export}/manifest.json");
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &results_s,
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&results_s, &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("cached        47") && out.contains("47 answered, 1 still missing"),
@@ -869,15 +839,7 @@ fn export_then_ingest_then_offline_equals_the_online_run() {
         "{out}"
     );
     // Idempotent.
-    let (code, out, _) = run(&[
-        "batch",
-        "ingest",
-        &results_s,
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, _) = ingest(&results_s, &manifest, &cache);
     assert_eq!(code, 0);
     assert!(
         out.contains("cached        0") && out.contains("already there 47"),
@@ -906,15 +868,7 @@ fn export_then_ingest_then_offline_equals_the_online_run() {
         json!({"custom_id": lines[0].0, "generated_text": answer(&lines[0].1)})
     );
     let rest_path = write(runs.dir.path(), "ray-output.jsonl", &rest);
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &rest_path.to_string_lossy(),
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&rest_path.to_string_lossy(), &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("every request is answered"), "{out}");
     let (code, offline, err) = runs.calibrate(
@@ -925,6 +879,28 @@ fn export_then_ingest_then_offline_equals_the_online_run() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(figures(&offline), figures(&online));
+}
+
+/// `raterlab batch ingest FILE --manifest M --cache-dir C`.
+fn ingest(file: &str, manifest: &str, cache: &str) -> (i32, String, String) {
+    run(&[
+        "batch",
+        "ingest",
+        file,
+        "--manifest",
+        manifest,
+        "--cache-dir",
+        cache,
+    ])
+}
+
+/// `batch export` of the shared plan (and `extra`) into `out`, with its own cache.
+fn export_args(out: &str, cache: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["batch", "export", "--out", out, "--cache-dir", cache]
+        .map(String::from)
+        .to_vec();
+    args.extend(plan_args(extra));
+    args
 }
 
 /// Fills the `KEY-n` placeholders of a fixture with the export's custom_ids.
@@ -942,16 +918,8 @@ fn vllm_and_anthropic_result_shapes_and_bad_input() {
     let runs = Runs::new();
     let export = runs.path("export");
     let cache = runs.path("cache");
-    let mut args = vec![
-        "batch".to_string(),
-        "export".into(),
-        "--out".into(),
-        export.clone(),
-        "--cache-dir".into(),
-        cache.clone(),
-    ];
-    args.extend(plan_args(&[]));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let refs = export_args(&export, &cache, &[]);
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
     assert_eq!(run(&refs).0, 0);
     let keys: Vec<String> = shard_lines(Path::new(&export))
         .into_iter()
@@ -964,15 +932,7 @@ fn vllm_and_anthropic_result_shapes_and_bad_input() {
         "vllm.jsonl",
         &fixture_with_keys("vllm-output.jsonl", &keys),
     );
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &vllm.to_string_lossy(),
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&vllm.to_string_lossy(), &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("cached        1")
@@ -986,15 +946,7 @@ fn vllm_and_anthropic_result_shapes_and_bad_input() {
         "anthropic.jsonl",
         &fixture_with_keys("anthropic-results.jsonl", &keys),
     );
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &anthropic.to_string_lossy(),
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&anthropic.to_string_lossy(), &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("cached        1")
@@ -1005,15 +957,7 @@ fn vllm_and_anthropic_result_shapes_and_bad_input() {
     let full = fixture_with_keys("vllm-output.jsonl", &keys[2..]);
     let cut = &full[..full.len() - 30];
     let truncated = write(runs.dir.path(), "cut.jsonl", cut);
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &truncated.to_string_lossy(),
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&truncated.to_string_lossy(), &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("unreadable    1 lines skipped") && out.contains("cut short"),
@@ -1095,16 +1039,8 @@ fn ray_results_as_parquet_are_read() {
     let runs = Runs::new();
     let export = runs.path("export");
     let cache = runs.path("cache");
-    let mut args = vec![
-        "batch".to_string(),
-        "export".into(),
-        "--out".into(),
-        export.clone(),
-        "--cache-dir".into(),
-        cache.clone(),
-    ];
-    args.extend(plan_args(&[]));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let refs = export_args(&export, &cache, &[]);
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
     assert_eq!(run(&refs).0, 0);
     let lines = shard_lines(Path::new(&export));
     // A Parquet table as Ray Data's write_parquet makes it, via `data export`'s writer path:
@@ -1135,15 +1071,7 @@ fn ray_results_as_parquet_are_read() {
         .to_string_lossy()
         .into_owned();
     let manifest = format!("{export}/manifest.json");
-    let (code, out, err) = run(&[
-        "batch",
-        "ingest",
-        &folder,
-        "--manifest",
-        &manifest,
-        "--cache-dir",
-        &cache,
-    ]);
+    let (code, out, err) = ingest(&folder, &manifest, &cache);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("cached        48") && out.contains("every request is answered"),

@@ -3,6 +3,7 @@
 //! calls (a run waits on its batches anyway); transport errors, 429 and 5xx are retried with
 //! backoff, so one bad poll does not end a day-long wait.
 
+use super::super::openai::error_message;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -117,19 +118,6 @@ pub struct BatchApi {
     key: Option<String>,
     http: reqwest::blocking::Client,
     retries: u32,
-}
-
-fn error_message(body: &str) -> String {
-    serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or(v["error"].as_str())
-                .or(v["detail"].as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.chars().take(200).collect())
 }
 
 impl BatchApi {
