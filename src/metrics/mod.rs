@@ -14,6 +14,7 @@ mod kappa;
 pub mod power;
 mod pvalue;
 mod rank;
+pub mod raters;
 
 pub use agreement::{Agreement, Estimates, Statistic};
 pub use align::{align, Aligned};

@@ -235,3 +235,62 @@ fn mcnemar_power_matches_the_closed_form_with_scipy() {
         );
     }
 }
+
+#[test]
+fn annotator_agreement_matches_statsmodels_krippendorff_irrcac_and_sklearn() {
+    use raterlab::metrics::raters::{AnnotatorStats, Votes};
+    use raterlab::metrics::Labels;
+    let doc = load();
+    let cases = doc["annotators"].as_array().expect("annotator cases");
+    assert!(cases.len() >= 5);
+    for c in cases {
+        let name = c["name"].as_str().expect("name");
+        let labels: Vec<i64> = c["labels"]
+            .as_array()
+            .expect("labels")
+            .iter()
+            .map(|v| v.as_i64().expect("label"))
+            .collect();
+        let votes = Votes {
+            labels: Labels::new(labels).expect("labels"),
+            items: c["votes"]
+                .as_array()
+                .expect("votes")
+                .iter()
+                .map(|row| {
+                    row.as_str()
+                        .expect("row")
+                        .split(' ')
+                        .map(|v| v.parse::<usize>().ok())
+                        .collect()
+                })
+                .collect(),
+        };
+        let stats = AnnotatorStats::of(&votes);
+        for (what, got) in [
+            ("fleiss_kappa", stats.fleiss_kappa),
+            (
+                "krippendorff_alpha_nominal",
+                stats.krippendorff_alpha_nominal,
+            ),
+            (
+                "krippendorff_alpha_ordinal",
+                stats.krippendorff_alpha_ordinal,
+            ),
+            ("gwet_ac1", stats.gwet_ac1),
+        ] {
+            check(name, what, got, &c[what], false);
+        }
+        for (a, row) in stats.pairwise_kappa.iter().enumerate() {
+            for (b, got) in row.iter().enumerate() {
+                check(
+                    name,
+                    &format!("pairwise_kappa[{a}][{b}]"),
+                    *got,
+                    &c["pairwise_kappa"][a][b],
+                    false,
+                );
+            }
+        }
+    }
+}

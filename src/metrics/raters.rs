@@ -1,0 +1,444 @@
+//! Several raters per item: agreement among annotators, the human ceiling, and a judge
+//! measured the same ways.
+//!
+//! Votes are label indices (positions in a [`Labels`] set), `None` where a rater gave none.
+//! Every statistic matches its reference implementation (fixtures in
+//! `tests/fixtures/generate_metrics_fixtures.py`):
+//!
+//! - pairwise Cohen's kappa: `sklearn.metrics.cohen_kappa_score` on the items both rated;
+//! - Fleiss' kappa: `statsmodels.stats.inter_rater.fleiss_kappa` (method "fleiss") on the
+//!   items every annotator rated;
+//! - Krippendorff's alpha, nominal and ordinal: the `krippendorff` package (missing votes
+//!   allowed; labels in their order for ordinal);
+//! - Gwet's AC1: `irrCAC`'s `CAC(...).gwet()` with the label set as its categories.
+
+use super::{kappa, Contingency, Labels, Weights};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Item × rater votes over a label set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Votes {
+    pub labels: Labels,
+    /// `items[i][r]`: rater r's label index for item i.
+    pub items: Vec<Vec<Option<usize>>>,
+}
+
+impl Votes {
+    pub fn raters(&self) -> usize {
+        self.items.first().map_or(0, Vec::len)
+    }
+
+    fn k(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// The same raters over the items at `rows` (a bootstrap resample).
+    fn subset(&self, rows: &[usize]) -> Self {
+        Self {
+            labels: self.labels.clone(),
+            items: rows.iter().map(|&i| self.items[i].clone()).collect(),
+        }
+    }
+
+    /// Per item, how many raters gave each label.
+    fn counts(&self) -> Vec<Vec<u64>> {
+        self.items
+            .iter()
+            .map(|votes| {
+                let mut c = vec![0u64; self.k()];
+                for v in votes.iter().flatten() {
+                    c[*v] += 1;
+                }
+                c
+            })
+            .collect()
+    }
+}
+
+/// The label most votes name, when exactly one does (`None` for no vote or a tie for first).
+pub fn unique_mode(votes: impl IntoIterator<Item = usize>, k: usize) -> Option<usize> {
+    let mut counts = vec![0usize; k];
+    for v in votes {
+        counts[v] += 1;
+    }
+    let best = *counts.iter().max()?;
+    if best == 0 || counts.iter().filter(|&&c| c == best).count() > 1 {
+        return None;
+    }
+    counts.iter().position(|&c| c == best)
+}
+
+/// Cohen's kappa between two raters over the items both rated.
+pub fn kappa_between(labels: &Labels, a: &[Option<usize>], b: &[Option<usize>]) -> f64 {
+    let k = labels.len();
+    let mut counts = vec![0u64; k * k];
+    for (x, y) in a.iter().zip(b) {
+        if let (Some(x), Some(y)) = (x, y) {
+            counts[x * k + y] += 1;
+        }
+    }
+    kappa(
+        &Contingency::from_counts(labels.clone(), counts),
+        Weights::Unweighted,
+    )
+}
+
+/// Cohen's kappa for every pair of raters (the diagonal is each rater with itself).
+pub fn pairwise_kappa(votes: &Votes) -> Vec<Vec<f64>> {
+    let r = votes.raters();
+    let column = |j: usize| -> Vec<Option<usize>> { votes.items.iter().map(|v| v[j]).collect() };
+    let columns: Vec<Vec<Option<usize>>> = (0..r).map(column).collect();
+    (0..r)
+        .map(|a| {
+            (0..r)
+                .map(|b| kappa_between(&votes.labels, &columns[a], &columns[b]))
+                .collect()
+        })
+        .collect()
+}
+
+/// Fleiss' kappa over the items every rater rated (statsmodels' formula).
+pub fn fleiss_kappa(votes: &Votes) -> f64 {
+    let r = votes.raters();
+    let complete: Vec<Vec<u64>> = votes
+        .counts()
+        .into_iter()
+        .zip(&votes.items)
+        .filter(|(_, v)| v.iter().all(Option::is_some))
+        .map(|(c, _)| c)
+        .collect();
+    if complete.is_empty() || r < 2 {
+        return f64::NAN;
+    }
+    let n_items = complete.len() as f64;
+    let n = r as f64;
+    let mut p_cat = vec![0.0; votes.k()];
+    let mut p_mean = 0.0;
+    for c in &complete {
+        let mut squares = 0.0;
+        for (j, &x) in c.iter().enumerate() {
+            p_cat[j] += x as f64;
+            squares += (x * x) as f64;
+        }
+        p_mean += (squares - n) / (n * (n - 1.0));
+    }
+    p_mean /= n_items;
+    let p_exp: f64 = p_cat
+        .iter()
+        .map(|x| {
+            let p = x / (n_items * n);
+            p * p
+        })
+        .sum();
+    if 1.0 - p_exp == 0.0 {
+        return f64::NAN;
+    }
+    (p_mean - p_exp) / (1.0 - p_exp)
+}
+
+/// Krippendorff's alpha (nominal, or ordinal over the labels' order).
+pub fn krippendorff_alpha(votes: &Votes, ordinal: bool) -> f64 {
+    let k = votes.k();
+    // The coincidence matrix: each unit's ordered pairs of values from different raters,
+    // weighted 1 / (m_u - 1).
+    let mut o = vec![0.0; k * k];
+    let mut pairable = false;
+    for c in votes.counts() {
+        let m: u64 = c.iter().sum();
+        if m < 2 {
+            continue;
+        }
+        pairable = true;
+        let w = 1.0 / (m - 1) as f64;
+        for a in 0..k {
+            for b in 0..k {
+                let pairs = if a == b {
+                    c[a] * c[a].saturating_sub(1)
+                } else {
+                    c[a] * c[b]
+                };
+                o[a * k + b] += pairs as f64 * w;
+            }
+        }
+    }
+    if !pairable {
+        return f64::NAN;
+    }
+    let n_v: Vec<f64> = (0..k).map(|b| (0..k).map(|a| o[a * k + b]).sum()).collect();
+    let n: f64 = n_v.iter().sum();
+    let distance = |a: usize, b: usize| -> f64 {
+        if ordinal {
+            let (lo, hi) = (a.min(b), a.max(b));
+            let between: f64 = n_v[lo..=hi].iter().sum();
+            let d = between - (n_v[lo] + n_v[hi]) / 2.0;
+            d * d
+        } else {
+            f64::from(u8::from(a != b))
+        }
+    };
+    let (mut observed, mut expected) = (0.0, 0.0);
+    for a in 0..k {
+        for b in 0..k {
+            let d = distance(a, b);
+            observed += o[a * k + b] * d;
+            let e = (n_v[a] * n_v[b] - if a == b { n_v[a] } else { 0.0 }) / (n - 1.0);
+            expected += e * d;
+        }
+    }
+    if expected == 0.0 {
+        return f64::NAN;
+    }
+    1.0 - observed / expected
+}
+
+/// Gwet's AC1 (irrCAC's formula: agreement over items with two or more votes, chance from
+/// the label shares averaged over every item with a vote, q = the label set's size).
+pub fn gwet_ac1(votes: &Votes) -> f64 {
+    let q = votes.k() as f64;
+    let counts: Vec<Vec<u64>> = votes
+        .counts()
+        .into_iter()
+        .filter(|c| c.iter().sum::<u64>() > 0)
+        .collect();
+    if counts.is_empty() || q < 2.0 {
+        return f64::NAN;
+    }
+    let n = counts.len() as f64;
+    let (mut pa, mut two_or_more) = (0.0, 0usize);
+    let mut pi = vec![0.0; votes.k()];
+    for c in &counts {
+        let r: u64 = c.iter().sum();
+        if r >= 2 {
+            two_or_more += 1;
+            let agree: u64 = c.iter().map(|&x| x * x.saturating_sub(1)).sum();
+            pa += agree as f64 / (r * (r - 1)) as f64;
+        }
+        for (j, &x) in c.iter().enumerate() {
+            pi[j] += x as f64 / r as f64 / n;
+        }
+    }
+    if two_or_more == 0 {
+        return f64::NAN;
+    }
+    pa /= two_or_more as f64;
+    let pe = pi.iter().map(|p| p * (1.0 - p)).sum::<f64>() / (q - 1.0);
+    if 1.0 - pe == 0.0 {
+        return f64::NAN;
+    }
+    (pa - pe) / (1.0 - pe)
+}
+
+/// Agreement in the two published forms of the human ceiling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ceiling {
+    /// AlpacaEval's: each vote against the unique mode of the others (skipped when they have
+    /// none), averaged over (item, rater).
+    pub leave_one_out: f64,
+    /// MT-Bench's: the share of equal pairs among all pairs of distinct votes on an item.
+    pub per_vote: f64,
+    /// As `per_vote`, leaving out pairs where either vote is a tie.
+    pub per_vote_no_ties: f64,
+}
+
+/// Running shares.
+#[derive(Debug, Default, Clone, Copy)]
+struct Share {
+    hits: u64,
+    total: u64,
+}
+
+impl Share {
+    fn add(&mut self, hit: bool) {
+        self.hits += u64::from(hit);
+        self.total += 1;
+    }
+    fn value(self) -> f64 {
+        if self.total == 0 {
+            f64::NAN
+        } else {
+            self.hits as f64 / self.total as f64
+        }
+    }
+}
+
+/// The annotators' ceiling.
+pub fn ceiling(votes: &Votes) -> Ceiling {
+    let (k, tie) = (votes.k(), votes.labels.tie_index());
+    let (mut loo, mut pv, mut pv_nt) = (Share::default(), Share::default(), Share::default());
+    for item in &votes.items {
+        for (r, vote) in item.iter().enumerate() {
+            let Some(v) = *vote else { continue };
+            let others = item
+                .iter()
+                .enumerate()
+                .filter(|(s, _)| *s != r)
+                .filter_map(|(_, o)| *o);
+            if let Some(mode) = unique_mode(others, k) {
+                loo.add(v == mode);
+            }
+            for w in item[r + 1..].iter().flatten() {
+                pv.add(v == *w);
+                if tie.is_none_or(|t| v != t && *w != t) {
+                    pv_nt.add(v == *w);
+                }
+            }
+        }
+    }
+    Ceiling {
+        leave_one_out: loo.value(),
+        per_vote: pv.value(),
+        per_vote_no_ties: pv_nt.value(),
+    }
+}
+
+/// A judge measured as the ceiling measures annotators: against the unique mode of all
+/// annotators (leave-one-out's form), and against every annotator's vote (per-vote).
+pub fn judge_ceiling(votes: &Votes, judge: &[Option<usize>]) -> Ceiling {
+    let (k, tie) = (votes.k(), votes.labels.tie_index());
+    let (mut loo, mut pv, mut pv_nt) = (Share::default(), Share::default(), Share::default());
+    for (item, j) in votes.items.iter().zip(judge) {
+        let Some(j) = *j else { continue };
+        if let Some(mode) = unique_mode(item.iter().flatten().copied(), k) {
+            loo.add(j == mode);
+        }
+        for v in item.iter().flatten() {
+            pv.add(j == *v);
+            if tie.is_none_or(|t| j != t && *v != t) {
+                pv_nt.add(j == *v);
+            }
+        }
+    }
+    Ceiling {
+        leave_one_out: loo.value(),
+        per_vote: pv.value(),
+        per_vote_no_ties: pv_nt.value(),
+    }
+}
+
+/// Everything measured among the annotators.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotatorStats {
+    pub pairwise_kappa: Vec<Vec<f64>>,
+    pub fleiss_kappa: f64,
+    pub krippendorff_alpha_nominal: f64,
+    pub krippendorff_alpha_ordinal: f64,
+    pub gwet_ac1: f64,
+    pub ceiling: Ceiling,
+}
+
+impl AnnotatorStats {
+    pub fn of(votes: &Votes) -> Self {
+        Self {
+            pairwise_kappa: pairwise_kappa(votes),
+            fleiss_kappa: fleiss_kappa(votes),
+            krippendorff_alpha_nominal: krippendorff_alpha(votes, false),
+            krippendorff_alpha_ordinal: krippendorff_alpha(votes, true),
+            gwet_ac1: gwet_ac1(votes),
+            ceiling: ceiling(votes),
+        }
+    }
+
+    /// The scalar statistics, named as in the JSON output.
+    pub fn scalars(&self) -> [(&'static str, f64); 7] {
+        [
+            ("fleiss_kappa", self.fleiss_kappa),
+            (
+                "krippendorff_alpha_nominal",
+                self.krippendorff_alpha_nominal,
+            ),
+            (
+                "krippendorff_alpha_ordinal",
+                self.krippendorff_alpha_ordinal,
+            ),
+            ("gwet_ac1", self.gwet_ac1),
+            ("leave_one_out", self.ceiling.leave_one_out),
+            ("per_vote", self.ceiling.per_vote),
+            ("per_vote_no_ties", self.ceiling.per_vote_no_ties),
+        ]
+    }
+}
+
+/// Percentile-bootstrap 95% intervals of [`AnnotatorStats::scalars`], resampling items with
+/// replacement (ChaCha8 seeded with `seed`).
+pub fn bootstrap_annotators(votes: &Votes, resamples: usize, seed: u64) -> Vec<(f64, f64)> {
+    let n = votes.items.len();
+    let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); 7];
+    if n == 0 {
+        return vec![(f64::NAN, f64::NAN); 7];
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..resamples {
+        let rows: Vec<usize> = (0..n).map(|_| rng.random_range(0..n)).collect();
+        let stats = AnnotatorStats::of(&votes.subset(&rows));
+        for (d, (_, v)) in draws.iter_mut().zip(stats.scalars()) {
+            d.push(v);
+        }
+    }
+    draws
+        .iter_mut()
+        .map(|d| (super::percentile(d, 2.5), super::percentile(d, 97.5)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn votes(rows: &[[i8; 3]]) -> Votes {
+        Votes {
+            labels: Labels::pairwise(),
+            items: rows
+                .iter()
+                .map(|r| r.iter().map(|&v| (v >= 0).then_some(v as usize)).collect())
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn modes_and_ceilings_by_hand() {
+        assert_eq!(unique_mode([0, 2, 2], 3), Some(2));
+        assert_eq!(unique_mode([0, 2], 3), None);
+        assert_eq!(unique_mode([], 3), None);
+        // Labels -1, 0 (tie, index 1), 1.
+        let v = votes(&[[0, 0, 0], [0, 0, 2], [0, 1, 2], [2, 2, -1]]);
+        let c = ceiling(&v);
+        // Leave-one-out: item 1: 3 of 3; item 2: each 0 faces [0, 2] (no unique mode,
+        // skipped), the 2 faces [0, 0] (a miss); item 3: no unique mode of the others anywhere;
+        // item 4: each 2 against [2]: 2 of 2. 5 of 6.
+        assert!((c.leave_one_out - 5.0 / 6.0).abs() < 1e-12, "{c:?}");
+        // Per vote: 3 + 1 + 0 + 1 equal pairs of 3 + 3 + 3 + 1.
+        assert!((c.per_vote - 5.0 / 10.0).abs() < 1e-12, "{c:?}");
+        // Without ties: item 3 keeps one pair (0 vs 2), so 5 of 8.
+        assert!((c.per_vote_no_ties - 5.0 / 8.0).abs() < 1e-12, "{c:?}");
+        let j = judge_ceiling(&v, &[Some(0), Some(2), Some(1), None]);
+        // Modes: 0, 0, none, (skipped: no judge): 1 of 2. Votes: 3 + 1 + 1 of 3 + 3 + 3.
+        assert!(
+            (j.leave_one_out - 0.5).abs() < 1e-12 && (j.per_vote - 5.0 / 9.0).abs() < 1e-12,
+            "{j:?}"
+        );
+    }
+
+    #[test]
+    fn bootstrap_is_seeded_and_brackets_the_estimate() {
+        let rows: Vec<[i8; 3]> = (0..60)
+            .map(|i| match i % 5 {
+                0 => [0, 0, 0],
+                1 => [2, 2, 2],
+                2 => [0, 2, 0],
+                3 => [2, 2, 1],
+                _ => [1, 1, -1],
+            })
+            .collect();
+        let v = votes(&rows);
+        let a = bootstrap_annotators(&v, 200, 3);
+        assert_eq!(a, bootstrap_annotators(&v, 200, 3));
+        let stats = AnnotatorStats::of(&v);
+        for ((name, value), (lo, hi)) in stats.scalars().iter().zip(&a) {
+            assert!(
+                lo <= value && value <= hi,
+                "{name}: {value} not in [{lo}, {hi}]"
+            );
+        }
+    }
+}
