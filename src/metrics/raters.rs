@@ -363,7 +363,7 @@ impl AnnotatorStats {
 /// replacement (ChaCha8 seeded with `seed`).
 pub fn bootstrap_annotators(votes: &Votes, resamples: usize, seed: u64) -> Vec<(f64, f64)> {
     let n = votes.items.len();
-    let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); 7];
+    let mut draws: Vec<Vec<f64>> = (0..7).map(|_| Vec::with_capacity(resamples)).collect();
     if n == 0 {
         return vec![(f64::NAN, f64::NAN); 7];
     }
