@@ -15,7 +15,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     Data(DataCommandArgs),
     Calibrate(Box<CalibrateArgs>),
     Report(ReportArgs),
@@ -37,6 +37,9 @@ Examples:
 
   # the tables and plots as one HTML page to open in a browser
   raterlab analyze --input data/example-ratings.csv --group-col subset --html analysis.html
+
+  # three annotators per item (gold = their majority) and a judge: the human ceiling
+  raterlab analyze --input panel.jsonl --annotators a1,a2,a3 --rating-col judge
 
 Labels are integers: for pairwise preferences -1 (response 1 better), 0 (tie),
 1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.";
@@ -76,6 +79,22 @@ pub struct AnalyzeArgs {
     /// Column holding the rating under test.
     #[arg(long, value_name = "COL", default_value = "rating")]
     pub rating_col: String,
+
+    /// Several annotators: one column each (read with --gold-map). Gold becomes their
+    /// majority, and the report adds their agreement (pairwise Cohen's kappa, Fleiss' kappa,
+    /// Krippendorff's alpha, Gwet's AC1), the human ceiling and the judge beside it.
+    #[arg(
+        long,
+        value_name = "COL,COL,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["gold", "ratings"]
+    )]
+    pub annotators: Vec<String>,
+
+    /// With --annotators: items without a majority are left out of the judge's scores (drop)
+    /// or scored as a tie (tie); either way they are counted.
+    #[arg(long, value_name = "drop|tie", default_value = "drop")]
+    pub no_majority: String,
 
     /// Also report each group of this column (e.g. subset) beside the overall row.
     #[arg(long, value_name = "COL")]

@@ -19,7 +19,7 @@ pub mod verdicts;
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Analyze(args) => {
-            let settings = commands::analyze::Settings::from_args(args)?;
+            let settings = commands::analyze::Settings::from_args(*args)?;
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }

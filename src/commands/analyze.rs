@@ -2,9 +2,10 @@
 
 use crate::cli::AnalyzeArgs;
 use crate::dataset::frame::LabelReading;
-use crate::dataset::labels::{self, ColumnNames, LabelPairs};
+use crate::dataset::labels::{self, ColumnNames, LabelPairs, NoMajority};
 use crate::error::input_error;
-use crate::metrics::{bootstrap_table, Agreement, Contingency, Labels};
+use crate::evaluation::annotators::{self, AnnotatorReport};
+use crate::metrics::{Agreement, Contingency, Labels};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -50,6 +51,8 @@ pub struct Settings {
     pub bootstrap: usize,
     pub seed: u64,
     pub output: Output,
+    /// Several annotators' columns and what is done with items without a majority.
+    pub annotators: Option<(Vec<String>, NoMajority)>,
 }
 
 /// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable error|drop`.
@@ -104,6 +107,14 @@ impl Settings {
             }
         };
         let labels = args.labels.as_deref().map(parse_labels).transpose()?;
+        let policy = NoMajority::parse(&args.no_majority)?;
+        let annotators = match (&input, args.annotators.is_empty()) {
+            (_, true) => None,
+            (Input::One(_), false) => Some((args.annotators.clone(), policy)),
+            (Input::Two { .. }, false) => return Err(input_error(
+                "--annotators reads every annotator and the judge from one file; use --input FILE",
+            )),
+        };
         for (flag, path) in [("--csv", &args.csv), ("--html", &args.html)] {
             if let Some(path) = path {
                 writable_folder(flag, path)?;
@@ -126,6 +137,7 @@ impl Settings {
             labels,
             bootstrap: args.bootstrap,
             seed: args.seed,
+            annotators,
             output: Output {
                 json: args.json,
                 csv: args.csv,
@@ -176,15 +188,13 @@ pub struct Analysis {
     pub only_in_ratings: usize,
     pub dropped_gold: usize,
     pub dropped_ratings: usize,
+    /// With --annotators: their agreement, the ceiling and the judge beside it.
+    pub annotators: Option<AnnotatorReport>,
 }
 
 /// Agreement for one set of pairs, with bootstrap intervals when asked.
 pub fn agreement(table: Contingency, bootstrap: usize, seed: u64) -> Agreement {
-    let intervals = (bootstrap > 0).then(|| bootstrap_table(&table, bootstrap, seed));
-    Agreement {
-        intervals,
-        ..Agreement::of(table)
-    }
+    Agreement::with_bootstrap(table, bootstrap, seed)
 }
 
 /// Agreement per group, sorted by group name.
@@ -212,6 +222,44 @@ pub fn by_group(
 }
 
 pub fn run(settings: &Settings) -> Result<Analysis> {
+    if let (Some((columns, policy)), Input::One(path)) = (&settings.annotators, &settings.input) {
+        let annotated = labels::load_annotators(
+            path,
+            &settings.columns,
+            columns,
+            &settings.reading,
+            settings.labels.as_ref(),
+            *policy,
+        )?;
+        let labels = settings.labels.clone().unwrap_or_else(|| {
+            let votes: Vec<i64> = annotated
+                .votes
+                .iter()
+                .flatten()
+                .flatten()
+                .copied()
+                .collect();
+            let judged: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
+            Labels::infer(&votes, &judged)
+        });
+        if *policy == NoMajority::Tie && !labels.contains(0) {
+            return Err(input_error(format!(
+                "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
+            )));
+        }
+        let report = annotators::report(
+            &labels,
+            annotated.names.clone(),
+            &annotated.votes,
+            &annotated.judge,
+            (annotated.no_majority, policy.name()),
+            settings.bootstrap,
+            settings.seed,
+        )?;
+        let mut analysis = analyze_pairs(settings, &annotated.pairs, labels)?;
+        analysis.annotators = Some(report);
+        return Ok(analysis);
+    }
     let pairs = match &settings.input {
         Input::One(path) => labels::load_one(
             path,
@@ -231,9 +279,14 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         .labels
         .clone()
         .unwrap_or_else(|| Labels::infer(&pairs.gold, &pairs.rating));
+    analyze_pairs(settings, &pairs, labels)
+}
+
+/// The agreement of aligned pairs, overall and per group.
+fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Result<Analysis> {
     let table = Contingency::from_pairs(&labels, &pairs.gold, &pairs.rating)?;
     let overall = agreement(table, settings.bootstrap, settings.seed);
-    let groups = by_group(&pairs, &labels, settings.bootstrap, settings.seed)?;
+    let groups = by_group(pairs, &labels, settings.bootstrap, settings.seed)?;
     Ok(Analysis {
         source: settings.input.describe(),
         labels,
@@ -245,5 +298,6 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         only_in_ratings: pairs.only_in_ratings,
         dropped_gold: pairs.dropped_gold,
         dropped_ratings: pairs.dropped_ratings,
+        annotators: None,
     })
 }

@@ -217,6 +217,27 @@ impl Frame {
         flag: &str,
         reading: &LabelReading,
     ) -> Result<Vec<Option<i64>>> {
+        self.labels_read(name, flag, reading, false)
+    }
+
+    /// An annotator's votes: a missing value is a missing vote (None), an unreadable one an
+    /// error (or None with `--unreadable drop`).
+    pub fn votes(
+        &self,
+        name: &str,
+        flag: &str,
+        reading: &LabelReading,
+    ) -> Result<Vec<Option<i64>>> {
+        self.labels_read(name, flag, reading, true)
+    }
+
+    fn labels_read(
+        &self,
+        name: &str,
+        flag: &str,
+        reading: &LabelReading,
+        missing_ok: bool,
+    ) -> Result<Vec<Option<i64>>> {
         let column = self.column(name, flag)?;
         let series = column.as_materialized_series();
         let text = series.cast(&DataType::String).map_err(|_| {
@@ -234,6 +255,7 @@ impl Frame {
                 let label = v.and_then(|v| reading.map.get(v).copied().or_else(|| parse_label(v)));
                 match (label, v) {
                     (Some(l), _) => Ok(Some(l)),
+                    (None, None) if missing_ok => Ok(None),
                     _ if reading.drop_unreadable => Ok(None),
                     (None, Some(v)) => Err(input_error(format!(
                         "{}: '{v}' is not an integer label; map it with --gold-map/--rating-map (e.g. '{v}=0') or leave such rows out with --unreadable drop",

@@ -319,3 +319,123 @@ mod tests {
         assert!(hashes.windows(2).all(|w| w[0] != w[1]));
     }
 }
+
+/// What to do with an item whose annotators have no majority (no unique most common label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoMajority {
+    /// Left out of the judge-vs-gold figures (still counted, and in the annotator statistics).
+    Drop,
+    /// Scored as a tie (label 0).
+    Tie,
+}
+
+impl NoMajority {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "drop" => Ok(NoMajority::Drop),
+            "tie" => Ok(NoMajority::Tie),
+            other => Err(input_error(format!(
+                "--no-majority '{other}': use drop (leave such items out of the judge's scores) or tie (score them as a tie, 0)"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            NoMajority::Drop => "drop",
+            NoMajority::Tie => "tie",
+        }
+    }
+}
+
+/// Several annotators' labels per item and a judge's rating, from one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotated {
+    /// Gold (the annotators' majority, or a tie by the policy) against the judge, for the
+    /// items that have both.
+    pub pairs: LabelPairs,
+    /// The annotator columns, in the order given.
+    pub names: Vec<String>,
+    /// Every row's votes (`None`: no vote), in file order.
+    pub votes: Vec<Vec<Option<i64>>>,
+    /// Every row's judge rating (`None`: missing or left out as unreadable).
+    pub judge: Vec<Option<i64>>,
+    /// Rows whose annotators have no majority.
+    pub no_majority: usize,
+}
+
+/// One file with a column per annotator and the judge's rating column; gold is the
+/// annotators' majority. `--gold-map` reads the annotator columns.
+pub fn load_annotators(
+    path: &Path,
+    names: &ColumnNames,
+    annotators: &[String],
+    reading: &(LabelReading, LabelReading),
+    labels: Option<&Labels>,
+    policy: NoMajority,
+) -> Result<Annotated> {
+    if annotators.len() < 2 {
+        return Err(input_error(format!(
+            "--annotators needs two or more columns (got {}); name every annotator's column, e.g. --annotators a1,a2,a3",
+            annotators.len()
+        )));
+    }
+    let frame = frame::read(path)?;
+    non_empty(&frame)?;
+    check_ids(&frame, names.id.as_deref())?;
+    let mut columns = Vec::with_capacity(annotators.len());
+    for name in annotators {
+        let values = frame.votes(name, "--annotators", &reading.0)?;
+        check_in(&frame, name, &values, labels)?;
+        columns.push(values);
+    }
+    let judge = read_labels(&frame, &names.rating, "--rating-col", &reading.1, labels)?;
+    let rows = frame.height();
+    let votes: Vec<Vec<Option<i64>>> = (0..rows)
+        .map(|row| columns.iter().map(|c| c[row]).collect())
+        .collect();
+    let group_names = match &names.group {
+        Some(col) => Some(frame.text(col, "--group-col", "group")?),
+        None => None,
+    };
+    let (mut gold, mut rating, mut kept_groups) = (Vec::new(), Vec::new(), Vec::new());
+    let mut no_majority = 0;
+    for (row, v) in votes.iter().enumerate() {
+        let g = match crate::metrics::raters::majority(v) {
+            Some(g) => Some(g),
+            None => {
+                no_majority += 1;
+                (policy == NoMajority::Tie).then_some(0)
+            }
+        };
+        if let (Some(g), Some(r)) = (g, judge[row]) {
+            gold.push(g);
+            rating.push(r);
+            if let Some(groups) = &group_names {
+                kept_groups.push(groups[row].clone());
+            }
+        }
+    }
+    if gold.is_empty() {
+        return Err(input_error(format!(
+            "'{}': no row has both an annotator majority and a readable rating in '{}'; check --annotators, --rating-col and --no-majority",
+            path.display(),
+            names.rating
+        )));
+    }
+    Ok(Annotated {
+        pairs: LabelPairs {
+            gold,
+            rating,
+            groups: group_names.map(|_| Groups::from_names(&kept_groups)),
+            only_in_gold: 0,
+            only_in_ratings: 0,
+            dropped_gold: 0,
+            dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
+        },
+        names: annotators.to_vec(),
+        votes,
+        judge,
+        no_majority,
+    })
+}

@@ -98,6 +98,15 @@ impl Agreement {
         }
     }
 
+    /// With percentile-bootstrap intervals when `resamples` > 0.
+    pub fn with_bootstrap(table: Contingency, resamples: usize, seed: u64) -> Self {
+        let intervals = (resamples > 0).then(|| super::bootstrap_table(&table, resamples, seed));
+        Self {
+            intervals,
+            ..Self::of(table)
+        }
+    }
+
     pub fn get(&self, statistic: Statistic) -> f64 {
         self.estimates.get(statistic)
     }

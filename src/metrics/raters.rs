@@ -69,6 +69,23 @@ pub fn unique_mode(votes: impl IntoIterator<Item = usize>, k: usize) -> Option<u
     counts.iter().position(|&c| c == best)
 }
 
+/// The label a unique plurality of votes gives, if any.
+pub fn majority(votes: &[Option<i64>]) -> Option<i64> {
+    let mut counts: Vec<(i64, usize)> = Vec::new();
+    for v in votes.iter().flatten() {
+        match counts.iter_mut().find(|(l, _)| l == v) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((*v, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, c)| *c).max()?;
+    let mut top = counts.iter().filter(|(_, c)| *c == best);
+    match (top.next(), top.next()) {
+        (Some((label, _)), None) => Some(*label),
+        _ => None,
+    }
+}
+
 /// Cohen's kappa between two raters over the items both rated.
 pub fn kappa_between(labels: &Labels, a: &[Option<usize>], b: &[Option<usize>]) -> f64 {
     let k = labels.len();
@@ -359,19 +376,83 @@ impl AnnotatorStats {
     }
 }
 
-/// Percentile-bootstrap 95% intervals of [`AnnotatorStats::scalars`], resampling items with
-/// replacement (ChaCha8 seeded with `seed`).
-pub fn bootstrap_annotators(votes: &Votes, resamples: usize, seed: u64) -> Vec<(f64, f64)> {
-    let n = votes.items.len();
-    let mut draws: Vec<Vec<f64>> = (0..7).map(|_| Vec::with_capacity(resamples)).collect();
-    if n == 0 {
-        return vec![(f64::NAN, f64::NAN); 7];
+/// A judge measured against the annotators.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeStats {
+    pub ceiling: Ceiling,
+    /// Cohen's kappa of the judge with each annotator (items both rated).
+    pub kappa_per_annotator: Vec<f64>,
+}
+
+impl JudgeStats {
+    pub fn of(votes: &Votes, judge: &[Option<usize>]) -> Self {
+        let r = votes.raters();
+        Self {
+            ceiling: judge_ceiling(votes, judge),
+            kappa_per_annotator: (0..r)
+                .map(|a| {
+                    let column: Vec<Option<usize>> = votes.items.iter().map(|v| v[a]).collect();
+                    kappa_between(&votes.labels, judge, &column)
+                })
+                .collect(),
+        }
     }
+}
+
+/// The annotators, and a judge beside them when there is one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    pub humans: AnnotatorStats,
+    pub judge: Option<JudgeStats>,
+}
+
+impl Panel {
+    pub fn of(votes: &Votes, judge: Option<&[Option<usize>]>) -> Self {
+        Self {
+            humans: AnnotatorStats::of(votes),
+            judge: judge.map(|j| JudgeStats::of(votes, j)),
+        }
+    }
+
+    /// Every figure in one list: the 7 scalars, the r×r pairwise kappas row by row, then
+    /// (with a judge) its leave-one-out, per-vote and per-vote-without-ties agreement and its
+    /// kappa with each annotator. [`bootstrap_panel`]'s intervals come in this order.
+    pub fn flat(&self) -> Vec<f64> {
+        let mut out: Vec<f64> = self.humans.scalars().iter().map(|(_, v)| *v).collect();
+        out.extend(self.humans.pairwise_kappa.iter().flatten());
+        if let Some(j) = &self.judge {
+            out.extend([
+                j.ceiling.leave_one_out,
+                j.ceiling.per_vote,
+                j.ceiling.per_vote_no_ties,
+            ]);
+            out.extend(&j.kappa_per_annotator);
+        }
+        out
+    }
+}
+
+/// Percentile-bootstrap 95% intervals of every figure of [`Panel::flat`], resampling items
+/// with replacement (ChaCha8 seeded with `seed`).
+pub fn bootstrap_panel(
+    votes: &Votes,
+    judge: Option<&[Option<usize>]>,
+    resamples: usize,
+    seed: u64,
+) -> Vec<(f64, f64)> {
+    let n = votes.items.len();
+    let width = Panel::of(votes, judge).flat().len();
+    if n == 0 || resamples == 0 {
+        return vec![(f64::NAN, f64::NAN); width];
+    }
+    let mut draws: Vec<Vec<f64>> = (0..width).map(|_| Vec::with_capacity(resamples)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..resamples {
         let rows: Vec<usize> = (0..n).map(|_| rng.random_range(0..n)).collect();
-        let stats = AnnotatorStats::of(&votes.subset(&rows));
-        for (d, (_, v)) in draws.iter_mut().zip(stats.scalars()) {
+        let resampled_judge: Option<Vec<Option<usize>>> =
+            judge.map(|j| rows.iter().map(|&i| j[i]).collect());
+        let panel = Panel::of(&votes.subset(&rows), resampled_judge.as_deref());
+        for (d, v) in draws.iter_mut().zip(panel.flat()) {
             d.push(v);
         }
     }
@@ -431,13 +512,16 @@ mod tests {
             })
             .collect();
         let v = votes(&rows);
-        let a = bootstrap_annotators(&v, 200, 3);
-        assert_eq!(a, bootstrap_annotators(&v, 200, 3));
-        let stats = AnnotatorStats::of(&v);
-        for ((name, value), (lo, hi)) in stats.scalars().iter().zip(&a) {
+        let judge: Vec<Option<usize>> = (0..60).map(|i| Some([0, 2, 0, 2, 1][i % 5])).collect();
+        let a = bootstrap_panel(&v, Some(&judge), 200, 3);
+        assert_eq!(a, bootstrap_panel(&v, Some(&judge), 200, 3));
+        let flat = Panel::of(&v, Some(&judge)).flat();
+        assert_eq!(flat.len(), 7 + 9 + 3 + 3);
+        assert_eq!(a.len(), flat.len());
+        for (i, (value, (lo, hi))) in flat.iter().zip(&a).enumerate() {
             assert!(
                 lo <= value && value <= hi,
-                "{name}: {value} not in [{lo}, {hi}]"
+                "figure {i}: {value} not in [{lo}, {hi}]"
             );
         }
     }

@@ -22,6 +22,11 @@ pub fn to_json(a: &Analysis) -> Value {
         js!({"resamples": a.bootstrap, "seed": a.seed, "level": 0.95}),
     );
     doc.insert("source".into(), js!(a.source));
+    if let Some(r) = &a.annotators {
+        let (annotators, judge) = super::annotators::to_json(r);
+        doc.insert("annotators".into(), annotators);
+        doc.insert("judge_vs_annotators".into(), judge);
+    }
     if !a.groups.is_empty() {
         let groups: serde_json::Map<String, Value> = a
             .groups
@@ -40,6 +45,9 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
         rows.add(name, g);
     }
     rows.add("overall", &a.overall);
+    if let Some(r) = &a.annotators {
+        super::annotators::tidy(r, &mut rows);
+    }
     rows
 }
 
@@ -148,7 +156,12 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
     let confusion = super::summary::confusion(&a.overall.confusion);
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
-    for t in titled.iter().chain([&confusion]) {
+    let panel = a
+        .annotators
+        .as_ref()
+        .map(super::annotators::tables)
+        .unwrap_or_default();
+    for t in titled.iter().chain([&confusion]).chain(&panel) {
         writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
     }
     Ok(())

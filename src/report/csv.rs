@@ -11,7 +11,7 @@ pub struct TidyRows {
     config: Vec<String>,
     scope: Vec<String>,
     n: Vec<u64>,
-    metric: Vec<&'static str>,
+    metric: Vec<String>,
     value: Vec<Option<f64>>,
     ci_lo: Vec<Option<f64>>,
     ci_hi: Vec<Option<f64>>,
@@ -29,18 +29,11 @@ impl TidyRows {
     }
 
     /// One row.
-    pub fn push(
-        &mut self,
-        scope: &str,
-        n: u64,
-        metric: &'static str,
-        value: f64,
-        ci: Option<(f64, f64)>,
-    ) {
+    pub fn push(&mut self, scope: &str, n: u64, metric: &str, value: f64, ci: Option<(f64, f64)>) {
         self.config.push(self.current.clone().unwrap_or_default());
         self.scope.push(scope.to_string());
         self.n.push(n);
-        self.metric.push(metric);
+        self.metric.push(metric.to_string());
         self.value.push(defined(value));
         self.ci_lo.push(ci.and_then(|c| defined(c.0)));
         self.ci_hi.push(ci.and_then(|c| defined(c.1)));

@@ -1,6 +1,7 @@
 //! Showing results: terminal tables, JSON and CSV exports. The only place that prints.
 
 pub mod analyze;
+pub mod annotators;
 pub mod batch;
 pub mod calibrate;
 pub mod csv;

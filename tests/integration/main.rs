@@ -1,6 +1,7 @@
 //! The one integration-test binary: metric fixtures from scipy/sklearn and the CLI end to end.
 
 mod analyze_cli;
+mod annotators;
 mod batch;
 mod calibrate_cli;
 mod common;

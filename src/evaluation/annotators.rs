@@ -1,0 +1,136 @@
+//! Several annotators per item: their agreement, the human ceiling, and the judge beside it
+//! (pure; the numbers come from `metrics::raters`).
+
+use crate::metrics::raters::{bootstrap_panel, majority, Ceiling, Panel, Votes};
+use crate::metrics::{Agreement, Contingency, LabelError, Labels, Side};
+
+/// Everything reported about the annotators and a judge measured against them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotatorReport {
+    pub names: Vec<String>,
+    /// Items (rows) with at least one vote.
+    pub items: usize,
+    /// Items whose annotators have no majority, and what was done with them.
+    pub no_majority: usize,
+    pub policy: &'static str,
+    pub panel: Panel,
+    /// 95% intervals of `panel.flat()`, in its order (None without bootstrap).
+    pub intervals: Option<Vec<(f64, f64)>>,
+    /// The judge against the label on items where every vote agrees (two or more votes), and
+    /// against the majority where the votes split: judges fail differently on the two. Items
+    /// with a single vote are in neither.
+    pub unanimous: Agreement,
+    pub split: Agreement,
+}
+
+impl AnnotatorReport {
+    /// Judge ÷ human for each form of the ceiling.
+    pub fn ratio(&self) -> Option<Ceiling> {
+        let j = self.panel.judge.as_ref()?.ceiling;
+        let h = self.panel.humans.ceiling;
+        Some(Ceiling {
+            leave_one_out: j.leave_one_out / h.leave_one_out,
+            per_vote: j.per_vote / h.per_vote,
+            per_vote_no_ties: j.per_vote_no_ties / h.per_vote_no_ties,
+        })
+    }
+
+    /// The interval of figure `index` of `panel.flat()`.
+    pub fn interval(&self, index: usize) -> Option<(f64, f64)> {
+        self.intervals.as_ref().and_then(|i| i.get(index).copied())
+    }
+
+    /// Where the pairwise kappa (a, b) sits in `panel.flat()`.
+    pub fn pairwise_index(&self, a: usize, b: usize) -> usize {
+        7 + a * self.names.len() + b
+    }
+
+    /// Where the judge's figures start in `panel.flat()` (leave-one-out, per vote, per vote
+    /// without ties, then kappa per annotator).
+    pub fn judge_index(&self) -> usize {
+        7 + self.names.len() * self.names.len()
+    }
+}
+
+fn index_of(labels: &Labels, v: i64, side: Side, index: usize) -> Result<usize, LabelError> {
+    labels
+        .as_slice()
+        .iter()
+        .position(|&l| l == v)
+        .ok_or_else(|| LabelError::OutsideLabels {
+            side,
+            index,
+            value: v,
+            labels: labels.clone(),
+        })
+}
+
+/// The report for `votes` (rows × annotators) and the judge's `ratings` (per row).
+pub fn report(
+    labels: &Labels,
+    names: Vec<String>,
+    votes: &[Vec<Option<i64>>],
+    ratings: &[Option<i64>],
+    no_majority: (usize, &'static str),
+    bootstrap: usize,
+    seed: u64,
+) -> Result<AnnotatorReport, LabelError> {
+    let to_index = |v: &Option<i64>, side: Side, row: usize| {
+        v.map(|v| index_of(labels, v, side, row)).transpose()
+    };
+    let items: Vec<Vec<Option<usize>>> = votes
+        .iter()
+        .enumerate()
+        .map(|(i, row)| row.iter().map(|v| to_index(v, Side::Gold, i)).collect())
+        .collect::<Result<_, _>>()?;
+    let judge: Vec<Option<usize>> = ratings
+        .iter()
+        .enumerate()
+        .map(|(i, v)| to_index(v, Side::Rating, i))
+        .collect::<Result<_, _>>()?;
+    let votes_ix = Votes {
+        labels: labels.clone(),
+        items,
+    };
+    let panel = Panel::of(&votes_ix, Some(&judge));
+    let intervals =
+        (bootstrap > 0).then(|| bootstrap_panel(&votes_ix, Some(&judge), bootstrap, seed));
+    let (mut unanimous, mut split) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+    for (row, r) in votes.iter().zip(ratings) {
+        let present: Vec<i64> = row.iter().flatten().copied().collect();
+        let (Some(r), Some(m)) = (r, majority(row)) else {
+            continue;
+        };
+        // One vote is neither unanimous nor split.
+        if present.len() < 2 {
+            continue;
+        }
+        let target = if present.iter().all(|v| *v == m) {
+            &mut unanimous
+        } else {
+            &mut split
+        };
+        target.0.push(m);
+        target.1.push(*r);
+    }
+    let agreement = |(gold, rating): (Vec<i64>, Vec<i64>)| -> Result<Agreement, LabelError> {
+        Ok(Agreement::with_bootstrap(
+            Contingency::from_pairs(labels, &gold, &rating)?,
+            bootstrap,
+            seed,
+        ))
+    };
+    Ok(AnnotatorReport {
+        names,
+        items: votes
+            .iter()
+            .filter(|r| r.iter().any(Option::is_some))
+            .count(),
+        no_majority: no_majority.0,
+        policy: no_majority.1,
+        panel,
+        intervals,
+        unanimous: agreement(unanimous)?,
+        split: agreement(split)?,
+    })
+}

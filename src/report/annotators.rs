@@ -1,0 +1,279 @@
+//! Several annotators: their agreement, the human ceiling and the judge beside it, as
+//! terminal tables, JSON and tidy CSV rows.
+
+use super::csv::TidyRows;
+use super::json::{agreement, num};
+use super::summary::Table;
+use super::table;
+use crate::evaluation::annotators::AnnotatorReport;
+use crate::metrics::raters::Ceiling;
+use serde_json::{json, Map, Value};
+
+const FORMS: [&str; 3] = ["leave_one_out", "per_vote", "per_vote_no_ties"];
+
+fn forms(c: &Ceiling) -> [f64; 3] {
+    [c.leave_one_out, c.per_vote, c.per_vote_no_ties]
+}
+
+fn pair(ci: Option<(f64, f64)>) -> Value {
+    ci.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)]))
+}
+
+/// `"annotators"` and `"judge_vs_annotators"` (README, "Several annotators").
+pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
+    let h = &r.panel.humans;
+    let n = r.names.len();
+    let mut ci = Map::new();
+    for (i, (name, _)) in h.scalars().iter().enumerate().take(4) {
+        ci.insert((*name).into(), pair(r.interval(i)));
+    }
+    ci.insert(
+        "ceiling".into(),
+        Value::Object(
+            FORMS
+                .iter()
+                .enumerate()
+                .map(|(i, f)| ((*f).to_string(), pair(r.interval(4 + i))))
+                .collect(),
+        ),
+    );
+    ci.insert(
+        "pairwise_kappa".into(),
+        json!((0..n)
+            .map(|a| (0..n)
+                .map(|b| pair(r.interval(r.pairwise_index(a, b))))
+                .collect::<Vec<_>>())
+            .collect::<Vec<_>>()),
+    );
+    let annotators = json!({
+        "names": r.names,
+        "items": r.items,
+        "pairwise_kappa": h.pairwise_kappa.iter().map(|row| row.iter().map(|v| num(*v)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "fleiss_kappa": num(h.fleiss_kappa),
+        "krippendorff_alpha_nominal": num(h.krippendorff_alpha_nominal),
+        "krippendorff_alpha_ordinal": num(h.krippendorff_alpha_ordinal),
+        "gwet_ac1": num(h.gwet_ac1),
+        "no_majority": r.no_majority,
+        "no_majority_policy": r.policy,
+        "ceiling": ceiling_json(&h.ceiling),
+        "ci": if r.intervals.is_some() { Value::Object(ci) } else { Value::Null },
+    });
+    let judge = match &r.panel.judge {
+        None => Value::Null,
+        Some(j) => {
+            let start = r.judge_index();
+            let mut out = ceiling_json(&j.ceiling);
+            out["kappa_per_annotator"] = json!(j
+                .kappa_per_annotator
+                .iter()
+                .map(|v| num(*v))
+                .collect::<Vec<_>>());
+            out["ratio"] = r.ratio().map_or(Value::Null, |c| ceiling_json(&c));
+            out["ci"] = if r.intervals.is_some() {
+                let mut ci: Map<String, Value> = FORMS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| ((*f).to_string(), pair(r.interval(start + i))))
+                    .collect();
+                ci.insert(
+                    "kappa_per_annotator".into(),
+                    json!((0..n)
+                        .map(|a| pair(r.interval(start + 3 + a)))
+                        .collect::<Vec<_>>()),
+                );
+                Value::Object(ci)
+            } else {
+                Value::Null
+            };
+            out["unanimous"] = Value::Object(agreement(&r.unanimous));
+            out["split"] = Value::Object(agreement(&r.split));
+            out
+        }
+    };
+    (annotators, judge)
+}
+
+fn ceiling_json(c: &Ceiling) -> Value {
+    json!({
+        "leave_one_out": num(c.leave_one_out),
+        "per_vote": num(c.per_vote),
+        "per_vote_no_ties": num(c.per_vote_no_ties),
+    })
+}
+
+fn with_ci(value: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!(
+            "{} [{}, {}]",
+            table::fixed(value),
+            table::fixed(lo),
+            table::fixed(hi)
+        ),
+        None => table::fixed(value),
+    }
+}
+
+/// The terminal's section: agreement among annotators, the pairwise kappa matrix, and the
+/// ceiling beside the judge.
+pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
+    let h = &r.panel.humans;
+    let mut agreement_table = Table::new(
+        format!(
+            "Annotators: {} over {} items ({} without a majority: {})",
+            r.names.join(", "),
+            r.items,
+            r.no_majority,
+            if r.policy == "tie" {
+                "scored as a tie"
+            } else {
+                "left out of the judge's scores"
+            }
+        ),
+        &["statistic", "value [95% CI]"],
+    );
+    let shown = [
+        "Fleiss' kappa (items every annotator rated)",
+        "Krippendorff's alpha, nominal",
+        "Krippendorff's alpha, ordinal",
+        "Gwet's AC1",
+    ];
+    for (i, label) in shown.iter().enumerate() {
+        agreement_table.rows.push(vec![
+            (*label).into(),
+            with_ci(h.scalars()[i].1, r.interval(i)),
+        ]);
+    }
+    let mut header = vec!["Cohen's kappa"];
+    header.extend(r.names.iter().map(String::as_str));
+    let mut matrix = Table::new("Pairwise Cohen's kappa between annotators", &header);
+    for (a, name) in r.names.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        for b in 0..r.names.len() {
+            row.push(if a == b {
+                "-".into()
+            } else {
+                with_ci(h.pairwise_kappa[a][b], r.interval(r.pairwise_index(a, b)))
+            });
+        }
+        matrix.rows.push(row);
+    }
+    let mut ceiling = Table::new(
+        "Human ceiling and the judge (agreement share)",
+        &["form", "humans", "judge", "judge ÷ human"],
+    );
+    let judge = r.panel.judge.as_ref();
+    let ratio = r.ratio();
+    let labels = [
+        "leave-one-out (AlpacaEval: each vote vs the others' mode)",
+        "per vote (MT-Bench: every pair of votes)",
+        "per vote, without ties",
+    ];
+    for (i, label) in labels.iter().enumerate() {
+        ceiling.rows.push(vec![
+            (*label).into(),
+            with_ci(forms(&h.ceiling)[i], r.interval(4 + i)),
+            judge.map_or(String::new(), |j| {
+                with_ci(forms(&j.ceiling)[i], r.interval(r.judge_index() + i))
+            }),
+            ratio.map_or(String::new(), |c| table::fixed(forms(&c)[i])),
+        ]);
+    }
+    let mut out = vec![agreement_table, matrix, ceiling];
+    if let Some(j) = judge {
+        let mut per = Table::new(
+            "The judge against each annotator, and on unanimous vs split items",
+            &[
+                "against",
+                "n",
+                "Cohen's kappa [95% CI]",
+                "accuracy [95% CI]",
+            ],
+        );
+        for (a, name) in r.names.iter().enumerate() {
+            per.rows.push(vec![
+                name.clone(),
+                String::new(),
+                with_ci(
+                    j.kappa_per_annotator[a],
+                    r.interval(r.judge_index() + 3 + a),
+                ),
+                String::new(),
+            ]);
+        }
+        for (name, g) in [
+            ("unanimous items (their label)", &r.unanimous),
+            ("split items (the majority)", &r.split),
+        ] {
+            per.rows.push(vec![
+                name.into(),
+                g.n.to_string(),
+                table::with_interval(g, crate::metrics::Statistic::Kappa),
+                table::with_interval(g, crate::metrics::Statistic::Accuracy),
+            ]);
+        }
+        out.push(per);
+    }
+    out
+}
+
+/// Tidy rows: scope `annotators` (the statistics, the ceiling and `kappa:A:B`), scope
+/// `judge_vs_annotators` (its ceiling forms, `ratio_*` and `kappa:A`), and the scopes
+/// `unanimous` and `split` (every statistic of the judge there).
+pub fn tidy(r: &AnnotatorReport, rows: &mut TidyRows) {
+    let h = &r.panel.humans;
+    let n = r.items as u64;
+    for (i, (name, value)) in h.scalars().iter().enumerate() {
+        let metric = if i >= 4 {
+            format!("ceiling_{name}")
+        } else {
+            (*name).to_string()
+        };
+        rows.push("annotators", n, &metric, *value, r.interval(i));
+    }
+    for (a, x) in r.names.iter().enumerate() {
+        for (b, y) in r.names.iter().enumerate() {
+            if a < b {
+                rows.push(
+                    "annotators",
+                    n,
+                    &format!("kappa:{x}:{y}"),
+                    h.pairwise_kappa[a][b],
+                    r.interval(r.pairwise_index(a, b)),
+                );
+            }
+        }
+    }
+    if let Some(j) = &r.panel.judge {
+        let start = r.judge_index();
+        let ratio = r.ratio().map(|c| forms(&c));
+        for (i, form) in FORMS.iter().enumerate() {
+            rows.push(
+                "judge_vs_annotators",
+                n,
+                form,
+                forms(&j.ceiling)[i],
+                r.interval(start + i),
+            );
+            if let Some(ratio) = ratio {
+                rows.push(
+                    "judge_vs_annotators",
+                    n,
+                    &format!("ratio_{form}"),
+                    ratio[i],
+                    None,
+                );
+            }
+        }
+        for (a, name) in r.names.iter().enumerate() {
+            rows.push(
+                "judge_vs_annotators",
+                n,
+                &format!("kappa:{name}"),
+                j.kappa_per_annotator[a],
+                r.interval(start + 3 + a),
+            );
+        }
+        rows.add("unanimous", &r.unanimous);
+        rows.add("split", &r.split);
+    }
+}

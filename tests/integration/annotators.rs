@@ -1,0 +1,318 @@
+//! `analyze --annotators`: several annotators per item, their agreement, the human ceiling
+//! and the judge beside it, on PandaLM's real test set (three annotators, GPT-3.5 as the
+//! judge) and on hand-made files (missing votes, items without a majority, bad input).
+
+use crate::common::{error_of, fixture, run, shared_data, write};
+use serde_json::{json, Value};
+
+fn fixture_doc() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture("metrics.json")).expect("fixture"))
+        .expect("JSON")
+}
+
+fn close(got: &Value, want: &Value, what: &str) {
+    match (got.as_f64(), want.as_f64()) {
+        (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{what}: {g} vs {w}"),
+        _ => assert_eq!(got, want, "{what}"),
+    }
+}
+
+/// PandaLM's test set with GPT-3.5's verdict beside the three annotators, one row per item.
+fn pandalm_panel(dir: &std::path::Path) -> Option<String> {
+    let shared = shared_data()?;
+    let read = |name: &str| -> Vec<Value> {
+        std::fs::read_to_string(shared.join("pandalm").join(name))
+            .expect("PandaLM file")
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("JSON line"))
+            .collect()
+    };
+    let gpt: std::collections::HashMap<i64, Value> = read("gpt-3.5-turbo-testset-v1.jsonl")
+        .into_iter()
+        .map(|r| (r["idx"].as_i64().expect("idx"), r["gpt_result"].clone()))
+        .collect();
+    let rows: String = read("testset-v1.jsonl")
+        .iter()
+        .map(|r| {
+            let idx = r["idx"].as_i64().expect("idx");
+            format!(
+                "{}\n",
+                json!({"idx": idx, "annotator1": r["annotator1"], "annotator2": r["annotator2"],
+                       "annotator3": r["annotator3"], "gpt": gpt.get(&idx).cloned().unwrap_or(Value::Null)})
+            )
+        })
+        .collect();
+    Some(
+        write(dir, "pandalm-panel.jsonl", &rows)
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+const PANDALM: [&str; 12] = [
+    "--annotators",
+    "annotator1,annotator2,annotator3",
+    "--gold-map",
+    "0=0,1=-1,2=1",
+    "--rating-col",
+    "gpt",
+    "--rating-map",
+    "1=-1,2=1,Tie=0",
+    "--unreadable",
+    "drop",
+    "--id-col",
+    "idx",
+];
+
+#[test]
+fn pandalm_reproduces_the_published_kappa_table_and_the_references() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(panel) = pandalm_panel(dir.path()) else {
+        return;
+    };
+    let csv = dir.path().join("metrics.csv");
+    let mut args = vec!["analyze", "--input", &panel, "--json", "--bootstrap", "200"];
+    args.extend(PANDALM);
+    let csv_s = csv.to_string_lossy().into_owned();
+    args.extend(["--csv", &csv_s]);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    let a = &doc["annotators"];
+    // PandaLM's paper: Cohen's kappa 0.85 (1-2), 0.88 (1-3), 0.86 (2-3).
+    let k = |i: usize, j: usize| a["pairwise_kappa"][i][j].as_f64().expect("kappa");
+    let published = [((0, 1), 0.85), ((0, 2), 0.88), ((1, 2), 0.86)];
+    for ((i, j), p) in published {
+        assert!(
+            (k(i, j) - p).abs() < 0.005,
+            "kappa {i}-{j}: {} vs {p}",
+            k(i, j)
+        );
+        assert_eq!(k(i, j), k(j, i));
+    }
+    // Every figure equals the references (statsmodels, krippendorff, irrCAC, sklearn, and the
+    // ceiling's definitions in plain Python).
+    let want = &fixture_doc()["real_annotators"];
+    for key in [
+        "fleiss_kappa",
+        "krippendorff_alpha_nominal",
+        "krippendorff_alpha_ordinal",
+        "gwet_ac1",
+    ] {
+        close(&a[key], &want[key], key);
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            close(
+                &a["pairwise_kappa"][i][j],
+                &want["pairwise_kappa"][i][j],
+                "pairwise",
+            );
+        }
+    }
+    let judge = &doc["judge_vs_annotators"];
+    for form in ["leave_one_out", "per_vote", "per_vote_no_ties"] {
+        close(&a["ceiling"][form], &want["ceiling"][form], form);
+        close(&judge[form], &want["judge"][form], form);
+        let ratio = judge["ratio"][form].as_f64().expect("ratio");
+        let expected = want["judge"][form].as_f64().expect("judge")
+            / want["ceiling"][form].as_f64().expect("human");
+        assert!((ratio - expected).abs() < 1e-12);
+        let ci = &a["ci"]["ceiling"][form];
+        let (lo, hi) = (ci[0].as_f64().expect("lo"), ci[1].as_f64().expect("hi"));
+        let v = a["ceiling"][form].as_f64().expect("value");
+        assert!(lo <= v && v <= hi, "{form}: {v} not in [{lo}, {hi}]");
+    }
+    for i in 0..3 {
+        close(
+            &judge["kappa_per_annotator"][i],
+            &want["judge_kappa_per_annotator"][i],
+            "judge kappa",
+        );
+    }
+    // The judge against the majority equals the two-file analysis of the same data.
+    let case = fixture_doc()["real_data"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["name"] == "pandalm_majority_vs_gpt35")
+        .cloned()
+        .expect("case");
+    for key in [
+        "accuracy",
+        "kappa",
+        "kappa_quadratic",
+        "spearman",
+        "kendall_tau_b",
+    ] {
+        close(&doc[key], &case["expected"][key], key);
+    }
+    assert_eq!(doc["n"], case["expected"]["n"]);
+    assert_eq!(a["no_majority"], 0);
+    // Unanimous and split items are reported apart and add up to the scored items.
+    let (u, s) = (
+        judge["unanimous"]["n"].as_u64(),
+        judge["split"]["n"].as_u64(),
+    );
+    assert_eq!(u.zip(s).map(|(u, s)| u + s), doc["n"].as_u64());
+    assert!(
+        judge["unanimous"]["accuracy"].as_f64() > judge["split"]["accuracy"].as_f64(),
+        "a judge agrees more where humans do"
+    );
+    // The CSV carries the same figures.
+    let text = std::fs::read_to_string(&csv).expect("csv");
+    for needle in [
+        "annotators,999,fleiss_kappa,",
+        "annotators,999,kappa:annotator1:annotator2,",
+        "annotators,999,ceiling_per_vote,",
+        "judge_vs_annotators,999,ratio_leave_one_out,",
+        "judge_vs_annotators,999,kappa:annotator3,",
+        "unanimous,",
+        "split,",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
+    }
+    // The terminal shows the section.
+    let mut args = vec!["analyze", "--input", &panel, "--bootstrap", "0"];
+    args.extend(PANDALM);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    for needle in [
+        "Pairwise Cohen's kappa between annotators",
+        "0.8520",
+        "Human ceiling and the judge",
+        "judge ÷ human",
+        "split items (the majority)",
+    ] {
+        assert!(out.contains(needle), "{needle} missing from\n{out}");
+    }
+}
+
+#[test]
+fn missing_votes_and_items_without_a_majority_follow_the_stated_policy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Item 3 splits three ways; item 4 has one vote missing; item 5 two votes missing.
+    let file = write(
+        dir.path(),
+        "panel.csv",
+        "id,a,b,c,judge\n1,1,1,1,1\n2,-1,-1,1,-1\n3,-1,0,1,0\n4,1,,1,1\n5,,,-1,1\n6,0,0,-1,0\n",
+    );
+    let path = file.to_string_lossy().into_owned();
+    let json_of = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "analyze",
+            "--input",
+            &path,
+            "--annotators",
+            "a,b,c",
+            "--rating-col",
+            "judge",
+            "--json",
+            "--bootstrap",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("JSON")
+    };
+    let dropped = json_of(&[]);
+    assert_eq!(dropped["annotators"]["no_majority"], 1);
+    assert_eq!(dropped["annotators"]["no_majority_policy"], "drop");
+    assert_eq!(dropped["n"], 5, "the split item is left out");
+    // Item 5's only vote (-1) is its majority; the judge says 1.
+    assert_eq!(dropped["accuracy"], 0.8);
+    let tied = json_of(&["--no-majority", "tie"]);
+    assert_eq!(tied["n"], 6);
+    assert_eq!(tied["annotators"]["no_majority_policy"], "tie");
+    // The split item scored as a tie: the judge said 0, so it counts as right.
+    assert!((tied["accuracy"].as_f64().expect("acc") - 5.0 / 6.0).abs() < 1e-12);
+    // Per vote by hand: pairs 3 + 3 + 3 + 1 + 0 + 3 = 13, equal 3 + 1 + 0 + 1 + 1 = 6.
+    close(
+        &dropped["annotators"]["ceiling"]["per_vote"],
+        &json!(6.0 / 13.0),
+        "per vote",
+    );
+    // Unanimous: items 1 and 4 (two or more votes, all equal); split: 2 and 6; item 5 has one
+    // vote and item 3 no majority.
+    assert_eq!(dropped["judge_vs_annotators"]["unanimous"]["n"], 2);
+    assert_eq!(dropped["judge_vs_annotators"]["split"]["n"], 2);
+}
+
+#[test]
+fn annotator_options_are_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(dir.path(), "p.csv", "id,a,b,judge\n1,1,x,1\n2,1,1,1\n");
+    let path = file.to_string_lossy().into_owned();
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        &path,
+        "--annotators",
+        "a",
+        "--rating-col",
+        "judge",
+    ]);
+    assert!(e.contains("--annotators needs two or more columns"), "{e}");
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        &path,
+        "--annotators",
+        "a,zz",
+        "--rating-col",
+        "judge",
+    ]);
+    assert!(e.contains("zz"), "{e}");
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        &path,
+        "--annotators",
+        "a,b",
+        "--rating-col",
+        "judge",
+    ]);
+    assert!(e.contains("column 'b', row 1") && e.contains("'x'"), "{e}");
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        &path,
+        "--annotators",
+        "a,b",
+        "--rating-col",
+        "judge",
+        "--no-majority",
+        "coin",
+    ]);
+    assert!(e.contains("--no-majority 'coin'"), "{e}");
+    let (code, _, err) = run(&[
+        "analyze",
+        "--gold",
+        &path,
+        "--ratings",
+        &path,
+        "--annotators",
+        "a,b",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    // Reading the unreadable vote as missing makes the file usable.
+    let (code, out, err) = run(&[
+        "analyze",
+        "--input",
+        &path,
+        "--annotators",
+        "a,b",
+        "--rating-col",
+        "judge",
+        "--unreadable",
+        "drop",
+        "--json",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(doc["annotators"]["items"], 2);
+}
