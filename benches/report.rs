@@ -180,6 +180,7 @@ fn main() {
         items,
         configs: records,
         both_orders: false,
+        annotators: None,
     };
     let evaluation = evaluate(
         &record,

@@ -174,6 +174,12 @@ pub struct DataArgs {
     )]
     pub gold_map: Vec<String>,
 
+    /// With several annotators (--map label=A+B+C): pairs without a majority are left out
+    /// (drop) or kept as a tie (tie); either way they are counted, and the report adds the
+    /// annotators' agreement and the human ceiling.
+    #[arg(long, value_name = "drop|tie", default_value = "drop")]
+    pub no_majority: String,
+
     /// Keep subsets matching this glob (repeatable), e.g. 'llmbar-*'.
     #[arg(long, value_name = "GLOB")]
     pub subset: Vec<String>,

@@ -72,7 +72,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                     &commands::data::DataSettings::from_args(data)?,
                     &report::progress::Download::default(),
                 )?;
-                report::data::emit_summary(&dataset)
+                let annotators = commands::data::annotator_report(&dataset)?;
+                report::data::emit_summary(&dataset, annotators.as_ref())
             }
             cli::DataCommand::Export { data, out } => {
                 let dataset = commands::data::load(

@@ -251,7 +251,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             &labels,
             annotated.names.clone(),
             &annotated.votes,
-            &annotated.judge,
+            Some(&annotated.judge),
             (annotated.no_majority, policy.name()),
             settings.bootstrap,
             settings.seed,

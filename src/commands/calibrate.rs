@@ -544,6 +544,12 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
             })
             .collect(),
         both_orders: dataset.both_orders,
+        annotators: (!dataset.annotators.is_empty()).then(|| evaluation::Annotations {
+            names: dataset.annotators.clone(),
+            votes: dataset.examples.iter().map(|e| e.votes.clone()).collect(),
+            no_majority: dataset.no_majority,
+            policy: dataset.no_majority_policy.name().to_string(),
+        }),
     };
     let evaluation = evaluation::evaluate(
         &record,

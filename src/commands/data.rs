@@ -3,6 +3,7 @@
 use crate::cli::DataArgs;
 use crate::dataset::examples::{self, Example};
 use crate::dataset::hub::Progress;
+use crate::dataset::labels::NoMajority;
 use crate::dataset::sections::Section;
 use crate::dataset::select::Selection;
 use crate::dataset::source::{self, DataSpec, Mapping};
@@ -24,7 +25,9 @@ impl DataSettings {
         let mapping = if args.map.is_empty() && args.gold_map.is_empty() {
             None
         } else {
-            Some(Mapping::parse(&args.map, &args.gold_map)?)
+            let mut m = Mapping::parse(&args.map, &args.gold_map)?;
+            m.no_majority = NoMajority::parse(&args.no_majority)?;
+            Some(m)
         };
         let sections = args
             .section
@@ -60,8 +63,35 @@ pub struct Dataset {
     pub seed: u64,
     pub both_orders: bool,
     pub examples: Vec<Example>,
-    /// Pairs left out because their annotators had no majority.
+    /// Pairs whose annotators had no majority (left out, or kept as ties).
     pub no_majority: usize,
+    /// With several annotators: their label columns, and the no-majority policy.
+    pub annotators: Vec<String>,
+    pub no_majority_policy: NoMajority,
+}
+
+/// With several annotators: their agreement and the human ceiling (bootstrap CIs, seeded with
+/// the data seed).
+pub fn annotator_report(
+    d: &Dataset,
+) -> Result<Option<crate::evaluation::annotators::AnnotatorReport>> {
+    if d.annotators.is_empty() {
+        return Ok(None);
+    }
+    let votes: Vec<Vec<Option<i64>>> = d
+        .examples
+        .iter()
+        .map(|e| e.votes.iter().copied().map(Some).collect())
+        .collect();
+    Ok(Some(crate::evaluation::annotators::report(
+        &crate::metrics::Labels::pairwise(),
+        d.annotators.clone(),
+        &votes,
+        None,
+        (d.no_majority, d.no_majority_policy.name()),
+        1000,
+        d.seed,
+    )?))
 }
 
 pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset> {
@@ -73,5 +103,10 @@ pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset>
         both_orders: settings.both_orders,
         examples: examples::build(pairs, settings.seed, settings.both_orders),
         no_majority: loaded.no_majority,
+        annotators: loaded.annotators,
+        no_majority_policy: settings
+            .mapping
+            .as_ref()
+            .map_or(NoMajority::Drop, |m| m.no_majority),
     })
 }

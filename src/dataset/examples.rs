@@ -43,6 +43,9 @@ pub struct Example {
     /// Whether this is the order drawn for the pair without `--both-orders` (its seeded
     /// position); always true in a one-order run.
     pub seeded: bool,
+    /// Each annotator's label in this order (flipped with gold when swapped); empty without
+    /// several annotators.
+    pub votes: Vec<i64>,
 }
 
 /// Whether pair `id` is shown swapped under `seed`: a ChaCha8 draw seeded from the seed and
@@ -58,9 +61,14 @@ pub fn is_swapped(seed: u64, id: &str) -> bool {
 
 /// An item from a pair, taking its texts (no copy).
 fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
-    let (response1, response2, gold) = match order {
-        Order::AsSource => (pair.first, pair.second, pair.gold),
-        Order::Swapped => (pair.second, pair.first, -pair.gold),
+    let (response1, response2, gold, votes) = match order {
+        Order::AsSource => (pair.first, pair.second, pair.gold, pair.votes),
+        Order::Swapped => (
+            pair.second,
+            pair.first,
+            -pair.gold,
+            pair.votes.iter().map(|v| -v).collect(),
+        ),
     };
     Example {
         id,
@@ -73,6 +81,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         order,
         reference: pair.reference,
         seeded,
+        votes,
     }
 }
 
@@ -113,6 +122,7 @@ mod tests {
             gold: -1,
             reference: None,
             randomize: true,
+            votes: Vec::new(),
         }
     }
 

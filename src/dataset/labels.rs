@@ -321,8 +321,9 @@ mod tests {
 }
 
 /// What to do with an item whose annotators have no majority (no unique most common label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NoMajority {
+    #[default]
     /// Left out of the judge-vs-gold figures (still counted, and in the annotator statistics).
     Drop,
     /// Scored as a tie (label 0).

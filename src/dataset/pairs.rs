@@ -24,6 +24,9 @@ pub struct Pair {
     /// Whether positions may be drawn at random (reward-bench's chosen/rejected pairs); pairs
     /// whose file fixes the order keep it.
     pub randomize: bool,
+    /// Each annotator's label (as gold labels, in the source's order), when the label is the
+    /// majority of several columns (`--map label=A+B+C`); empty otherwise.
+    pub votes: Vec<i64>,
 }
 
 /// reward-bench's columns and their types.
@@ -145,6 +148,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             gold: -1,
             reference: None,
             randomize: true,
+            votes: Vec::new(),
         })
         .collect())
 }

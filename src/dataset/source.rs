@@ -3,6 +3,7 @@
 
 use super::frame::{self, Frame};
 use super::hub::{self, Progress};
+use super::labels::NoMajority;
 use super::pairs::{self, Pair};
 use crate::error::input_error;
 use anyhow::Result;
@@ -48,6 +49,8 @@ pub struct Mapping {
     pub fields: HashMap<String, Vec<String>>,
     /// Source label (as text) → gold label (-1, 0, 1).
     pub gold: HashMap<String, i64>,
+    /// Items whose annotators (label=A+B+C) have no majority: left out, or a tie.
+    pub no_majority: NoMajority,
 }
 
 const FIELDS: [&str; 7] = [
@@ -106,7 +109,11 @@ impl Mapping {
                 )));
             }
         }
-        Ok(Self { fields, gold })
+        Ok(Self {
+            fields,
+            gold,
+            no_majority: NoMajority::Drop,
+        })
     }
 
     fn columns(&self, field: &str) -> Option<&[String]> {
@@ -120,6 +127,8 @@ pub struct Loaded {
     pub pairs: Vec<Pair>,
     /// Rows whose annotators had no majority (multi-annotator labels only).
     pub no_majority: usize,
+    /// The label columns when the label is the majority of several annotators.
+    pub annotators: Vec<String>,
     pub source: String,
 }
 
@@ -157,6 +166,7 @@ fn gold_of(mapping: &Mapping, value: &str) -> Option<i64> {
 
 /// Pairs from a generic file by column mapping.
 pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
+    let policy = mapping.no_majority;
     let n = frame.height();
     if n == 0 {
         return Err(input_error(format!(
@@ -209,9 +219,17 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             })?;
             votes.push(gold);
         }
-        let Some(gold) = majority(&votes) else {
-            no_majority += 1;
-            continue;
+        let gold = match crate::metrics::raters::majority(
+            &votes.iter().copied().map(Some).collect::<Vec<_>>(),
+        ) {
+            Some(gold) => gold,
+            None => {
+                no_majority += 1;
+                match policy {
+                    NoMajority::Drop => continue,
+                    NoMajority::Tie => 0,
+                }
+            }
         };
         pairs.push(Pair {
             // With a mapped subset, ids are `{subset}-{id}` as for reward-bench; without one the
@@ -228,6 +246,11 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             gold,
             reference: reference.as_ref().map(|r| r[row].clone()),
             randomize: false,
+            votes: if label_cols.len() > 1 {
+                votes
+            } else {
+                Vec::new()
+            },
         });
     }
     let ids: Vec<String> = pairs.iter().map(|p| p.id.clone()).collect();
@@ -235,15 +258,13 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     Ok(Loaded {
         pairs,
         no_majority,
+        annotators: if label_cols.len() > 1 {
+            label_cols.to_vec()
+        } else {
+            Vec::new()
+        },
         source: frame.path.display().to_string(),
     })
-}
-
-/// The label more than half of the votes agree on.
-fn majority(votes: &[i64]) -> Option<i64> {
-    [-1, 0, 1]
-        .into_iter()
-        .find(|&v| votes.iter().filter(|&&x| x == v).count() * 2 > votes.len())
 }
 
 /// The local copy of a reward-bench split: the Hugging Face cache, then raterlab's own cache,
@@ -303,6 +324,7 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
     let reward_bench = |pairs: Vec<Pair>| Loaded {
         pairs,
         no_majority: 0,
+        annotators: Vec::new(),
         source: spec.describe(),
     };
     match spec {
@@ -324,6 +346,7 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
         None if has_reward_bench_columns(&frame) || frame.height() == 0 => Ok(Loaded {
             pairs: pairs::from_reward_bench(frame)?,
             no_majority: 0,
+            annotators: Vec::new(),
             source: path.display().to_string(),
         }),
         None => Err(input_error(format!(
@@ -340,10 +363,14 @@ mod tests {
 
     #[test]
     fn majority_votes() {
-        assert_eq!(majority(&[1, 1, -1]), Some(1));
-        assert_eq!(majority(&[1, 0, -1]), None);
-        assert_eq!(majority(&[0]), Some(0));
-        assert_eq!(majority(&[1, -1]), None);
+        use crate::metrics::raters::majority;
+        assert_eq!(majority(&[Some(1), Some(1), Some(-1)]), Some(1));
+        assert_eq!(majority(&[Some(1), Some(0), Some(-1)]), None);
+        assert_eq!(majority(&[Some(0)]), Some(0));
+        assert_eq!(majority(&[Some(1), Some(-1)]), None);
+        // More than half of the votes given: a missing vote does not count.
+        assert_eq!(majority(&[Some(1), None, Some(1), Some(-1)]), Some(1));
+        assert_eq!(majority(&[Some(1), Some(1), Some(0), Some(-1)]), None);
     }
 
     #[test]

@@ -18,9 +18,9 @@ pub struct AnnotatorReport {
     pub intervals: Option<Vec<(f64, f64)>>,
     /// The judge against the label on items where every vote agrees (two or more votes), and
     /// against the majority where the votes split: judges fail differently on the two. Items
-    /// with a single vote are in neither.
-    pub unanimous: Agreement,
-    pub split: Agreement,
+    /// with a single vote are in neither. None without a judge.
+    pub unanimous: Option<Agreement>,
+    pub split: Option<Agreement>,
 }
 
 impl AnnotatorReport {
@@ -70,7 +70,7 @@ pub fn report(
     labels: &Labels,
     names: Vec<String>,
     votes: &[Vec<Option<i64>>],
-    ratings: &[Option<i64>],
+    ratings: Option<&[Option<i64>]>,
     no_majority: (usize, &'static str),
     bootstrap: usize,
     seed: u64,
@@ -83,20 +83,23 @@ pub fn report(
         .enumerate()
         .map(|(i, row)| row.iter().map(|v| to_index(v, Side::Gold, i)).collect())
         .collect::<Result<_, _>>()?;
-    let judge: Vec<Option<usize>> = ratings
-        .iter()
-        .enumerate()
-        .map(|(i, v)| to_index(v, Side::Rating, i))
-        .collect::<Result<_, _>>()?;
+    let judge: Option<Vec<Option<usize>>> = ratings
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(i, v)| to_index(v, Side::Rating, i))
+                .collect::<Result<_, _>>()
+        })
+        .transpose()?;
     let votes_ix = Votes {
         labels: labels.clone(),
         items,
     };
-    let panel = Panel::of(&votes_ix, Some(&judge));
+    let panel = Panel::of(&votes_ix, judge.as_deref());
     let intervals =
-        (bootstrap > 0).then(|| bootstrap_panel(&votes_ix, Some(&judge), bootstrap, seed));
+        (bootstrap > 0).then(|| bootstrap_panel(&votes_ix, judge.as_deref(), bootstrap, seed));
     let (mut unanimous, mut split) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
-    for (row, r) in votes.iter().zip(ratings) {
+    for (row, r) in votes.iter().zip(ratings.unwrap_or_default()) {
         let present: Vec<i64> = row.iter().flatten().copied().collect();
         let (Some(r), Some(m)) = (r, majority(row)) else {
             continue;
@@ -130,7 +133,10 @@ pub fn report(
         policy: no_majority.1,
         panel,
         intervals,
-        unanimous: agreement(unanimous)?,
-        split: agreement(split)?,
+        unanimous: ratings
+            .is_some()
+            .then(|| agreement(unanimous))
+            .transpose()?,
+        split: ratings.is_some().then(|| agreement(split)).transpose()?,
     })
 }

@@ -316,6 +316,7 @@ mod tests {
             items,
             configs: vec![config("a", right), config("b", wrong), config("c", silent)],
             both_orders: false,
+            annotators: None,
         };
         let settings = EvalSettings {
             bootstrap: 50,
@@ -386,6 +387,7 @@ mod tests {
             items,
             configs: vec![config("a", a), config("b", b)],
             both_orders: false,
+            annotators: None,
         };
         let c = &compare_all(
             &run,

@@ -116,6 +116,19 @@ pub struct RunRecord {
     pub items: Vec<ItemRow>,
     pub configs: Vec<ConfigRecord>,
     pub both_orders: bool,
+    /// Several annotators' labels per item, when gold is their majority.
+    pub annotators: Option<Annotations>,
+}
+
+/// Every annotator's label per item (in the item's order, like gold).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotations {
+    pub names: Vec<String>,
+    /// `votes[item][annotator]`.
+    pub votes: Vec<Vec<i64>>,
+    /// Pairs without a majority, and what was done with them (`drop` or `tie`).
+    pub no_majority: usize,
+    pub policy: String,
 }
 
 /// Evaluation settings.
@@ -178,6 +191,8 @@ pub struct ConfigResult {
     /// sections whose subsets are all present, and the leaderboard score when all four are.
     pub sections: BTreeMap<&'static str, f64>,
     pub leaderboard: Option<f64>,
+    /// With several annotators: theirs and this judge's agreement, the ceiling beside it.
+    pub annotators: Option<annotators::AnnotatorReport>,
 }
 
 /// The whole evaluation.
@@ -185,6 +200,39 @@ pub struct ConfigResult {
 pub struct Evaluation {
     pub configs: Vec<ConfigResult>,
     pub comparisons: Vec<Comparison>,
+}
+
+/// The annotators and one configuration's ratings beside them (None if a label falls
+/// outside -1, 0, 1).
+fn annotator_report(
+    a: &Annotations,
+    config: &ConfigRecord,
+    settings: EvalSettings,
+) -> Option<annotators::AnnotatorReport> {
+    let votes: Vec<Vec<Option<i64>>> = a
+        .votes
+        .iter()
+        .map(|v| v.iter().copied().map(Some).collect())
+        .collect();
+    let judge: Vec<Option<i64>> = config
+        .outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Rated(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let policy = if a.policy == "tie" { "tie" } else { "drop" };
+    annotators::report(
+        &crate::metrics::Labels::pairwise(),
+        a.names.clone(),
+        &votes,
+        Some(&judge),
+        (a.no_majority, policy),
+        settings.bootstrap,
+        settings.seed,
+    )
+    .ok()
 }
 
 /// The wrong answer for an item without a verdict under `as-wrong`.
@@ -313,6 +361,10 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                 .collect();
             let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
             ConfigResult {
+                annotators: run
+                    .annotators
+                    .as_ref()
+                    .and_then(|a| annotator_report(a, config, settings)),
                 overall: scope(run, config, &all, settings),
                 leaderboard: if all_reward_bench {
                     leaderboard_score(accuracy)
@@ -396,6 +448,7 @@ mod tests {
             items,
             configs: vec![config.clone()],
             both_orders: false,
+            annotators: None,
         };
         let s = scope(
             &run,

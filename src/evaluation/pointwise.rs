@@ -189,6 +189,7 @@ mod tests {
             items,
             configs: vec![],
             both_orders: false,
+            annotators: None,
         };
         let rec = record(vec![
             (Some(5.0), Some(3.0)), // gap +2

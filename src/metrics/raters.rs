@@ -69,21 +69,14 @@ pub fn unique_mode(votes: impl IntoIterator<Item = usize>, k: usize) -> Option<u
     counts.iter().position(|&c| c == best)
 }
 
-/// The label a unique plurality of votes gives, if any.
+/// The label more than half of the votes (present ones) name, if any: the gold label of an
+/// item with several annotators.
 pub fn majority(votes: &[Option<i64>]) -> Option<i64> {
-    let mut counts: Vec<(i64, usize)> = Vec::new();
-    for v in votes.iter().flatten() {
-        match counts.iter_mut().find(|(l, _)| l == v) {
-            Some((_, c)) => *c += 1,
-            None => counts.push((*v, 1)),
-        }
-    }
-    let best = counts.iter().map(|(_, c)| *c).max()?;
-    let mut top = counts.iter().filter(|(_, c)| *c == best);
-    match (top.next(), top.next()) {
-        (Some((label, _)), None) => Some(*label),
-        _ => None,
-    }
+    let present: Vec<i64> = votes.iter().flatten().copied().collect();
+    present
+        .iter()
+        .copied()
+        .find(|v| present.iter().filter(|x| *x == v).count() * 2 > present.len())
 }
 
 /// Cohen's kappa between two raters over the items both rated.

@@ -774,6 +774,7 @@ mod tests {
                 gold: -1,
                 reference: None,
                 randomize: true,
+                votes: Vec::new(),
             })
             .collect();
         crate::dataset::examples::build(pairs, 42, true)

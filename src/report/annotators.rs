@@ -85,8 +85,11 @@ pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
             } else {
                 Value::Null
             };
-            out["unanimous"] = Value::Object(agreement(&r.unanimous));
-            out["split"] = Value::Object(agreement(&r.split));
+            for (key, g) in [("unanimous", &r.unanimous), ("split", &r.split)] {
+                out[key] = g
+                    .as_ref()
+                    .map_or(Value::Null, |g| Value::Object(agreement(g)));
+            }
             out
         }
     };
@@ -157,11 +160,15 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
         }
         matrix.rows.push(row);
     }
-    let mut ceiling = Table::new(
-        "Human ceiling and the judge (agreement share)",
-        &["form", "humans", "judge", "judge ÷ human"],
-    );
     let judge = r.panel.judge.as_ref();
+    let mut ceiling = if judge.is_some() {
+        Table::new(
+            "Human ceiling and the judge (agreement share)",
+            &["form", "humans", "judge", "judge ÷ human"],
+        )
+    } else {
+        Table::new("Human ceiling (agreement share)", &["form", "humans"])
+    };
     let ratio = r.ratio();
     let labels = [
         "leave-one-out (AlpacaEval: each vote vs the others' mode)",
@@ -169,14 +176,18 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
         "per vote, without ties",
     ];
     for (i, label) in labels.iter().enumerate() {
-        ceiling.rows.push(vec![
+        let mut row = vec![
             (*label).into(),
             with_ci(forms(&h.ceiling)[i], r.interval(4 + i)),
-            judge.map_or(String::new(), |j| {
-                with_ci(forms(&j.ceiling)[i], r.interval(r.judge_index() + i))
-            }),
-            ratio.map_or(String::new(), |c| table::fixed(forms(&c)[i])),
-        ]);
+        ];
+        if let (Some(j), Some(ratio)) = (judge, ratio) {
+            row.push(with_ci(
+                forms(&j.ceiling)[i],
+                r.interval(r.judge_index() + i),
+            ));
+            row.push(table::fixed(forms(&ratio)[i]));
+        }
+        ceiling.rows.push(row);
     }
     let mut out = vec![agreement_table, matrix, ceiling];
     if let Some(j) = judge {
@@ -204,6 +215,7 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
             ("unanimous items (their label)", &r.unanimous),
             ("split items (the majority)", &r.split),
         ] {
+            let Some(g) = g else { continue };
             per.rows.push(vec![
                 name.into(),
                 g.n.to_string(),
@@ -273,7 +285,66 @@ pub fn tidy(r: &AnnotatorReport, rows: &mut TidyRows) {
                 r.interval(start + 3 + a),
             );
         }
-        rows.add("unanimous", &r.unanimous);
-        rows.add("split", &r.split);
+        for (scope, g) in [("unanimous", &r.unanimous), ("split", &r.split)] {
+            if let Some(g) = g {
+                rows.add(scope, g);
+            }
+        }
     }
+}
+
+/// calibrate's section: the annotators once (they are the same for every configuration), then
+/// every configuration beside the ceiling, in the report's order.
+pub fn calibrate_tables(run: &crate::commands::calibrate::Run, order: &[usize]) -> Vec<Table> {
+    let reports: Vec<(&str, &AnnotatorReport)> = order
+        .iter()
+        .filter_map(|&i| {
+            let r = run.evaluation.configs[i].annotators.as_ref()?;
+            Some((run.record.configs[i].name.as_str(), r))
+        })
+        .collect();
+    let Some((_, first)) = reports.first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<Table> = tables(first).into_iter().take(2).collect();
+    let h = first.panel.humans.ceiling;
+    let mut judges = Table::new(
+        format!(
+            "Judges beside the human ceiling (humans: leave-one-out {}, per vote {}, per vote without ties {})",
+            table::fixed(h.leave_one_out),
+            table::fixed(h.per_vote),
+            table::fixed(h.per_vote_no_ties)
+        ),
+        &[
+            "configuration",
+            "leave-one-out",
+            "÷ human",
+            "per vote",
+            "÷ human",
+            "per vote, no ties",
+            "÷ human",
+            "accuracy, unanimous items",
+            "accuracy, split items",
+        ],
+    );
+    for (name, r) in &reports {
+        let Some(j) = &r.panel.judge else { continue };
+        let ratio = r.ratio().map(|c| forms(&c)).unwrap_or([f64::NAN; 3]);
+        let start = r.judge_index();
+        let mut row = vec![(*name).to_string()];
+        for (i, v) in forms(&j.ceiling).iter().enumerate() {
+            row.push(with_ci(*v, r.interval(start + i)));
+            row.push(table::fixed(ratio[i]));
+        }
+        for g in [&r.unanimous, &r.split].into_iter().flatten() {
+            row.push(format!(
+                "{} (n {})",
+                table::with_interval(g, crate::metrics::Statistic::Accuracy),
+                g.n
+            ));
+        }
+        judges.rows.push(row);
+    }
+    out.push(judges);
+    out
 }

@@ -314,6 +314,11 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
             }
+            if let Some(a) = &r.annotators {
+                let (annotators, judge) = super::annotators::to_json(a);
+                m.insert("annotators".into(), annotators);
+                m.insert("judge_vs_annotators".into(), judge);
+            }
             m.insert(
                 "reasons".into(),
                 rec.reasons
@@ -385,10 +390,12 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         )?;
     }
     if run.meta.no_majority > 0 {
+        let kept = rec.annotators.as_ref().is_some_and(|a| a.policy == "tie");
         writeln!(
             w,
-            "{} pairs left out: their annotators had no majority",
-            run.meta.no_majority
+            "{} pairs {}: their annotators had no majority",
+            run.meta.no_majority,
+            if kept { "kept as ties" } else { "left out" }
         )?;
     }
     let order = order(run);
@@ -420,6 +427,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     }
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
+    }
+    for t in super::annotators::calibrate_tables(run, &order) {
+        print(w, &t)?;
     }
     writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
     Ok(())

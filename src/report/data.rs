@@ -104,10 +104,23 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-pub fn emit_summary(d: &Dataset) -> Result<()> {
+pub fn emit_summary(
+    d: &Dataset,
+    annotators: Option<&crate::evaluation::annotators::AnnotatorReport>,
+) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     write_summary(d, &mut out)?;
+    if let Some(r) = annotators {
+        for t in super::annotators::tables(r) {
+            writeln!(out, "\n{}\n{}", t.title, table::render(&t))?;
+        }
+        writeln!(
+            out,
+            "(95% CIs from 1000 bootstrap resamples of the items, seed {})",
+            d.seed
+        )?;
+    }
     out.flush()?;
     Ok(())
 }

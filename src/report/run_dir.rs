@@ -7,7 +7,8 @@ use crate::commands::calibrate::{ConfigMeta, Run, RunMeta};
 use crate::dataset::examples::Order;
 use crate::error::input_error;
 use crate::evaluation::{
-    Comparison, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Scope,
+    Annotations, Comparison, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord,
+    Scope,
 };
 use crate::metrics::{Agreement, Statistic};
 use anyhow::{Context, Result};
@@ -38,9 +39,17 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut grade1, mut grade2) = (vec![], vec![]);
+    let (mut grade1, mut grade2, mut votes) = (vec![], vec![], vec![]);
+    let annotations = run.record.annotators.as_ref();
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
-        for (item, r) in run.record.items.iter().zip(per_item) {
+        for (k, (item, r)) in run.record.items.iter().zip(per_item).enumerate() {
+            votes.push(annotations.map(|a| {
+                a.votes[k]
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }));
             let first_line = line + 1;
             for s in &r.samples {
                 line += 1;
@@ -91,7 +100,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         }
         items.flush()?;
     }
-    let df = DataFrame::new_infer_height(vec![
+    let mut columns = vec![
         Column::new("config".into(), config),
         Column::new("id".into(), id),
         Column::new("pair_id".into(), pair),
@@ -106,7 +115,12 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         Column::new("completion_ref".into(), reference),
         Column::new("grade1".into(), grade1),
         Column::new("grade2".into(), grade2),
-    ])?;
+    ];
+    // Several annotators' labels ("a,b,c" per row), only when gold is their majority.
+    if annotations.is_some() {
+        columns.push(Column::new("votes".into(), votes));
+    }
+    let df = DataFrame::new_infer_height(columns)?;
     crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
     write_csv(df, &dir.join("ratings.csv"))
 }
@@ -245,6 +259,9 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         if let Some(v) = r.leaderboard {
             rows.push("leaderboard", 0, "accuracy", v, None);
         }
+        if let Some(a) = &r.annotators {
+            super::annotators::tidy(a, &mut rows);
+        }
         let scopes = std::iter::once(("overall", &r.overall))
             .chain(r.by_subset.iter().map(|(k, s)| (k.as_str(), s)));
         for (scope, s) in scopes {
@@ -360,7 +377,8 @@ fn write_run_json(run: &Run, dir: &Path) -> Result<()> {
         "created_unix": m.created_unix,
         "command": m.command,
         "name": m.name,
-        "data": {"source": m.source, "seed": m.seed, "both_orders": m.both_orders, "items": run.record.items.len(), "checksum_sha256": m.checksum, "no_majority": m.no_majority},
+        "data": {"source": m.source, "seed": m.seed, "both_orders": m.both_orders, "items": run.record.items.len(), "checksum_sha256": m.checksum, "no_majority": m.no_majority,
+                 "annotators": run.record.annotators.as_ref().map(|a| json!({"names": a.names, "policy": a.policy}))},
         "bootstrap": m.bootstrap,
         "sort": m.sort,
         "configs": m.configs.iter().zip(&run.record.configs).map(|(meta, rec)| config_json(meta, rec)).collect::<Vec<_>>(),
@@ -559,10 +577,37 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
         sort: s(&doc["sort"]),
         no_majority: data["no_majority"].as_u64().unwrap_or(0) as usize,
     };
+    // Several annotators' labels, one "a,b,c" string per item (run directories written
+    // before them have neither the column nor the names).
+    let annotators = match data["annotators"]["names"].as_array() {
+        Some(names) => {
+            let column = text_col("votes")?;
+            let votes = column[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.split(',')
+                        .map(|x| x.trim().parse::<i64>())
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|_| {
+                            bad_run(dir, format!("row {}: votes '{v}' are not labels", i + 1))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Some(Annotations {
+                names: names.iter().map(s).collect(),
+                votes,
+                no_majority: meta.no_majority,
+                policy: s(&data["annotators"]["policy"]),
+            })
+        }
+        None => None,
+    };
     let record = RunRecord {
         items,
         configs: records,
         both_orders: meta.both_orders,
+        annotators,
     };
     Ok((meta, record))
 }

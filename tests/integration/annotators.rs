@@ -316,3 +316,188 @@ fn annotator_options_are_checked() {
     let doc: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(doc["annotators"]["items"], 2);
 }
+
+const PANDALM_MAP: &str = "prompt=instruction+input,response1=response1,response2=response2,label=annotator1+annotator2+annotator3,id=idx";
+
+#[test]
+fn calibrate_and_data_summary_carry_the_annotators() {
+    let Some(shared) = shared_data() else { return };
+    let data = shared
+        .join("pandalm/testset-v1.jsonl")
+        .to_string_lossy()
+        .into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run").to_string_lossy().into_owned();
+    let calibrate = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "calibrate",
+            "--data",
+            &data,
+            "--map",
+            PANDALM_MAP,
+            "--gold-map",
+            "0=0,1=-1,2=1",
+            "--judge",
+            "sim",
+            "--rater",
+            "basic",
+            "--rater",
+            "first",
+            "--bootstrap",
+            "100",
+            "--json",
+            "--out",
+            &run_dir,
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("JSON")
+    };
+    let one = calibrate(&[]);
+    let want = &fixture_doc()["real_annotators"];
+    for c in one["configs"].as_array().expect("configs") {
+        let a = &c["annotators"];
+        close(&a["fleiss_kappa"], &want["fleiss_kappa"], "fleiss");
+        close(&a["gwet_ac1"], &want["gwet_ac1"], "gwet");
+        close(
+            &a["ceiling"]["per_vote"],
+            &want["ceiling"]["per_vote"],
+            "per vote",
+        );
+        let j = &c["judge_vs_annotators"];
+        assert!(
+            j["per_vote"].as_f64().is_some() && j["ratio"]["per_vote"].as_f64().is_some(),
+            "{j}"
+        );
+        assert_eq!(j["kappa_per_annotator"].as_array().map(Vec::len), Some(3));
+    }
+    // `report DIR` rebuilds the same figures from the run directory.
+    let (code, out, err) = run(&["report", &run_dir, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let again: Value = serde_json::from_str(&out).expect("JSON");
+    for (x, y) in one["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .zip(again["configs"].as_array().expect("configs"))
+    {
+        assert_eq!(x["annotators"], y["annotators"]);
+        assert_eq!(x["judge_vs_annotators"], y["judge_vs_annotators"]);
+    }
+    let csv = std::fs::read_to_string(dir.path().join("run/metrics.csv")).expect("metrics.csv");
+    assert!(
+        csv.contains("annotators,999,kappa:annotator1:annotator2,")
+            && csv.contains("judge_vs_annotators,999,ratio_per_vote,"),
+        "{csv}"
+    );
+    // Both orders: each annotator's label flips with the order, so agreement shares are
+    // unchanged (every pair counted twice).
+    let both = calibrate(&["--both-orders"]);
+    for form in ["leave_one_out", "per_vote", "per_vote_no_ties"] {
+        close(
+            &both["configs"][0]["annotators"]["ceiling"][form],
+            &one["configs"][0]["annotators"]["ceiling"][form],
+            form,
+        );
+    }
+    // `first` always names response 1, and both orders flip every vote: it agrees with
+    // each non-tie vote in exactly one of the two orders, so its per-vote agreement is half
+    // the share of votes that are not ties.
+    let first = both["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .find(|c| c["rater"] == "first")
+        .expect("first");
+    let votes: Vec<String> = want["votes"]
+        .as_array()
+        .expect("votes")
+        .iter()
+        .flat_map(|row| {
+            row.as_str()
+                .expect("row")
+                .split(' ')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let not_ties = votes.iter().filter(|v| *v != "1").count() as f64 / votes.len() as f64;
+    close(
+        &first["judge_vs_annotators"]["per_vote"],
+        &json!(not_ties / 2.0),
+        "first's per vote",
+    );
+    // data summary shows the annotators.
+    let (code, out, err) = run(&[
+        "data",
+        "summary",
+        "--data",
+        &data,
+        "--map",
+        PANDALM_MAP,
+        "--gold-map",
+        "0=0,1=-1,2=1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Pairwise Cohen's kappa between annotators")
+            && out.contains("0.8520")
+            && out.contains("Human ceiling"),
+        "{out}"
+    );
+}
+
+#[test]
+fn calibrate_no_majority_policy_keeps_split_pairs_as_ties() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "panel.csv",
+        "id,q,r1,r2,a,b,c\n1,Q1,x,yy,1,1,2\n2,Q2,xx,y,0,1,2\n3,Q3,x,y,2,2,2\n",
+    );
+    let path = file.to_string_lossy().into_owned();
+    let summary = |policy: &str| -> (String, Value) {
+        let out_dir = dir.path().join(policy).to_string_lossy().into_owned();
+        let (code, out, err) = run(&[
+            "calibrate",
+            "--data",
+            &path,
+            "--map",
+            "prompt=q,response1=r1,response2=r2,label=a+b+c,id=id",
+            "--gold-map",
+            "1=-1,2=1,0=0",
+            "--no-majority",
+            policy,
+            "--rater",
+            "longer",
+            "--bootstrap",
+            "0",
+            "--json",
+            "--out",
+            &out_dir,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        (err, serde_json::from_str(&out).expect("JSON"))
+    };
+    let (_, dropped) = summary("drop");
+    assert_eq!(dropped["data"]["items"], 2);
+    let (_, tied) = summary("tie");
+    assert_eq!(tied["data"]["items"], 3, "the split pair is kept as a tie");
+    let a = &tied["configs"][0]["annotators"];
+    assert_eq!(a["no_majority"], 1);
+    assert_eq!(a["no_majority_policy"], "tie");
+    let e = error_of(&[
+        "data",
+        "summary",
+        "--data",
+        &path,
+        "--map",
+        "prompt=q,response1=r1,response2=r2,label=a+b+c",
+        "--gold-map",
+        "1=-1,2=1,0=0",
+        "--no-majority",
+        "maybe",
+    ]);
+    assert!(e.contains("--no-majority 'maybe'"), "{e}");
+}
