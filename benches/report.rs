@@ -10,8 +10,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use raterlab::commands::calibrate::{ConfigMeta, Run, RunMeta};
 use raterlab::dataset::examples::Order;
+use raterlab::evaluation::bias::Shape;
 use raterlab::evaluation::{
-    evaluate, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord,
+    evaluate, Annotations, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord,
 };
 use raterlab::judge::Completion;
 use raterlab::raters::{Rating, SampleTrace, Status};
@@ -51,14 +52,24 @@ helpfulness, accuracy and adherence to the instruction above style, the first an
 for this user, although the second has a useful remark at the end that the first lacks. \
 Overall the difference is clear but not large, so I decide as follows.";
 
-/// Prompt and two responses of the lengths of a typical reward-bench pair (~300 + 2 × 900
-/// characters).
+/// Prompt and two responses of the lengths of a typical reward-bench pair (~300 + 2 × 500 to
+/// 1,000 characters); every fifth second response is a list, every seventh has bold text.
 fn pair_texts(i: usize) -> [String; 3] {
     let body = REASONING.repeat(2);
+    let second = 500 + (i * 37) % 500;
+    let list = if i % 5 == 0 {
+        "\n- one point\n- another"
+    } else {
+        ""
+    };
+    let bold = if i % 7 == 0 { " **Verdict.**" } else { "" };
     [
         format!("Question {i}: {}", &REASONING[..300]),
         format!("Answer one to {i}. {}", &body[..900]),
-        format!("Answer two to {i}. {}", &body[100..1000]),
+        format!(
+            "Answer two to {i}. {}{list}{bold}",
+            &body[100..100 + second]
+        ),
     ]
 }
 
@@ -176,11 +187,40 @@ fn main() {
     let before = peak_mb();
     let dir = std::env::temp_dir().join(format!("raterlab-bench-report-{}", std::process::id()));
     let start = Instant::now();
+    // Three annotators per item (each agreeing with gold 85% of the time) and the responses'
+    // shapes, as calibrate builds them from the texts.
+    let mut votes_rng = ChaCha8Rng::seed_from_u64(9);
+    let votes: Vec<Vec<i64>> = items
+        .iter()
+        .map(|item| {
+            (0..3)
+                .map(|_| {
+                    if votes_rng.random_bool(0.85) {
+                        item.gold
+                    } else {
+                        -item.gold
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let shapes = (0..n)
+        .map(|i| {
+            let [_, a, b] = pair_texts(i);
+            [Shape::of(&a), Shape::of(&b)]
+        })
+        .collect();
     let record = RunRecord {
         items,
         configs: records,
         both_orders: false,
-        annotators: None,
+        annotators: Some(Annotations {
+            names: vec!["a1".into(), "a2".into(), "a3".into()],
+            votes,
+            no_majority: 0,
+            policy: "drop".into(),
+        }),
+        shapes,
     };
     let evaluation = evaluate(
         &record,
@@ -226,7 +266,7 @@ fn main() {
     if !kept {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    println!("report for {configs} configurations × {n} items, bootstrap 1000 (45 paired comparisons, 23 subsets)");
+    println!("report for {configs} configurations × {n} items, bootstrap 1000 (45 paired comparisons, 23 subsets, bias diagnostics, 3 annotators)");
     println!(
         "{:<52} {:>10} {:>10} {:>8}",
         "case", "measured", "budget", "ratio"

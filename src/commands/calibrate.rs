@@ -550,6 +550,16 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
             no_majority: dataset.no_majority,
             policy: dataset.no_majority_policy.name().to_string(),
         }),
+        shapes: dataset
+            .examples
+            .iter()
+            .map(|e| {
+                [
+                    evaluation::bias::Shape::of(&e.response1),
+                    evaluation::bias::Shape::of(&e.response2),
+                ]
+            })
+            .collect(),
     };
     let evaluation = evaluation::evaluate(
         &record,

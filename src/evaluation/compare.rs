@@ -317,6 +317,7 @@ mod tests {
             configs: vec![config("a", right), config("b", wrong), config("c", silent)],
             both_orders: false,
             annotators: None,
+            shapes: Vec::new(),
         };
         let settings = EvalSettings {
             bootstrap: 50,
@@ -388,6 +389,7 @@ mod tests {
             configs: vec![config("a", a), config("b", b)],
             both_orders: false,
             annotators: None,
+            shapes: Vec::new(),
         };
         let c = &compare_all(
             &run,

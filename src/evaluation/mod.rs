@@ -3,6 +3,7 @@
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
 pub mod annotators;
+pub mod bias;
 mod compare;
 mod pointwise;
 mod position;
@@ -118,6 +119,9 @@ pub struct RunRecord {
     pub both_orders: bool,
     /// Several annotators' labels per item, when gold is their majority.
     pub annotators: Option<Annotations>,
+    /// Each item's two responses as shown (length, lists, headers, bold), for the bias
+    /// diagnostics; empty when the texts are not at hand (a run directory without items.jsonl).
+    pub shapes: Vec<[bias::Shape; 2]>,
 }
 
 /// Every annotator's label per item (in the item's order, like gold).
@@ -178,6 +182,9 @@ pub struct Scope {
     pub policies: Policies,
     /// With both orders.
     pub position: Option<Position>,
+    /// Length, list, header, bold and position preferences, judge beside gold (None without
+    /// the responses' shapes).
+    pub bias: Option<bias::Bias>,
     /// Pointwise configurations: the grades' statistics.
     pub pointwise: Option<PointwiseStats>,
 }
@@ -193,6 +200,9 @@ pub struct ConfigResult {
     pub leaderboard: Option<f64>,
     /// With several annotators: theirs and this judge's agreement, the ceiling beside it.
     pub annotators: Option<annotators::AnnotatorReport>,
+    /// The length-adjusted preference model over every item (None without shapes, or when it
+    /// cannot be fitted).
+    pub length_model: Option<bias::LengthModel>,
 }
 
 /// The whole evaluation.
@@ -331,6 +341,13 @@ pub fn scope(
         agreement,
         policies,
         position: run.both_orders.then(|| position(run, config, indices)),
+        bias: bias::bias(
+            run,
+            &config.outcomes,
+            indices,
+            settings.bootstrap,
+            settings.seed,
+        ),
         pointwise: config
             .pointwise
             .as_ref()
@@ -361,6 +378,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                 .collect();
             let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
             ConfigResult {
+                length_model: bias::length_model(&bias::model_rows(run, &config.outcomes)),
                 annotators: run
                     .annotators
                     .as_ref()
@@ -449,6 +467,7 @@ mod tests {
             configs: vec![config.clone()],
             both_orders: false,
             annotators: None,
+            shapes: Vec::new(),
         };
         let s = scope(
             &run,

@@ -190,6 +190,7 @@ mod tests {
             configs: vec![],
             both_orders: false,
             annotators: None,
+            shapes: Vec::new(),
         };
         let rec = record(vec![
             (Some(5.0), Some(3.0)), // gap +2

@@ -32,10 +32,16 @@ impl Intervals {
 
 /// Draws one resample of the table's n pairs.
 fn resample(table: &Contingency, rng: &mut ChaCha8Rng) -> Vec<u64> {
-    let counts = table.counts();
+    multinomial(table.counts(), rng)
+}
+
+/// Resamples n = sum(counts) items with replacement from items counted in cells: a
+/// multinomial draw over the cells, as a chain of binomial draws (O(cells), not O(n)).
+pub fn multinomial(counts: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
     let mut out = vec![0u64; counts.len()];
-    let mut left_n = table.n();
-    let mut left_mass = table.n();
+    let total: u64 = counts.iter().sum();
+    let mut left_n = total;
+    let mut left_mass = total;
     for (slot, &count) in out.iter_mut().zip(counts) {
         if left_n == 0 || count == 0 {
             continue;

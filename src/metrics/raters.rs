@@ -13,7 +13,7 @@
 //! - Gwet's AC1: `irrCAC`'s `CAC(...).gwet()` with the label set as its categories.
 
 use super::{kappa, Contingency, Labels, Weights};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Item × rater votes over a label set.
@@ -27,32 +27,6 @@ pub struct Votes {
 impl Votes {
     pub fn raters(&self) -> usize {
         self.items.first().map_or(0, Vec::len)
-    }
-
-    fn k(&self) -> usize {
-        self.labels.len()
-    }
-
-    /// The same raters over the items at `rows` (a bootstrap resample).
-    fn subset(&self, rows: &[usize]) -> Self {
-        Self {
-            labels: self.labels.clone(),
-            items: rows.iter().map(|&i| self.items[i].clone()).collect(),
-        }
-    }
-
-    /// Per item, how many raters gave each label.
-    fn counts(&self) -> Vec<Vec<u64>> {
-        self.items
-            .iter()
-            .map(|votes| {
-                let mut c = vec![0u64; self.k()];
-                for v in votes.iter().flatten() {
-                    c[*v] += 1;
-                }
-                c
-            })
-            .collect()
     }
 }
 
@@ -79,14 +53,61 @@ pub fn majority(votes: &[Option<i64>]) -> Option<i64> {
         .find(|v| present.iter().filter(|x| *x == v).count() * 2 > present.len())
 }
 
-/// Cohen's kappa between two raters over the items both rated.
-pub fn kappa_between(labels: &Labels, a: &[Option<usize>], b: &[Option<usize>]) -> f64 {
+/// Items grouped by their votes and the judge's rating. Every statistic here depends only on
+/// how many items share each pattern, so it is computed once per pattern, and a bootstrap
+/// resample is a multinomial draw over the patterns' counts (O(patterns), not O(items)).
+#[derive(Debug, Clone)]
+struct Patterns {
+    labels: Labels,
+    raters: usize,
+    rows: Vec<(Vec<Option<usize>>, Option<usize>)>,
+    counts: Vec<u64>,
+}
+
+impl Patterns {
+    fn of(votes: &Votes, judge: Option<&[Option<usize>]>) -> Self {
+        let mut index: std::collections::HashMap<(Vec<Option<usize>>, Option<usize>), usize> =
+            std::collections::HashMap::new();
+        let (mut rows, mut counts) = (Vec::new(), Vec::new());
+        for (i, item) in votes.items.iter().enumerate() {
+            let key = (item.clone(), judge.and_then(|j| j[i]));
+            let slot = *index.entry(key.clone()).or_insert_with(|| {
+                rows.push(key);
+                counts.push(0);
+                rows.len() - 1
+            });
+            counts[slot] += 1;
+        }
+        Self {
+            labels: votes.labels.clone(),
+            raters: votes.raters(),
+            rows,
+            counts,
+        }
+    }
+
+    fn k(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Each pattern's votes per label, with the pattern's weight.
+    fn label_counts<'a>(&'a self, w: &'a [u64]) -> impl Iterator<Item = (Vec<u64>, u64)> + 'a {
+        self.rows.iter().zip(w).map(|((votes, _), &w)| {
+            let mut c = vec![0u64; self.k()];
+            for v in votes.iter().flatten() {
+                c[*v] += 1;
+            }
+            (c, w)
+        })
+    }
+}
+
+/// Cohen's kappa from a weighted k × k table of (a, b) pairs.
+fn kappa_of(labels: &Labels, pairs: impl Iterator<Item = (usize, usize, u64)>) -> f64 {
     let k = labels.len();
     let mut counts = vec![0u64; k * k];
-    for (x, y) in a.iter().zip(b) {
-        if let (Some(x), Some(y)) = (x, y) {
-            counts[x * k + y] += 1;
-        }
+    for (x, y, w) in pairs {
+        counts[x * k + y] += w;
     }
     kappa(
         &Contingency::from_counts(labels.clone(), counts),
@@ -94,51 +115,68 @@ pub fn kappa_between(labels: &Labels, a: &[Option<usize>], b: &[Option<usize>]) 
     )
 }
 
-/// Cohen's kappa for every pair of raters (the diagonal is each rater with itself).
-pub fn pairwise_kappa(votes: &Votes) -> Vec<Vec<f64>> {
-    let r = votes.raters();
-    let column = |j: usize| -> Vec<Option<usize>> { votes.items.iter().map(|v| v[j]).collect() };
-    let columns: Vec<Vec<Option<usize>>> = (0..r).map(column).collect();
-    (0..r)
+/// Cohen's kappa between two raters over the items both rated.
+pub fn kappa_between(labels: &Labels, a: &[Option<usize>], b: &[Option<usize>]) -> f64 {
+    kappa_of(
+        labels,
+        a.iter().zip(b).filter_map(|(x, y)| Some(((*x)?, (*y)?, 1))),
+    )
+}
+
+fn pairwise_of(p: &Patterns, w: &[u64]) -> Vec<Vec<f64>> {
+    (0..p.raters)
         .map(|a| {
-            (0..r)
-                .map(|b| kappa_between(&votes.labels, &columns[a], &columns[b]))
+            (0..p.raters)
+                .map(|b| {
+                    kappa_of(
+                        &p.labels,
+                        p.rows
+                            .iter()
+                            .zip(w)
+                            .filter_map(|((v, _), &w)| Some((v[a]?, v[b]?, w))),
+                    )
+                })
                 .collect()
         })
         .collect()
 }
 
-/// Fleiss' kappa over the items every rater rated (statsmodels' formula).
-pub fn fleiss_kappa(votes: &Votes) -> f64 {
-    let r = votes.raters();
-    let complete: Vec<Vec<u64>> = votes
-        .counts()
-        .into_iter()
-        .zip(&votes.items)
-        .filter(|(_, v)| v.iter().all(Option::is_some))
-        .map(|(c, _)| c)
-        .collect();
-    if complete.is_empty() || r < 2 {
+/// Cohen's kappa for every pair of raters (the diagonal is each rater with itself).
+pub fn pairwise_kappa(votes: &Votes) -> Vec<Vec<f64>> {
+    let p = Patterns::of(votes, None);
+    pairwise_of(&p, &p.counts)
+}
+
+fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
+    let r = p.raters;
+    if r < 2 {
         return f64::NAN;
     }
-    let n_items = complete.len() as f64;
     let n = r as f64;
-    let mut p_cat = vec![0.0; votes.k()];
-    let mut p_mean = 0.0;
-    for c in &complete {
+    let mut p_cat = vec![0.0; p.k()];
+    let (mut p_mean, mut items) = (0.0, 0.0);
+    for ((c, w), (votes, _)) in p.label_counts(w).zip(&p.rows) {
+        if w == 0 || votes.iter().any(Option::is_none) {
+            continue;
+        }
+        let w = w as f64;
+        items += w;
         let mut squares = 0.0;
         for (j, &x) in c.iter().enumerate() {
-            p_cat[j] += x as f64;
+            p_cat[j] += w * x as f64;
             squares += (x * x) as f64;
         }
-        p_mean += (squares - n) / (n * (n - 1.0));
+        p_mean += w * (squares - n) / (n * (n - 1.0));
     }
-    p_mean /= n_items;
+    if items == 0.0 {
+        return f64::NAN;
+    }
+    p_mean /= items;
     let p_exp: f64 = p_cat
         .iter()
         .map(|x| {
-            let p = x / (n_items * n);
-            p * p
+            let q = x / (items * n);
+            q * q
         })
         .sum();
     if 1.0 - p_exp == 0.0 {
@@ -147,20 +185,25 @@ pub fn fleiss_kappa(votes: &Votes) -> f64 {
     (p_mean - p_exp) / (1.0 - p_exp)
 }
 
-/// Krippendorff's alpha (nominal, or ordinal over the labels' order).
-pub fn krippendorff_alpha(votes: &Votes, ordinal: bool) -> f64 {
-    let k = votes.k();
+/// Fleiss' kappa over the items every rater rated (statsmodels' formula).
+pub fn fleiss_kappa(votes: &Votes) -> f64 {
+    let p = Patterns::of(votes, None);
+    fleiss_of(&p, &p.counts)
+}
+
+fn krippendorff_of(p: &Patterns, w: &[u64], ordinal: bool) -> f64 {
+    let k = p.k();
     // The coincidence matrix: each unit's ordered pairs of values from different raters,
     // weighted 1 / (m_u - 1).
     let mut o = vec![0.0; k * k];
     let mut pairable = false;
-    for c in votes.counts() {
+    for (c, w) in p.label_counts(w) {
         let m: u64 = c.iter().sum();
-        if m < 2 {
+        if m < 2 || w == 0 {
             continue;
         }
         pairable = true;
-        let w = 1.0 / (m - 1) as f64;
+        let unit = w as f64 / (m - 1) as f64;
         for a in 0..k {
             for b in 0..k {
                 let pairs = if a == b {
@@ -168,7 +211,7 @@ pub fn krippendorff_alpha(votes: &Votes, ordinal: bool) -> f64 {
                 } else {
                     c[a] * c[b]
                 };
-                o[a * k + b] += pairs as f64 * w;
+                o[a * k + b] += pairs as f64 * unit;
             }
         }
     }
@@ -202,41 +245,55 @@ pub fn krippendorff_alpha(votes: &Votes, ordinal: bool) -> f64 {
     1.0 - observed / expected
 }
 
-/// Gwet's AC1 (irrCAC's formula: agreement over items with two or more votes, chance from
-/// the label shares averaged over every item with a vote, q = the label set's size).
-pub fn gwet_ac1(votes: &Votes) -> f64 {
-    let q = votes.k() as f64;
-    let counts: Vec<Vec<u64>> = votes
-        .counts()
-        .into_iter()
-        .filter(|c| c.iter().sum::<u64>() > 0)
-        .collect();
-    if counts.is_empty() || q < 2.0 {
+/// Krippendorff's alpha (nominal, or ordinal over the labels' order).
+pub fn krippendorff_alpha(votes: &Votes, ordinal: bool) -> f64 {
+    let p = Patterns::of(votes, None);
+    krippendorff_of(&p, &p.counts, ordinal)
+}
+
+fn gwet_of(p: &Patterns, w: &[u64]) -> f64 {
+    let q = p.k() as f64;
+    if q < 2.0 {
         return f64::NAN;
     }
-    let n = counts.len() as f64;
-    let (mut pa, mut two_or_more) = (0.0, 0usize);
-    let mut pi = vec![0.0; votes.k()];
-    for c in &counts {
+    let rated: Vec<(Vec<u64>, u64)> = p
+        .label_counts(w)
+        .filter(|(c, w)| *w > 0 && c.iter().sum::<u64>() > 0)
+        .collect();
+    let n: f64 = rated.iter().map(|(_, w)| *w as f64).sum();
+    if n == 0.0 {
+        return f64::NAN;
+    }
+    let (mut pa, mut two_or_more) = (0.0, 0.0);
+    let mut pi = vec![0.0; p.k()];
+    for (c, w) in &rated {
+        let w = *w as f64;
         let r: u64 = c.iter().sum();
         if r >= 2 {
-            two_or_more += 1;
+            two_or_more += w;
             let agree: u64 = c.iter().map(|&x| x * x.saturating_sub(1)).sum();
-            pa += agree as f64 / (r * (r - 1)) as f64;
+            pa += w * agree as f64 / (r * (r - 1)) as f64;
         }
         for (j, &x) in c.iter().enumerate() {
-            pi[j] += x as f64 / r as f64 / n;
+            pi[j] += w * x as f64 / r as f64 / n;
         }
     }
-    if two_or_more == 0 {
+    if two_or_more == 0.0 {
         return f64::NAN;
     }
-    pa /= two_or_more as f64;
+    pa /= two_or_more;
     let pe = pi.iter().map(|p| p * (1.0 - p)).sum::<f64>() / (q - 1.0);
     if 1.0 - pe == 0.0 {
         return f64::NAN;
     }
     (pa - pe) / (1.0 - pe)
+}
+
+/// Gwet's AC1 (irrCAC's formula: agreement over items with two or more votes, chance from
+/// the label shares averaged over every item with a vote, q = the label set's size).
+pub fn gwet_ac1(votes: &Votes) -> f64 {
+    let p = Patterns::of(votes, None);
+    gwet_of(&p, &p.counts)
 }
 
 /// Agreement in the two published forms of the human ceiling.
@@ -251,79 +308,91 @@ pub struct Ceiling {
     pub per_vote_no_ties: f64,
 }
 
-/// Running shares.
+/// Running weighted shares of the three forms.
 #[derive(Debug, Default, Clone, Copy)]
-struct Share {
-    hits: u64,
-    total: u64,
-}
+struct Shares([(u64, u64); 3]);
 
-impl Share {
-    fn add(&mut self, hit: bool) {
-        self.hits += u64::from(hit);
-        self.total += 1;
+impl Shares {
+    fn add(&mut self, form: usize, hit: bool, w: u64) {
+        self.0[form].0 += w * u64::from(hit);
+        self.0[form].1 += w;
     }
-    fn value(self) -> f64 {
-        if self.total == 0 {
-            f64::NAN
-        } else {
-            self.hits as f64 / self.total as f64
+    fn ceiling(self) -> Ceiling {
+        let v = |(hits, total): (u64, u64)| {
+            if total == 0 {
+                f64::NAN
+            } else {
+                hits as f64 / total as f64
+            }
+        };
+        Ceiling {
+            leave_one_out: v(self.0[0]),
+            per_vote: v(self.0[1]),
+            per_vote_no_ties: v(self.0[2]),
         }
     }
 }
 
-/// The annotators' ceiling.
-pub fn ceiling(votes: &Votes) -> Ceiling {
-    let (k, tie) = (votes.k(), votes.labels.tie_index());
-    let (mut loo, mut pv, mut pv_nt) = (Share::default(), Share::default(), Share::default());
-    for item in &votes.items {
+fn ceiling_of(p: &Patterns, w: &[u64]) -> Ceiling {
+    let (k, tie) = (p.k(), p.labels.tie_index());
+    let mut s = Shares::default();
+    for ((item, _), &w) in p.rows.iter().zip(w) {
+        if w == 0 {
+            continue;
+        }
         for (r, vote) in item.iter().enumerate() {
             let Some(v) = *vote else { continue };
             let others = item
                 .iter()
                 .enumerate()
-                .filter(|(s, _)| *s != r)
+                .filter(|(o, _)| *o != r)
                 .filter_map(|(_, o)| *o);
             if let Some(mode) = unique_mode(others, k) {
-                loo.add(v == mode);
+                s.add(0, v == mode, w);
             }
-            for w in item[r + 1..].iter().flatten() {
-                pv.add(v == *w);
-                if tie.is_none_or(|t| v != t && *w != t) {
-                    pv_nt.add(v == *w);
+            for u in item[r + 1..].iter().flatten() {
+                s.add(1, v == *u, w);
+                if tie.is_none_or(|t| v != t && *u != t) {
+                    s.add(2, v == *u, w);
                 }
             }
         }
     }
-    Ceiling {
-        leave_one_out: loo.value(),
-        per_vote: pv.value(),
-        per_vote_no_ties: pv_nt.value(),
+    s.ceiling()
+}
+
+/// The annotators' ceiling.
+pub fn ceiling(votes: &Votes) -> Ceiling {
+    let p = Patterns::of(votes, None);
+    ceiling_of(&p, &p.counts)
+}
+
+fn judge_ceiling_of(p: &Patterns, w: &[u64]) -> Ceiling {
+    let (k, tie) = (p.k(), p.labels.tie_index());
+    let mut s = Shares::default();
+    for ((item, j), &w) in p.rows.iter().zip(w) {
+        let Some(j) = *j else { continue };
+        if w == 0 {
+            continue;
+        }
+        if let Some(mode) = unique_mode(item.iter().flatten().copied(), k) {
+            s.add(0, j == mode, w);
+        }
+        for v in item.iter().flatten() {
+            s.add(1, j == *v, w);
+            if tie.is_none_or(|t| j != t && *v != t) {
+                s.add(2, j == *v, w);
+            }
+        }
     }
+    s.ceiling()
 }
 
 /// A judge measured as the ceiling measures annotators: against the unique mode of all
 /// annotators (leave-one-out's form), and against every annotator's vote (per-vote).
 pub fn judge_ceiling(votes: &Votes, judge: &[Option<usize>]) -> Ceiling {
-    let (k, tie) = (votes.k(), votes.labels.tie_index());
-    let (mut loo, mut pv, mut pv_nt) = (Share::default(), Share::default(), Share::default());
-    for (item, j) in votes.items.iter().zip(judge) {
-        let Some(j) = *j else { continue };
-        if let Some(mode) = unique_mode(item.iter().flatten().copied(), k) {
-            loo.add(j == mode);
-        }
-        for v in item.iter().flatten() {
-            pv.add(j == *v);
-            if tie.is_none_or(|t| j != t && *v != t) {
-                pv_nt.add(j == *v);
-            }
-        }
-    }
-    Ceiling {
-        leave_one_out: loo.value(),
-        per_vote: pv.value(),
-        per_vote_no_ties: pv_nt.value(),
-    }
+    let p = Patterns::of(votes, Some(judge));
+    judge_ceiling_of(&p, &p.counts)
 }
 
 /// Everything measured among the annotators.
@@ -339,13 +408,18 @@ pub struct AnnotatorStats {
 
 impl AnnotatorStats {
     pub fn of(votes: &Votes) -> Self {
+        let p = Patterns::of(votes, None);
+        Self::weighted(&p, &p.counts)
+    }
+
+    fn weighted(p: &Patterns, w: &[u64]) -> Self {
         Self {
-            pairwise_kappa: pairwise_kappa(votes),
-            fleiss_kappa: fleiss_kappa(votes),
-            krippendorff_alpha_nominal: krippendorff_alpha(votes, false),
-            krippendorff_alpha_ordinal: krippendorff_alpha(votes, true),
-            gwet_ac1: gwet_ac1(votes),
-            ceiling: ceiling(votes),
+            pairwise_kappa: pairwise_of(p, w),
+            fleiss_kappa: fleiss_of(p, w),
+            krippendorff_alpha_nominal: krippendorff_of(p, w, false),
+            krippendorff_alpha_ordinal: krippendorff_of(p, w, true),
+            gwet_ac1: gwet_of(p, w),
+            ceiling: ceiling_of(p, w),
         }
     }
 
@@ -379,13 +453,22 @@ pub struct JudgeStats {
 
 impl JudgeStats {
     pub fn of(votes: &Votes, judge: &[Option<usize>]) -> Self {
-        let r = votes.raters();
+        let p = Patterns::of(votes, Some(judge));
+        Self::weighted(&p, &p.counts)
+    }
+
+    fn weighted(p: &Patterns, w: &[u64]) -> Self {
         Self {
-            ceiling: judge_ceiling(votes, judge),
-            kappa_per_annotator: (0..r)
+            ceiling: judge_ceiling_of(p, w),
+            kappa_per_annotator: (0..p.raters)
                 .map(|a| {
-                    let column: Vec<Option<usize>> = votes.items.iter().map(|v| v[a]).collect();
-                    kappa_between(&votes.labels, judge, &column)
+                    kappa_of(
+                        &p.labels,
+                        p.rows
+                            .iter()
+                            .zip(w)
+                            .filter_map(|((v, j), &w)| Some(((*j)?, v[a]?, w))),
+                    )
                 })
                 .collect(),
         }
@@ -401,9 +484,14 @@ pub struct Panel {
 
 impl Panel {
     pub fn of(votes: &Votes, judge: Option<&[Option<usize>]>) -> Self {
+        let p = Patterns::of(votes, judge);
+        Self::weighted(&p, &p.counts, judge.is_some())
+    }
+
+    fn weighted(p: &Patterns, w: &[u64], judged: bool) -> Self {
         Self {
-            humans: AnnotatorStats::of(votes),
-            judge: judge.map(|j| JudgeStats::of(votes, j)),
+            humans: AnnotatorStats::weighted(p, w),
+            judge: judged.then(|| JudgeStats::weighted(p, w)),
         }
     }
 
@@ -426,25 +514,23 @@ impl Panel {
 }
 
 /// Percentile-bootstrap 95% intervals of every figure of [`Panel::flat`], resampling items
-/// with replacement (ChaCha8 seeded with `seed`).
+/// with replacement (a multinomial draw over the item patterns, ChaCha8 seeded with `seed`).
 pub fn bootstrap_panel(
     votes: &Votes,
     judge: Option<&[Option<usize>]>,
     resamples: usize,
     seed: u64,
 ) -> Vec<(f64, f64)> {
-    let n = votes.items.len();
-    let width = Panel::of(votes, judge).flat().len();
-    if n == 0 || resamples == 0 {
+    let p = Patterns::of(votes, judge);
+    let width = Panel::weighted(&p, &p.counts, judge.is_some()).flat().len();
+    if votes.items.is_empty() || resamples == 0 {
         return vec![(f64::NAN, f64::NAN); width];
     }
     let mut draws: Vec<Vec<f64>> = (0..width).map(|_| Vec::with_capacity(resamples)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..resamples {
-        let rows: Vec<usize> = (0..n).map(|_| rng.random_range(0..n)).collect();
-        let resampled_judge: Option<Vec<Option<usize>>> =
-            judge.map(|j| rows.iter().map(|&i| j[i]).collect());
-        let panel = Panel::of(&votes.subset(&rows), resampled_judge.as_deref());
+        let w = super::multinomial(&p.counts, &mut rng);
+        let panel = Panel::weighted(&p, &w, judge.is_some());
         for (d, v) in draws.iter_mut().zip(panel.flat()) {
             d.push(v);
         }

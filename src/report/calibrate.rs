@@ -265,6 +265,9 @@ fn scope_json(s: &Scope) -> Value {
     if let Some(p) = &s.pointwise {
         m.insert("pointwise".into(), pointwise_json(p));
     }
+    if let Some(b) = &s.bias {
+        m.insert("bias".into(), super::bias::to_json(b));
+    }
     Value::Object(m)
 }
 
@@ -313,6 +316,9 @@ pub fn to_json(run: &Run) -> Value {
             m.insert("leaderboard".into(), r.leaderboard.map_or(Value::Null, num));
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
+            }
+            if let Some(model) = &r.length_model {
+                m.insert("length_model".into(), super::bias::model_json(model));
             }
             if let Some(a) = &r.annotators {
                 let (annotators, judge) = super::annotators::to_json(a);
@@ -428,7 +434,10 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in super::annotators::calibrate_tables(run, &order) {
+    for t in super::bias::tables(run, &order)
+        .into_iter()
+        .chain(super::annotators::calibrate_tables(run, &order))
+    {
         print(w, &t)?;
     }
     writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;

@@ -72,7 +72,7 @@ pub fn script_json(value: &impl Serialize) -> Result<String> {
 
 /// Each line of a JSONL file that reads as `T` (an unreadable line is left out: the page shows
 /// what it can).
-fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
+pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
     std::fs::read_to_string(path)
         .map(|text| {
             text.lines()
@@ -84,14 +84,14 @@ fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
 
 /// A line of items.jsonl.
 #[derive(Deserialize)]
-struct ItemTexts {
-    id: String,
+pub(crate) struct ItemTexts {
+    pub(crate) id: String,
     #[serde(default)]
     prompt: String,
     #[serde(default)]
-    response1: String,
+    pub(crate) response1: String,
     #[serde(default)]
-    response2: String,
+    pub(crate) response2: String,
 }
 
 /// A line of completions.jsonl, as the browser shows it.

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod annotators;
 pub mod batch;
+pub mod bias;
 pub mod calibrate;
 pub mod csv;
 pub mod data;

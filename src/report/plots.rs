@@ -190,21 +190,33 @@ pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
 /// Horizontal bars with 95% CI whiskers, one row per named result (the first at the top), one
 /// panel per statistic.
 pub fn bars_svg(rows: &[(String, &Agreement)], statistics: &[Statistic]) -> Result<String> {
-    let n = rows.len().max(1);
     let names: Vec<String> = rows.iter().map(|(name, _)| name.clone()).collect();
+    let panels: Vec<Panel> = statistics
+        .iter()
+        .map(|&statistic| {
+            (
+                format!("{} (95% CI)", statistic_name(statistic)),
+                rows.iter().map(|(_, a)| value(a, statistic)).collect(),
+            )
+        })
+        .collect();
+    panels_svg(&names, &panels)
+}
+
+/// A panel's caption and, per row, a value and its 95% CI.
+pub type Panel = (String, Vec<(f64, Option<(f64, f64)>)>);
+
+/// Panels of horizontal bars, one row per name, each bar with its 95% CI; the axis runs from
+/// the lowest lower bound (at most 0, at least -1) to 1.
+pub fn panels_svg(names: &[String], panels: &[Panel]) -> Result<String> {
+    let n = names.len().max(1);
     let panel_height = 90 + 28 * n as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (820, panel_height * statistics.len() as u32))
+        let root = SVGBackend::with_string(&mut svg, (820, panel_height * panels.len() as u32))
             .into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
-        for (panel, &statistic) in root
-            .split_evenly((statistics.len(), 1))
-            .iter()
-            .zip(statistics)
-        {
-            let values: Vec<(f64, Option<(f64, f64)>)> =
-                rows.iter().map(|(_, a)| value(a, statistic)).collect();
+        for (panel, (caption, values)) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
             let lowest = values
                 .iter()
                 .filter_map(|(v, ci)| {
@@ -215,10 +227,7 @@ pub fn bars_svg(rows: &[(String, &Agreement)], statistics: &[Statistic]) -> Resu
                 .max(-1.0);
             let row_at = |rank: usize| n - 1 - rank;
             let mut chart = ChartBuilder::on(panel)
-                .caption(
-                    format!("{} (95% CI)", statistic_name(statistic)),
-                    ("sans-serif", 16),
-                )
+                .caption(caption, ("sans-serif", 16))
                 .margin(10)
                 .x_label_area_size(30)
                 .y_label_area_size(280)
@@ -284,6 +293,47 @@ pub fn bars_svg(rows: &[(String, &Agreement)], statistics: &[Statistic]) -> Resu
     Ok(svg)
 }
 
+/// Bias diagnostics: per feature, gold's preference and each configuration's, with 95% CIs
+/// (None when the run has no bias figures).
+pub fn bias_svg(run: &Run) -> Result<Option<String>> {
+    let idx = order(run);
+    let biased: Vec<(usize, &crate::evaluation::bias::Bias)> = idx
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.bias.as_ref()?)))
+        .collect();
+    let Some((_, first)) = biased.first() else {
+        return Ok(None);
+    };
+    let mut names = vec!["gold labels".to_string()];
+    names.extend(
+        biased
+            .iter()
+            .map(|(i, _)| shown_name(&run.record.configs[*i])),
+    );
+    let captions = [
+        "prefers the longer response (lengths differ by > 30 characters)",
+        "prefers the response with a list (only one has one)",
+        "prefers the response with headers (only one has them)",
+        "prefers the response with bold text (only one has it)",
+        "prefers the response shown first",
+    ];
+    let panels = captions
+        .iter()
+        .enumerate()
+        .map(|(k, caption)| {
+            let pick = |b: &crate::evaluation::bias::Bias| *b.features()[k].1;
+            let gold = pick(first);
+            let mut values = vec![(gold.gold, gold.ci.map(|c| c[1]))];
+            values.extend(biased.iter().map(|(_, b)| {
+                let p = pick(b);
+                (p.judge, p.ci.map(|c| c[0]))
+            }));
+            (format!("{caption}, with 95% CIs"), values)
+        })
+        .collect::<Vec<_>>();
+    panels_svg(&names, &panels).map(Some)
+}
+
 fn file_name(i: usize, name: &str) -> String {
     let safe: String = name
         .chars()
@@ -325,6 +375,10 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
             std::fs::write(&path, grades_svg(&shown_name(rec), p)?)
                 .with_context(|| format!("writing '{}'", path.display()))?;
         }
+    }
+    if let Some(svg) = bias_svg(run)? {
+        let path = dir.join("bias.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
     let path = dir.join("metrics.svg");
     std::fs::write(

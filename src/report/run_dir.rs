@@ -127,6 +127,9 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
 
 fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     rows.add(name, &s.agreement);
+    if let Some(b) = &s.bias {
+        super::bias::tidy(rows, name, b);
+    }
     let n = s.counts.examples as u64;
     rows.push(name, n, "parse_rate", s.parse_rate, None);
     for (key, h) in [
@@ -261,6 +264,9 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         }
         if let Some(a) = &r.annotators {
             super::annotators::tidy(a, &mut rows);
+        }
+        if let Some(m) = &r.length_model {
+            super::bias::tidy_model(&mut rows, m);
         }
         let scopes = std::iter::once(("overall", &r.overall))
             .chain(r.by_subset.iter().map(|(k, s)| (k.as_str(), s)));
@@ -603,11 +609,28 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
         }
         None => None,
     };
+    // The responses' shapes for the bias diagnostics, from items.jsonl (absent: none).
+    let shapes = {
+        let texts: std::collections::HashMap<String, [crate::evaluation::bias::Shape; 2]> =
+            super::html::read_lines::<super::html::ItemTexts>(&dir.join("items.jsonl"))
+                .into_iter()
+                .map(|t| {
+                    let shape = crate::evaluation::bias::Shape::of;
+                    (t.id, [shape(&t.response1), shape(&t.response2)])
+                })
+                .collect();
+        items
+            .iter()
+            .map(|i| texts.get(&i.id).copied())
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    };
     let record = RunRecord {
         items,
         configs: records,
         both_orders: meta.both_orders,
         annotators,
+        shapes,
     };
     Ok((meta, record))
 }

@@ -3,6 +3,7 @@
 mod analyze_cli;
 mod annotators;
 mod batch;
+mod bias;
 mod calibrate_cli;
 mod common;
 mod data_cli;

@@ -294,3 +294,45 @@ fn annotator_agreement_matches_statsmodels_krippendorff_irrcac_and_sklearn() {
         }
     }
 }
+
+#[test]
+fn length_model_matches_statsmodels_logit() {
+    use raterlab::evaluation::bias::length_model;
+    let doc = load();
+    let cases = doc["length_models"].as_array().expect("length model cases");
+    assert!(cases.len() >= 2);
+    for c in cases {
+        let ints = |k: &str| -> Vec<f64> {
+            c[k].as_array()
+                .expect(k)
+                .iter()
+                .map(|v| v.as_f64().expect("number"))
+                .collect()
+        };
+        let (gold, diff, picks) = (ints("gold"), ints("diff"), ints("picks_2"));
+        let rows: Vec<(i64, f64, bool)> = gold
+            .iter()
+            .zip(&diff)
+            .zip(&picks)
+            .map(|((g, d), p)| (*g as i64, *d, *p == 1.0))
+            .collect();
+        let model = length_model(&rows).expect("fits");
+        let name = c["name"].as_str().expect("name");
+        for k in 0..3 {
+            let (want_c, want_se) = (
+                c["coef"][k].as_f64().expect("coef"),
+                c["se"][k].as_f64().expect("se"),
+            );
+            assert!(
+                (model.coef[k] - want_c).abs() < 1e-6,
+                "{name}: coef {k} {} vs statsmodels {want_c}",
+                model.coef[k]
+            );
+            assert!(
+                (model.se[k] - want_se).abs() < 1e-6,
+                "{name}: se {k} {} vs statsmodels {want_se}",
+                model.se[k]
+            );
+        }
+    }
+}

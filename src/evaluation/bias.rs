@@ -1,0 +1,425 @@
+//! Bias diagnostics, judge and gold side by side: does the judge prefer the longer response,
+//! the one with a list, headers or bold text, or the one shown first, more often than the gold
+//! labels do? And a length-adjusted preference model (AlpacaEval's length-controlled GLM, here
+//! for pairwise verdicts).
+//!
+//! A preference is P(picks the response with the feature | exactly one has it), over items
+//! where the judge picked a response (ties and missing verdicts left out) and, for gold, where
+//! gold is not a tie. The excess (judge − gold) is the bias. CIs come from a percentile
+//! bootstrap over items, drawn as multinomial resamples of the 3 × 3 (judge × gold) cells.
+
+use super::{Outcome, RunRecord};
+use crate::metrics::{multinomial, percentile};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Length differences at most this many characters do not count as longer.
+pub const LENGTH_MARGIN: u32 = 30;
+
+/// A subset is flagged for length only with at least this many items (fewer flag noise).
+pub const MIN_FLAG_ITEMS: u64 = 10;
+
+/// A fitted coefficient beyond this (or a standard error beyond 100) means the data separate
+/// the outcome: the maximum-likelihood estimate does not exist, and none is reported.
+const SEPARATED: f64 = 30.0;
+
+/// What a response looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Shape {
+    pub chars: u32,
+    /// A line that is a list item: `- `, `* `, `+ `, `1. ` or `1) `.
+    pub list: bool,
+    /// A Markdown header line: `#` to `######` and a space.
+    pub header: bool,
+    /// `**bold**` or `__bold__`.
+    pub bold: bool,
+}
+
+static LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\S").unwrap_or_else(|_| unreachable!())
+});
+static HEADER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^[ ]{0,3}#{1,6}[ \t]+\S").unwrap_or_else(|_| unreachable!()));
+static BOLD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\*\*[^*\n]+\*\*|__[^_\n]+__").unwrap_or_else(|_| unreachable!()));
+
+impl Shape {
+    pub fn of(text: &str) -> Self {
+        Self {
+            chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
+            list: LIST.is_match(text),
+            header: HEADER.is_match(text),
+            bold: BOLD.is_match(text),
+        }
+    }
+}
+
+/// A preference of the judge and of gold for one feature, with the excess.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preference {
+    /// Items where exactly one response has the feature.
+    pub items: u64,
+    pub judge: f64,
+    /// Items where the judge picked a response.
+    pub judge_n: u64,
+    pub gold: f64,
+    /// Items where gold is not a tie.
+    pub gold_n: u64,
+    /// judge − gold.
+    pub excess: f64,
+    /// 95% intervals of judge, gold and excess.
+    pub ci: Option<[(f64, f64); 3]>,
+}
+
+impl Preference {
+    fn of(cells: &[u64; 9], bootstrap: usize, seed: u64) -> Self {
+        let (judge, gold, judge_n, gold_n) = rates(cells);
+        let ci = (bootstrap > 0).then(|| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut draws: [Vec<f64>; 3] = Default::default();
+            for _ in 0..bootstrap {
+                let c = multinomial(cells, &mut rng);
+                let mut r = [0u64; 9];
+                r.copy_from_slice(&c);
+                let (j, g, _, _) = rates(&r);
+                draws[0].push(j);
+                draws[1].push(g);
+                draws[2].push(j - g);
+            }
+            draws.map(|mut d| (percentile(&mut d, 2.5), percentile(&mut d, 97.5)))
+        });
+        Self {
+            items: cells.iter().sum(),
+            judge,
+            judge_n,
+            gold,
+            gold_n,
+            excess: judge - gold,
+            ci,
+        }
+    }
+}
+
+/// (judge rate, gold rate, judge n, gold n) from the cells judge × gold, each 0 = picks the
+/// target response, 1 = picks the other, 2 = no pick (tie or no verdict).
+fn rates(c: &[u64; 9]) -> (f64, f64, u64, u64) {
+    let judge_for = c[0] + c[1] + c[2];
+    let judge_n = judge_for + c[3] + c[4] + c[5];
+    let gold_for = c[0] + c[3] + c[6];
+    let gold_n = gold_for + c[1] + c[4] + c[7];
+    let share = |a: u64, n: u64| {
+        if n == 0 {
+            f64::NAN
+        } else {
+            a as f64 / n as f64
+        }
+    };
+    (
+        share(judge_for, judge_n),
+        share(gold_for, gold_n),
+        judge_n,
+        gold_n,
+    )
+}
+
+/// The side (1 or 2) a label picks, if any.
+fn side(label: i64) -> Option<u8> {
+    match label {
+        -1 => Some(1),
+        1 => Some(2),
+        _ => None,
+    }
+}
+
+/// The cell of an item whose target response is `target`.
+fn cell(target: u8, judge: Option<i64>, gold: i64) -> usize {
+    let of = |pick: Option<u8>| match pick {
+        Some(s) if s == target => 0,
+        Some(_) => 1,
+        None => 2,
+    };
+    of(judge.and_then(side)) * 3 + of(side(gold))
+}
+
+/// Everything this module reports for one scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bias {
+    /// P(prefers the longer | lengths differ by more than 30 characters).
+    pub length: Preference,
+    /// P(prefers the one with a list | exactly one has a list); headers and bold alike.
+    pub list: Preference,
+    pub header: Preference,
+    pub bold: Preference,
+    /// P(prefers response 1), overall.
+    pub first_position: Preference,
+    /// Accuracy of the `longer` baseline (the longer response, a tie when equal) on the
+    /// scope's items.
+    pub longer_accuracy: f64,
+    /// The scope's items.
+    pub items: u64,
+}
+
+impl Bias {
+    /// Length alone predicts gold here: the `longer` baseline is above 80% or below 20%.
+    pub fn length_predicts_gold(&self) -> bool {
+        self.items >= MIN_FLAG_ITEMS && (self.longer_accuracy > 0.8 || self.longer_accuracy < 0.2)
+    }
+
+    /// The features, named as in JSON and CSV.
+    pub fn features(&self) -> [(&'static str, &Preference); 5] {
+        [
+            ("length", &self.length),
+            ("list", &self.list),
+            ("header", &self.header),
+            ("bold", &self.bold),
+            ("first_position", &self.first_position),
+        ]
+    }
+}
+
+fn rating(o: &Outcome) -> Option<i64> {
+    match o {
+        Outcome::Rated(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// The diagnostics of one configuration over the items `idx` (None without the responses'
+/// shapes).
+pub fn bias(
+    run: &RunRecord,
+    outcomes: &[Outcome],
+    idx: &[usize],
+    bootstrap: usize,
+    seed: u64,
+) -> Option<Bias> {
+    if run.shapes.len() != run.items.len() {
+        return None;
+    }
+    let mut cells = [[0u64; 9]; 5];
+    let (mut longer_right, mut n) = (0u64, 0u64);
+    for &i in idx {
+        let [a, b] = run.shapes[i];
+        let gold = run.items[i].gold;
+        let judge = rating(&outcomes[i]);
+        let longer = (i64::from(b.chars) - i64::from(a.chars)).signum();
+        n += 1;
+        longer_right += u64::from(longer == gold);
+        if a.chars.abs_diff(b.chars) > LENGTH_MARGIN {
+            let target = if b.chars > a.chars { 2 } else { 1 };
+            cells[0][cell(target, judge, gold)] += 1;
+        }
+        for (k, (x, y)) in [(a.list, b.list), (a.header, b.header), (a.bold, b.bold)]
+            .into_iter()
+            .enumerate()
+        {
+            if x != y {
+                cells[k + 1][cell(if y { 2 } else { 1 }, judge, gold)] += 1;
+            }
+        }
+        cells[4][cell(1, judge, gold)] += 1;
+    }
+    let p = |k: usize| Preference::of(&cells[k], bootstrap, seed.wrapping_add(k as u64));
+    Some(Bias {
+        length: p(0),
+        list: p(1),
+        header: p(2),
+        bold: p(3),
+        first_position: p(4),
+        longer_accuracy: if n == 0 {
+            f64::NAN
+        } else {
+            longer_right as f64 / n as f64
+        },
+        items: n,
+    })
+}
+
+/// The length-adjusted preference model: logit P(judge picks response 2) = b0 + b_gold · gold
+/// \+ b_length · tanh(Δ / sd(Δ)), with Δ = length 2 − length 1 (characters) and sd over the
+/// items fitted (those the judge picked a response on). Fitted by maximum likelihood
+/// (linfa-logistic, no penalty); standard errors from the observed information.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LengthModel {
+    pub n: usize,
+    /// Intercept, gold, length.
+    pub coef: [f64; 3],
+    pub se: [f64; 3],
+}
+
+impl LengthModel {
+    /// The 95% Wald interval of the length coefficient.
+    pub fn length_ci(&self) -> (f64, f64) {
+        let z = 1.959_963_984_540_054;
+        (self.coef[2] - z * self.se[2], self.coef[2] + z * self.se[2])
+    }
+}
+
+/// Fits [`LengthModel`] on (gold, length difference, judge picks response 2) rows.
+pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
+    use linfa::prelude::*;
+    use ndarray::{Array1, Array2};
+    let n = rows.len();
+    let both = rows.iter().any(|r| r.2) && rows.iter().any(|r| !r.2);
+    if n < 10 || !both {
+        return None;
+    }
+    let sd = {
+        let mean = rows.iter().map(|r| r.1).sum::<f64>() / n as f64;
+        (rows.iter().map(|r| (r.1 - mean).powi(2)).sum::<f64>() / n as f64).sqrt()
+    };
+    if sd == 0.0 || !sd.is_finite() {
+        return None;
+    }
+    let x: Vec<[f64; 2]> = rows
+        .iter()
+        .map(|r| [r.0 as f64, (r.1 / sd).tanh()])
+        .collect();
+    let features = Array2::from_shape_fn((n, 2), |(i, j)| x[i][j]);
+    let targets: Array1<usize> = rows.iter().map(|r| usize::from(r.2)).collect();
+    let dataset = Dataset::new(features, targets);
+    let model = linfa_logistic::LogisticRegression::default()
+        .alpha(0.0)
+        .gradient_tolerance(1e-10)
+        .max_iterations(1000)
+        .fit(&dataset)
+        .ok()?;
+    let params = model.params();
+    let fitted = [model.intercept(), params[0], params[1]];
+    if fitted.iter().any(|c| !c.is_finite()) {
+        return None;
+    }
+    // linfa chooses which label is "positive" itself; the maximum-likelihood coefficients for
+    // "picks response 2" are the fitted ones or their negation, whichever fits the data.
+    let log_likelihood = |c: &[f64; 3]| -> f64 {
+        x.iter()
+            .zip(rows)
+            .map(|(v, r)| {
+                let eta = c[0] + c[1] * v[0] + c[2] * v[1];
+                let log_p = -(-eta).exp().ln_1p();
+                let log_q = -eta.exp().ln_1p();
+                if r.2 {
+                    log_p
+                } else {
+                    log_q
+                }
+            })
+            .sum()
+    };
+    let negated = fitted.map(|c| -c);
+    let coef = if log_likelihood(&negated) > log_likelihood(&fitted) {
+        negated
+    } else {
+        fitted
+    };
+    // Observed information X'WX, W = p(1 - p), with X = [1, gold, tanh].
+    let mut info = [[0.0f64; 3]; 3];
+    for row in &x {
+        let v = [1.0, row[0], row[1]];
+        let eta = coef[0] + coef[1] * v[1] + coef[2] * v[2];
+        let p = 1.0 / (1.0 + (-eta).exp());
+        let w = p * (1.0 - p);
+        for a in 0..3 {
+            for b in 0..3 {
+                info[a][b] += w * v[a] * v[b];
+            }
+        }
+    }
+    let cov = invert3(&info)?;
+    let se = [cov[0][0].sqrt(), cov[1][1].sqrt(), cov[2][2].sqrt()];
+    let separated =
+        coef.iter().any(|c| c.abs() > SEPARATED) || se.iter().any(|s| !s.is_finite() || *s > 100.0);
+    if separated {
+        return None;
+    }
+    Some(LengthModel { n, coef, se })
+}
+
+/// The inverse of a 3 × 3 matrix (None when singular).
+fn invert3(m: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let c = |a: usize, b: usize, x: usize, y: usize| m[a][x] * m[b][y] - m[a][y] * m[b][x];
+    let cof = [
+        [c(1, 2, 1, 2), -c(1, 2, 0, 2), c(1, 2, 0, 1)],
+        [-c(0, 2, 1, 2), c(0, 2, 0, 2), -c(0, 2, 0, 1)],
+        [c(0, 1, 1, 2), -c(0, 1, 0, 2), c(0, 1, 0, 1)],
+    ];
+    let det = m[0][0] * cof[0][0] + m[0][1] * cof[0][1] + m[0][2] * cof[0][2];
+    if det.abs() < 1e-300 || !det.is_finite() {
+        return None;
+    }
+    // The inverse is the transposed cofactor matrix over the determinant.
+    Some(std::array::from_fn(|i| {
+        std::array::from_fn(|j| cof[j][i] / det)
+    }))
+}
+
+/// The model's rows for one configuration: items the judge picked a response on.
+pub fn model_rows(run: &RunRecord, outcomes: &[Outcome]) -> Vec<(i64, f64, bool)> {
+    if run.shapes.len() != run.items.len() {
+        return Vec::new();
+    }
+    run.items
+        .iter()
+        .zip(&run.shapes)
+        .zip(outcomes)
+        .filter_map(|((item, [a, b]), o)| {
+            let pick = rating(o).and_then(side)?;
+            Some((
+                item.gold,
+                f64::from(b.chars) - f64::from(a.chars),
+                pick == 2,
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let s = Shape::of("# Title\n\nSome **bold** text:\n- one\n- two");
+        assert!(s.list && s.header && s.bold);
+        let plain =
+            Shape::of("A #hashtag, 3.5 apples, a*b*c and -1 degrees; __init__ is not bold? ");
+        assert!(!plain.list && !plain.header, "{plain:?}");
+        assert!(Shape::of("1. first\n2) second").list);
+        assert_eq!(Shape::of("héllo").chars, 5);
+    }
+
+    #[test]
+    fn rates_and_cells() {
+        // Target side 2: the judge picks 2 (cell judge 0), gold picks 1 (gold 1).
+        assert_eq!(cell(2, Some(1), -1), 1);
+        assert_eq!(cell(2, Some(0), 0), 8);
+        assert_eq!(cell(1, None, -1), 6);
+        let mut c = [0u64; 9];
+        c[0] = 6; // both pick the target
+        c[1] = 2; // judge target, gold other
+        c[4] = 2; // both other
+        c[8] = 5; // neither
+        let (j, g, jn, gn) = rates(&c);
+        assert_eq!((jn, gn), (10, 10));
+        assert!((j - 0.8).abs() < 1e-12 && (g - 0.6).abs() < 1e-12);
+        let p = Preference::of(&c, 500, 1);
+        assert!((p.excess - 0.2).abs() < 1e-12);
+        let ci = p.ci.expect("ci");
+        assert!(ci[2].0 <= 0.2 && 0.2 <= ci[2].1, "{ci:?}");
+    }
+
+    #[test]
+    fn inverse() {
+        let m = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]];
+        let inv = invert3(&m).expect("invertible");
+        for i in 0..3 {
+            for j in 0..3 {
+                let v: f64 = (0..3).map(|k| m[i][k] * inv[k][j]).sum();
+                assert!((v - f64::from(u8::from(i == j))).abs() < 1e-12);
+            }
+        }
+        assert!(invert3(&[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]]).is_none());
+    }
+}
