@@ -280,6 +280,7 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
 
 fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let s = summary(run);
+    let order = super::calibrate::order(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
         Some(s.parse_failures),
@@ -290,6 +291,8 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     ]
     .into_iter()
     .flatten()
+    .chain(super::bias::tables(run, &order))
+    .chain(super::annotators::calibrate_tables(run, &order))
     .collect();
     let rec = &run.record;
     let mut figures = vec![plot(
@@ -305,6 +308,9 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
             "paired differences of accuracy",
             plots::forest_svg(run)?,
         ));
+    }
+    if let Some(svg) = plots::bias_svg(run)? {
+        figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
     }
     for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
         figures.push(plot(
@@ -369,6 +375,9 @@ fn analysis_page(a: &Analysis) -> Result<[String; 3]> {
         tables.push(analyze::groups_table(a));
     }
     tables.push(super::summary::confusion(&a.overall.confusion));
+    if let Some(r) = &a.annotators {
+        tables.extend(super::annotators::tables(r));
+    }
     let mut header = vec![format!("data {}", a.source)];
     header.extend(analyze::header(a));
     page(Page {

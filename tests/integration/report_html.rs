@@ -86,12 +86,12 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     for network in ["src=\"http", "href=", "url(", "@import", "<link", "fetch("] {
         assert!(!page.contains(network), "the page loads nothing: {network}");
     }
-    assert_eq!(page.matches("<table class=\"sortable").count(), 4);
+    assert_eq!(page.matches("<table class=\"sortable").count(), 5);
     let svgs = plots(&page);
     assert_eq!(
         svgs.len(),
-        3 + 9,
-        "bars, subsets, forest, 9 confusion heatmaps"
+        4 + 9,
+        "bars, subsets, forest, bias, 9 confusion heatmaps"
     );
     assert!(svgs
         .iter()
@@ -366,7 +366,10 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
 
     // Unfiltered: every table, every plot decoded by the browser, the first page of items.
     let all = dom(&browser, &page, "");
-    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 5);
+    // configurations, parse failures, sections, comparisons, bias (the demo has one order and
+    // no annotators).
+    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 6);
+    assert!(all.contains("Bias: how often each prefers"));
     let rendered: Vec<&str> = all
         .match_indices(r#"data-rendered=""#)
         .map(|(at, m)| {
