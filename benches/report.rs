@@ -168,6 +168,7 @@ fn main() {
             cost: Cost::default(),
             reasons: Vec::new(),
             pointwise: None,
+            samples: None,
         });
         metas.push(ConfigMeta {
             name: format!("prompt-{}/basic", c),

@@ -541,6 +541,13 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
                     lowest: configs[i].template.scale.map(|s| s.0),
                     order_blind: configs[i].judge.is_order_blind(),
                 }),
+                samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
+                    && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
+                .then(|| {
+                    r.iter()
+                        .map(|x| x.samples.iter().map(|s| s.verdict).collect())
+                        .collect()
+                }),
             })
             .collect(),
         both_orders: dataset.both_orders,

@@ -5,6 +5,7 @@
 pub mod annotators;
 pub mod bias;
 mod compare;
+pub mod consistency;
 mod pointwise;
 mod position;
 
@@ -84,6 +85,8 @@ pub struct ConfigRecord {
     /// Pointwise configurations: each item's grades of response 1 and 2, and how they were
     /// compared.
     pub pointwise: Option<PointwiseRecord>,
+    /// Self-consistency (sc:N, pairwise): every item's N sample verdicts (None: no verdict).
+    pub samples: Option<Vec<Vec<Option<i64>>>>,
 }
 
 /// A pointwise configuration's grades, aligned with the run's items.
@@ -203,6 +206,9 @@ pub struct ConfigResult {
     /// The length-adjusted preference model over every item (None without shapes, or when it
     /// cannot be fitted).
     pub length_model: Option<bias::LengthModel>,
+    /// sc:N: what every k = 1..N would have scored under each vote rule, and the bias and
+    /// variance of its votes.
+    pub consistency: Option<consistency::Consistency>,
 }
 
 /// The whole evaluation.
@@ -378,6 +384,9 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                 .collect();
             let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
             ConfigResult {
+                consistency: config.samples.as_ref().and_then(|s| {
+                    consistency::consistency(run, s, settings.bootstrap, settings.seed)
+                }),
                 length_model: bias::length_model(&bias::model_rows(run, &config.outcomes)),
                 annotators: run
                     .annotators
@@ -443,6 +452,7 @@ pub(crate) mod fixtures {
             cost: Cost::default(),
             reasons: Vec::new(),
             pointwise: None,
+            samples: None,
         }
     }
 }

@@ -317,6 +317,9 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
             }
+            if let Some(c) = &r.consistency {
+                m.insert("consistency".into(), super::consistency::to_json(c));
+            }
             if let Some(model) = &r.length_model {
                 m.insert("length_model".into(), super::bias::model_json(model));
             }
@@ -436,6 +439,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     }
     for t in super::bias::tables(run, &order)
         .into_iter()
+        .chain(super::consistency::tables(run, &order))
         .chain(super::annotators::calibrate_tables(run, &order))
     {
         print(w, &t)?;

@@ -292,6 +292,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     .into_iter()
     .flatten()
     .chain(super::bias::tables(run, &order))
+    .chain(super::consistency::tables(run, &order))
     .chain(super::annotators::calibrate_tables(run, &order))
     .collect();
     let rec = &run.record;
@@ -311,6 +312,12 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     }
     if let Some(svg) = plots::bias_svg(run)? {
         figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
+    }
+    if let Some(svg) = plots::consistency_svg(run)? {
+        figures.push(plot(
+            "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
+            svg,
+        ));
     }
     for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
         figures.push(plot(

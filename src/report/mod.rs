@@ -5,6 +5,7 @@ pub mod annotators;
 pub mod batch;
 pub mod bias;
 pub mod calibrate;
+pub mod consistency;
 pub mod csv;
 pub mod data;
 pub mod html;

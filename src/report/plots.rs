@@ -334,6 +334,95 @@ pub fn bias_svg(run: &Run) -> Result<Option<String>> {
     panels_svg(&names, &panels).map(Some)
 }
 
+/// Self-consistency curves: per sc:N configuration, accuracy against k for each vote rule,
+/// with 95% bands as error bars (None without sc:N configurations).
+pub fn consistency_svg(run: &Run) -> Result<Option<String>> {
+    let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order(run)
+        .into_iter()
+        .filter_map(|i| {
+            let c = run.evaluation.configs[i].consistency.as_ref()?;
+            Some((shown_name(&run.record.configs[i]), c))
+        })
+        .collect();
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let colours = [
+        RGBColor(74, 127, 181),
+        RGBColor(214, 120, 40),
+        RGBColor(90, 160, 90),
+    ];
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (820, 320 * curves.len() as u32)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        for (panel, (name, c)) in root.split_evenly((curves.len(), 1)).iter().zip(&curves) {
+            let n = c.samples as f64;
+            let mut chart = ChartBuilder::on(panel)
+                .caption(
+                    format!("{name}: accuracy of sc:k from its own samples (95% CI)"),
+                    ("sans-serif", 16),
+                )
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(50)
+                .build_cartesian_2d(0.5..n + 0.5, 0.0..1.0f64)
+                .map_err(plot_error)?;
+            chart
+                .configure_mesh()
+                .x_labels(c.samples)
+                .x_label_formatter(&|k| format!("k = {k:.0}"))
+                .draw()
+                .map_err(plot_error)?;
+            for ((rule, points), colour) in c.curves.iter().zip(colours) {
+                // Rules are drawn side by side within each k so their bars do not overlap.
+                let shift = match rule.name() {
+                    "mean" => -0.12,
+                    "majority" => 0.0,
+                    _ => 0.12,
+                };
+                let xy: Vec<(f64, f64)> = points
+                    .iter()
+                    .filter(|p| p.accuracy.is_finite())
+                    .map(|p| (p.k as f64 + shift, p.accuracy))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(xy, colour.stroke_width(2)))
+                    .map_err(plot_error)?
+                    .label(rule.name())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                    });
+                chart
+                    .draw_series(points.iter().filter_map(|p| {
+                        let (lo, hi) = p.accuracy_ci?;
+                        (lo.is_finite() && p.accuracy.is_finite()).then(|| {
+                            ErrorBar::new_vertical(
+                                p.k as f64 + shift,
+                                lo,
+                                p.accuracy,
+                                hi,
+                                colour.filled(),
+                                6,
+                            )
+                        })
+                    }))
+                    .map_err(plot_error)?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerLeft)
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(Some(svg))
+}
+
 fn file_name(i: usize, name: &str) -> String {
     let safe: String = name
         .chars()
@@ -378,6 +467,10 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
     }
     if let Some(svg) = bias_svg(run)? {
         let path = dir.join("bias.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    if let Some(svg) = consistency_svg(run)? {
+        let path = dir.join("consistency.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
     let path = dir.join("metrics.svg");

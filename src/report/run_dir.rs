@@ -268,6 +268,9 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         if let Some(m) = &r.length_model {
             super::bias::tidy_model(&mut rows, m);
         }
+        if let Some(c) = &r.consistency {
+            super::consistency::tidy(&mut rows, c);
+        }
         let scopes = std::iter::once(("overall", &r.overall))
             .chain(r.by_subset.iter().map(|(k, s)| (k.as_str(), s)));
         for (scope, s) in scopes {
@@ -521,6 +524,25 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
             ),
         ));
     }
+    // Every sample's verdict, from completions.jsonl (for the self-consistency curves).
+    let sample_lines: Vec<Value> = super::html::read_lines(&dir.join("completions.jsonl"));
+    let mut sample_verdicts: std::collections::HashMap<(&str, &str), Vec<Option<i64>>> =
+        std::collections::HashMap::new();
+    for line in &sample_lines {
+        let (Some(config), Some(item), Some(sample)) = (
+            line["config"].as_str(),
+            line["id"].as_str(),
+            line["sample"].as_u64(),
+        ) else {
+            continue;
+        };
+        let verdicts = sample_verdicts.entry((config, item)).or_default();
+        let at = sample as usize;
+        if verdicts.len() <= at {
+            verdicts.resize(at + 1, None);
+        }
+        verdicts[at] = line["verdict"].as_i64();
+    }
     let records = metas
         .iter()
         .enumerate()
@@ -561,6 +583,17 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                         tie_margin: p["tie_margin"].as_f64().unwrap_or(0.0),
                         lowest: p["lowest"].as_f64(),
                         order_blind: p["order_blind"].as_bool().unwrap_or(false),
+                    }),
+                samples: (m.rater.starts_with("sc:") && configs_json[k]["pointwise"].is_null())
+                    .then(|| {
+                        (k * n..(k + 1) * n)
+                            .map(|i| {
+                                sample_verdicts
+                                    .get(&(m.name.as_str(), id[i].as_str()))
+                                    .cloned()
+                                    .unwrap_or_default()
+                            })
+                            .collect()
                     }),
             }
         })

@@ -6,6 +6,7 @@ mod batch;
 mod bias;
 mod calibrate_cli;
 mod common;
+mod consistency;
 mod data_cli;
 mod hub_download;
 mod judge_cli;

@@ -1,0 +1,117 @@
+//! Self-consistency curves and the bias/variance decomposition as JSON, tidy CSV rows, the
+//! terminal's table and an SVG.
+
+use super::csv::TidyRows;
+use super::json::num;
+use super::summary::Table;
+use crate::commands::calibrate::Run;
+use crate::evaluation::consistency::Consistency;
+use serde_json::{json, Value};
+
+fn pair(c: Option<(f64, f64)>) -> Value {
+    c.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)]))
+}
+
+/// A configuration's `consistency` object.
+pub fn to_json(c: &Consistency) -> Value {
+    let curves: serde_json::Map<String, Value> = c
+        .curves
+        .iter()
+        .map(|(rule, points)| {
+            (
+                rule.name().to_string(),
+                json!(points
+                    .iter()
+                    .map(|p| json!({
+                        "k": p.k, "subsets": p.subsets, "rated": num(p.rated),
+                        "accuracy": num(p.accuracy), "accuracy_ci": pair(p.accuracy_ci),
+                        "kappa_quadratic": num(p.kappa_quadratic), "kappa_quadratic_ci": pair(p.kappa_quadratic_ci),
+                    }))
+                    .collect::<Vec<_>>()),
+            )
+        })
+        .collect();
+    json!({
+        "samples": c.samples, "curves": curves,
+        "bias": num(c.bias), "bias_ci": pair(c.bias_ci),
+        "variance": num(c.variance), "variance_ci": pair(c.variance_ci),
+    })
+}
+
+/// Rows `sc_<rule>_k<K>_accuracy|kappa_quadratic` (with CIs), `sc_bias`, `sc_variance`.
+pub fn tidy(rows: &mut TidyRows, c: &Consistency) {
+    for (rule, points) in &c.curves {
+        for p in points {
+            let name = |m: &str| format!("sc_{}_k{}_{m}", rule.name(), p.k);
+            rows.push(
+                "overall",
+                p.k as u64,
+                &name("accuracy"),
+                p.accuracy,
+                p.accuracy_ci,
+            );
+            rows.push(
+                "overall",
+                p.k as u64,
+                &name("kappa_quadratic"),
+                p.kappa_quadratic,
+                p.kappa_quadratic_ci,
+            );
+        }
+    }
+    rows.push("overall", c.samples as u64, "sc_bias", c.bias, c.bias_ci);
+    rows.push(
+        "overall",
+        c.samples as u64,
+        "sc_variance",
+        c.variance,
+        c.variance_ci,
+    );
+}
+
+fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+        None => format!("{v:.3}"),
+    }
+}
+
+/// The terminal's table: accuracy for every k and rule, from the samples already drawn.
+pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+    let rows: Vec<(usize, &Consistency)> = order
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].consistency.as_ref()?)))
+        .collect();
+    let Some(n) = rows.iter().map(|(_, c)| c.samples).max() else {
+        return Vec::new();
+    };
+    let mut header: Vec<String> = vec!["configuration".into(), "rule".into()];
+    header.extend((1..=n).map(|k| format!("k = {k}")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(
+        "Self-consistency from the samples already drawn: accuracy of sc:k for every k and vote rule [95% CI]",
+        &header_refs,
+    );
+    for (i, c) in &rows {
+        for (rule, points) in &c.curves {
+            let mut row = vec![
+                super::calibrate::shown_name(&run.record.configs[*i]),
+                rule.name().to_string(),
+            ];
+            row.extend(points.iter().map(|p| with_ci(p.accuracy, p.accuracy_ci)));
+            row.resize(n + 2, String::new());
+            t.rows.push(row);
+        }
+        t.notes.push(format!(
+            "{}: bias (the modal vote's error) {}, variance (a sample against the mode of the others) {}",
+            super::calibrate::shown_name(&run.record.configs[*i]),
+            with_ci(c.bias, c.bias_ci),
+            with_ci(c.variance, c.variance_ci)
+        ));
+    }
+    t.notes.push(format!(
+        "each k averages the rule over up to {} k-subsets of the N samples (all of them when there are fewer; seeded), pooled over items; no new call was made",
+        crate::evaluation::consistency::SUBSETS
+    ));
+    vec![t]
+}
