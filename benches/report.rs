@@ -1,5 +1,6 @@
-//! Report computation and export for 10 configurations × 5,000 items: evaluation (bootstrap
-//! 1000 over every scope, 45 paired comparisons) plus every file of the run directory,
+//! Report computation and export for 10 configurations × 5,000 items × 5 samples: evaluation
+//! (bootstrap 1000 over every scope, 45 paired comparisons, bias diagnostics, 3 annotators'
+//! agreement and ceiling, self-consistency curves) plus every file of the run directory,
 //! against the budgets (2 s, 300 MB peak memory).
 //!
 //!     cargo bench --bench report
@@ -168,7 +169,28 @@ fn main() {
             cost: Cost::default(),
             reasons: Vec::new(),
             pointwise: None,
-            samples: None,
+            // Five sample verdicts per item, as sc:5 draws them.
+            samples: Some(
+                items
+                    .iter()
+                    .map(|item| {
+                        (0..5)
+                            .map(|_| {
+                                let u: f64 = rng.random();
+                                if u < 0.03 {
+                                    None
+                                } else if u < 0.1 {
+                                    Some(0)
+                                } else if rng.random_bool(accuracy) {
+                                    Some(item.gold)
+                                } else {
+                                    Some(-item.gold)
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            ),
         });
         metas.push(ConfigMeta {
             name: format!("prompt-{}/basic", c),
@@ -267,7 +289,7 @@ fn main() {
     if !kept {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    println!("report for {configs} configurations × {n} items, bootstrap 1000 (45 paired comparisons, 23 subsets, bias diagnostics, 3 annotators)");
+    println!("report for {configs} configurations × {n} items, bootstrap 1000 (45 paired comparisons, 23 subsets, bias diagnostics, 3 annotators, sc:5 curves)");
     println!(
         "{:<52} {:>10} {:>10} {:>8}",
         "case", "measured", "budget", "ratio"

@@ -144,11 +144,24 @@ pub fn consistency(
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let per_k: Vec<Vec<Vec<usize>>> = (1..=n).map(|k| subsets(n, k, &mut rng)).collect();
-    // Each item's pattern: gold and its verdicts (sorted: order does not matter).
+    // Each item's pattern: gold and its verdicts. When every k-subset is used for every k,
+    // which sample said what does not matter, only how many said each verdict: the verdicts
+    // are sorted, and there are far fewer patterns.
+    let choose =
+        |k: usize| -> usize { (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1)) };
+    let exhaustive = per_k
+        .iter()
+        .enumerate()
+        .all(|(k, sets)| sets.len() == choose(k + 1));
     let mut patterns: HashMap<(i64, Vec<Option<i64>>), u64> = HashMap::new();
     let mut keys: Vec<(i64, Vec<Option<i64>>)> = Vec::new();
     for (item, s) in run.items.iter().zip(samples) {
-        let key = (item.gold, s.clone());
+        let mut verdicts = s.clone();
+        verdicts.resize(n, None);
+        if exhaustive {
+            verdicts.sort_unstable();
+        }
+        let key = (item.gold, verdicts);
         let count = patterns.entry(key.clone()).or_insert_with(|| {
             keys.push(key);
             0
