@@ -6,6 +6,7 @@ pub mod annotators;
 pub mod bias;
 mod compare;
 pub mod consistency;
+pub mod groups;
 mod pointwise;
 mod position;
 
@@ -216,6 +217,8 @@ pub struct ConfigResult {
 pub struct Evaluation {
     pub configs: Vec<ConfigResult>,
     pub comparisons: Vec<Comparison>,
+    /// Per scope, the configurations indistinguishable from the best (Holm-adjusted).
+    pub groups: groups::Groups,
 }
 
 /// The annotators and one configuration's ratings beside them (None if a label falls
@@ -368,7 +371,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
     for (i, item) in run.items.iter().enumerate() {
         subsets.entry(item.subset.as_str()).or_default().push(i);
     }
-    let configs = run
+    let configs: Vec<ConfigResult> = run
         .configs
         .iter()
         .map(|config| {
@@ -408,6 +411,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         })
         .collect();
     Evaluation {
+        groups: groups::groups(run, &configs),
         configs,
         comparisons: compare_all(run, settings),
     }

@@ -371,6 +371,7 @@ pub fn to_json(run: &Run) -> Value {
         "configs": configs,
         "comparisons": comparisons,
         "ranking_note": ranking_note(run),
+        "significance_groups": super::groups::to_json(run),
     })
 }
 
@@ -437,8 +438,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in super::bias::tables(run, &order)
+    for t in super::groups::tables(run)
         .into_iter()
+        .chain(super::bias::tables(run, &order))
         .chain(super::consistency::tables(run, &order))
         .chain(super::annotators::calibrate_tables(run, &order))
     {

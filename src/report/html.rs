@@ -291,6 +291,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     ]
     .into_iter()
     .flatten()
+    .chain(super::groups::tables(run))
     .chain(super::bias::tables(run, &order))
     .chain(super::consistency::tables(run, &order))
     .chain(super::annotators::calibrate_tables(run, &order))

@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod consistency;
 pub mod csv;
 pub mod data;
+pub mod groups;
 pub mod html;
 pub mod json;
 pub mod latex;

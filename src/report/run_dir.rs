@@ -287,6 +287,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
             }
         }
     }
+    super::groups::tidy(run, &mut rows);
     rows.write(&dir.join("metrics.csv"))?;
     write_csv(
         DataFrame::new_infer_height(vec![

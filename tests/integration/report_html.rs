@@ -86,7 +86,7 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     for network in ["src=\"http", "href=", "url(", "@import", "<link", "fetch("] {
         assert!(!page.contains(network), "the page loads nothing: {network}");
     }
-    assert_eq!(page.matches("<table class=\"sortable").count(), 6);
+    assert_eq!(page.matches("<table class=\"sortable").count(), 7);
     let svgs = plots(&page);
     assert_eq!(
         svgs.len(),
@@ -366,9 +366,9 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
 
     // Unfiltered: every table, every plot decoded by the browser, the first page of items.
     let all = dom(&browser, &page, "");
-    // configurations, parse failures, sections, comparisons, bias, self-consistency (the demo
-    // has one order and no annotators).
-    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 7);
+    // configurations, parse failures, sections, comparisons, significance groups, bias,
+    // self-consistency (the demo has one order and no annotators).
+    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 8);
     assert!(all.contains("Bias: how often each prefers"));
     let rendered: Vec<&str> = all
         .match_indices(r#"data-rendered=""#)

@@ -1,0 +1,99 @@
+//! Significance groups as JSON, tidy CSV rows and the terminal's table.
+
+use super::csv::TidyRows;
+use super::json::num;
+use super::summary::Table;
+use crate::commands::calibrate::Run;
+use crate::evaluation::groups::{Group, ALPHA};
+use serde_json::{json, Value};
+
+fn group_json(run: &Run, g: &Group) -> Value {
+    let name = |i: usize| run.record.configs[i].name.clone();
+    json!({
+        "best": name(g.best),
+        "best_accuracy": num(g.best_accuracy),
+        "indistinguishable": g.members().into_iter().map(name).collect::<Vec<_>>(),
+        "tests": g.tests.iter().map(|t| json!({
+            "config": name(t.config), "n": t.n,
+            "only_best_right": t.only_best_right, "only_config_right": t.only_other_right,
+            "p": num(t.p), "p_holm": num(t.p_holm),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The top-level `significance_groups` object.
+pub fn to_json(run: &Run) -> Value {
+    let g = &run.evaluation.groups;
+    json!({
+        "alpha": ALPHA,
+        "test": "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
+        "overall": g.overall.as_ref().map_or(Value::Null, |o| group_json(run, o)),
+        "by_subset": g.by_subset.iter().map(|(k, v)| (k.clone(), group_json(run, v))).collect::<serde_json::Map<_, _>>(),
+    })
+}
+
+/// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).
+pub fn tidy(run: &Run, rows: &mut TidyRows) {
+    let g = &run.evaluation.groups;
+    let scopes = g
+        .overall
+        .iter()
+        .map(|o| ("overall", o))
+        .chain(g.by_subset.iter().map(|(k, v)| (k.as_str(), v)));
+    for (scope, group) in scopes {
+        let members = group.members();
+        for (i, c) in run.record.configs.iter().enumerate() {
+            rows.set_config(&c.name);
+            let test = group.tests.iter().find(|t| t.config == i);
+            let n = test.map_or(0, |t| t.n);
+            rows.push(
+                scope,
+                n,
+                "in_best_group",
+                f64::from(u8::from(members.contains(&i))),
+                None,
+            );
+            if let Some(t) = test {
+                rows.push(scope, n, "holm_p_vs_best", t.p_holm, None);
+            }
+        }
+    }
+}
+
+/// The terminal's table: per scope, the best and who cannot be told apart from it.
+pub fn tables(run: &Run) -> Vec<Table> {
+    let g = &run.evaluation.groups;
+    if g.overall.is_none() {
+        return Vec::new();
+    }
+    let name = |i: usize| super::calibrate::shown_name(&run.record.configs[i]);
+    let mut t = Table::new(
+        "Indistinguishable from the best (McNemar vs the most accurate configuration, Holm-adjusted p ≥ 0.05)",
+        &["scope", "best", "accuracy", "group size", "indistinguishable from the best"],
+    );
+    let scopes = g
+        .overall
+        .iter()
+        .map(|o| ("overall".to_string(), o))
+        .chain(g.by_subset.iter().map(|(k, v)| (k.clone(), v)));
+    for (scope, group) in scopes {
+        let members = group.members();
+        t.rows.push(vec![
+            scope,
+            name(group.best),
+            super::table::fixed(group.best_accuracy),
+            format!("{} of {}", members.len(), run.record.configs.len()),
+            members[1..]
+                .iter()
+                .map(|&i| name(i))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    let tests: usize = g.by_subset.values().map(|v| v.tests.len()).sum();
+    t.notes.push(format!(
+        "Holm over the {} overall tests and, separately, over all {tests} subset tests: a subset's \"best\" whose group holds most configurations is not a finding",
+        g.overall.as_ref().map_or(0, |o| o.tests.len())
+    ));
+    vec![t]
+}
