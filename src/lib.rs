@@ -41,6 +41,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 report::prompts::show(&prompts::resolve(&name)?, toml)
             }
         },
+        cli::Command::Plan(args) => report::plan::emit(&commands::plan::run(&args)?, args.json),
         cli::Command::Batch(args) => match args.command {
             cli::BatchCommand::Export { plan, out, format } => {
                 report::batch::emit_export(&commands::batch::export(&plan, &out, &format)?)

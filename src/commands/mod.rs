@@ -5,6 +5,7 @@ pub mod batch;
 pub mod calibrate;
 pub mod data;
 pub mod judges;
+pub mod plan;
 pub mod rate;
 pub mod report;
 

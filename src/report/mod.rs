@@ -12,6 +12,7 @@ pub mod groups;
 pub mod html;
 pub mod json;
 pub mod latex;
+pub mod plan;
 pub mod plots;
 pub mod progress;
 pub mod prompts;

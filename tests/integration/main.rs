@@ -14,6 +14,7 @@ mod judge_cli;
 mod llmbar_replay;
 mod metrics_fixtures;
 mod mock_http;
+mod plan;
 mod pointwise;
 mod real_data;
 mod report_html;

@@ -1,0 +1,184 @@
+//! `raterlab plan`: items needed before a difference between two judges is real.
+
+use crate::cli::PlanSizeArgs;
+use crate::error::input_error;
+use crate::metrics::power::{kappa_items_needed, mcnemar_items_needed, mcnemar_min_detectable};
+use anyhow::Result;
+
+/// One answer: for a pair of judges (or the assumed one), the items needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Need {
+    /// "assumed", or the compared pair "A vs B".
+    pub pair: String,
+    pub discordance: f64,
+    pub items_needed: f64,
+    /// With a run: its items, and the smallest difference they detect.
+    pub items_now: Option<u64>,
+    pub min_detectable_now: Option<f64>,
+}
+
+/// What `plan` found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanResult {
+    Accuracy {
+        diff: f64,
+        alpha: f64,
+        power: f64,
+        needs: Vec<Need>,
+    },
+    Kappa {
+        diff: f64,
+        accuracy: f64,
+        tie_rate: f64,
+        alpha: f64,
+        power: f64,
+        runs: usize,
+        items_needed: f64,
+        mean_difference: f64,
+        power_reached: f64,
+    },
+}
+
+fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
+    let ok = if open {
+        v > 0.0 && v < 1.0
+    } else {
+        (0.0..=1.0).contains(&v)
+    };
+    if ok && v.is_finite() {
+        Ok(())
+    } else {
+        Err(input_error(format!(
+            "{flag} {v} must lie {}",
+            if open {
+                "strictly between 0 and 1"
+            } else {
+                "between 0 and 1"
+            }
+        )))
+    }
+}
+
+pub fn run(args: &PlanSizeArgs) -> Result<PlanResult> {
+    check_unit("--alpha", args.alpha, true)?;
+    check_unit("--power", args.power, true)?;
+    if !(args.diff.is_finite() && args.diff != 0.0 && args.diff.abs() <= 1.0) {
+        return Err(input_error(format!(
+            "--diff {} must be a non-zero difference between -1 and 1, e.g. 0.03 for three accuracy points",
+            args.diff
+        )));
+    }
+    match args.metric.as_str() {
+        "accuracy" => accuracy(args),
+        "kappa_quadratic" => {
+            check_unit("--accuracy", args.accuracy, false)?;
+            check_unit("--tie-rate", args.tie_rate, false)?;
+            if !(0.0..=1.0).contains(&(args.accuracy + args.diff)) {
+                return Err(input_error(format!(
+                    "--accuracy {} plus --diff {} leaves the second judge's accuracy outside 0..1",
+                    args.accuracy, args.diff
+                )));
+            }
+            if args.runs < 100 {
+                return Err(input_error("--runs must be 100 or more for a usable estimate"));
+            }
+            let (n, mean, reached) = kappa_items_needed(
+                args.accuracy,
+                args.diff,
+                args.tie_rate,
+                args.alpha,
+                args.power,
+                args.runs,
+                args.seed,
+            )
+            .ok_or_else(|| {
+                input_error("no kappa difference arises from these accuracies; choose another --accuracy or --diff")
+            })?;
+            Ok(PlanResult::Kappa {
+                diff: args.diff,
+                accuracy: args.accuracy,
+                tie_rate: args.tie_rate,
+                alpha: args.alpha,
+                power: args.power,
+                runs: args.runs,
+                items_needed: n,
+                mean_difference: mean,
+                power_reached: reached,
+            })
+        }
+        other => Err(input_error(format!(
+            "--metric '{other}': use accuracy (McNemar, closed form) or kappa_quadratic (simulation)"
+        ))),
+    }
+}
+
+fn accuracy(args: &PlanSizeArgs) -> Result<PlanResult> {
+    let needs = match (&args.from, args.discordance) {
+        (None, Some(p)) => {
+            check_unit("--discordance", p, false)?;
+            if args.diff.abs() > p {
+                return Err(input_error(format!(
+                    "--diff {} cannot exceed the discordance {p}: two judges differ in accuracy by at most the share of items that split them",
+                    args.diff
+                )));
+            }
+            vec![Need {
+                pair: "assumed".into(),
+                discordance: p,
+                items_needed: mcnemar_items_needed(p, args.diff, args.alpha, args.power).ceil(),
+                items_now: None,
+                min_detectable_now: None,
+            }]
+        }
+        (Some(dir), None) => {
+            let (meta, record) = crate::report::run_dir::read(dir)?;
+            let evaluation = crate::evaluation::evaluate(
+                &record,
+                crate::evaluation::EvalSettings {
+                    bootstrap: 0,
+                    seed: meta.seed,
+                },
+            );
+            if evaluation.comparisons.is_empty() {
+                return Err(input_error(format!(
+                    "the run in '{}' compares no pair of configurations; plan needs two or more, or give --discordance",
+                    dir.display()
+                )));
+            }
+            evaluation
+                .comparisons
+                .iter()
+                .map(|c| {
+                    let p = c.power.discordance;
+                    Need {
+                        pair: format!(
+                            "{} vs {}",
+                            record.configs[c.a].name, record.configs[c.b].name
+                        ),
+                        discordance: p,
+                        items_needed: mcnemar_items_needed(p, args.diff, args.alpha, args.power)
+                            .ceil(),
+                        items_now: Some(c.n),
+                        min_detectable_now: Some(mcnemar_min_detectable(
+                            c.n as f64,
+                            p,
+                            args.alpha,
+                            args.power,
+                        )),
+                    }
+                })
+                .collect()
+        }
+        _ => {
+            return Err(input_error(
+                "accuracy needs the discordance: give --discordance P (assumed) or --from RUN_DIR (measured)",
+            ))
+        }
+    };
+    Ok(PlanResult::Accuracy {
+        diff: args.diff,
+        alpha: args.alpha,
+        power: args.power,
+        needs,
+    })
+}

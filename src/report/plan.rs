@@ -1,0 +1,108 @@
+//! Output of `raterlab plan`.
+
+use super::json::num;
+use super::summary::Table;
+use crate::commands::plan::PlanResult;
+use anyhow::Result;
+use serde_json::json;
+use std::io::Write;
+
+fn count(v: f64) -> String {
+    if v.is_finite() {
+        super::calibrate::thousands(v as u64)
+    } else {
+        "-".into()
+    }
+}
+
+pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match r {
+        PlanResult::Accuracy {
+            diff,
+            alpha,
+            power,
+            needs,
+        } => {
+            if as_json {
+                let doc = json!({
+                    "metric": "accuracy", "diff": diff, "alpha": alpha, "power": power,
+                    "method": "McNemar, normal approximation (Connor 1987)",
+                    "pairs": needs.iter().map(|n| json!({
+                        "pair": n.pair, "discordance": num(n.discordance),
+                        "items_needed": num(n.items_needed),
+                        "items_now": n.items_now, "min_detectable_now": n.min_detectable_now.map(num),
+                    })).collect::<Vec<_>>(),
+                });
+                serde_json::to_writer_pretty(&mut out, &doc)?;
+                writeln!(out)?;
+            } else {
+                let mut t = Table::new(
+                    format!(
+                        "Items needed to detect an accuracy difference of {diff} at α = {alpha} with power {power} (McNemar)"
+                    ),
+                    &["pair", "discordance", "items needed", "items now", "detectable now"],
+                );
+                for n in needs {
+                    t.rows.push(vec![
+                        n.pair.clone(),
+                        format!("{:.3}", n.discordance),
+                        count(n.items_needed),
+                        n.items_now.map_or(String::new(), |v| v.to_string()),
+                        n.min_detectable_now.map_or(String::new(), |v| {
+                            if v.is_finite() {
+                                format!("±{v:.3}")
+                            } else {
+                                "-".into()
+                            }
+                        }),
+                    ]);
+                }
+                writeln!(out, "{}\n{}", t.title, super::table::render(&t))?;
+                writeln!(
+                    out,
+                    "discordance: the share of items exactly one of the two judges gets right; '-': the difference exceeds it"
+                )?;
+            }
+        }
+        PlanResult::Kappa {
+            diff,
+            accuracy,
+            tie_rate,
+            alpha,
+            power,
+            runs,
+            items_needed,
+            mean_difference,
+            power_reached,
+        } => {
+            if as_json {
+                let doc = json!({
+                    "metric": "kappa_quadratic", "diff_in_accuracy": diff, "accuracy": accuracy,
+                    "tie_rate": tie_rate, "alpha": alpha, "power": power, "runs": runs,
+                    "method": "simulation with the simulated judge's model; the spread of the kappa difference at 1,000 items, scaled by 1/sqrt(n)",
+                    "kappa_difference": num(*mean_difference), "items_needed": num(*items_needed),
+                    "power_reached_in_simulation": num(*power_reached),
+                });
+                serde_json::to_writer_pretty(&mut out, &doc)?;
+                writeln!(out)?;
+            } else {
+                writeln!(
+                    out,
+                    "judges of accuracy {accuracy} and {:.3} (wrong verdicts a tie {:.0}% of the time) differ in quadratic kappa by {mean_difference:+.3} on average",
+                    accuracy + diff,
+                    tie_rate * 100.0
+                )?;
+                writeln!(
+                    out,
+                    "items needed to detect it at α = {alpha} with power {power}: ≈ {} (simulation: {runs} datasets of 1,000 items; at that size {:.0}% of {runs} simulated runs detected it)",
+                    count(*items_needed),
+                    power_reached * 100.0
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
