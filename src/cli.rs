@@ -497,8 +497,8 @@ Examples:
 ///
 /// Accuracy: McNemar's test by the normal approximation (Connor 1987) from the discordance (the
 /// share of items exactly one judge gets right), assumed with --discordance or measured per
-/// compared pair of a run with --from. Quadratic kappa: by simulation with the simulated
-/// judge's model (gold ±1; each judge right with its accuracy, else a tie or the other label).
+/// compared pair of a run with --from. Quadratic kappa: by simulation with two simulated
+/// judges (`--judge sim:accuracy=A,tie_rate=T`, no position bias) on gold ±1.
 #[derive(Debug, Args)]
 #[command(after_help = PLAN_EXAMPLES)]
 pub struct PlanSizeArgs {
@@ -518,11 +518,11 @@ pub struct PlanSizeArgs {
     #[arg(long, value_name = "RUN_DIR")]
     pub from: Option<PathBuf>,
 
-    /// kappa_quadratic: the first judge's accuracy (the second has accuracy + diff).
+    /// kappa_quadratic: the first simulated judge's accuracy (the second's is accuracy + diff).
     #[arg(long, value_name = "A", default_value_t = 0.75)]
     pub accuracy: f64,
 
-    /// kappa_quadratic: how often a wrong verdict is a tie.
+    /// kappa_quadratic: how often both simulated judges say tie, before accuracy applies.
     #[arg(long, value_name = "T", default_value_t = 0.0)]
     pub tie_rate: f64,
 

@@ -449,7 +449,11 @@ fn pause(wait: Duration) -> bool {
 }
 
 fn api_error(api: &BatchApi, e: ApiError, plan: &str) -> anyhow::Error {
-    if e.status() == Some(404) && e.to_string().contains("/files") {
+    let upload_missing = matches!(
+        &e,
+        ApiError::Status { method: "POST", path, status: 404, .. } if path == "/files"
+    );
+    if upload_missing {
         return input_error(format!(
             "the server at {} has no Batch API ({e}). For a server without one (vLLM's OpenAI server, llama.cpp, Ollama), use the offline route: `raterlab batch export {plan} --out DIR`, then `vllm run-batch -i DIR/<shard>.jsonl -o results.jsonl --model MODEL` (or examples/ray_batch.py), then `raterlab batch ingest results.jsonl --manifest DIR/manifest.json`, then the same calibrate command with --offline instead of --batch",
             api.base()
@@ -481,7 +485,7 @@ fn collect(
         let Some(file) = file else { continue };
         let name = format!("{}-{kind}.jsonl", info.id);
         api.download(file, &dir.join(&name))
-            .map_err(|e| api_error(api, e, "..."))?;
+            .map_err(|e| api_error(api, e, ""))?;
         ingest_file(&dir.join(&name), cache, known, tally)?;
         names.push(name);
     }
@@ -570,7 +574,7 @@ pub fn run_batches(
                     }
                     let info = api
                         .get(&state.batches[i].id)
-                        .map_err(|e| api_error(&api, e, "..."))?;
+                        .map_err(|e| api_error(&api, e, ""))?;
                     infos.insert(i, info);
                 }
                 let mut shown: Vec<BatchInfo> =
@@ -758,6 +762,6 @@ pub fn cancel(
         .map_err(|e| input_error(format!("--endpoint: {e}")))?;
     targets
         .iter()
-        .map(|id| api.cancel(id).map_err(|e| api_error(&api, e, "...")))
+        .map(|id| api.cancel(id).map_err(|e| api_error(&api, e, "")))
         .collect()
 }

@@ -2,7 +2,9 @@
 
 use crate::cli::PlanSizeArgs;
 use crate::error::input_error;
-use crate::metrics::power::{kappa_items_needed, mcnemar_items_needed, mcnemar_min_detectable};
+use crate::evaluation::plan::kappa_items_needed;
+use crate::judge::sim::Sim;
+use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable};
 use anyhow::Result;
 
 /// One answer: for a pair of judges (or the assumed one), the items needed.
@@ -82,10 +84,16 @@ pub fn run(args: &PlanSizeArgs) -> Result<PlanResult> {
             if args.runs < 100 {
                 return Err(input_error("--runs must be 100 or more for a usable estimate"));
             }
-            let (n, mean, reached) = kappa_items_needed(
-                args.accuracy,
-                args.diff,
-                args.tie_rate,
+            let judge = |accuracy: f64| Sim {
+                accuracy,
+                position_bias: 0.0,
+                tie_rate: args.tie_rate,
+                malformed: 0.0,
+                seed: 0,
+            };
+            let need = kappa_items_needed(
+                judge(args.accuracy),
+                judge(args.accuracy + args.diff),
                 args.alpha,
                 args.power,
                 args.runs,
@@ -101,9 +109,9 @@ pub fn run(args: &PlanSizeArgs) -> Result<PlanResult> {
                 alpha: args.alpha,
                 power: args.power,
                 runs: args.runs,
-                items_needed: n,
-                mean_difference: mean,
-                power_reached: reached,
+                items_needed: need.items_needed,
+                mean_difference: need.mean_difference,
+                power_reached: need.power_reached,
             })
         }
         other => Err(input_error(format!(

@@ -7,6 +7,7 @@ pub mod bias;
 mod compare;
 pub mod consistency;
 pub mod groups;
+pub mod plan;
 mod pointwise;
 mod position;
 

@@ -77,6 +77,29 @@ impl Sim {
     }
 
     /// The simulated answer to one call.
+    /// The simulated judge's verdict on an item with this gold label: a tie with `tie_rate`
+    /// (when ties are allowed), else response 1 with `position_bias`, else gold with
+    /// `accuracy`, else the other label. `plan` draws from it too.
+    pub fn verdict(&self, gold: i64, allows_tie: bool, rng: &mut ChaCha8Rng) -> i64 {
+        let coin = |rng: &mut ChaCha8Rng| if rng.random_bool(0.5) { -1 } else { 1 };
+        if allows_tie && rng.random_bool(self.tie_rate) {
+            0
+        } else if rng.random_bool(self.position_bias) {
+            -1
+        } else if rng.random_bool(self.accuracy) {
+            if gold == 0 && !allows_tie {
+                coin(rng)
+            } else {
+                gold
+            }
+        } else {
+            match gold {
+                0 => coin(rng),
+                g => -g,
+            }
+        }
+    }
+
     pub fn answer(&self, call: &Call) -> String {
         let item = &call.item;
         let messages: String = call.messages.iter().map(|m| m.content.as_str()).collect();
@@ -95,32 +118,7 @@ impl Sim {
         if let Some(side) = item.graded {
             return self.grade(item, side, &mut rng);
         }
-        let verdict = if item.allows_tie && rng.random_bool(self.tie_rate) {
-            0
-        } else if rng.random_bool(self.position_bias) {
-            -1
-        } else if rng.random_bool(self.accuracy) {
-            if item.gold == 0 && !item.allows_tie {
-                if rng.random_bool(0.5) {
-                    -1
-                } else {
-                    1
-                }
-            } else {
-                item.gold
-            }
-        } else {
-            match item.gold {
-                0 => {
-                    if rng.random_bool(0.5) {
-                        -1
-                    } else {
-                        1
-                    }
-                }
-                g => -g,
-            }
-        };
+        let verdict = self.verdict(item.gold, item.allows_tie, &mut rng);
         format!(
             "(simulated judge) Comparing the two responses.\n{}",
             item.parser.render(verdict)

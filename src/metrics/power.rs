@@ -9,7 +9,8 @@ use statrs::distribution::{ContinuousCDF, Normal};
 pub const ALPHA: f64 = 0.05;
 pub const POWER: f64 = 0.8;
 
-fn z(p: f64) -> f64 {
+/// The standard normal quantile.
+pub fn z(p: f64) -> f64 {
     Normal::new(0.0, 1.0)
         .map(|n| n.inverse_cdf(p))
         .unwrap_or(f64::NAN)
@@ -55,83 +56,6 @@ pub fn mcnemar_min_detectable(n: f64, discordance: f64, alpha: f64, power: f64) 
         }
     }
     0.5 * (lo + hi)
-}
-
-/// Items needed to detect a difference `diff` in quadratic kappa between two judges on the
-/// same items, by simulation: gold labels -1/1 with equal chance; each judge names gold with
-/// its accuracy, else a tie with `tie_rate` and otherwise the other label, independently of
-/// the other judge given gold (the simulated judge's model). From `runs` simulated datasets
-/// of `pilot` items the spread of the kappa difference is measured; the difference shrinks as
-/// 1/√n, so n = pilot·((z₁₋α/₂ + z₁₋β)·sd / |mean|)². Returns (n, the mean difference seen,
-/// and the power reached at n in a second simulation at that size).
-pub fn kappa_items_needed(
-    accuracy: f64,
-    diff: f64,
-    tie_rate: f64,
-    alpha: f64,
-    power: f64,
-    runs: usize,
-    seed: u64,
-) -> Option<(f64, f64, f64)> {
-    use rand::{Rng, SeedableRng};
-    let b = accuracy + diff;
-    if !(0.0..=1.0).contains(&accuracy) || !(0.0..=1.0).contains(&b) || diff == 0.0 || runs < 10 {
-        return None;
-    }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let simulate = |n: usize, rng: &mut rand_chacha::ChaCha8Rng| -> Vec<f64> {
-        let labels = super::Labels::pairwise();
-        (0..runs)
-            .map(|_| {
-                let (mut ta, mut tb) = (vec![0u64; 9], vec![0u64; 9]);
-                for _ in 0..n {
-                    let gold: i64 = if rng.random_bool(0.5) { 1 } else { -1 };
-                    let mut say = |acc: f64| -> i64 {
-                        if rng.random_bool(acc) {
-                            gold
-                        } else if rng.random_bool(tie_rate.clamp(0.0, 1.0)) {
-                            0
-                        } else {
-                            -gold
-                        }
-                    };
-                    let (ra, rb) = (say(accuracy), say(b));
-                    let cell = |g: i64, r: i64| ((g + 1) * 3 + r + 1) as usize;
-                    ta[cell(gold, ra)] += 1;
-                    tb[cell(gold, rb)] += 1;
-                }
-                let k = |t: Vec<u64>| {
-                    super::kappa(
-                        &super::Contingency::from_counts(labels.clone(), t),
-                        super::Weights::Quadratic,
-                    )
-                };
-                k(tb) - k(ta)
-            })
-            .filter(|d| d.is_finite())
-            .collect()
-    };
-    let pilot = 1000;
-    let diffs = simulate(pilot, &mut rng);
-    let mean = diffs.iter().sum::<f64>() / diffs.len() as f64;
-    let sd =
-        (diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (diffs.len() - 1) as f64).sqrt();
-    if mean == 0.0 || !sd.is_finite() {
-        return None;
-    }
-    let (za, zb) = (z(1.0 - alpha / 2.0), z(power));
-    let n = (pilot as f64 * ((za + zb) * sd / mean.abs()).powi(2)).ceil();
-    // Check: at n items, the share of simulated runs whose difference clears the two-sided
-    // critical value (its spread estimated from the same runs).
-    let at_n = simulate(n.max(2.0) as usize, &mut rng);
-    let m = at_n.iter().sum::<f64>() / at_n.len() as f64;
-    let s = (at_n.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (at_n.len() - 1) as f64).sqrt();
-    let reached = at_n
-        .iter()
-        .filter(|d| d.signum() == mean.signum() && d.abs() > za * s)
-        .count() as f64
-        / at_n.len() as f64;
-    Some((n, mean, reached))
 }
 
 #[cfg(test)]

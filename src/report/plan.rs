@@ -81,7 +81,7 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
                 let doc = json!({
                     "metric": "kappa_quadratic", "diff_in_accuracy": diff, "accuracy": accuracy,
                     "tie_rate": tie_rate, "alpha": alpha, "power": power, "runs": runs,
-                    "method": "simulation with the simulated judge's model; the spread of the kappa difference at 1,000 items, scaled by 1/sqrt(n)",
+                    "method": "simulation with two simulated judges (sim:accuracy=A,tie_rate=T, no position bias); the spread of the kappa difference at 1,000 items, scaled by 1/sqrt(n)",
                     "kappa_difference": num(*mean_difference), "items_needed": num(*items_needed),
                     "power_reached_in_simulation": num(*power_reached),
                 });
@@ -90,9 +90,9 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
             } else {
                 writeln!(
                     out,
-                    "judges of accuracy {accuracy} and {:.3} (wrong verdicts a tie {:.0}% of the time) differ in quadratic kappa by {mean_difference:+.3} on average",
+                    "simulated judges sim:accuracy={accuracy} and sim:accuracy={:.3} (tie_rate {}) differ in quadratic kappa by {mean_difference:+.3} on average",
                     accuracy + diff,
-                    tie_rate * 100.0
+                    tie_rate
                 )?;
                 writeln!(
                     out,
