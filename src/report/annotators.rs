@@ -2,7 +2,7 @@
 //! terminal tables, JSON and tidy CSV rows.
 
 use super::csv::TidyRows;
-use super::json::{agreement, num};
+use super::json::{agreement, ci_json, num};
 use super::summary::Table;
 use super::table;
 use crate::evaluation::annotators::AnnotatorReport;
@@ -15,17 +15,13 @@ fn forms(c: &Ceiling) -> [f64; 3] {
     [c.leave_one_out, c.per_vote, c.per_vote_no_ties]
 }
 
-fn pair(ci: Option<(f64, f64)>) -> Value {
-    ci.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)]))
-}
-
 /// `"annotators"` and `"judge_vs_annotators"` (README, "Several annotators").
 pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
     let h = &r.panel.humans;
     let n = r.names.len();
     let mut ci = Map::new();
     for (i, (name, _)) in h.scalars().iter().enumerate().take(4) {
-        ci.insert((*name).into(), pair(r.interval(i)));
+        ci.insert((*name).into(), ci_json(r.interval(i)));
     }
     ci.insert(
         "ceiling".into(),
@@ -33,7 +29,7 @@ pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
             FORMS
                 .iter()
                 .enumerate()
-                .map(|(i, f)| ((*f).to_string(), pair(r.interval(4 + i))))
+                .map(|(i, f)| ((*f).to_string(), ci_json(r.interval(4 + i))))
                 .collect(),
         ),
     );
@@ -41,7 +37,7 @@ pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
         "pairwise_kappa".into(),
         json!((0..n)
             .map(|a| (0..n)
-                .map(|b| pair(r.interval(r.pairwise_index(a, b))))
+                .map(|b| ci_json(r.interval(r.pairwise_index(a, b))))
                 .collect::<Vec<_>>())
             .collect::<Vec<_>>()),
     );
@@ -73,12 +69,12 @@ pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
                 let mut ci: Map<String, Value> = FORMS
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| ((*f).to_string(), pair(r.interval(start + i))))
+                    .map(|(i, f)| ((*f).to_string(), ci_json(r.interval(start + i))))
                     .collect();
                 ci.insert(
                     "kappa_per_annotator".into(),
                     json!((0..n)
-                        .map(|a| pair(r.interval(start + 3 + a)))
+                        .map(|a| ci_json(r.interval(start + 3 + a)))
                         .collect::<Vec<_>>()),
                 );
                 Value::Object(ci)

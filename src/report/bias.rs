@@ -1,21 +1,17 @@
 //! Bias diagnostics as JSON, tidy CSV rows and the terminal's section.
 
 use super::csv::TidyRows;
-use super::json::num;
+use super::json::{ci_json, num};
 use super::summary::Table;
 use crate::commands::calibrate::Run;
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
 use serde_json::{json, Value};
 
-fn pair(c: (f64, f64)) -> Value {
-    json!([num(c.0), num(c.1)])
-}
-
 fn preference_json(p: &Preference) -> Value {
     json!({
         "items": p.items, "judge": num(p.judge), "judge_n": p.judge_n,
         "gold": num(p.gold), "gold_n": p.gold_n, "excess": num(p.excess),
-        "ci": p.ci.map_or(Value::Null, |c| json!({"judge": pair(c[0]), "gold": pair(c[1]), "excess": pair(c[2])})),
+        "ci": p.ci.map_or(Value::Null, |c| json!({"judge": ci_json(Some(c[0])), "gold": ci_json(Some(c[1])), "excess": ci_json(Some(c[2]))})),
     })
 }
 
@@ -38,7 +34,7 @@ pub fn model_json(m: &LengthModel) -> Value {
     json!({
         "n": m.n, "intercept": num(m.coef[0]), "gold": num(m.coef[1]), "length": num(m.coef[2]),
         "se": {"intercept": num(m.se[0]), "gold": num(m.se[1]), "length": num(m.se[2])},
-        "length_ci": pair(m.length_ci()),
+        "length_ci": ci_json(Some(m.length_ci())),
     })
 }
 

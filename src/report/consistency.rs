@@ -2,15 +2,11 @@
 //! terminal's table and an SVG.
 
 use super::csv::TidyRows;
-use super::json::num;
+use super::json::{ci_json, num};
 use super::summary::Table;
 use crate::commands::calibrate::Run;
 use crate::evaluation::consistency::Consistency;
 use serde_json::{json, Value};
-
-fn pair(c: Option<(f64, f64)>) -> Value {
-    c.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)]))
-}
 
 /// A configuration's `consistency` object.
 pub fn to_json(c: &Consistency) -> Value {
@@ -24,8 +20,8 @@ pub fn to_json(c: &Consistency) -> Value {
                     .iter()
                     .map(|p| json!({
                         "k": p.k, "subsets": p.subsets, "rated": num(p.rated),
-                        "accuracy": num(p.accuracy), "accuracy_ci": pair(p.accuracy_ci),
-                        "kappa_quadratic": num(p.kappa_quadratic), "kappa_quadratic_ci": pair(p.kappa_quadratic_ci),
+                        "accuracy": num(p.accuracy), "accuracy_ci": ci_json(p.accuracy_ci),
+                        "kappa_quadratic": num(p.kappa_quadratic), "kappa_quadratic_ci": ci_json(p.kappa_quadratic_ci),
                     }))
                     .collect::<Vec<_>>()),
             )
@@ -33,8 +29,8 @@ pub fn to_json(c: &Consistency) -> Value {
         .collect();
     json!({
         "samples": c.samples, "curves": curves,
-        "bias": num(c.bias), "bias_ci": pair(c.bias_ci),
-        "variance": num(c.variance), "variance_ci": pair(c.variance_ci),
+        "bias": num(c.bias), "bias_ci": ci_json(c.bias_ci),
+        "variance": num(c.variance), "variance_ci": ci_json(c.variance_ci),
     })
 }
 

@@ -12,6 +12,11 @@ pub fn num(value: f64) -> Value {
     }
 }
 
+/// A 95% interval as `[lo, hi]` (NaN bounds as null), or null when there is none.
+pub fn ci_json(c: Option<(f64, f64)>) -> Value {
+    c.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)]))
+}
+
 /// `{n, accuracy, kappa, kappa_linear, kappa_quadratic, spearman, spearman_p, kendall_tau_b,
 /// kendall_p, tie_rate_gold, tie_rate_rating, confusion: {labels, matrix}, ci}`.
 pub fn agreement(a: &Agreement) -> Map<String, Value> {
