@@ -10,9 +10,9 @@ use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::dataset::examples::Example;
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
-use crate::judge::batch::ingest::{self, PlanIndex, Tally};
+use crate::judge::batch::ingest::{self, Tally};
 use crate::judge::batch::{self, Counts, Format, Key, Manifest, Settled, Shard, Shards};
-use crate::judge::cache::{Cache, KeyIndex, Store};
+use crate::judge::cache::{Cache, Store};
 use crate::judge::{Call, Judge};
 use crate::raters::{for_each_call, Config};
 use anyhow::{Context, Result};
@@ -84,11 +84,8 @@ pub fn check_batch_judges(args: &PlanArgs) -> Result<()> {
     Ok(())
 }
 
-/// The plan's calls, one at a time.
-fn calls<'a>(
-    configs: &'a [Config],
-    examples: &'a [Example],
-) -> impl FnOnce(&mut dyn FnMut(Call)) + 'a {
+/// The plan's calls, one at a time (the same ones at each call).
+fn calls<'a>(configs: &'a [Config], examples: &'a [Example]) -> impl Fn(&mut dyn FnMut(Call)) + 'a {
     move |f: &mut dyn FnMut(Call)| for_each_call(configs, examples, |_, _, call| f(call))
 }
 
@@ -125,9 +122,10 @@ fn plan_json(
     })
 }
 
-/// Writes the pending requests of a plan as shard files; returns the shards and counts.
-fn write_shards<S: Store + ?Sized>(
-    store: &S,
+/// Writes the pending requests of a plan (not in the cache in `cache_dir`, not in `skip`) as
+/// shard files; returns the shards and counts.
+fn write_shards(
+    cache_dir: &Path,
     configs: &[Config],
     examples: &[Example],
     dir: &Path,
@@ -141,7 +139,7 @@ fn write_shards<S: Store + ?Sized>(
         ))
     })?;
     let mut shards = Shards::new(dir, format, batch::MAX_LINES, batch::MAX_BYTES);
-    let mut counts = batch::pending(store, calls(configs, examples), |key, call| {
+    let mut counts = batch::pending(cache_dir, dir, calls(configs, examples), |key, call| {
         if skip.contains(&key) {
             return Ok(());
         }
@@ -178,12 +176,12 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
     let dataset = data::load(&settings, &crate::report::progress::Download::default())?;
     judges::check_configs(&planned.configs, &dataset.examples)?;
     let cache_dir = completions_dir(args.judge.cache_dir.as_deref());
-    let index = KeyIndex::open(&cache_dir).map_err(|e| {
-        input_error(format!(
-            "cannot open the response cache in '{}': {e}; pass --cache-dir",
+    if cache_dir.is_file() {
+        return Err(input_error(format!(
+            "--cache-dir '{}' is a file; give the folder of the response cache",
             cache_dir.display()
-        ))
-    })?;
+        )));
+    }
     // Shards of an earlier export into this folder are replaced, never mixed in.
     let manifest_path = out.join("manifest.json");
     if let Ok(old) = Manifest::read(&manifest_path) {
@@ -192,7 +190,7 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
         }
     }
     let (shards, counts) = write_shards(
-        &index,
+        &cache_dir,
         &planned.configs,
         &dataset.examples,
         out,
@@ -270,20 +268,23 @@ fn result_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(vec![path.to_path_buf()])
 }
 
-/// Reads one result file into the store.
-fn ingest_file<S: Store + ?Sized>(
+/// The error for a result file that stopped being readable at a line.
+fn stopped(path: &Path, at: &ingest::Unreadable, cached: u64) -> anyhow::Error {
+    input_error(format!(
+        "'{}', line {}: {}; batch ingest reads OpenAI/vLLM batch output, Anthropic results or {{custom_id, text}} rows (JSONL or Parquet). {cached} answers read before it are in the cache",
+        path.display(),
+        at.line,
+        at.message,
+    ))
+}
+
+/// Reads one result file, each result to `sink`. `Ok(Err(at))`: the file stopped being
+/// readable at a line (results before it were taken).
+fn read_results(
     path: &Path,
-    store: &S,
-    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
-) -> Result<()> {
-    let stopped = |line: u64, message: String, tally: &Tally| {
-        input_error(format!(
-            "'{}', line {line}: {message}; batch ingest reads OpenAI/vLLM batch output, Anthropic results or {{custom_id, text}} rows (JSONL or Parquet). {} answers read before it are in the cache",
-            path.display(),
-            tally.cached
-        ))
-    };
+    sink: &mut ingest::Sink,
+) -> Result<Result<(), ingest::Unreadable>> {
     if path.extension().and_then(|e| e.to_str()) == Some("parquet") {
         let frame = crate::dataset::frame::read(path)?;
         let ids = frame.text("custom_id", "custom_id", "custom_id")?;
@@ -299,31 +300,33 @@ fn ingest_file<S: Store + ?Sized>(
             })?;
         let texts = frame.optional_text(column)?;
         for (row, (id, text)) in ids.into_iter().zip(texts).enumerate() {
-            let value = json!({"custom_id": id, column: text});
-            ingest::take(&value, store, known, tally)
-                .map_err(|m| stopped(row as u64 + 1, m, tally))?;
+            let at = |message: String| ingest::Unreadable {
+                line: row as u64 + 1,
+                message,
+            };
+            let line = match batch::results::read(&json!({"custom_id": id, column: text})) {
+                Ok(line) => line,
+                Err(m) => return Ok(Err(at(m))),
+            };
+            if let Err(e) = sink(line, tally) {
+                return Ok(Err(at(format!("cannot keep its result: {e}"))));
+            }
         }
-        return Ok(());
+        return Ok(Ok(()));
     }
     let file = std::fs::File::open(path)
         .map_err(|e| input_error(format!("cannot read '{}': {e}", path.display())))?;
     let name = path.display().to_string();
-    ingest::jsonl(
+    Ok(ingest::jsonl(
         std::io::BufReader::with_capacity(1 << 20, file),
         &name,
-        store,
-        known,
         tally,
-    )
-    .map_err(|u| stopped(u.line, u.message, tally))
+        sink,
+    ))
 }
 
-/// The keys a manifest lists (the manifest itself is dropped).
-fn manifest_keys(manifest: Manifest) -> Vec<Key> {
-    manifest.shards.into_iter().flat_map(|s| s.keys).collect()
-}
-
-/// `raterlab batch ingest`.
+/// `raterlab batch ingest`: the results are taken in one pass over the files, then settled
+/// part by part (`ingest::Join`), so memory stays bounded however many there are.
 pub fn ingest_files(
     files: &[PathBuf],
     manifest: Option<&Path>,
@@ -342,26 +345,49 @@ pub fn ingest_files(
             ))
         })?,
     };
-    let manifest = Manifest::read(&manifest_path).map_err(input_error)?;
+    // Checked whole first (without its keys), then its keys streamed into the join.
+    Manifest::read(&manifest_path).map_err(input_error)?;
     let cache = completions_dir(cache_dir);
-    let index = PlanIndex::open(&cache, manifest_keys(manifest)).map_err(|e| {
-        input_error(format!(
-            "cannot open the response cache in '{}': {e}; pass --cache-dir",
+    if cache.is_file() {
+        return Err(input_error(format!(
+            "--cache-dir '{}' is a file; give the folder of the response cache",
             cache.display()
-        ))
-    })?;
-    let mut tally = Tally::default();
-    for path in &paths {
-        ingest_file(path, &index, &|k| index.knows(k), &mut tally)?;
+        )));
     }
-    let missing = index.missing() as u64;
+    let mut join = ingest::Join::open(&cache, |each| Manifest::for_each_key(&manifest_path, each))
+        .map_err(input_error)?;
+    let mut tally = Tally::default();
+    let mut stop = None;
+    for path in &paths {
+        let read = read_results(path, &mut tally, &mut |line, _| join.push(&line));
+        match read {
+            Ok(Ok(())) => {}
+            // What was read before the stop is still settled into the cache.
+            Ok(Err(at)) => {
+                stop = Some((path.clone(), Ok(at)));
+                break;
+            }
+            Err(e) => {
+                stop = Some((path.clone(), Err(e)));
+                break;
+            }
+        }
+    }
+    let joined = join
+        .finish(&mut tally)
+        .with_context(|| format!("writing answers to the cache in '{}'", cache.display()))?;
+    match stop {
+        Some((path, Ok(at))) => return Err(stopped(&path, &at, tally.cached)),
+        Some((_, Err(e))) => return Err(e),
+        None => {}
+    }
     Ok(IngestSummary {
         files: paths,
         tally,
         cache,
         manifest: manifest_path,
-        planned: index.len() as u64,
-        missing,
+        planned: joined.planned,
+        missing: joined.missing,
     })
 }
 
@@ -468,6 +494,17 @@ fn api_error(api: &BatchApi, e: ApiError, plan: &str) -> anyhow::Error {
     anyhow::Error::new(e).context(format!("the Batch API at {}", api.base()))
 }
 
+/// Reads one result file straight into the run's cache.
+fn ingest_cached(
+    path: &Path,
+    cache: &Cache,
+    known: &dyn Fn(&Key) -> bool,
+    tally: &mut Tally,
+) -> Result<()> {
+    read_results(path, tally, &mut ingest::settling(cache, known))?
+        .map_err(|at| stopped(path, &at, tally.cached))
+}
+
 /// Downloads a finished batch's output and error files into `dir` and ingests them.
 fn collect(
     api: &BatchApi,
@@ -486,7 +523,7 @@ fn collect(
         let name = format!("{}-{kind}.jsonl", info.id);
         api.download(file, &dir.join(&name))
             .map_err(|e| api_error(api, e, ""))?;
-        ingest_file(&dir.join(&name), cache, known, tally)?;
+        ingest_cached(&dir.join(&name), cache, known, tally)?;
         names.push(name);
     }
     Ok(names)
@@ -533,6 +570,7 @@ pub fn run_batches(
     .map_err(|e| input_error(format!("--endpoint: {e}")))?;
     let plan_name = plan_key(&configs, examples);
     let dir = cache.path().with_file_name("batches").join(&plan_name);
+    let cache_dir = cache.path().parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("creating the batch folder '{}'", dir.display()))?;
     let state_path = dir.join("state.json");
@@ -553,7 +591,7 @@ pub fn run_batches(
     // failures decide what is worth resubmitting.
     for entry in state.batches.iter().filter(|b| b.ingested) {
         for name in &entry.results {
-            ingest_file(&dir.join(name), cache.as_ref(), &known, &mut tally)?;
+            ingest_cached(&dir.join(name), cache.as_ref(), &known, &mut tally)?;
         }
     }
     watch_ctrl_c();
@@ -637,7 +675,7 @@ pub fn run_batches(
         }
         let round_dir = dir.join(format!("round-{}", round + 1));
         let (shards, counts) = write_shards(
-            cache.as_ref(),
+            cache_dir,
             &configs,
             examples,
             &round_dir,

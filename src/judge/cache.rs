@@ -193,17 +193,19 @@ pub fn key_bytes(key: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// Reads `dir/completions.jsonl` (each valid record to `each`) and opens it for appending.
-/// Returns the path, the file and the number of lines skipped.
-pub(crate) fn open_log(
+/// Reads `dir/completions.jsonl` (each valid record to `each`; no log, no record) without
+/// opening it for writing. Returns the number of lines skipped.
+pub(crate) fn read_log(
     dir: &Path,
     mut each: impl FnMut(String, Completion),
-) -> std::io::Result<(PathBuf, File, usize)> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join("completions.jsonl");
+) -> std::io::Result<usize> {
     let mut skipped = 0;
-    if let Ok(file) = File::open(&path) {
-        for line in BufReader::new(file).split(b'\n') {
+    let file = match File::open(dir.join("completions.jsonl")) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        file => Some(file?),
+    };
+    if let Some(file) = file {
+        for line in BufReader::with_capacity(1 << 20, file).split(b'\n') {
             let line = line?;
             if line.is_empty() {
                 continue;
@@ -214,6 +216,18 @@ pub(crate) fn open_log(
             }
         }
     }
+    Ok(skipped)
+}
+
+/// Reads `dir/completions.jsonl` (each valid record to `each`) and opens it for appending.
+/// Returns the path, the file and the number of lines skipped.
+pub(crate) fn open_log(
+    dir: &Path,
+    each: impl FnMut(String, Completion),
+) -> std::io::Result<(PathBuf, File, usize)> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("completions.jsonl");
+    let skipped = read_log(dir, each)?;
     let mut file = OpenOptions::new()
         .create(true)
         .read(true)

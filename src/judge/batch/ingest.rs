@@ -3,7 +3,8 @@
 //! retryable ones); unknown custom_ids are counted and skipped; a request already cached is
 //! left alone, so ingesting a file twice changes nothing.
 
-use super::results::{self, Failure};
+use super::results::{self, Failure, Line};
+use super::spill::{Item, Spill};
 use super::Key;
 use crate::judge::cache::{append, open_log, Store};
 use serde_json::Value;
@@ -42,30 +43,56 @@ impl Tally {
     }
 }
 
-/// The keys of a plan (sorted, 32 bytes each) and whether the cache holds each: what an
-/// ingest of millions of answers needs to know, without the cache's other keys or texts.
+/// Tags of a `Join`'s spilled records.
+const PLANNED: u8 = 1;
+const CACHED: u8 = 2;
+const RESULT: u8 = 3;
+
+/// An ingest of millions of results into the cache in bounded memory: the plan's keys, the
+/// cache's keys and the results read go to disk in parts by their key's first byte (see
+/// `spill`); `finish` then settles one part at a time, holding only that part's keys (about
+/// 1/256 of the plan).
 #[derive(Debug)]
-pub struct PlanIndex {
-    keys: Vec<Key>,
-    cached: Mutex<Vec<bool>>,
+pub struct Join {
+    spill: Spill,
     file: Mutex<std::fs::File>,
     path: std::path::PathBuf,
 }
 
-impl PlanIndex {
-    /// Opens the cache in `dir` for the plan's `keys`.
-    pub fn open(dir: &std::path::Path, mut keys: Vec<Key>) -> std::io::Result<Self> {
-        keys.sort_unstable_by_key(|k| k.0);
-        keys.dedup();
-        let mut cached = vec![false; keys.len()];
-        let (path, file, _) = open_log(dir, |key, _| {
-            if let Some(i) = Key::parse(&key).and_then(|k| find(&keys, &k)) {
-                cached[i] = true;
+/// What a `Join` found besides its tally.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Joined {
+    /// Distinct keys of the plan.
+    pub planned: u64,
+    /// Keys of the plan the cache does not hold after the ingest.
+    pub missing: u64,
+}
+
+impl Join {
+    /// Opens the cache in `dir` for the plan whose keys `plan` yields.
+    pub fn open(
+        dir: &std::path::Path,
+        plan: impl FnOnce(&mut dyn FnMut(Key)) -> Result<(), String>,
+    ) -> Result<Self, String> {
+        let io =
+            |e: std::io::Error| format!("cannot use the cache folder '{}': {e}", dir.display());
+        let mut spill = Spill::new(dir, "raterlab-ingest").map_err(io)?;
+        let mut failed = None;
+        plan(&mut |k: Key| {
+            if failed.is_none() {
+                failed = spill.push(k.0[0], PLANNED, &k.0).err();
             }
         })?;
+        let (path, file, _) = open_log(dir, |hex, _| match Key::parse(&hex) {
+            Some(k) if failed.is_none() => failed = spill.push(k.0[0], CACHED, &k.0).err(),
+            _ => {}
+        })
+        .map_err(io)?;
+        if let Some(e) = failed {
+            return Err(io(e));
+        }
         Ok(Self {
-            keys,
-            cached: Mutex::new(cached),
+            spill,
             file: Mutex::new(file),
             path,
         })
@@ -75,44 +102,73 @@ impl PlanIndex {
         &self.path
     }
 
-    pub fn knows(&self, key: &Key) -> bool {
-        find(&self.keys, key).is_some()
+    /// Takes one result (settled by `finish`).
+    pub fn push(&mut self, line: &Line) -> std::io::Result<()> {
+        let part = Key::parse(&line.custom_id).map_or(0, |k| k.0[0]);
+        let bytes = serde_json::to_vec(line).map_err(std::io::Error::other)?;
+        self.spill.push(part, RESULT, &bytes)
     }
 
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// Keys of the plan the cache does not hold.
-    pub fn missing(&self) -> usize {
-        self.cached
-            .lock()
-            .map(|c| c.iter().filter(|x| !**x).count())
-            .unwrap_or(self.keys.len())
+    /// Settles every result taken: answers to the cache, the counts to `tally`.
+    pub fn finish(self, tally: &mut Tally) -> std::io::Result<Joined> {
+        let mut joined = Joined::default();
+        let mut part = Part {
+            planned: HashSet::new(),
+            cached: Mutex::new(HashSet::new()),
+            file: &self.file,
+        };
+        self.spill.drain(|item| {
+            match item {
+                Item::Record(PLANNED, key) => {
+                    part.planned
+                        .insert(Key(key.try_into().map_err(std::io::Error::other)?));
+                }
+                Item::Record(CACHED, key) => {
+                    let key = Key(key.try_into().map_err(std::io::Error::other)?);
+                    if part.planned.contains(&key) {
+                        part.cached_mut().insert(key);
+                    }
+                }
+                Item::Record(_, line) => {
+                    let line: Line = serde_json::from_slice(line).map_err(std::io::Error::other)?;
+                    let planned = &part.planned;
+                    settle(line, &part, &|k| planned.contains(k), tally);
+                }
+                Item::PartEnd => {
+                    let cached = part.cached_mut().len() as u64;
+                    joined.planned += part.planned.len() as u64;
+                    joined.missing += part.planned.len() as u64 - cached;
+                    part.planned.clear();
+                    part.cached_mut().clear();
+                }
+            }
+            Ok(())
+        })?;
+        Ok(joined)
     }
 }
 
-fn find(keys: &[Key], key: &Key) -> Option<usize> {
-    keys.binary_search_by(|k| k.0.cmp(&key.0)).ok()
+/// One part of a `Join`: its keys of the plan and which of them the cache holds.
+struct Part<'a> {
+    planned: HashSet<Key>,
+    cached: Mutex<HashSet<Key>>,
+    file: &'a Mutex<std::fs::File>,
 }
 
-impl Store for PlanIndex {
+impl Part<'_> {
+    fn cached_mut(&mut self) -> &mut HashSet<Key> {
+        self.cached.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Store for Part<'_> {
     fn contains(&self, key: &str) -> bool {
-        Key::parse(key)
-            .and_then(|k| find(&self.keys, &k))
-            .is_some_and(|i| self.cached.lock().is_ok_and(|c| c[i]))
+        Key::parse(key).is_some_and(|k| self.cached.lock().is_ok_and(|c| c.contains(&k)))
     }
     fn put(&self, key: &str, completion: &crate::judge::Completion) -> std::io::Result<()> {
-        append(&self.file, key, completion)?;
-        if let (Some(i), Ok(mut cached)) = (
-            Key::parse(key).and_then(|k| find(&self.keys, &k)),
-            self.cached.lock(),
-        ) {
-            cached[i] = true;
+        append(self.file, key, completion)?;
+        if let (Some(k), Ok(mut cached)) = (Key::parse(key), self.cached.lock()) {
+            cached.insert(k);
         }
         Ok(())
     }
@@ -125,18 +181,31 @@ pub struct Unreadable {
     pub message: String,
 }
 
-/// Takes one parsed result.
-pub fn take<S: Store + ?Sized>(
-    value: &Value,
+/// Where `jsonl` hands each result it reads.
+pub type Sink<'a> = dyn FnMut(Line, &mut Tally) -> std::io::Result<()> + 'a;
+
+/// A sink that settles each result into `store` at once.
+pub fn settling<'a, S: Store + ?Sized>(
+    store: &'a S,
+    known: &'a dyn Fn(&Key) -> bool,
+) -> impl FnMut(Line, &mut Tally) -> std::io::Result<()> + 'a {
+    move |line, tally| {
+        settle(line, store, known, tally);
+        Ok(())
+    }
+}
+
+/// Settles one result: an answer to the store (once), a failure counted and kept.
+pub fn settle<S: Store + ?Sized>(
+    line: Line,
     store: &S,
     known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
-) -> Result<(), String> {
-    let line = results::read(value)?;
+) {
     tally.lines += 1;
     let Some(key) = Key::parse(&line.custom_id).filter(|k| known(k)) else {
         tally.unknown += 1;
-        return Ok(());
+        return;
     };
     match line.outcome {
         Ok(completion) => {
@@ -159,17 +228,15 @@ pub fn take<S: Store + ?Sized>(
             }
         }
     }
-    Ok(())
 }
 
 /// Reads a JSONL result file. A first line that is not a result means the file is not one
 /// (an error); later bad lines, and a last line cut short, are counted and skipped.
-pub fn jsonl<S: Store + ?Sized>(
+pub fn jsonl(
     reader: impl BufRead,
     name: &str,
-    store: &S,
-    known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
+    sink: &mut Sink,
 ) -> Result<(), Unreadable> {
     let mut reader = reader;
     let mut buffer = Vec::new();
@@ -193,7 +260,16 @@ pub fn jsonl<S: Store + ?Sized>(
             continue;
         }
         let problem = match serde_json::from_slice::<Value>(text) {
-            Ok(value) => take(&value, store, known, tally).err(),
+            Ok(value) => match results::read(&value) {
+                Ok(line) => {
+                    sink(line, tally).map_err(|e| Unreadable {
+                        line: number,
+                        message: format!("cannot keep its result: {e}"),
+                    })?;
+                    None
+                }
+                Err(message) => Some(message),
+            },
             Err(e) if !complete => Some(format!("cut short ({e})")),
             Err(e) => Some(format!("not JSON ({e})")),
         };
@@ -225,25 +301,47 @@ mod tests {
         )
     }
 
+    /// One ingest of `file` through a `Join` for the plan `keys`.
+    fn ingest(dir: &std::path::Path, keys: &[&String], file: &str) -> (Tally, Joined) {
+        let mut join = Join::open(dir, |each| {
+            keys.iter().filter_map(|k| Key::parse(k)).for_each(each);
+            Ok(())
+        })
+        .expect("cache");
+        let mut tally = Tally::default();
+        jsonl(file.as_bytes(), "out.jsonl", &mut tally, &mut |line, _| {
+            join.push(&line)
+        })
+        .expect("read");
+        let joined = join.finish(&mut tally).expect("settled");
+        (tally, joined)
+    }
+
     #[test]
     fn counts_add_up_and_a_second_ingest_changes_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
+        // Keys in three different parts.
         let (a, b, c) = ("a".repeat(64), "b".repeat(64), "c".repeat(64));
-        let keys: Vec<Key> = [&a, &b, &c].iter().filter_map(|k| Key::parse(k)).collect();
-        let index = PlanIndex::open(dir.path(), keys).expect("cache");
-        let known = |k: &Key| index.knows(k);
         let file = format!(
-            "{}\n{}\n{}\nnot json\n{}\n{{\"custom_id\":\"{c}\",\"respo",
+            "{}\n{}\n{}\nnot json\n{}\n{}\n{{\"custom_id\":\"{c}\",\"respo",
             ok_line(&b, "[[B]]"),
             r#"{"custom_id":"X","response":{"status_code":200,"body":{"choices":[{"message":{"content":"x"}}]}},"error":null}"#,
             format_args!(
                 r#"{{"custom_id":"{c}","response":null,"error":{{"code":"batch_expired","message":"late"}}}}"#
             ),
             ok_line(&a, "[[A]]"),
+            ok_line(&a, "[[A]] again"),
         );
-        let mut tally = Tally::default();
-        jsonl(file.as_bytes(), "out.jsonl", &index, &known, &mut tally).expect("read");
-        assert_eq!((tally.lines, tally.cached, tally.unknown), (4, 2, 1));
+        let (tally, joined) = ingest(dir.path(), &[&a, &b, &c], &file);
+        assert_eq!(
+            (
+                tally.lines,
+                tally.cached,
+                tally.already_cached,
+                tally.unknown
+            ),
+            (5, 2, 1, 1)
+        );
         assert_eq!(tally.failed.get("batch_expired"), Some(&1));
         assert_eq!(tally.unreadable, 2, "a bad line and a last line cut short");
         assert!(tally
@@ -251,19 +349,42 @@ mod tests {
             .as_deref()
             .is_some_and(|f| f.starts_with("out.jsonl, line 4: not JSON")));
         assert!(tally.failures.contains_key(&Key::parse(&c).expect("key")));
-        let mut again = Tally::default();
-        jsonl(file.as_bytes(), "out.jsonl", &index, &known, &mut again).expect("read");
-        assert_eq!((again.cached, again.already_cached), (0, 2));
-        assert_eq!(index.missing(), 1);
-        // Reopened, the cache says the same.
-        drop(index);
-        let keys: Vec<Key> = [&a, &b, &c].iter().filter_map(|k| Key::parse(k)).collect();
-        let index = PlanIndex::open(dir.path(), keys).expect("cache");
-        assert_eq!((index.len(), index.missing()), (3, 1));
-        let known = |k: &Key| index.knows(k);
+        assert_eq!(
+            joined,
+            Joined {
+                planned: 3,
+                missing: 1
+            }
+        );
+        let cache = crate::judge::cache::Cache::open(dir.path()).expect("cache");
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.get(&a).map(|c| c.text), Some("[[A]]".to_string()));
+        // Again: nothing new, and the cache says the same.
+        let (again, joined) = ingest(dir.path(), &[&a, &b, &c], &file);
+        assert_eq!((again.cached, again.already_cached), (0, 3));
+        assert_eq!(
+            joined,
+            Joined {
+                planned: 3,
+                missing: 1
+            }
+        );
+        assert_eq!(
+            crate::judge::cache::Cache::open(dir.path())
+                .expect("cache")
+                .len(),
+            2
+        );
+        let spills = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".raterlab"))
+            .count();
+        assert_eq!(spills, 0, "the spilled parts are removed");
         // A file that is not results at all is an error, at its first line.
         let mut t = Tally::default();
-        let e = jsonl("{\"a\":1}\n".as_bytes(), "x", &index, &known, &mut t).expect_err("shape");
+        let e =
+            jsonl("{\"a\":1}\n".as_bytes(), "x", &mut t, &mut |_, _| Ok(())).expect_err("shape");
         assert_eq!(e.line, 1);
         assert!(e.message.contains("custom_id"), "{}", e.message);
     }

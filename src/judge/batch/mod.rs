@@ -13,8 +13,9 @@
 pub mod api;
 pub mod ingest;
 pub mod results;
+pub mod spill;
 
-use super::cache::{key, Cache, Store};
+use super::cache::{key, Cache};
 use super::{Call, CallError, CallFuture, Judge};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -127,7 +128,6 @@ pub struct Shard {
     pub model: String,
     pub lines: u64,
     pub bytes: u64,
-    pub keys: Vec<Key>,
 }
 
 struct OpenShard {
@@ -214,7 +214,6 @@ impl Shards {
                         model: model.clone(),
                         lines: 0,
                         bytes: 0,
-                        keys: Vec::new(),
                     },
                     partial,
                     out,
@@ -287,8 +286,8 @@ impl Manifest {
         })
     }
 
-    /// Written whole (temporary file, then renamed). Shards without their `keys` get them
-    /// from their files in `dir`, one shard at a time, so a manifest of millions of keys is
+    /// Written whole (temporary file, then renamed). Each shard is listed with its keys,
+    /// read from its file in `dir` one shard at a time, so a manifest of millions of keys is
     /// written without holding them all.
     pub fn write(&self, path: &Path, dir: &Path) -> std::io::Result<()> {
         let partial = path.with_extension("json.partial");
@@ -306,17 +305,108 @@ impl Manifest {
             out.write_all(head.trim_end().trim_end_matches('}').trim_end().as_bytes())?;
             out.write_all(b",\n  \"shards\": [")?;
             for (i, shard) in self.shards.iter().enumerate() {
-                let mut shard = shard.clone();
-                if shard.keys.is_empty() {
-                    shard.keys = shard_keys(&dir.join(&shard.file))?;
-                }
+                let mut listed = serde_json::to_value(shard).map_err(std::io::Error::other)?;
+                listed["keys"] = json!(shard_keys(&dir.join(&shard.file))?);
                 out.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
-                serde_json::to_writer(&mut out, &shard).map_err(std::io::Error::other)?;
+                serde_json::to_writer(&mut out, &listed).map_err(std::io::Error::other)?;
             }
             out.write_all(b"\n  ]\n}\n")?;
             out.flush()?;
         }
         std::fs::rename(partial, path)
+    }
+
+    /// Every key the manifest at `path` lists, streamed from the file (never all in memory).
+    pub fn for_each_key(path: &Path, each: impl FnMut(Key)) -> Result<(), String> {
+        let file =
+            File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let mut reader = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
+        let mut each = each;
+        serde::de::DeserializeSeed::deserialize(
+            keys::InObject(keys::Where::Manifest, &mut each),
+            &mut reader,
+        )
+        .map_err(|e| {
+            format!(
+                "'{}': cannot read the manifest's keys ({e})",
+                path.display()
+            )
+        })
+    }
+}
+
+/// Streaming the manifest's keys: the manifest object → its `shards` → each one's `keys`.
+mod keys {
+    use super::Key;
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    #[derive(Clone, Copy)]
+    pub enum Where {
+        Manifest,
+        Shard,
+    }
+
+    /// An object whose `shards` (a manifest) or `keys` (a shard) holds keys.
+    pub struct InObject<'a, F>(pub Where, pub &'a mut F);
+    /// An array of shards or of keys.
+    struct InArray<'a, F>(Where, &'a mut F);
+
+    impl<'de, F: FnMut(Key)> DeserializeSeed<'de> for InObject<'_, F> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, F: FnMut(Key)> Visitor<'de> for InObject<'_, F> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let field = match self.0 {
+                Where::Manifest => "shards",
+                Where::Shard => "keys",
+            };
+            while let Some(name) = map.next_key::<String>()? {
+                if name == field {
+                    map.next_value_seed(InArray(self.0, &mut *self.1))?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    impl<'de, F: FnMut(Key)> DeserializeSeed<'de> for InArray<'_, F> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de, F: FnMut(Key)> Visitor<'de> for InArray<'_, F> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an array")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            match self.0 {
+                Where::Manifest => {
+                    while seq
+                        .next_element_seed(InObject(Where::Shard, &mut *self.1))?
+                        .is_some()
+                    {}
+                }
+                Where::Shard => {
+                    while let Some(key) = seq.next_element::<Key>()? {
+                        (self.1)(key);
+                    }
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -335,38 +425,92 @@ fn shard_keys(path: &Path) -> std::io::Result<Vec<Key>> {
     Ok(keys)
 }
 
+/// Tags of `pending`'s spilled records.
+const CACHED: u8 = 1;
+const CALL: u8 = 2;
+
 /// The calls of a plan that are not cached, each once: (key, call) in plan order, and the
-/// counts. `calls` yields the plan's calls.
-pub fn pending<S: Store + ?Sized>(
-    store: &S,
-    calls: impl FnOnce(&mut dyn FnMut(Call)),
+/// counts. `calls` yields the plan's calls, the same ones each time it is called (twice).
+///
+/// Memory stays bounded by 1/256 of the plan, whatever its size: the cache's keys and the
+/// plan's keys go to disk in parts by their first byte (see `spill`), each part finds its
+/// cached and repeated calls, and a bit a call remembers them for the second pass, which
+/// writes the rest. Keys are compared by their first 16 bytes (two different requests share
+/// them with probability about n² / 2^129).
+pub fn pending(
+    cache_dir: &Path,
+    spill_dir: &Path,
+    calls: impl Fn(&mut dyn FnMut(Call)),
     mut each: impl FnMut(Key, Call) -> std::io::Result<()>,
 ) -> std::io::Result<Counts> {
-    let mut counts = Counts::default();
-    // Repeats are found by the keys' first 16 bytes (16 bytes a request; two different
-    // requests share them with probability about n² / 2^129).
-    let mut seen: std::collections::HashSet<u128> = std::collections::HashSet::new();
+    let head = |k: &[u8; 32]| {
+        let mut head = [0u8; 16];
+        head.copy_from_slice(&k[..16]);
+        head
+    };
+    let mut spill = spill::Spill::new(spill_dir, "raterlab-export")?;
     let mut failed: Option<std::io::Error> = None;
+    super::cache::read_log(cache_dir, |hex, _| match Key::parse(&hex) {
+        Some(k) if failed.is_none() => failed = spill.push(k.0[0], CACHED, &head(&k.0)).err(),
+        _ => {}
+    })?;
+    let mut counts = Counts::default();
     calls(&mut |call: Call| {
         if failed.is_some() {
             return;
         }
+        let Some(k) = Key::parse(&key(&call)) else {
+            return;
+        };
+        let mut record = [0u8; 24];
+        record[..16].copy_from_slice(&head(&k.0));
+        record[16..].copy_from_slice(&counts.calls.to_le_bytes());
         counts.calls += 1;
-        let hex = key(&call);
-        if store.contains(&hex) {
-            counts.cached += 1;
-            return;
-        }
-        let Some(k) = Key::parse(&hex) else { return };
+        failed = spill.push(k.0[0], CALL, &record).err();
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut skip = spill::Bits::default();
+    let mut cached = std::collections::HashSet::new();
+    let mut seen = std::collections::HashSet::new();
+    spill.drain(|item| {
+        let spill::Item::Record(tag, record) = item else {
+            // A part done: its keys never come again.
+            cached.clear();
+            seen.clear();
+            return Ok(());
+        };
         let mut head = [0u8; 16];
-        head.copy_from_slice(&k.0[..16]);
-        if !seen.insert(u128::from_le_bytes(head)) {
+        head.copy_from_slice(&record[..16]);
+        let head = u128::from_le_bytes(head);
+        if tag == CACHED {
+            cached.insert(head);
+            return Ok(());
+        }
+        let mut index = [0u8; 8];
+        index.copy_from_slice(&record[16..24]);
+        let index = u64::from_le_bytes(index);
+        if cached.contains(&head) {
+            counts.cached += 1;
+            skip.set(index);
+        } else if !seen.insert(head) {
             counts.duplicates += 1;
+            skip.set(index);
+        } else {
+            counts.pending += 1;
+        }
+        Ok(())
+    })?;
+    let mut index = 0u64;
+    calls(&mut |call: Call| {
+        let i = index;
+        index += 1;
+        if failed.is_some() || skip.get(i) {
             return;
         }
-        counts.pending += 1;
-        if let Err(e) = each(k, call) {
-            failed = Some(e);
+        if let Some(k) = Key::parse(&key(&call)) {
+            failed = each(k, call).err();
         }
     });
     match failed {

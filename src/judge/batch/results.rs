@@ -17,7 +17,7 @@ use super::super::{CallError, Completion};
 use serde_json::Value;
 
 /// Why a request has no answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// Short and stable, for counting: `HTTP 400`, `batch_expired`, `expired`, ...
     pub reason: String,
@@ -59,7 +59,7 @@ impl Failure {
 }
 
 /// A result line, read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Line {
     pub custom_id: String,
     pub outcome: Result<Completion, Failure>,
