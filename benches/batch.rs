@@ -1,8 +1,10 @@
 //! Batch export and ingest at scale, side by side with their references:
 //!
 //! - `raterlab batch export` of 10^5 and 10^6 requests (a generated reward-bench-schema file
-//!   × both orders × 5 prompts × sc:5): time per request should stay flat (linear time) and
-//!   peak memory bounded by one shard (a shard is up to 190 MB), not by the whole set;
+//!   × both orders × 5 prompts × sc:5; 10^6 both by 10x the pairs and by sc:50 over the same
+//!   pairs, which grows the plan and not the data): time per request should stay flat (linear
+//!   time) and peak memory bounded by one shard (a shard is up to 190 MB), not by the whole
+//!   set;
 //! - `raterlab batch ingest` of the matching OpenAI-format output files, into an empty cache:
 //!   requests per second against the cache's own write path (`KeyIndex::put` of the same
 //!   answers, in process);
@@ -82,8 +84,10 @@ fn timed(args: &[&str]) -> (f64, f64, String) {
     )
 }
 
-/// The plan options for `pairs` pairs: × 2 orders × 5 prompts × 5 samples = 50 × pairs calls.
-fn plan(data: &str) -> Vec<String> {
+/// The plan options for `pairs` pairs: × 2 orders × 5 prompts × `samples` = 10 × samples ×
+/// pairs calls.
+fn plan(data: &str, samples: usize) -> Vec<String> {
+    let rater = format!("sc:{samples}");
     let mut args: Vec<String> = [
         "--data",
         data,
@@ -91,7 +95,7 @@ fn plan(data: &str) -> Vec<String> {
         "--model",
         "bench-judge",
         "--rater",
-        "sc:5",
+        &rater,
         "--max-tokens",
         "64",
     ]
@@ -153,7 +157,9 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
 }
 
 struct Row {
+    label: &'static str,
     requests: u64,
+    data_mb: f64,
     export: (f64, f64),
     ingest: (f64, f64),
     shard_mb: f64,
@@ -165,14 +171,22 @@ fn main() {
     let dir = work.path();
     let mut rows = Vec::new();
     let mut offline_ratio = None;
-    for pairs in [2_000usize, 20_000] {
+    // 10^5 requests, then 10^6 twice: 10x the data, and 10x the samples of the same data
+    // (the plan grows, the data does not: what the requests alone cost).
+    for (label, pairs, samples) in [
+        ("10^5", 2_000usize, 5usize),
+        ("10^6 data", 20_000, 5),
+        ("10^6 samples", 2_000, 50),
+    ] {
         let data = dir.join(format!("pairs-{pairs}.jsonl"));
         write_pairs(&data, pairs);
         let data_s = data.to_string_lossy().into_owned();
-        let export = dir.join(format!("export-{pairs}"));
-        let cache = dir.join(format!("cache-{pairs}"));
+        // What the data alone holds: the same file loaded by `data summary`.
+        let (_, data_mb, _) = timed(&["data", "summary", "--data", &data_s]);
+        let export = dir.join(format!("export-{pairs}-{samples}"));
+        let cache = dir.join(format!("cache-{pairs}-{samples}"));
         let mut args: Vec<String> = vec!["batch".into(), "export".into()];
-        args.extend(plan(&data_s));
+        args.extend(plan(&data_s, samples));
         args.extend([
             "--out".into(),
             export.to_string_lossy().into_owned(),
@@ -203,11 +217,11 @@ fn main() {
             &cache.to_string_lossy(),
         ]);
         assert!(out.contains("every request is answered"), "{out}");
-        let reference_s = cache_writes(&dir.join(format!("reference-{pairs}")), requests);
-        if pairs == 2_000 {
+        let reference_s = cache_writes(&dir.join(format!("reference-{pairs}-{samples}")), requests);
+        if rows.is_empty() {
             // The report the ingest feeds: calibrate --offline over the same keys.
             let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
-            args.extend(plan(&data_s));
+            args.extend(plan(&data_s, samples));
             args.extend([
                 "--cache-dir".into(),
                 cache.to_string_lossy().into_owned(),
@@ -223,9 +237,13 @@ fn main() {
         for p in [&results, &data] {
             let _ = std::fs::remove_file(p);
         }
-        let _ = std::fs::remove_dir_all(&export);
+        for d in [&export, &cache] {
+            let _ = std::fs::remove_dir_all(d);
+        }
         rows.push(Row {
+            label,
             requests,
+            data_mb,
             export: (export_s, export_mb),
             ingest: (ingest_s, ingest_mb),
             shard_mb,
@@ -234,8 +252,10 @@ fn main() {
     }
     println!("batch export and ingest (child processes, peak RSS by /usr/bin/time)");
     println!(
-        "{:>10} | {:>9} {:>12} {:>8} | {:>9} {:>12} {:>8} | {:>16} {:>8} | {:>9}",
+        "{:>12} {:>8} {:>8} | {:>9} {:>12} {:>8} | {:>9} {:>12} {:>8} | {:>16} {:>8} | {:>9}",
+        "",
         "requests",
+        "data MB",
         "export s",
         "req/s",
         "peak MB",
@@ -249,8 +269,10 @@ fn main() {
     for r in &rows {
         let n = r.requests as f64;
         println!(
-            "{:>10} | {:>9.2} {:>12.0} {:>8.0} | {:>9.2} {:>12.0} {:>8.0} | {:>16.0} {:>8.2} | {:>9.0}",
+            "{:>12} {:>8} {:>8.0} | {:>9.2} {:>12.0} {:>8.0} | {:>9.2} {:>12.0} {:>8.0} | {:>16.0} {:>8.2} | {:>9.0}",
+            r.label,
             r.requests,
+            r.data_mb,
             r.export.0,
             n / r.export.0,
             r.export.1,
@@ -262,15 +284,19 @@ fn main() {
             r.shard_mb,
         );
     }
-    if let [small, large] = &rows[..] {
-        let size = large.requests as f64 / small.requests as f64;
-        println!(
-            "10x the requests: export takes {:.1}x the time, ingest {:.1}x (linear = {size:.0}x); peak memory {:.1}x and {:.1}x",
-            large.export.0 / small.export.0,
-            large.ingest.0 / small.ingest.0,
-            large.export.1 / small.export.1,
-            large.ingest.1 / small.ingest.1,
-        );
+    if let [small, rest @ ..] = &rows[..] {
+        for large in rest {
+            let size = large.requests as f64 / small.requests as f64;
+            println!(
+                "{}: {size:.0}x the requests: export takes {:.1}x the time, ingest {:.1}x (linear = {size:.0}x); peak memory {:.1}x and {:.1}x; export's peak beyond the data alone {:.1}x",
+                large.label,
+                large.export.0 / small.export.0,
+                large.ingest.0 / small.ingest.0,
+                large.export.1 / small.export.1,
+                large.ingest.1 / small.ingest.1,
+                (large.export.1 - large.data_mb) / (small.export.1 - small.data_mb),
+            );
+        }
         println!(
             "ingest speed vs the cache's own write path (in process, no parsing): {:.2} (1.00 = as fast)",
             small.reference_s / small.ingest.0

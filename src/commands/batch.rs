@@ -585,6 +585,7 @@ pub fn run_batches(
     let known = |k: &Key| known.contains(k);
     let mut tally = Tally {
         fresh: Some(HashSet::new()),
+        failures: Some(HashMap::new()),
         ..Tally::default()
     };
     // Results already downloaded (an earlier run of this command) count again: their
@@ -667,6 +668,7 @@ pub fn run_batches(
         let settled: HashSet<Key> = tally
             .failures
             .iter()
+            .flatten()
             .filter(|(_, f)| !f.retryable)
             .map(|(k, _)| *k)
             .collect();
@@ -729,6 +731,7 @@ pub fn run_batches(
     let failures: HashMap<Key, crate::judge::CallError> = tally
         .failures
         .iter()
+        .flatten()
         .filter(|(k, _)| !cache.contains(&k.hex()))
         .map(|(k, f)| (*k, f.to_call_error()))
         .collect();

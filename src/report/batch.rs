@@ -98,8 +98,8 @@ pub fn emit_ingest(s: &IngestSummary) -> Result<()> {
             format!(" ({})", reasons.join(", "))
         }
     )?;
-    if let Some((_, f)) = t.failures.iter().next() {
-        writeln!(out, "    e.g. {}: {}", f.reason, f.message)?;
+    for (reason, message) in &t.examples {
+        writeln!(out, "    e.g. {reason}: {message}")?;
     }
     writeln!(
         out,

@@ -1,6 +1,6 @@
 //! Result files → the response cache. Output order is never relied on; only successes are
-//! cached; failures are counted by reason (and kept per request, so a run can resubmit the
-//! retryable ones); unknown custom_ids are counted and skipped; a request already cached is
+//! cached; failures are counted by reason (and, when asked, kept per request, so a run can
+//! resubmit the retryable ones); unknown custom_ids are counted and skipped; a request already cached is
 //! left alone, so ingesting a file twice changes nothing.
 
 use super::results::{self, Failure, Line};
@@ -29,8 +29,11 @@ pub struct Tally {
     /// one was.
     pub unreadable: u64,
     pub first_unreadable: Option<String>,
-    /// The last failure of each request that has no answer yet.
-    pub failures: HashMap<Key, Failure>,
+    /// The first message of each failure reason.
+    pub examples: BTreeMap<String, String>,
+    /// The last failure of each request that has no answer yet, when asked for (`Some`):
+    /// what a run resubmits or reports per item.
+    pub failures: Option<HashMap<Key, Failure>>,
     /// Requests answered by this ingest, when asked for (`Some`).
     pub fresh: Option<HashSet<Key>>,
     /// Answers that could not be written to the cache.
@@ -219,12 +222,20 @@ pub fn settle<S: Store + ?Sized>(
             } else {
                 tally.write_errors += 1;
             }
-            tally.failures.remove(&key);
+            if let Some(failures) = &mut tally.failures {
+                failures.remove(&key);
+            }
         }
         Err(failure) => {
             *tally.failed.entry(failure.reason.clone()).or_default() += 1;
-            if !store.contains(&line.custom_id) {
-                tally.failures.insert(key, failure);
+            tally
+                .examples
+                .entry(failure.reason.clone())
+                .or_insert_with(|| failure.message.clone());
+            if let Some(failures) = &mut tally.failures {
+                if !store.contains(&line.custom_id) {
+                    failures.insert(key, failure);
+                }
             }
         }
     }
@@ -348,7 +359,10 @@ mod tests {
             .first_unreadable
             .as_deref()
             .is_some_and(|f| f.starts_with("out.jsonl, line 4: not JSON")));
-        assert!(tally.failures.contains_key(&Key::parse(&c).expect("key")));
+        assert_eq!(
+            tally.examples.get("batch_expired").map(String::as_str),
+            Some("late")
+        );
         assert_eq!(
             joined,
             Joined {

@@ -655,6 +655,104 @@ mod tests {
     }
 
     #[test]
+    fn pending_skips_cached_and_repeated_calls_and_keeps_plan_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache_dir = dir.path().join("cache");
+        let q: Vec<Call> = (0..4).map(|i| call("m", &format!("q{i}"), 0)).collect();
+        let cache = Cache::open(&cache_dir).expect("cache");
+        let answer = crate::judge::Completion {
+            text: "[[A]]".into(),
+            tokens_in: 1,
+            tokens_out: 1,
+            latency_ms: 0.0,
+            cached: false,
+        };
+        cache.put(&key(&q[1]), &answer).expect("put");
+        let plan = [&q[0], &q[1], &q[0], &q[2], &q[1], &q[3], &q[2]];
+        let mut got = Vec::new();
+        let counts = pending(
+            &cache_dir,
+            dir.path(),
+            |f: &mut dyn FnMut(Call)| plan.iter().for_each(|c| f((*c).clone())),
+            |k, c| {
+                assert_eq!(k.hex(), key(&c));
+                got.push(k);
+                Ok(())
+            },
+        )
+        .expect("pending");
+        assert_eq!(
+            counts,
+            Counts {
+                calls: 7,
+                cached: 2,
+                duplicates: 2,
+                pending: 3
+            }
+        );
+        let want: Vec<Key> = [&q[0], &q[2], &q[3]]
+            .iter()
+            .filter_map(|c| Key::parse(&key(c)))
+            .collect();
+        assert_eq!(got, want, "first occurrences, in plan order");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            left,
+            vec![std::ffi::OsString::from("cache")],
+            "no spill left"
+        );
+        // An error of the writer stops the export and comes back.
+        let e = pending(
+            &cache_dir,
+            dir.path(),
+            |f: &mut dyn FnMut(Call)| plan.iter().for_each(|c| f((*c).clone())),
+            |_, _| Err(std::io::Error::other("disk full")),
+        )
+        .expect_err("stopped");
+        assert_eq!(e.to_string(), "disk full");
+    }
+
+    #[test]
+    fn a_manifest_lists_its_shards_keys_and_streams_them_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut shards = Shards::new(dir.path(), Format::Openai, 2, MAX_BYTES);
+        let mut keys = Vec::new();
+        for i in 0..5 {
+            let c = call(if i < 3 { "a" } else { "b" }, &format!("q{i}"), 0);
+            let k = Key::parse(&key(&c)).expect("key");
+            keys.push(k);
+            shards.push(k, &c).expect("written");
+        }
+        let manifest = Manifest {
+            raterlab_version: "test".into(),
+            format: Format::Openai,
+            created_unix: 1,
+            plan: json!({"seed": 3}),
+            counts: Counts::default(),
+            shards: shards.finish().expect("closed"),
+        };
+        let path = dir.path().join("manifest.json");
+        manifest.write(&path, dir.path()).expect("written");
+        let text: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        assert_eq!(text["shards"].as_array().map(Vec::len), Some(3));
+        assert_eq!(text["shards"][0]["keys"][1], json!(keys[1].hex()));
+        let back = Manifest::read(&path).expect("manifest");
+        assert_eq!(back.shards.len(), 3);
+        assert_eq!(back.plan["seed"], 3);
+        let mut streamed = Vec::new();
+        Manifest::for_each_key(&path, |k| streamed.push(k)).expect("keys");
+        assert_eq!(streamed, keys, "shards a-001, a-002, b-001 in order");
+        std::fs::write(&path, r#"{"shards": [{"keys": ["zz"]}]}"#).expect("write");
+        let e = Manifest::for_each_key(&path, |_| {}).expect_err("bad key");
+        assert!(e.contains("manifest.json") && e.contains("keys"), "{e}");
+    }
+
+    #[test]
     fn keys_round_trip() {
         let hex = "00ff".repeat(16);
         let k = Key::parse(&hex).expect("key");

@@ -34,11 +34,26 @@ pub struct Spill {
 }
 
 impl Spill {
-    /// A fresh folder `parent/.name-PID` for the parts (an old one of that name is cleared).
+    /// A fresh folder `parent/.name-PID` for the parts. Folders of the same name that a
+    /// process no longer running left (killed before it could clean up) are removed.
     pub fn new(parent: &Path, name: &str) -> std::io::Result<Self> {
         let dir = parent.join(format!(".{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
+        let prefix = format!(".{name}-");
+        let running = |pid: &str| Path::new("/proc").join(pid).exists();
+        if Path::new("/proc/self").exists() {
+            for entry in std::fs::read_dir(parent)?.flatten() {
+                let file = entry.file_name();
+                let stale = file
+                    .to_str()
+                    .and_then(|f| f.strip_prefix(&prefix))
+                    .is_some_and(|pid| pid.parse::<u32>().is_ok() && !running(pid));
+                if stale {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
         Ok(Self {
             dir,
             files: (0..PARTS).map(|_| None).collect(),
@@ -137,7 +152,16 @@ mod tests {
     #[test]
     fn records_come_back_part_by_part_in_the_order_written() {
         let dir = tempfile::tempdir().expect("tempdir");
+        // What a killed run left goes; what a running one (this one) holds stays.
+        let stale = dir.path().join(".test-4294967295");
+        let alive = dir.path().join(".other-1");
+        std::fs::create_dir_all(&stale).expect("stale");
+        std::fs::create_dir_all(&alive).expect("other");
         let mut spill = Spill::new(dir.path(), "test").expect("spill");
+        if Path::new("/proc/self").exists() {
+            assert!(!stale.exists(), "a dead process's spill is removed");
+        }
+        assert!(alive.exists(), "another name is left alone");
         let folder = dir.path().join(format!(".test-{}", std::process::id()));
         assert!(folder.is_dir());
         for (first, tag, text) in [
