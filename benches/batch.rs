@@ -181,8 +181,8 @@ fn main() {
         let data = dir.join(format!("pairs-{pairs}.jsonl"));
         write_pairs(&data, pairs);
         let data_s = data.to_string_lossy().into_owned();
-        // What the data alone holds: the same file loaded by `data summary`.
-        let (_, data_mb, _) = timed(&["data", "summary", "--data", &data_s]);
+        // What the data alone holds: the same file, both orders, loaded by `data summary`.
+        let (_, data_mb, _) = timed(&["data", "summary", "--data", &data_s, "--both-orders"]);
         let export = dir.join(format!("export-{pairs}-{samples}"));
         let cache = dir.join(format!("cache-{pairs}-{samples}"));
         let mut args: Vec<String> = vec!["batch".into(), "export".into()];

@@ -323,7 +323,7 @@ impl Manifest {
         let mut reader = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
         let mut each = each;
         serde::de::DeserializeSeed::deserialize(
-            keys::InObject(keys::Where::Manifest, &mut each),
+            keys::At(keys::Where::Manifest, &mut each),
             &mut reader,
         )
         .map_err(|e| {
@@ -335,75 +335,68 @@ impl Manifest {
     }
 }
 
-/// Streaming the manifest's keys: the manifest object → its `shards` → each one's `keys`.
+/// Streaming the manifest's keys: the manifest object → its `shards` array → each shard
+/// object → its `keys` array.
 mod keys {
     use super::Key;
     use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+    /// Where in the manifest a value is.
     #[derive(Clone, Copy)]
     pub enum Where {
         Manifest,
+        Shards,
         Shard,
+        Keys,
     }
 
-    /// An object whose `shards` (a manifest) or `keys` (a shard) holds keys.
-    pub struct InObject<'a, F>(pub Where, pub &'a mut F);
-    /// An array of shards or of keys.
-    struct InArray<'a, F>(Where, &'a mut F);
+    /// A value of the manifest at `.0`, its keys handed to `.1`.
+    pub struct At<'a, F>(pub Where, pub &'a mut F);
 
-    impl<'de, F: FnMut(Key)> DeserializeSeed<'de> for InObject<'_, F> {
+    impl<'de, F: FnMut(Key)> DeserializeSeed<'de> for At<'_, F> {
         type Value = ();
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_map(self)
+            d.deserialize_any(self)
         }
     }
 
-    impl<'de, F: FnMut(Key)> Visitor<'de> for InObject<'_, F> {
+    impl<'de, F: FnMut(Key)> Visitor<'de> for At<'_, F> {
         type Value = ();
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
+            f.write_str(match self.0 {
+                Where::Manifest | Where::Shard => "an object",
+                Where::Shards | Where::Keys => "an array",
+            })
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let field = match self.0 {
-                Where::Manifest => "shards",
-                Where::Shard => "keys",
+            let (field, inside) = match self.0 {
+                Where::Manifest => ("shards", Where::Shards),
+                Where::Shard => ("keys", Where::Keys),
+                _ => return Err(serde::de::Error::custom("an object where an array belongs")),
             };
             while let Some(name) = map.next_key::<String>()? {
                 if name == field {
-                    map.next_value_seed(InArray(self.0, &mut *self.1))?;
+                    map.next_value_seed(At(inside, &mut *self.1))?;
                 } else {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
             Ok(())
         }
-    }
-
-    impl<'de, F: FnMut(Key)> DeserializeSeed<'de> for InArray<'_, F> {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_seq(self)
-        }
-    }
-
-    impl<'de, F: FnMut(Key)> Visitor<'de> for InArray<'_, F> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an array")
-        }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
             match self.0 {
-                Where::Manifest => {
+                Where::Shards => {
                     while seq
-                        .next_element_seed(InObject(Where::Shard, &mut *self.1))?
+                        .next_element_seed(At(Where::Shard, &mut *self.1))?
                         .is_some()
                     {}
                 }
-                Where::Shard => {
+                Where::Keys => {
                     while let Some(key) = seq.next_element::<Key>()? {
                         (self.1)(key);
                     }
                 }
+                _ => return Err(serde::de::Error::custom("an array where an object belongs")),
             }
             Ok(())
         }
