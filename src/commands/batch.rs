@@ -95,11 +95,7 @@ fn plan_key(configs: &[Config], examples: &[Example]) -> String {
     for_each_call(configs, examples, |_, _, call| {
         h.update(crate::judge::cache::key(&call).as_bytes());
     });
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::judge::cache::hex(&h.finalize()[..16])
 }
 
 fn plan_json(

@@ -375,7 +375,7 @@ pub fn checksum(dataset: &Dataset) -> String {
             h.update([0]);
         }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::judge::cache::hex(&h.finalize())
 }
 
 /// `YYYYMMDD-HHMMSS` (UTC) for a Unix time.

@@ -9,7 +9,7 @@ use super::Key;
 use crate::judge::cache::{append, open_log, Store};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::sync::Mutex;
 
 /// What an ingest saw.
@@ -58,7 +58,9 @@ const RESULT: u8 = 3;
 #[derive(Debug)]
 pub struct Join {
     spill: Spill,
-    file: Mutex<std::fs::File>,
+    /// The cache, appended through a buffer (flushed after each part): an ingest cut short
+    /// loses at most the buffer, which the same ingest brings back.
+    file: Mutex<std::io::BufWriter<std::fs::File>>,
     path: std::path::PathBuf,
 }
 
@@ -96,7 +98,7 @@ impl Join {
         }
         Ok(Self {
             spill,
-            file: Mutex::new(file),
+            file: Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)),
             path,
         })
     }
@@ -138,6 +140,10 @@ impl Join {
                     settle(line, &part, &|k| planned.contains(k), tally);
                 }
                 Item::PartEnd => {
+                    part.file
+                        .lock()
+                        .map_err(|_| std::io::Error::other("cache lock poisoned"))?
+                        .flush()?;
                     let cached = part.cached_mut().len() as u64;
                     joined.planned += part.planned.len() as u64;
                     joined.missing += part.planned.len() as u64 - cached;
@@ -155,7 +161,7 @@ impl Join {
 struct Part<'a> {
     planned: HashSet<Key>,
     cached: Mutex<HashSet<Key>>,
-    file: &'a Mutex<std::fs::File>,
+    file: &'a Mutex<std::io::BufWriter<std::fs::File>>,
 }
 
 impl Part<'_> {

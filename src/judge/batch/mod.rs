@@ -59,7 +59,7 @@ impl Key {
         super::cache::key_bytes(hex).map(Key)
     }
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        super::cache::hex(&self.0)
     }
 }
 

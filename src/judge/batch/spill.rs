@@ -1,4 +1,4 @@
-//! Records spread over files on disk by their key, then read back one part at a time: how
+//! Records spread over parts on disk by their key, then read back one part at a time: how
 //! export and ingest handle millions of requests with memory bounded by a part (about
 //! 1/256 of the set), not the whole set.
 //!
@@ -7,15 +7,20 @@
 //! were written, so a caller that writes its kinds of record in phases (say, every cached
 //! key, then every request) reads them back in those phases, part by part.
 //!
-//! The files live in a hidden folder the caller names (beside its output, not in a RAM-backed
-//! temporary folder) and are removed when the `Spill` is dropped.
+//! One file holds every part: each part fills a small buffer in memory that goes to the end
+//! of the file as a block when full, and the block list (part, offset, length: 1/2000 of
+//! the data) says where each part's blocks are. The file is hidden beside the caller's output
+//! (not in a RAM-backed temporary folder) and removed when the `Spill` is dropped.
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// How many parts: the first byte of a key.
 pub const PARTS: usize = 256;
+/// A part's buffer goes to disk at this size.
+const BLOCK: usize = 32 << 10;
 
 /// What `Spill::drain` hands back.
 #[derive(Debug)]
@@ -29,17 +34,20 @@ pub enum Item<'a> {
 /// Spilled records.
 #[derive(Debug)]
 pub struct Spill {
-    dir: PathBuf,
-    files: Vec<Option<BufWriter<File>>>,
+    path: PathBuf,
+    file: File,
+    /// Bytes written to the file.
+    end: u64,
+    buffers: Vec<Vec<u8>>,
+    /// (part, offset, length) of every block written, in order.
+    blocks: Vec<(u8, u64, u32)>,
 }
 
 impl Spill {
-    /// A fresh folder `parent/.name-PID` for the parts. Folders of the same name that a
-    /// process no longer running left (killed before it could clean up) are removed.
+    /// A fresh file `parent/.name-PID.spill`. Spills of the same name that a process no
+    /// longer running left (killed before it could clean up) are removed.
     pub fn new(parent: &Path, name: &str) -> std::io::Result<Self> {
-        let dir = parent.join(format!(".{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(parent)?;
         let prefix = format!(".{name}-");
         let running = |pid: &str| Path::new("/proc").join(pid).exists();
         if Path::new("/proc/self").exists() {
@@ -48,80 +56,104 @@ impl Spill {
                 let stale = file
                     .to_str()
                     .and_then(|f| f.strip_prefix(&prefix))
+                    .and_then(|f| f.strip_suffix(".spill"))
                     .is_some_and(|pid| pid.parse::<u32>().is_ok() && !running(pid));
                 if stale {
-                    let _ = std::fs::remove_dir_all(entry.path());
+                    let _ = std::fs::remove_file(entry.path());
                 }
             }
         }
+        let path = parent.join(format!(".{name}-{}.spill", std::process::id()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
         Ok(Self {
-            dir,
-            files: (0..PARTS).map(|_| None).collect(),
+            path,
+            file,
+            end: 0,
+            buffers: vec![Vec::new(); PARTS],
+            blocks: Vec::new(),
         })
-    }
-
-    fn path(&self, part: usize) -> PathBuf {
-        self.dir.join(format!("{part:02x}"))
     }
 
     /// Appends one record to the part of `key_first_byte`.
     pub fn push(&mut self, key_first_byte: u8, tag: u8, bytes: &[u8]) -> std::io::Result<()> {
-        let part = usize::from(key_first_byte);
-        if self.files[part].is_none() {
-            let file = File::create(self.path(part))?;
-            self.files[part] = Some(BufWriter::with_capacity(16 << 10, file));
-        }
-        let Some(out) = self.files[part].as_mut() else {
-            return Err(std::io::Error::other("spill part not open"));
-        };
         let len = u32::try_from(bytes.len())
             .map_err(|_| std::io::Error::other("a spilled record over 4 GB"))?;
-        out.write_all(&[tag])?;
-        out.write_all(&len.to_le_bytes())?;
-        out.write_all(bytes)
+        let part = usize::from(key_first_byte);
+        let buffer = &mut self.buffers[part];
+        buffer.push(tag);
+        buffer.extend_from_slice(&len.to_le_bytes());
+        buffer.extend_from_slice(bytes);
+        if buffer.len() >= BLOCK {
+            self.flush(part)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a part's buffer as a block.
+    fn flush(&mut self, part: usize) -> std::io::Result<()> {
+        let buffer = &mut self.buffers[part];
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let len = u32::try_from(buffer.len())
+            .map_err(|_| std::io::Error::other("a spilled block over 4 GB"))?;
+        self.file.write_all(buffer)?;
+        self.blocks.push((key_part(part), self.end, len));
+        self.end += u64::from(len);
+        buffer.clear();
+        Ok(())
     }
 
     /// Calls `each` with every record, part by part (each part's records in the order
-    /// written), and with `PartEnd` after each part. Writing is over.
+    /// written), and with `PartEnd` after each part that holds any. Writing is over.
     pub fn drain(
         mut self,
         mut each: impl FnMut(Item<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        for file in self.files.iter_mut().flatten() {
-            file.flush()?;
-        }
-        self.files.iter_mut().for_each(|f| *f = None);
-        let mut bytes = Vec::new();
         for part in 0..PARTS {
-            let Ok(file) = File::open(self.path(part)) else {
-                continue;
-            };
-            let mut input = BufReader::with_capacity(1 << 16, file);
-            let mut head = [0u8; 5];
-            loop {
-                match input.read_exact(&mut head) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                    Err(e) => return Err(e),
-                }
+            self.flush(part)?;
+        }
+        self.buffers = Vec::new();
+        // Each part's blocks, in the order written (a stable sort).
+        let mut blocks = std::mem::take(&mut self.blocks);
+        blocks.sort_by_key(|b| b.0);
+        let mut block = Vec::new();
+        for (i, &(part, offset, len)) in blocks.iter().enumerate() {
+            block.resize(len as usize, 0);
+            self.file.read_exact_at(&mut block, offset)?;
+            let mut at = 0;
+            while at < block.len() {
+                let head = block
+                    .get(at..at + 5)
+                    .ok_or_else(|| std::io::Error::other("a spilled record cut short"))?;
                 let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
-                bytes.resize(len, 0);
-                input.read_exact(&mut bytes)?;
-                each(Item::Record(head[0], &bytes))?;
+                let bytes = block
+                    .get(at + 5..at + 5 + len)
+                    .ok_or_else(|| std::io::Error::other("a spilled record cut short"))?;
+                each(Item::Record(head[0], bytes))?;
+                at += 5 + len;
             }
-            // A part read is a part done with: its file goes at once.
-            drop(input);
-            let _ = std::fs::remove_file(self.path(part));
-            each(Item::PartEnd)?;
+            if blocks.get(i + 1).is_none_or(|next| next.0 != part) {
+                each(Item::PartEnd)?;
+            }
         }
         Ok(())
     }
 }
 
+/// A part's index as its key byte.
+fn key_part(part: usize) -> u8 {
+    u8::try_from(part).unwrap_or(u8::MAX)
+}
+
 impl Drop for Spill {
     fn drop(&mut self) {
-        self.files.iter_mut().for_each(|f| *f = None);
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -153,17 +185,19 @@ mod tests {
     fn records_come_back_part_by_part_in_the_order_written() {
         let dir = tempfile::tempdir().expect("tempdir");
         // What a killed run left goes; what a running one (this one) holds stays.
-        let stale = dir.path().join(".test-4294967295");
-        let alive = dir.path().join(".other-1");
-        std::fs::create_dir_all(&stale).expect("stale");
-        std::fs::create_dir_all(&alive).expect("other");
+        let stale = dir.path().join(".test-4294967295.spill");
+        let alive = dir.path().join(".other-1.spill");
+        std::fs::write(&stale, "x").expect("stale");
+        std::fs::write(&alive, "x").expect("other");
         let mut spill = Spill::new(dir.path(), "test").expect("spill");
         if Path::new("/proc/self").exists() {
             assert!(!stale.exists(), "a dead process's spill is removed");
         }
         assert!(alive.exists(), "another name is left alone");
-        let folder = dir.path().join(format!(".test-{}", std::process::id()));
-        assert!(folder.is_dir());
+        let file = dir
+            .path()
+            .join(format!(".test-{}.spill", std::process::id()));
+        assert!(file.is_file());
         for (first, tag, text) in [
             (9u8, 1u8, "a"),
             (3, 1, "b"),
@@ -192,7 +226,39 @@ mod tests {
             .collect();
         assert_eq!(seen, want);
         assert_eq!(parts, 3, "one call of done per part holding records");
-        assert!(!folder.exists(), "the folder goes with the spill");
+        assert!(!file.exists(), "the file goes with the spill");
+    }
+
+    #[test]
+    fn parts_of_many_blocks_keep_their_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut spill = Spill::new(dir.path(), "blocks").expect("spill");
+        // Two parts written in turns, each over 10 blocks.
+        let n = 40_000u32;
+        for i in 0..n {
+            spill.push(200, 1, &i.to_le_bytes()).expect("push");
+            spill.push(7, 2, &(n - i).to_le_bytes()).expect("push");
+        }
+        assert!(spill.blocks.len() >= 20, "{} blocks", spill.blocks.len());
+        let mut got: Vec<(u8, u32)> = Vec::new();
+        let mut ends = Vec::new();
+        spill
+            .drain(|item| {
+                match item {
+                    Item::Record(tag, bytes) => {
+                        got.push((tag, u32::from_le_bytes(bytes.try_into().expect("4 bytes"))))
+                    }
+                    Item::PartEnd => ends.push(got.len()),
+                }
+                Ok(())
+            })
+            .expect("drain");
+        let want: Vec<(u8, u32)> = (0..n)
+            .map(|i| (2, n - i))
+            .chain((0..n).map(|i| (1, i)))
+            .collect();
+        assert!(got == want, "part 7 first, then part 200, each in order");
+        assert_eq!(ends, vec![n as usize, 2 * n as usize]);
     }
 
     #[test]
