@@ -8,8 +8,8 @@
 //! key, then every request) reads them back in those phases, part by part.
 //!
 //! One file holds every part: each part fills a small buffer in memory that goes to the end
-//! of the file as a block when full, and the block list (part, offset, length: 1/2000 of
-//! the data) says where each part's blocks are. The file is hidden beside the caller's output
+//! of the file as a block when full (256 × 16 KB in memory at most), and the block list
+//! (part, offset, length: 1/1000 of the data) says where each part's blocks are. The file is hidden beside the caller's output
 //! (not in a RAM-backed temporary folder) and removed when the `Spill` is dropped.
 
 use std::fs::{File, OpenOptions};
@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 /// How many parts: the first byte of a key.
 pub const PARTS: usize = 256;
-/// A part's buffer goes to disk at this size.
-const BLOCK: usize = 32 << 10;
+/// A part's buffer goes to disk as a block before it passes this size.
+const BLOCK: usize = 16 << 10;
 
 /// What `Spill::drain` hands back.
 #[derive(Debug)]
@@ -84,13 +84,18 @@ impl Spill {
         let len = u32::try_from(bytes.len())
             .map_err(|_| std::io::Error::other("a spilled record over 4 GB"))?;
         let part = usize::from(key_first_byte);
+        // A block is written before it would pass BLOCK, so a buffer never grows past it
+        // (unless one record is larger): memory at most PARTS × BLOCK.
+        if self.buffers[part].len() + 5 + bytes.len() > BLOCK {
+            self.flush(part)?;
+        }
         let buffer = &mut self.buffers[part];
+        if buffer.capacity() == 0 {
+            buffer.reserve_exact(BLOCK);
+        }
         buffer.push(tag);
         buffer.extend_from_slice(&len.to_le_bytes());
         buffer.extend_from_slice(bytes);
-        if buffer.len() >= BLOCK {
-            self.flush(part)?;
-        }
         Ok(())
     }
 
@@ -233,13 +238,15 @@ mod tests {
     fn parts_of_many_blocks_keep_their_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut spill = Spill::new(dir.path(), "blocks").expect("spill");
-        // Two parts written in turns, each over 10 blocks.
+        // Two parts written in turns, each over 10 blocks, none over BLOCK.
         let n = 40_000u32;
         for i in 0..n {
             spill.push(200, 1, &i.to_le_bytes()).expect("push");
             spill.push(7, 2, &(n - i).to_le_bytes()).expect("push");
         }
         assert!(spill.blocks.len() >= 20, "{} blocks", spill.blocks.len());
+        assert!(spill.blocks.iter().all(|b| b.2 as usize <= BLOCK));
+        assert!(spill.buffers.iter().all(|b| b.capacity() <= BLOCK));
         let mut got: Vec<(u8, u32)> = Vec::new();
         let mut ends = Vec::new();
         spill
