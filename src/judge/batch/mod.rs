@@ -328,7 +328,7 @@ impl Manifest {
         )
         .map_err(|e| {
             format!(
-                "'{}': cannot read the manifest's keys ({e})",
+                "'{}': cannot read the manifest's keys ({e}); give the manifest.json that `raterlab batch export` wrote, unedited",
                 path.display()
             )
         })
