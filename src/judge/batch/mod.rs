@@ -508,6 +508,10 @@ pub fn pending(
     });
     match failed {
         Some(e) => Err(e),
+        None if index != counts.calls => Err(std::io::Error::other(format!(
+            "the plan yielded {} calls, then {index}: a plan must yield the same calls each time",
+            counts.calls
+        ))),
         None => Ok(counts),
     }
 }
@@ -707,6 +711,21 @@ mod tests {
         )
         .expect_err("stopped");
         assert_eq!(e.to_string(), "disk full");
+        // A plan that yields other calls the second time is an error, not a wrong export.
+        let passes = std::cell::Cell::new(0);
+        let e = pending(
+            &cache_dir,
+            dir.path(),
+            |f: &mut dyn FnMut(Call)| {
+                passes.set(passes.get() + 1);
+                plan.iter()
+                    .take(8 - passes.get())
+                    .for_each(|c| f((*c).clone()))
+            },
+            |_, _| Ok(()),
+        )
+        .expect_err("changed");
+        assert!(e.to_string().contains("yielded 7 calls, then 6"), "{e}");
     }
 
     #[test]
