@@ -6,8 +6,8 @@
 //!   time) and peak memory bounded by one shard (a shard is up to 190 MB), not by the whole
 //!   set;
 //! - `raterlab batch ingest` of the matching OpenAI-format output files, into an empty cache:
-//!   requests per second against the cache's own write path (`KeyIndex::put` of the same
-//!   answers, in process);
+//!   requests per second against the cache's own write path (`Cache::put` of the same
+//!   answers in process, as an online run writes them);
 //! - ingest against a `calibrate --offline` over the same 10^5 keys: what the batch route
 //!   adds to the report it feeds.
 //!
@@ -17,7 +17,7 @@
 
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
-use raterlab::judge::cache::{KeyIndex, Store};
+use raterlab::judge::cache::Cache;
 use raterlab::judge::Completion;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufWriter, Write};
@@ -140,7 +140,7 @@ fn write_results(export: &Path, to: &Path) -> u64 {
 
 /// The cache's own write path: `n` answers put one by one; seconds.
 fn cache_writes(dir: &Path, n: u64) -> f64 {
-    let index = KeyIndex::open(dir).expect("cache");
+    let cache = Cache::open(dir).expect("cache");
     let completion = Completion {
         text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
         tokens_in: 300,
@@ -151,7 +151,7 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
     let start = Instant::now();
     for i in 0..n {
         let key = format!("{i:064x}");
-        index.put(&key, &completion).expect("put");
+        cache.put(&key, &completion).expect("put");
     }
     start.elapsed().as_secs_f64()
 }

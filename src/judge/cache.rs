@@ -9,7 +9,7 @@
 use super::{Call, CallError, CallFuture, Completion, Judge};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -110,7 +110,7 @@ impl Cache {
     }
 }
 
-/// Where answers go: the cache, or (for bulk ingest) its key index.
+/// Where answers go: the cache, or (for bulk ingest) the part of a plan being settled.
 pub trait Store {
     fn contains(&self, key: &str) -> bool;
     fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()>;
@@ -125,60 +125,6 @@ impl Store for Cache {
     }
     fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()> {
         Cache::put(self, key, completion)
-    }
-}
-
-/// The cache's keys without its texts (32 bytes a key), for writing many answers or
-/// checking which calls are cached without holding every completion in memory.
-#[derive(Debug)]
-pub struct KeyIndex {
-    path: PathBuf,
-    keys: Mutex<HashSet<[u8; 32]>>,
-    file: Mutex<File>,
-    /// Lines skipped on load (torn by a crash, or edited).
-    pub skipped: usize,
-}
-
-impl KeyIndex {
-    /// Opens (or creates) `dir/completions.jsonl`, keeping only its keys.
-    pub fn open(dir: &Path) -> std::io::Result<Self> {
-        let mut keys = HashSet::new();
-        let (path, file, skipped) = open_log(dir, |key, _| {
-            if let Some(k) = key_bytes(&key) {
-                keys.insert(k);
-            }
-        })?;
-        Ok(Self {
-            path,
-            keys: Mutex::new(keys),
-            file: Mutex::new(file),
-            skipped,
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn len(&self) -> usize {
-        self.keys.lock().map(|k| k.len()).unwrap_or(0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl Store for KeyIndex {
-    fn contains(&self, key: &str) -> bool {
-        key_bytes(key).is_some_and(|k| self.keys.lock().is_ok_and(|keys| keys.contains(&k)))
-    }
-    fn put(&self, key: &str, completion: &Completion) -> std::io::Result<()> {
-        append(&self.file, key, completion)?;
-        if let (Some(k), Ok(mut keys)) = (key_bytes(key), self.keys.lock()) {
-            keys.insert(k);
-        }
-        Ok(())
     }
 }
 
