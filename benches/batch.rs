@@ -58,8 +58,15 @@ fn write_pairs(path: &Path, pairs: usize) {
     out.flush().expect("flush");
 }
 
+/// Writes what earlier steps left dirty to disk first, so a step is not charged with the
+/// write-back of the gigabyte of files the step before it wrote.
+fn settle_disk() {
+    let _ = Command::new("sync").status();
+}
+
 /// Runs raterlab under /usr/bin/time; (seconds, peak RSS in MB, stdout).
 fn timed(args: &[&str]) -> (f64, f64, String) {
+    settle_disk();
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
         .arg("-f")
@@ -140,6 +147,7 @@ fn write_results(export: &Path, to: &Path) -> u64 {
 
 /// The cache's own write path: `n` answers put one by one; seconds.
 fn cache_writes(dir: &Path, n: u64) -> f64 {
+    settle_disk();
     let cache = Cache::open(dir).expect("cache");
     let completion = Completion {
         text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
