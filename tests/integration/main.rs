@@ -11,6 +11,7 @@ mod data_cli;
 mod groups;
 mod hub_download;
 mod judge_cli;
+mod judgebench;
 mod llmbar_replay;
 mod metrics_fixtures;
 mod mock_http;
