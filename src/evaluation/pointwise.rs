@@ -6,6 +6,8 @@
 use super::{headline, EvalSettings, Headline, PointwiseRecord, RunRecord};
 use crate::metrics::general::{kendall_tau_b, spearman};
 use crate::metrics::{percentile, Correlation};
+// The verdict from two grades, as the raters give it.
+use crate::raters::compare_grades as verdict;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -86,18 +88,6 @@ fn bootstrap(gaps: &[f64], settings: EvalSettings, stat: &dyn Fn(&[f64]) -> f64)
         })
         .collect();
     (percentile(&mut values, 2.5), percentile(&mut values, 97.5))
-}
-
-/// The verdict from two grades (as `raters::compare_grades`).
-fn verdict(g1: f64, g2: f64, margin: f64) -> i64 {
-    let d = g2 - g1;
-    if d.abs() <= margin {
-        0
-    } else if d > 0.0 {
-        1
-    } else {
-        -1
-    }
 }
 
 pub fn pointwise(
