@@ -474,15 +474,20 @@ pub fn pending(
             seen.clear();
             return Ok(());
         };
-        let mut head = [0u8; 16];
-        head.copy_from_slice(&record[..16]);
+        let damaged = || std::io::Error::other("the export's spill file is damaged");
+        let head = record
+            .get(..16)
+            .and_then(|h| h.try_into().ok())
+            .ok_or_else(damaged)?;
         let head = u128::from_le_bytes(head);
         if tag == CACHED {
             cached.insert(head);
             return Ok(());
         }
-        let mut index = [0u8; 8];
-        index.copy_from_slice(&record[16..24]);
+        let index = record
+            .get(16..24)
+            .and_then(|i| i.try_into().ok())
+            .ok_or_else(damaged)?;
         let index = u64::from_le_bytes(index);
         if cached.contains(&head) {
             counts.cached += 1;
