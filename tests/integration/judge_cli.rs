@@ -1,7 +1,7 @@
 //! `raterlab rate` against an in-process OpenAI-compatible mock on 127.0.0.1 (faults
 //! included), the response cache (re-runs, --offline, kill -9), replay and the simulator.
 
-use crate::common::{error_of, raterlab, run, shared_data};
+use crate::common::{error_of, json_of, raterlab, run, shared_data};
 use crate::mock_http::{MockServer, Reply, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -812,7 +812,7 @@ fn regex_templates_read_their_patterns_and_explain_mistakes() {
     // A working template: the simulated judge answers with the patterns' text, read back.
     std::fs::write(&template, format!("{head}match = \"unique\"\n{patterns}")).expect("template");
     let run_dir = dir.path().join("run");
-    let (code, out, err) = run(&[
+    let doc = json_of(&[
         "calibrate",
         "--judge",
         "sim:malformed=0",
@@ -820,12 +820,9 @@ fn regex_templates_read_their_patterns_and_explain_mistakes() {
         &t,
         "--bootstrap",
         "0",
-        "--json",
         "--out",
         run_dir.to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(doc["configs"][0]["counts"]["rated"], 43);
     let run_json: Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("run.json")).expect("run.json"))

@@ -10,7 +10,7 @@
 //! files when `../shared/data/judgebench/outputs/` or `RATERLAB_JUDGEBENCH_OUTPUTS` holds
 //! them (`RATERLAB_REQUIRE_JUDGEBENCH=1` makes their absence a failure).
 
-use crate::common::{missing, root, run, shared_data};
+use crate::common::{json_of, missing, root, shared_data};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +121,7 @@ fn both_ways(file: &Path, work: &Path) -> Vec<Scored> {
         std::fs::write(&data, lines.join("\n") + "\n").expect("data file");
         let judge = format!("scores:{}", scores_path.display());
         let run_dir = work.join(format!("run-{name}"));
-        let (code, stdout, err) = run(&[
+        let doc = json_of(&[
             "calibrate",
             "--data",
             data.to_str().expect("utf-8"),
@@ -137,12 +137,9 @@ fn both_ways(file: &Path, work: &Path) -> Vec<Scored> {
             "--no-cache",
             "--bootstrap",
             "0",
-            "--json",
             "--out",
             run_dir.to_str().expect("utf-8"),
         ]);
-        assert_eq!(code, 0, "{err}");
-        let doc: Value = serde_json::from_str(&stdout).expect("JSON");
         let rules = &doc["configs"][0]["position"]["rules"]["judgebench"];
         assert_eq!(doc["configs"][0]["position"]["pairs"], chosen.len());
         // raterlab's accuracy is a share of the same pairs: back to a count, exactly.
