@@ -8,6 +8,7 @@ use super::data;
 use super::judges::{self, completions_dir};
 use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::dataset::examples::Example;
+use crate::dataset::hub::Progress;
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
 use crate::judge::batch::ingest::{self, Tally};
@@ -135,13 +136,15 @@ fn write_shards(
         ))
     })?;
     let mut shards = Shards::new(dir, format, batch::MAX_LINES, batch::MAX_BYTES);
-    let mut counts = batch::pending(cache_dir, dir, calls(configs, examples), |key, call| {
+    let progress = crate::report::progress::Steps::default();
+    let write = |key, call: Call| {
         if skip.contains(&key) {
             return Ok(());
         }
         shards.push(key, &call)
-    })
-    .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
+    };
+    let mut counts = batch::pending(cache_dir, dir, calls(configs, examples), write, &progress)
+        .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
     let shards = shards
         .finish()
         .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
@@ -354,8 +357,17 @@ pub fn ingest_files(
         .map_err(input_error)?;
     let mut tally = Tally::default();
     let mut stop = None;
+    let progress = crate::report::progress::Steps::default();
+    progress.start("batch ingest: result lines read", None);
+    let mut lines = 0u64;
     for path in &paths {
-        let read = read_results(path, &mut tally, &mut |line, _| join.push(&line));
+        let read = read_results(path, &mut tally, &mut |line, _| {
+            lines += 1;
+            if lines % 4096 == 0 {
+                progress.advance(4096);
+            }
+            join.push(&line)
+        });
         match read {
             Ok(Ok(())) => {}
             // What was read before the stop is still settled into the cache.
@@ -370,7 +382,7 @@ pub fn ingest_files(
         }
     }
     let joined = join
-        .finish(&mut tally)
+        .finish(&mut tally, &progress)
         .with_context(|| format!("writing answers to the cache in '{}'", cache.display()))?;
     match stop {
         Some((path, Ok(at))) => return Err(stopped(&path, &at, tally.cached)),

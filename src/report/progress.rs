@@ -4,43 +4,84 @@ use crate::dataset::hub::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Mutex;
 
-/// A byte-count bar for downloads.
+/// One bar at a time, on stderr: a bar with a total, a spinner without one.
 #[derive(Debug, Default)]
-pub struct Download {
-    bar: Mutex<Option<ProgressBar>>,
-}
+struct Slot(Mutex<Option<ProgressBar>>);
 
-impl Progress for Download {
-    fn start(&self, what: &str, total: Option<u64>) {
-        let bar = match total {
-            Some(total) => ProgressBar::new(total),
-            None => ProgressBar::new_spinner(),
+impl Slot {
+    fn start(&self, template: &str, spinner: &str, message: String, total: Option<u64>) {
+        // The step before is cleared first, so the new one starts on a clean line.
+        self.finish();
+        let (bar, template) = match total {
+            Some(total) => (ProgressBar::new(total), template),
+            None => (ProgressBar::new_spinner(), spinner),
         };
-        let style = ProgressStyle::with_template(
-            "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style =
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        bar.set_message(format!("downloading {what}"));
-        if let Ok(mut slot) = self.bar.lock() {
+        bar.set_message(message);
+        if let Ok(mut slot) = self.0.lock() {
             *slot = Some(bar);
         }
     }
 
-    fn advance(&self, bytes: u64) {
-        if let Ok(slot) = self.bar.lock() {
+    fn advance(&self, n: u64) {
+        if let Ok(slot) = self.0.lock() {
             if let Some(bar) = slot.as_ref() {
-                bar.inc(bytes);
+                bar.inc(n);
             }
         }
     }
 
     fn finish(&self) {
-        if let Ok(mut slot) = self.bar.lock() {
+        if let Ok(mut slot) = self.0.lock() {
             if let Some(bar) = slot.take() {
                 bar.finish_and_clear();
             }
         }
+    }
+}
+
+/// A byte-count bar for downloads.
+#[derive(Debug, Default)]
+pub struct Download(Slot);
+
+impl Progress for Download {
+    fn start(&self, what: &str, total: Option<u64>) {
+        self.0.start(
+            "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            "{msg} {spinner} {bytes} {bytes_per_sec}",
+            format!("downloading {what}"),
+            total,
+        );
+    }
+    fn advance(&self, bytes: u64) {
+        self.0.advance(bytes);
+    }
+    fn finish(&self) {
+        self.0.finish();
+    }
+}
+
+/// A count of items (requests written, result bytes read) for long steps such as a batch
+/// export or ingest of millions of requests; each `start` replaces the step before.
+#[derive(Debug, Default)]
+pub struct Steps(Slot);
+
+impl Progress for Steps {
+    fn start(&self, what: &str, total: Option<u64>) {
+        self.0.start(
+            "{msg} {bar:30} {human_pos}/{human_len} eta {eta}",
+            "{msg} {spinner} {human_pos}",
+            what.to_string(),
+            total,
+        );
+    }
+    fn advance(&self, n: u64) {
+        self.0.advance(n);
+    }
+    fn finish(&self) {
+        self.0.finish();
     }
 }
 

@@ -6,6 +6,7 @@
 use super::results::{self, Failure, Line};
 use super::spill::{Item, Spill};
 use super::Key;
+use crate::dataset::hub::Progress;
 use crate::judge::cache::{append, open_log, Store};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -115,8 +116,12 @@ impl Join {
     }
 
     /// Settles every result taken: answers to the cache, the counts to `tally`.
-    pub fn finish(self, tally: &mut Tally) -> std::io::Result<Joined> {
+    pub fn finish(self, tally: &mut Tally, progress: &dyn Progress) -> std::io::Result<Joined> {
         let mut joined = Joined::default();
+        progress.start(
+            "batch ingest: parts of the key space settled",
+            Some(super::spill::PARTS as u64),
+        );
         let mut part = Part {
             planned: HashSet::new(),
             cached: Mutex::new(HashSet::new()),
@@ -149,10 +154,12 @@ impl Join {
                     joined.missing += part.planned.len() as u64 - cached;
                     part.planned.clear();
                     part.cached_mut().clear();
+                    progress.advance(1);
                 }
             }
             Ok(())
         })?;
+        progress.finish();
         Ok(joined)
     }
 }
@@ -330,7 +337,9 @@ mod tests {
             join.push(&line)
         })
         .expect("read");
-        let joined = join.finish(&mut tally).expect("settled");
+        let joined = join
+            .finish(&mut tally, &crate::dataset::hub::Quiet)
+            .expect("settled");
         (tally, joined)
     }
 

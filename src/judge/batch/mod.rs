@@ -17,6 +17,7 @@ pub mod spill;
 
 use super::cache::{key, Cache};
 use super::{Call, CallError, CallFuture, Judge};
+use crate::dataset::hub::Progress;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -435,7 +436,10 @@ pub fn pending(
     spill_dir: &Path,
     calls: impl Fn(&mut dyn FnMut(Call)),
     mut each: impl FnMut(Key, Call) -> std::io::Result<()>,
+    progress: &dyn Progress,
 ) -> std::io::Result<Counts> {
+    // Progress moves in steps of STEP calls (a bar update is a lock).
+    const STEP: u64 = 4096;
     let head = |k: &[u8; 32]| {
         let mut head = [0u8; 16];
         head.copy_from_slice(&k[..16]);
@@ -448,9 +452,13 @@ pub fn pending(
         _ => {}
     })?;
     let mut counts = Counts::default();
+    progress.start("batch export: the plan's calls (pass 1 of 2)", None);
     calls(&mut |call: Call| {
         if failed.is_some() {
             return;
+        }
+        if counts.calls % STEP == 0 {
+            progress.advance(STEP.min(counts.calls));
         }
         let Some(k) = Key::parse(&key(&call)) else {
             return;
@@ -501,9 +509,16 @@ pub fn pending(
         Ok(())
     })?;
     let mut index = 0u64;
+    progress.start(
+        "batch export: request lines (pass 2 of 2)",
+        Some(counts.calls),
+    );
     calls(&mut |call: Call| {
         let i = index;
         index += 1;
+        if index % STEP == 0 {
+            progress.advance(STEP);
+        }
         if failed.is_some() || skip.get(i) {
             return;
         }
@@ -511,6 +526,7 @@ pub fn pending(
             failed = each(k, call).err();
         }
     });
+    progress.finish();
     match failed {
         Some(e) => Err(e),
         None if index != counts.calls => Err(std::io::Error::other(format!(
@@ -568,6 +584,7 @@ impl Judge for Settled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::hub::Quiet;
     use crate::judge::{ItemView, Message, Params};
     use crate::verdicts::Parser;
 
@@ -681,6 +698,7 @@ mod tests {
                 got.push(k);
                 Ok(())
             },
+            &Quiet,
         )
         .expect("pending");
         assert_eq!(
@@ -713,6 +731,7 @@ mod tests {
             dir.path(),
             |f: &mut dyn FnMut(Call)| plan.iter().for_each(|c| f((*c).clone())),
             |_, _| Err(std::io::Error::other("disk full")),
+            &Quiet,
         )
         .expect_err("stopped");
         assert_eq!(e.to_string(), "disk full");
@@ -728,6 +747,7 @@ mod tests {
                     .for_each(|c| f((*c).clone()))
             },
             |_, _| Ok(()),
+            &Quiet,
         )
         .expect_err("changed");
         assert!(e.to_string().contains("yielded 7 calls, then 6"), "{e}");
