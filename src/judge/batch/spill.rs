@@ -13,8 +13,7 @@
 //! (not in a RAM-backed temporary folder) and removed when the `Spill` is dropped.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::FileExt;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// How many parts: the first byte of a key.
@@ -130,7 +129,8 @@ impl Spill {
         let mut block = Vec::new();
         for (i, &(part, offset, len)) in blocks.iter().enumerate() {
             block.resize(len as usize, 0);
-            self.file.read_exact_at(&mut block, offset)?;
+            self.file.seek(SeekFrom::Start(offset))?;
+            self.file.read_exact(&mut block)?;
             let mut at = 0;
             while at < block.len() {
                 let head = block
