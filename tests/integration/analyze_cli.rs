@@ -1,6 +1,6 @@
 //! `raterlab analyze` end to end: output shapes and every bad-input case.
 
-use crate::common::{error_of, run, write, METRIC_FIELDS};
+use crate::common::{error_of, json_of, run, write, METRIC_FIELDS};
 use polars::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -8,12 +8,6 @@ use std::path::Path;
 const RATINGS: &str = "id,subset,gold,rating\n\
 a-1,chat,-1,-1\na-2,chat,1,1\na-3,chat,1,0\na-4,chat,-1,1\n\
 b-1,safety,1,1\nb-2,safety,-1,-1\nb-3,safety,-1,-1\nb-4,safety,1,-1\n";
-
-fn json_of(args: &[&str]) -> Value {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 0, "stderr: {err}");
-    serde_json::from_str(&out).expect("stdout is one JSON document")
-}
 
 #[test]
 fn help_shows_examples() {

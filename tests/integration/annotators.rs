@@ -2,7 +2,7 @@
 //! and the judge beside it, on PandaLM's real test set (three annotators, GPT-3.5 as the
 //! judge) and on hand-made files (missing votes, items without a majority, bad input).
 
-use crate::common::{error_of, fixture, run, shared_data, write};
+use crate::common::{error_of, fixture, json_of, run, shared_data, write};
 use serde_json::{json, Value};
 
 fn fixture_doc() -> Value {
@@ -76,9 +76,7 @@ fn pandalm_reproduces_the_published_kappa_table_and_the_references() {
     args.extend(PANDALM);
     let csv_s = csv.to_string_lossy().into_owned();
     args.extend(["--csv", &csv_s]);
-    let (code, out, err) = run(&args);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    let doc = json_of(&args);
     let a = &doc["annotators"];
     // PandaLM's paper: Cohen's kappa 0.85 (1-2), 0.88 (1-3), 0.86 (2-3).
     let k = |i: usize, j: usize| a["pairwise_kappa"][i][j].as_f64().expect("kappa");
@@ -213,9 +211,7 @@ fn missing_votes_and_items_without_a_majority_follow_the_stated_policy() {
             "0",
         ];
         args.extend_from_slice(extra);
-        let (code, out, err) = run(&args);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).expect("JSON")
+        json_of(&args)
     };
     let dropped = json_of(&[]);
     assert_eq!(dropped["annotators"]["no_majority"], 1);
@@ -298,7 +294,7 @@ fn annotator_options_are_checked() {
     ]);
     assert_eq!(code, 2, "{err}");
     // Reading the unreadable vote as missing makes the file usable.
-    let (code, out, err) = run(&[
+    let doc = json_of(&[
         "analyze",
         "--input",
         &path,
@@ -308,12 +304,9 @@ fn annotator_options_are_checked() {
         "judge",
         "--unreadable",
         "drop",
-        "--json",
         "--bootstrap",
         "0",
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(doc["annotators"]["items"], 2);
 }
 
@@ -350,9 +343,7 @@ fn calibrate_and_data_summary_carry_the_annotators() {
             &run_dir,
         ];
         args.extend_from_slice(extra);
-        let (code, out, err) = run(&args);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).expect("JSON")
+        json_of(&args)
     };
     let one = calibrate(&[]);
     let want = &fixture_doc()["real_annotators"];
@@ -373,9 +364,7 @@ fn calibrate_and_data_summary_carry_the_annotators() {
         assert_eq!(j["kappa_per_annotator"].as_array().map(Vec::len), Some(3));
     }
     // `report DIR` rebuilds the same figures from the run directory.
-    let (code, out, err) = run(&["report", &run_dir, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let again: Value = serde_json::from_str(&out).expect("JSON");
+    let again = json_of(&["report", &run_dir]);
     for (x, y) in one["configs"]
         .as_array()
         .expect("configs")

@@ -3,7 +3,7 @@
 //! independent of raterlab's), the baselines' known preferences, the subsets where length
 //! predicts gold, and `report DIR` rebuilding the same figures from items.jsonl.
 
-use crate::common::{run, shared_data};
+use crate::common::{json_of, run, shared_data};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -59,9 +59,7 @@ fn llmbar_gpt4_prefers_length_beyond_gold_and_the_figures_follow_their_definitio
         "--out",
         out.to_str().expect("utf-8"),
     ];
-    let (code, stdout, err) = run(&args);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&stdout).expect("JSON");
+    let doc = json_of(&args);
     let config = |name: &str| -> &Value {
         doc["configs"]
             .as_array()
@@ -147,9 +145,7 @@ fn llmbar_gpt4_prefers_length_beyond_gold_and_the_figures_follow_their_definitio
     );
     let svg = std::fs::read_to_string(out.join("bias.svg")).expect("bias.svg");
     assert!(svg.contains("prefers the longer response") && svg.contains("gold labels"));
-    let (code, again, err) = run(&["report", out.to_str().expect("utf-8"), "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let again: Value = serde_json::from_str(&again).expect("JSON");
+    let again = json_of(&["report", out.to_str().expect("utf-8")]);
     for (a, b) in doc["configs"]
         .as_array()
         .expect("configs")

@@ -1,14 +1,12 @@
 //! `raterlab calibrate` and `raterlab report` end to end.
 
-use crate::common::{error_of, run, METRIC_FIELDS};
+use crate::common::{error_of, json_of, run, METRIC_FIELDS};
 use serde_json::Value;
 
 fn calibrate_json(args: &[&str]) -> Value {
-    let mut all = vec!["calibrate", "--json"];
+    let mut all = vec!["calibrate"];
     all.extend(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "stderr: {err}");
-    serde_json::from_str(&out).expect("one JSON document")
+    json_of(&all)
 }
 
 #[test]
@@ -141,9 +139,7 @@ fn demo_writes_every_export_and_documented_json() {
     assert!(svg.starts_with("<svg") && svg.contains("kappa (quadratic) (95% CI)"));
 
     // `report DIR` re-renders the same results without calling any judge.
-    let (code, stdout, err) = run(&["report", out_s, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let again: Value = serde_json::from_str(&stdout).expect("JSON");
+    let again = json_of(&["report", out_s]);
     assert_eq!(again["configs"], doc["configs"]);
     assert_eq!(again["comparisons"], doc["comparisons"]);
     let (code, table, err) = run(&["report", out_s]);

@@ -29,11 +29,14 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Runs `raterlab ARGS... --json` expecting success; its JSON document.
+/// Runs `raterlab ARGS... --json` (`--json` added when missing) expecting success; its JSON
+/// document.
 #[allow(dead_code)]
 pub fn json_of(args: &[&str]) -> serde_json::Value {
     let mut args = args.to_vec();
-    args.push("--json");
+    if !args.contains(&"--json") {
+        args.push("--json");
+    }
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "raterlab {args:?}: {err}");
     serde_json::from_str(&out).expect("JSON on stdout")

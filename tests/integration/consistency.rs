@@ -2,15 +2,14 @@
 //! configured rule is the configuration's own accuracy, the curves come back the same from the
 //! run directory (completions.jsonl), and every output carries them.
 
-use crate::common::run;
-use serde_json::Value;
+use crate::common::{json_of, run};
 
 #[test]
 fn sc_curves_end_at_the_configurations_own_score_and_survive_report_dir() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("run");
     let out_s = out.to_str().expect("utf-8");
-    let (code, stdout, err) = run(&[
+    let doc = json_of(&[
         "calibrate",
         "--judge",
         "sim",
@@ -20,12 +19,9 @@ fn sc_curves_end_at_the_configurations_own_score_and_survive_report_dir() {
         "sc:4:majority",
         "--bootstrap",
         "300",
-        "--json",
         "--out",
         out_s,
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&stdout).expect("JSON");
     for c in doc["configs"].as_array().expect("configs") {
         let cons = &c["consistency"];
         let n = cons["samples"].as_u64().expect("samples") as usize;
@@ -75,9 +71,7 @@ fn sc_curves_end_at_the_configurations_own_score_and_survive_report_dir() {
         assert!((0.0..=1.0).contains(&bias) && (0.0..=1.0).contains(&variance));
     }
     // report DIR reads the samples back from completions.jsonl.
-    let (code, again, err) = run(&["report", out_s, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let again: Value = serde_json::from_str(&again).expect("JSON");
+    let again = json_of(&["report", out_s]);
     for (a, b) in doc["configs"]
         .as_array()
         .expect("configs")

@@ -1,24 +1,20 @@
 //! Significance groups: the configurations indistinguishable from each scope's best, with
 //! Holm over the subset tests, so tiny subsets crown nobody.
 
-use crate::common::run;
-use serde_json::Value;
+use crate::common::{json_of, run};
 
 #[test]
 fn tiny_subsets_crown_nobody_and_holm_spans_every_subset_test() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("run");
-    let (code, stdout, err) = run(&[
+    let doc = json_of(&[
         "calibrate",
         "--demo",
         "--bootstrap",
         "0",
-        "--json",
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&stdout).expect("JSON");
     let groups = &doc["significance_groups"];
     let configs = doc["configs"].as_array().expect("configs").len();
     let subsets = groups["by_subset"].as_object().expect("subsets");

@@ -1,7 +1,7 @@
 //! LLMBar's recorded judges replayed end to end (../shared/data/llmbar): the verdict parsers
 //! against LLMBar's own reading of every answer, and LLMBar's published figures per subset.
 
-use crate::common::{root, run, shared_data};
+use crate::common::{json_of, root, shared_data};
 use regex::Regex;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ fn replay(shared: &Path, judges: &[&str], prompt: &str, parser: Option<&str>, ou
     let config = out.with_extension("toml");
     std::fs::write(&config, experiment).expect("experiment file");
     let data = shared.join("llmbar/llmbar-reward-bench-schema.parquet");
-    let (code, stdout, err) = run(&[
+    let doc = json_of(&[
         "calibrate",
         "--config",
         config.to_str().expect("utf-8"),
@@ -35,12 +35,9 @@ fn replay(shared: &Path, judges: &[&str], prompt: &str, parser: Option<&str>, ou
         "--both-orders",
         "--bootstrap",
         "0",
-        "--json",
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(doc["configs"].as_array().map(Vec::len), Some(judges.len()));
     doc
 }

@@ -2,16 +2,14 @@
 //! (McNemar, checked against scipy's closed form in the fixtures) and, for quadratic kappa, by
 //! simulation.
 
-use crate::common::{error_of, run};
+use crate::common::{error_of, json_of};
 use raterlab::metrics::power::mcnemar_items_needed;
 use serde_json::Value;
 
 fn json(args: &[&str]) -> Value {
-    let mut all = vec!["plan", "--json"];
+    let mut all = vec!["plan"];
     all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).expect("JSON")
+    json_of(&all)
 }
 
 #[test]
@@ -24,17 +22,7 @@ fn accuracy_from_an_assumed_or_measured_discordance() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("run");
     let out_s = out.to_str().expect("utf-8");
-    let (code, cal, err) = run(&[
-        "calibrate",
-        "--demo",
-        "--bootstrap",
-        "0",
-        "--json",
-        "--out",
-        out_s,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let cal: Value = serde_json::from_str(&cal).expect("JSON");
+    let cal = json_of(&["calibrate", "--demo", "--bootstrap", "0", "--out", out_s]);
     let doc = json(&["--diff", "0.05", "--from", out_s]);
     let pairs = doc["pairs"].as_array().expect("pairs");
     let comparisons = cal["comparisons"].as_array().expect("comparisons");

@@ -2,7 +2,7 @@
 //! format (faults included), scores files against a hand computation, and JudgeBench's rule
 //! on order-blind scores.
 
-use crate::common::{error_of, run, write};
+use crate::common::{error_of, json_of, run, write};
 use crate::judge_cli::{completion, user_text};
 use crate::mock_http::MockServer;
 use serde_json::Value;
@@ -329,15 +329,12 @@ fn scores_files_against_a_hand_computation() {
     // No scale: no "lowest" rule.
     assert!(pw["missing_rule"]["lowest"].is_null());
     // `report DIR` rebuilds the same results from the run directory, grades included.
-    let (code, again, err) = run(&[
+    let again = json_of(&[
         "report",
         dir.path().join("run").to_str().expect("utf-8"),
-        "--json",
         "--bootstrap",
         "200",
     ]);
-    assert_eq!(code, 0, "{err}");
-    let again: Value = serde_json::from_str(&again).expect("JSON");
     assert_eq!(again["configs"], doc["configs"]);
 
     // A reward model beside an LLM judge in one experiment.
@@ -349,7 +346,7 @@ fn scores_files_against_a_hand_computation() {
             scores.display()
         ),
     );
-    let (code, stdout, err) = run(&[
+    let mixed = json_of(&[
         "calibrate",
         "--config",
         experiment.to_str().expect("utf-8"),
@@ -360,12 +357,9 @@ fn scores_files_against_a_hand_computation() {
         "--both-orders",
         "--bootstrap",
         "0",
-        "--json",
         "--out",
         dir.path().join("mixed").to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let mixed: Value = serde_json::from_str(&stdout).expect("JSON");
     let names: Vec<&str> = mixed["configs"]
         .as_array()
         .expect("configs")
@@ -396,7 +390,7 @@ fn scores_files_against_a_hand_computation() {
     // The id form: pair_id, side, score.
     let by_id = write(dir.path(), "by-id.jsonl", "{\"pair_id\": \"0\", \"side\": \"first\", \"score\": 1}\n{\"pair_id\": \"0\", \"side\": \"second\", \"score\": 0}\n");
     let judge = format!("scores:{}", by_id.display());
-    let (code, stdout, err) = run(&[
+    let doc = json_of(&[
         "calibrate",
         "--data",
         &data,
@@ -406,12 +400,9 @@ fn scores_files_against_a_hand_computation() {
         &judge,
         "--bootstrap",
         "0",
-        "--json",
         "--out",
         dir.path().join("ids").to_str().expect("utf-8"),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&stdout).expect("JSON");
     let c = &doc["configs"][0];
     assert_eq!(c["counts"]["rated"], 1);
     assert_eq!(c["counts"]["call_failures"], 9);

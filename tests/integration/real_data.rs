@@ -1,7 +1,7 @@
 //! Checks on the real benchmark data in ../shared/data (skipped with a notice when missing,
 //! failing instead under RATERLAB_REQUIRE_SHARED=1).
 
-use crate::common::{fixture, run, shared_data};
+use crate::common::{fixture, json_of, run, shared_data};
 use serde_json::Value;
 
 #[test]
@@ -27,7 +27,7 @@ fn pandalm_annotator_vs_judge_matches_sklearn() {
         let (gold, ratings) = (path("gold"), path("ratings"));
         let text = |key: &str| case[key].as_str().expect("column").to_string();
         let (gold_col, rating_col, id_col) = (text("gold_col"), text("rating_col"), text("id_col"));
-        let (code, out, err) = run(&[
+        let got = json_of(&[
             "analyze",
             "--gold",
             &gold,
@@ -39,12 +39,9 @@ fn pandalm_annotator_vs_judge_matches_sklearn() {
             &rating_col,
             "--id-col",
             &id_col,
-            "--json",
             "--bootstrap",
             "0",
         ]);
-        assert_eq!(code, 0, "{err}");
-        let got: Value = serde_json::from_str(&out).expect("JSON");
         let want = &case["expected"];
         assert_same_metrics(&got, want);
         for key in ["spearman_p", "kendall_p"] {
@@ -120,7 +117,7 @@ fn pandalm_majority_vs_gpt35_verdicts_equals_sklearn() {
         .join("pandalm/gpt-3.5-turbo-testset-v1.jsonl")
         .display()
         .to_string();
-    let (code, out, err) = run(&[
+    let got = json_of(&[
         "analyze",
         "--gold",
         gold.to_str().expect("utf-8"),
@@ -134,12 +131,9 @@ fn pandalm_majority_vs_gpt35_verdicts_equals_sklearn() {
         "1=-1,2=1,Tie=0",
         "--unreadable",
         "drop",
-        "--json",
         "--bootstrap",
         "0",
     ]);
-    assert_eq!(code, 0, "{err}");
-    let got: Value = serde_json::from_str(&out).expect("JSON");
     let case = fixture_case("pandalm_majority_vs_gpt35");
     assert_eq!(got["dropped_ratings"], case["dropped_ratings"]);
     assert_same_metrics(&got, &case["expected"]);
