@@ -197,7 +197,7 @@ fn missing_votes_and_items_without_a_majority_follow_the_stated_policy() {
         "id,a,b,c,judge\n1,1,1,1,1\n2,-1,-1,1,-1\n3,-1,0,1,0\n4,1,,1,1\n5,,,-1,1\n6,0,0,-1,0\n",
     );
     let path = file.to_string_lossy().into_owned();
-    let json_of = |extra: &[&str]| -> Value {
+    let analyze = |extra: &[&str]| -> Value {
         let mut args = vec![
             "analyze",
             "--input",
@@ -213,13 +213,13 @@ fn missing_votes_and_items_without_a_majority_follow_the_stated_policy() {
         args.extend_from_slice(extra);
         json_of(&args)
     };
-    let dropped = json_of(&[]);
+    let dropped = analyze(&[]);
     assert_eq!(dropped["annotators"]["no_majority"], 1);
     assert_eq!(dropped["annotators"]["no_majority_policy"], "drop");
     assert_eq!(dropped["n"], 5, "the split item is left out");
     // Item 5's only vote (-1) is its majority; the judge says 1.
     assert_eq!(dropped["accuracy"], 0.8);
-    let tied = json_of(&["--no-majority", "tie"]);
+    let tied = analyze(&["--no-majority", "tie"]);
     assert_eq!(tied["n"], 6);
     assert_eq!(tied["annotators"]["no_majority_policy"], "tie");
     // The split item scored as a tie: the judge said 0, so it counts as right.
