@@ -90,13 +90,17 @@ fn calls<'a>(configs: &'a [Config], examples: &'a [Example]) -> impl Fn(&mut dyn
     move |f: &mut dyn FnMut(Call)| for_each_call(configs, examples, |_, _, call| f(call))
 }
 
-/// SHA-256 over every key of the plan in order: names the plan's batch state.
-fn plan_key(configs: &[Config], examples: &[Example]) -> String {
+/// The plan's keys, and its name: a SHA-256 over every key in order, which names the plan's
+/// batch state. One pass over the calls.
+fn plan_keys(configs: &[Config], examples: &[Example]) -> (String, HashSet<Key>) {
     let mut h = Sha256::new();
+    let mut keys = HashSet::new();
     for_each_call(configs, examples, |_, _, call| {
-        h.update(crate::judge::cache::key(&call).as_bytes());
+        let hex = crate::judge::cache::key(&call);
+        h.update(hex.as_bytes());
+        keys.extend(Key::parse(&hex));
     });
-    crate::judge::cache::hex(&h.finalize()[..16])
+    (crate::judge::cache::hex(&h.finalize()[..16]), keys)
 }
 
 fn plan_json(
@@ -576,7 +580,7 @@ pub fn run_batches(
         Duration::from_secs_f64(judge.timeout.max(1.0)),
     )
     .map_err(|e| input_error(format!("--endpoint: {e}")))?;
-    let plan_name = plan_key(&configs, examples);
+    let (plan_name, known) = plan_keys(&configs, examples);
     let dir = cache.path().with_file_name("batches").join(&plan_name);
     let cache_dir = cache.path().parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(&dir)
@@ -584,12 +588,6 @@ pub fn run_batches(
     let state_path = dir.join("state.json");
     let mut state = State::load(&state_path)?;
     state.endpoint = endpoint.clone();
-    let mut known = HashSet::new();
-    for_each_call(&configs, examples, |_, _, call| {
-        if let Some(k) = Key::parse(&crate::judge::cache::key(&call)) {
-            known.insert(k);
-        }
-    });
     let known = |k: &Key| known.contains(k);
     let mut tally = Tally {
         fresh: Some(HashSet::new()),

@@ -99,36 +99,24 @@ fn stats(t: &[u64; 12]) -> (f64, f64, f64) {
     let rated: Vec<u64> = (0..3)
         .flat_map(|g| (0..3).map(move |r| t[g * 4 + r]))
         .collect();
-    let n: u64 = rated.iter().sum();
-    let all: u64 = t.iter().sum();
-    let hits = rated[0] + rated[4] + rated[8];
-    let accuracy = if n == 0 {
-        f64::NAN
-    } else {
-        hits as f64 / n as f64
-    };
     let table = Contingency::from_counts(Labels::pairwise(), rated);
-    (
-        accuracy,
-        kappa(&table, Weights::Quadratic),
-        if all == 0 {
+    let share = |part: u64, of: u64| {
+        if of == 0 {
             f64::NAN
         } else {
-            n as f64 / all as f64
-        },
+            part as f64 / of as f64
+        }
+    };
+    (
+        share(table.diagonal(), table.n()),
+        kappa(&table, Weights::Quadratic),
+        share(table.n(), t.iter().sum()),
     )
 }
 
 /// The unique mode of some verdicts.
 fn mode(verdicts: impl Iterator<Item = i64>) -> Option<i64> {
-    let mut c = [0usize; 3];
-    for v in verdicts {
-        c[index(v)] += 1;
-    }
-    let best = *c.iter().max()?;
-    (best > 0 && c.iter().filter(|&&x| x == best).count() == 1)
-        .then(|| c.iter().position(|&x| x == best).map(|i| i as i64 - 1))
-        .flatten()
+    crate::metrics::raters::unique_mode(verdicts.map(index), 3).map(|i| i as i64 - 1)
 }
 
 /// Curves and decomposition for one configuration's samples (`samples[item][sample]`).

@@ -53,18 +53,11 @@ impl Aggregation {
                     0
                 }
             }
-            Aggregation::Majority => {
-                let count = |v: i64| verdicts.iter().filter(|&&x| x == v).count();
-                let counts = [(-1, count(-1)), (0, count(0)), (1, count(1))];
-                let best = counts.iter().map(|c| c.1).max().unwrap_or(0);
-                let leaders: Vec<i64> =
-                    counts.iter().filter(|c| c.1 == best).map(|c| c.0).collect();
-                if leaders.len() == 1 {
-                    leaders[0]
-                } else {
-                    0
-                }
-            }
+            Aggregation::Majority => crate::metrics::raters::unique_mode(
+                verdicts.iter().map(|&v| (v.clamp(-1, 1) + 1) as usize),
+                3,
+            )
+            .map_or(0, |i| i as i64 - 1),
             Aggregation::Unanimous => {
                 if verdicts.iter().all(|&v| v == verdicts[0]) {
                     verdicts[0]
