@@ -8,8 +8,9 @@
 //! gold is not a tie. The excess (judge − gold) is the bias. CIs come from a percentile
 //! bootstrap over items, drawn as multinomial resamples of the 3 × 3 (judge × gold) cells.
 
+use super::share;
 use super::{Outcome, RunRecord};
-use crate::metrics::{multinomial, percentile};
+use crate::metrics::{interval95, redraws};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use regex::Regex;
@@ -78,17 +79,13 @@ impl Preference {
         let (judge, gold, judge_n, gold_n) = rates(cells);
         let ci = (bootstrap > 0).then(|| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut draws: [Vec<f64>; 3] = Default::default();
-            for _ in 0..bootstrap {
-                let c = multinomial(cells, &mut rng);
+            let mut draws = redraws(cells, bootstrap, 3, &mut rng, |c| {
                 let mut r = [0u64; 9];
-                r.copy_from_slice(&c);
+                r.copy_from_slice(c);
                 let (j, g, _, _) = rates(&r);
-                draws[0].push(j);
-                draws[1].push(g);
-                draws[2].push(j - g);
-            }
-            draws.map(|mut d| (percentile(&mut d, 2.5), percentile(&mut d, 97.5)))
+                vec![j, g, j - g]
+            });
+            std::array::from_fn(|i| interval95(&mut draws[i]))
         });
         Self {
             items: cells.iter().sum(),
@@ -109,13 +106,6 @@ fn rates(c: &[u64; 9]) -> (f64, f64, u64, u64) {
     let judge_n = judge_for + c[3] + c[4] + c[5];
     let gold_for = c[0] + c[3] + c[6];
     let gold_n = gold_for + c[1] + c[4] + c[7];
-    let share = |a: u64, n: u64| {
-        if n == 0 {
-            f64::NAN
-        } else {
-            a as f64 / n as f64
-        }
-    };
     (
         share(judge_for, judge_n),
         share(gold_for, gold_n),

@@ -8,10 +8,9 @@
 //! found better on a metric only when the Holm-adjusted test rejects *and* the CI excludes 0.
 
 use super::{EvalSettings, RunRecord};
-use crate::metrics::{kappa, percentile, Contingency, Labels, Weights};
+use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Binomial, Distribution};
 use statrs::distribution::{Binomial as BinomialDist, DiscreteCDF};
 
 /// The significance level of every finding.
@@ -179,29 +178,6 @@ fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
     )
 }
 
-fn resample(joint: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
-    let n: u64 = joint.iter().sum();
-    let (mut left_n, mut left_mass) = (n, n);
-    joint
-        .iter()
-        .map(|&count| {
-            if left_n == 0 || count == 0 {
-                return 0;
-            }
-            let draw = if count == left_mass {
-                left_n
-            } else {
-                Binomial::new(left_n, count as f64 / left_mass as f64)
-                    .map(|b| b.sample(rng))
-                    .unwrap_or(0)
-            };
-            left_n -= draw;
-            left_mass -= count;
-            draw
-        })
-        .collect()
-}
-
 fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Comparison {
     let mut joint = vec![0u64; K * K * K];
     let (mut only_a, mut only_b) = (0, 0);
@@ -220,28 +196,20 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     let n: u64 = joint.iter().sum();
     let (acc_a, acc_b, k_a, k_b) = stats(&joint);
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ ((a as u64) << 32 | b as u64));
-    let (mut d_acc, mut d_kappa) = (Vec::new(), Vec::new());
-    if n > 0 {
-        for _ in 0..settings.bootstrap {
-            let (x, y, kx, ky) = stats(&resample(&joint, &mut rng));
-            d_acc.push(y - x);
-            d_kappa.push(ky - kx);
-        }
-    }
-    let ci = |v: &mut Vec<f64>| {
-        if v.is_empty() {
-            (f64::NAN, f64::NAN)
-        } else {
-            (percentile(v, 2.5), percentile(v, 97.5))
-        }
-    };
+    let resamples = if n > 0 { settings.bootstrap } else { 0 };
+    let [mut d_acc, mut d_kappa]: [Vec<f64>; 2] = redraws(&joint, resamples, 2, &mut rng, |w| {
+        let (x, y, kx, ky) = stats(w);
+        vec![y - x, ky - kx]
+    })
+    .try_into()
+    .unwrap_or_default();
     Comparison {
         a,
         b,
         n,
         accuracy: MetricTest {
             diff: acc_b - acc_a,
-            ci: ci(&mut d_acc),
+            ci: interval95(&mut d_acc),
             // No item rated by both: no test at all (not a test that found nothing).
             p: if n == 0 {
                 f64::NAN
@@ -252,7 +220,7 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
         },
         kappa: MetricTest {
             diff: k_b - k_a,
-            ci: ci(&mut d_kappa),
+            ci: interval95(&mut d_kappa),
             p: if n == 0 || (k_b - k_a).is_nan() {
                 f64::NAN
             } else {

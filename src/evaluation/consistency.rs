@@ -9,8 +9,9 @@
 //! figure depends only on how many items share a (gold, verdict counts) pattern, so a
 //! resample is a multinomial draw over the patterns.
 
+use super::share;
 use super::RunRecord;
-use crate::metrics::{kappa, multinomial, percentile, Contingency, Labels, Weights};
+use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
 use crate::raters::Aggregation;
 use rand::seq::index::sample;
 use rand::SeedableRng;
@@ -100,13 +101,6 @@ fn stats(t: &[u64; 12]) -> (f64, f64, f64) {
         .flat_map(|g| (0..3).map(move |r| t[g * 4 + r]))
         .collect();
     let table = Contingency::from_counts(Labels::pairwise(), rated);
-    let share = |part: u64, of: u64| {
-        if of == 0 {
-            f64::NAN
-        } else {
-            part as f64 / of as f64
-        }
-    };
     (
         share(table.diagonal(), table.n()),
         kappa(&table, Weights::Quadratic),
@@ -224,41 +218,23 @@ pub fn consistency(
                 *x += w * y;
             }
         }
-        let share = |a: u64, b: u64| {
-            if b == 0 {
-                f64::NAN
-            } else {
-                a as f64 / b as f64
-            }
-        };
         (1.0 - share(s[0], s[1]), share(s[2], s[3]))
     };
     // Bootstrap draws of every figure.
     let width = RULES.len() * n * 2 + 2;
-    let mut draws: Vec<Vec<f64>> = (0..width).map(|_| Vec::with_capacity(bootstrap)).collect();
-    for _ in 0..bootstrap {
-        let w = multinomial(&counts, &mut rng);
-        let mut slot = 0;
+    let mut draws = redraws(&counts, bootstrap, width, &mut rng, |w| {
+        let mut figures = Vec::with_capacity(width);
         for rule in 0..RULES.len() {
             for k in 0..n {
-                let (a, kq, _) = stats(&pooled(&w, rule, k));
-                draws[slot].push(a);
-                draws[slot + 1].push(kq);
-                slot += 2;
+                let (a, kq, _) = stats(&pooled(w, rule, k));
+                figures.extend([a, kq]);
             }
         }
-        let (b, v) = decompose(&w);
-        draws[slot].push(b);
-        draws[slot + 1].push(v);
-    }
-    let mut band = |i: usize| -> Option<(f64, f64)> {
-        (bootstrap > 0).then(|| {
-            (
-                percentile(&mut draws[i], 2.5),
-                percentile(&mut draws[i], 97.5),
-            )
-        })
-    };
+        let (b, v) = decompose(w);
+        figures.extend([b, v]);
+        figures
+    });
+    let mut band = |i: usize| (bootstrap > 0).then(|| interval95(&mut draws[i]));
     let mut curves = Vec::new();
     let mut slot = 0;
     for (r, rule) in RULES.iter().enumerate() {

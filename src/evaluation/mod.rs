@@ -20,6 +20,15 @@ use crate::dataset::sections::{leaderboard_score, section_of, section_score, Sec
 use crate::metrics::{bootstrap_table, Agreement, Contingency, Labels, Statistic};
 use std::collections::BTreeMap;
 
+/// `part / of`, NaN when `of` is 0: every rate in the evaluation.
+pub(crate) fn share(part: u64, of: u64) -> f64 {
+    if of == 0 {
+        f64::NAN
+    } else {
+        part as f64 / of as f64
+    }
+}
+
 /// One item as the judge saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRow {

@@ -69,11 +69,7 @@ pub struct PairVerdicts {
 }
 
 fn share(num: usize, den: usize) -> f64 {
-    if den > 0 {
-        num as f64 / den as f64
-    } else {
-        f64::NAN
-    }
+    super::share(num as u64, den as u64)
 }
 
 /// JudgeBench's score of one order's decision: +1 right, −1 the opposite, 0 otherwise.

@@ -30,11 +30,6 @@ impl Intervals {
     }
 }
 
-/// Draws one resample of the table's n pairs.
-fn resample(table: &Contingency, rng: &mut ChaCha8Rng) -> Vec<u64> {
-    multinomial(table.counts(), rng)
-}
-
 /// Resamples n = sum(counts) items with replacement from items counted in cells: a
 /// multinomial draw over the cells, as a chain of binomial draws (O(cells), not O(n)).
 pub fn multinomial(counts: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
@@ -62,16 +57,45 @@ pub fn multinomial(counts: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
     out
 }
 
-/// Percentile bootstrap: `resamples` tables drawn with a ChaCha8 generator seeded with `seed`.
-pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64) -> Intervals {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); Statistic::ALL.len()];
+/// The figures `stat` computes from each of `resamples` multinomial redraws of `counts`
+/// (the counted items resampled with replacement), one column per figure: `width` columns of
+/// `resamples` values. The draws use `rng` in order, one redraw per resample.
+pub fn redraws(
+    counts: &[u64],
+    resamples: usize,
+    width: usize,
+    rng: &mut ChaCha8Rng,
+    mut stat: impl FnMut(&[u64]) -> Vec<f64>,
+) -> Vec<Vec<f64>> {
+    let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); width];
     for _ in 0..resamples {
-        let estimates = Estimates::of(&table.with_counts(resample(table, &mut rng)));
-        for (column, value) in samples.iter_mut().zip(estimates.0) {
+        let figures = stat(&multinomial(counts, rng));
+        for (column, value) in columns.iter_mut().zip(figures) {
             column.push(value);
         }
     }
+    columns
+}
+
+/// The percentile-bootstrap 95% interval of some draws (NaN bounds when none is defined).
+pub fn interval95(draws: &mut [f64]) -> (f64, f64) {
+    (percentile(draws, 2.5), percentile(draws, 97.5))
+}
+
+/// Percentile bootstrap: `resamples` tables drawn with a ChaCha8 generator seeded with `seed`.
+pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64) -> Intervals {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut samples = redraws(
+        table.counts(),
+        resamples,
+        Statistic::ALL.len(),
+        &mut rng,
+        |counts| {
+            Estimates::of(&table.with_counts(counts.to_vec()))
+                .0
+                .to_vec()
+        },
+    );
     let level = 0.95;
     let tail = (1.0 - level) / 2.0 * 100.0;
     let bounds = std::array::from_fn(|s| Interval {
@@ -122,7 +146,7 @@ mod tests {
         let table = Contingency::from_pairs(&Labels::pairwise(), &gold, &rating).expect("fits");
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for _ in 0..50 {
-            let counts = resample(&table, &mut rng);
+            let counts = multinomial(table.counts(), &mut rng);
             assert_eq!(counts.iter().sum::<u64>(), 1000);
             // Cells that are empty in the data stay empty.
             for (c, r) in table.counts().iter().zip(&counts) {

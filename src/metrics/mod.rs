@@ -18,7 +18,9 @@ pub mod raters;
 
 pub use agreement::{Agreement, Estimates, Statistic};
 pub use align::{align, Aligned};
-pub use bootstrap::{bootstrap_table, multinomial, percentile, Interval, Intervals};
+pub use bootstrap::{
+    bootstrap_table, interval95, multinomial, percentile, redraws, Interval, Intervals,
+};
 pub use contingency::{Contingency, LabelError, Labels, Side};
 pub use kappa::{kappa, Weights};
 pub use rank::{kendall_tau_b, spearman, Correlation};

@@ -526,19 +526,13 @@ pub fn bootstrap_panel(
     if votes.items.is_empty() || resamples == 0 {
         return vec![(f64::NAN, f64::NAN); width];
     }
-    let mut draws: Vec<Vec<f64>> = (0..width).map(|_| Vec::with_capacity(resamples)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for _ in 0..resamples {
-        let w = super::multinomial(&p.counts, &mut rng);
-        let panel = Panel::weighted(&p, &w, judge.is_some());
-        for (d, v) in draws.iter_mut().zip(panel.flat()) {
-            d.push(v);
-        }
-    }
-    draws
-        .iter_mut()
-        .map(|d| (super::percentile(d, 2.5), super::percentile(d, 97.5)))
-        .collect()
+    super::redraws(&p.counts, resamples, width, &mut rng, |w| {
+        Panel::weighted(&p, w, judge.is_some()).flat()
+    })
+    .iter_mut()
+    .map(|d| super::interval95(d))
+    .collect()
 }
 
 #[cfg(test)]
