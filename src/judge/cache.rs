@@ -17,6 +17,11 @@ use std::sync::{Arc, Mutex};
 
 /// The cache key of a call.
 pub fn key(call: &Call) -> String {
+    hex(&key_digest(call))
+}
+
+/// The cache key of a call as its 32 bytes (what `key` writes in hex).
+pub fn key_digest(call: &Call) -> [u8; 32] {
     let canonical = serde_json::json!({
         "v": 1,
         "model": call.params.model,
@@ -26,7 +31,7 @@ pub fn key(call: &Call) -> String {
         "messages": call.messages,
         "sample": call.sample,
     });
-    hex(&Sha256::digest(canonical.to_string().as_bytes()))
+    Sha256::digest(canonical.to_string().as_bytes()).into()
 }
 
 /// Lowercase hex of bytes (a table lookup: keys are made millions of times in an export).

@@ -147,6 +147,15 @@ pub fn pairwise_kappa(votes: &Votes) -> Vec<Vec<f64>> {
     pairwise_of(&p, &p.counts)
 }
 
+/// (observed − expected) / (1 − expected): agreement beyond chance; NaN when chance agreement
+/// is total.
+fn chance_corrected(observed: f64, expected: f64) -> f64 {
+    if 1.0 - expected == 0.0 {
+        return f64::NAN;
+    }
+    (observed - expected) / (1.0 - expected)
+}
+
 fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
     let r = p.raters;
     if r < 2 {
@@ -179,10 +188,7 @@ fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
             q * q
         })
         .sum();
-    if 1.0 - p_exp == 0.0 {
-        return f64::NAN;
-    }
-    (p_mean - p_exp) / (1.0 - p_exp)
+    chance_corrected(p_mean, p_exp)
 }
 
 /// Fleiss' kappa over the items every rater rated (statsmodels' formula).
@@ -283,10 +289,7 @@ fn gwet_of(p: &Patterns, w: &[u64]) -> f64 {
     }
     pa /= two_or_more;
     let pe = pi.iter().map(|p| p * (1.0 - p)).sum::<f64>() / (q - 1.0);
-    if 1.0 - pe == 0.0 {
-        return f64::NAN;
-    }
-    (pa - pe) / (1.0 - pe)
+    chance_corrected(pa, pe)
 }
 
 /// Gwet's AC1 (irrCAC's formula: agreement over items with two or more votes, chance from

@@ -15,7 +15,7 @@ pub mod ingest;
 pub mod results;
 pub mod spill;
 
-use super::cache::{key, Cache};
+use super::cache::{key, key_digest, Cache};
 use super::{Call, CallError, CallFuture, Judge};
 use crate::dataset::hub::Progress;
 use serde::{Deserialize, Serialize};
@@ -460,9 +460,7 @@ pub fn pending(
         if counts.calls % STEP == 0 {
             progress.advance(STEP.min(counts.calls));
         }
-        let Some(k) = Key::parse(&key(&call)) else {
-            return;
-        };
+        let k = Key(key_digest(&call));
         let mut record = [0u8; 24];
         record[..16].copy_from_slice(&head(&k.0));
         record[16..].copy_from_slice(&counts.calls.to_le_bytes());
@@ -522,9 +520,7 @@ pub fn pending(
         if failed.is_some() || skip.get(i) {
             return;
         }
-        if let Some(k) = Key::parse(&key(&call)) {
-            failed = each(k, call).err();
-        }
+        failed = each(Key(key_digest(&call)), call).err();
     });
     progress.finish();
     match failed {
