@@ -65,11 +65,9 @@ pub fn tidy(rows: &mut TidyRows, c: &Consistency) {
     );
 }
 
+/// As every summary table writes a figure with its interval ("n/a" when undefined).
 fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
-    match ci {
-        Some((lo, hi)) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
-        None => format!("{v:.3}"),
-    }
+    super::summary::with_ci(v, ci.unwrap_or((f64::NAN, f64::NAN)))
 }
 
 /// The terminal's table: accuracy for every k and rule, from the samples already drawn.
