@@ -8,10 +8,10 @@
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use polars::prelude::*;
-use raterlab::commands::data::{load, DataSettings};
 use raterlab::dataset::hub::Quiet;
 use raterlab::dataset::select::Selection;
 use raterlab::dataset::source::DataSpec;
+use raterlab::run::data::{load, DataSettings};
 use std::process::Command;
 use std::time::Instant;
 

@@ -9,7 +9,6 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use raterlab::commands::calibrate::{ConfigMeta, Run, RunMeta};
 use raterlab::dataset::examples::Order;
 use raterlab::evaluation::bias::Shape;
 use raterlab::evaluation::{
@@ -17,6 +16,7 @@ use raterlab::evaluation::{
 };
 use raterlab::judge::Completion;
 use raterlab::raters::{Rating, SampleTrace, Status};
+use raterlab::run::record::{ConfigMeta, Run, RunMeta};
 use std::time::Instant;
 
 const SUBSETS: [&str; 23] = [

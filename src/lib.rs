@@ -13,13 +13,14 @@ pub mod metrics;
 pub mod prompts;
 pub mod raters;
 pub mod report;
+pub mod run;
 pub mod verdicts;
 
 /// Runs one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Analyze(args) => {
-            let settings = commands::analyze::Settings::from_args(*args)?;
+            let settings = run::analysis::Settings::from_args(*args)?;
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }
@@ -44,13 +45,13 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Plan(args) => report::plan::emit(&commands::plan::run(&args)?, args.json),
         cli::Command::Batch(args) => match args.command {
             cli::BatchCommand::Export { plan, out, format } => {
-                report::batch::emit_export(&commands::batch::export(&plan, &out, &format)?)
+                report::batch::emit_export(&commands::batch::export::export(&plan, &out, &format)?)
             }
             cli::BatchCommand::Ingest {
                 files,
                 manifest,
                 cache_dir,
-            } => report::batch::emit_ingest(&commands::batch::ingest_files(
+            } => report::batch::emit_ingest(&commands::batch::ingest::ingest_files(
                 &files,
                 manifest.as_deref(),
                 cache_dir.as_deref(),
@@ -60,7 +61,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 api_key_env,
                 state,
                 ids,
-            } => report::batch::emit_cancelled(&commands::batch::cancel(
+            } => report::batch::emit_cancelled(&commands::batch::rounds::cancel(
                 &endpoint,
                 &api_key_env,
                 state.as_deref(),
@@ -69,16 +70,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         },
         cli::Command::Data(args) => match args.command {
             cli::DataCommand::Summary(data) => {
-                let dataset = commands::data::load(
-                    &commands::data::DataSettings::from_args(data)?,
+                let dataset = run::data::load(
+                    &run::data::DataSettings::from_args(data)?,
                     &report::progress::Download::default(),
                 )?;
-                let annotators = commands::data::annotator_report(&dataset)?;
+                let annotators = run::data::annotator_report(&dataset)?;
                 report::data::emit_summary(&dataset, annotators.as_ref())
             }
             cli::DataCommand::Export { data, out } => {
-                let dataset = commands::data::load(
-                    &commands::data::DataSettings::from_args(data)?,
+                let dataset = run::data::load(
+                    &run::data::DataSettings::from_args(data)?,
                     &report::progress::Download::default(),
                 )?;
                 dataset::export::write_examples(&dataset.examples, &out)?;

@@ -2,44 +2,10 @@
 
 use crate::cli::PlanSizeArgs;
 use crate::error::input_error;
-use crate::evaluation::plan::kappa_items_needed;
+use crate::evaluation::plan::{kappa_items_needed, Need, PlanResult};
 use crate::judge::sim::Sim;
 use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable};
 use anyhow::Result;
-
-/// One answer: for a pair of judges (or the assumed one), the items needed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Need {
-    /// "assumed", or the compared pair "A vs B".
-    pub pair: String,
-    pub discordance: f64,
-    pub items_needed: f64,
-    /// With a run: its items, and the smallest difference they detect.
-    pub items_now: Option<u64>,
-    pub min_detectable_now: Option<f64>,
-}
-
-/// What `plan` found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PlanResult {
-    Accuracy {
-        diff: f64,
-        alpha: f64,
-        power: f64,
-        needs: Vec<Need>,
-    },
-    Kappa {
-        diff: f64,
-        accuracy: f64,
-        tie_rate: f64,
-        alpha: f64,
-        power: f64,
-        runs: usize,
-        items_needed: f64,
-        mean_difference: f64,
-        power_reached: f64,
-    },
-}
 
 fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
     let ok = if open {

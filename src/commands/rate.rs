@@ -1,36 +1,12 @@
 //! `raterlab rate`: one judge configuration over a dataset, ratings written to a file.
 
-use super::data::{self, DataSettings};
-use super::judges;
 use crate::cli::RateArgs;
 use crate::error::input_error;
-use crate::prompts::{self, Template};
 use crate::raters::{Config, RaterKind};
-use crate::verdicts::Parser;
+use crate::run::data::{self, DataSettings};
+use crate::run::judges;
+use crate::run::plan::template;
 use anyhow::Result;
-
-/// A template with `--parser` and `--system` applied.
-pub fn template(name: &str, parser: Option<&str>, system: Option<&str>) -> Result<Template> {
-    let mut template = prompts::resolve(name)?;
-    if let Some(p) = parser {
-        if p == "regex" {
-            return Err(input_error(
-                "--parser regex needs patterns, which only a TOML template can give: write parser = \"regex\", match = \"first\" (or last, unique, priority) and [[patterns]] entries in a prompt file (see examples/prompts/llmbar-cot.toml)",
-            ));
-        }
-        let parser = Parser::from_name(p).ok_or_else(|| {
-            input_error(format!(
-                "unknown parser '{p}'; parsers are {}",
-                prompts::parser_names()
-            ))
-        })?;
-        template = template.with_parser(parser);
-    }
-    if let Some(s) = system {
-        template.system = Some(s.to_string());
-    }
-    Ok(template)
-}
 
 pub fn run(args: RateArgs) -> Result<()> {
     let data_settings = DataSettings::from_args(args.data.clone())?;
@@ -61,7 +37,7 @@ pub fn run(args: RateArgs) -> Result<()> {
     }
     // A scores file answers its own (pointwise) prompt.
     let template = if setup.judge.is_order_blind() {
-        super::rate::template(crate::prompts::SCORES_PROMPT, None, None)?
+        crate::run::plan::template(crate::prompts::SCORES_PROMPT, None, None)?
     } else {
         template
     };

@@ -1,8 +1,9 @@
 //! `raterlab report DIR`: re-evaluate and re-render a finished run; no judge is called.
 
-use super::calibrate::{check_sort, Run};
 use crate::cli::ReportArgs;
 use crate::evaluation::{evaluate, EvalSettings};
+use crate::run::plan::check_sort;
+use crate::run::record::Run;
 use anyhow::Result;
 
 pub fn run(args: &ReportArgs) -> Result<Run> {

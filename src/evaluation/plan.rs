@@ -1,5 +1,6 @@
-//! Sample size for a difference in quadratic kappa, by simulation with the simulated judge:
-//! there is no closed form as for accuracy (McNemar, `metrics::power`).
+//! Sample size: what `raterlab plan` finds (`PlanResult`), and the items needed for a difference
+//! in quadratic kappa, by simulation with the simulated judge: there is no closed form as for
+//! accuracy (McNemar, `metrics::power`).
 
 use crate::judge::sim::Sim;
 use crate::metrics::power::z;
@@ -81,4 +82,38 @@ pub fn kappa_items_needed(
         mean_difference: mean,
         power_reached: reached,
     })
+}
+
+/// One answer: for a pair of judges (or the assumed one), the items needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Need {
+    /// "assumed", or the compared pair "A vs B".
+    pub pair: String,
+    pub discordance: f64,
+    pub items_needed: f64,
+    /// With a run: its items, and the smallest difference they detect.
+    pub items_now: Option<u64>,
+    pub min_detectable_now: Option<f64>,
+}
+
+/// What `plan` found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanResult {
+    Accuracy {
+        diff: f64,
+        alpha: f64,
+        power: f64,
+        needs: Vec<Need>,
+    },
+    Kappa {
+        diff: f64,
+        accuracy: f64,
+        tie_rate: f64,
+        alpha: f64,
+        power: f64,
+        runs: usize,
+        items_needed: f64,
+        mean_difference: f64,
+        power_reached: f64,
+    },
 }

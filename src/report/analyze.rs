@@ -1,13 +1,15 @@
 //! Output of `raterlab analyze`.
 
 use super::csv::TidyRows;
-use super::summary::Table;
-use super::{json, plots, table};
-use crate::commands::analyze::{Analysis, Output};
+use super::html::{self, Page};
+use super::table::Table;
+use super::{format, json, plots, table};
 use crate::metrics::{Agreement, Statistic};
+use crate::run::analysis::{Analysis, Output};
 use anyhow::Result;
 use serde_json::{json as js, Value};
 use std::io::Write;
+use std::path::Path;
 
 /// The JSON document: the overall result's fields, run details, and `groups`.
 pub fn to_json(a: &Analysis) -> Value {
@@ -60,14 +62,14 @@ pub fn metrics_table(a: &Agreement) -> Table {
     for s in Statistic::ALL {
         let ci = a.intervals.as_ref().map(|i| i.get(s));
         let p = match s {
-            Statistic::Spearman => table::p_value(a.spearman_p),
-            Statistic::KendallTauB => table::p_value(a.kendall_p),
+            Statistic::Spearman => format::p_value(a.spearman_p),
+            Statistic::KendallTauB => format::p_value(a.kendall_p),
             _ => String::new(),
         };
         out.rows.push(vec![
-            table::statistic_name(s).to_string(),
-            table::fixed(a.get(s)),
-            table::interval(ci),
+            format::statistic_name(s).to_string(),
+            format::fixed(a.get(s)),
+            format::interval(ci),
             p,
         ]);
     }
@@ -84,11 +86,15 @@ const GROUP_STATISTICS: [Statistic; 4] = [
 /// One row per group, then `overall`.
 pub fn groups_table(a: &Analysis) -> Table {
     let mut header = vec!["group", "n"];
-    header.extend(GROUP_STATISTICS.iter().map(|&s| table::statistic_name(s)));
+    header.extend(GROUP_STATISTICS.iter().map(|&s| format::statistic_name(s)));
     let mut out = Table::new("By group", &header);
     for (name, g) in rows(a) {
         let mut row = vec![name.to_string(), g.n.to_string()];
-        row.extend(GROUP_STATISTICS.iter().map(|&s| table::with_interval(g, s)));
+        row.extend(
+            GROUP_STATISTICS
+                .iter()
+                .map(|&s| format::with_interval(g, s)),
+        );
         out.rows.push(row);
     }
     out
@@ -154,7 +160,7 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
-    let confusion = super::summary::confusion(&a.overall.confusion);
+    let confusion = super::table::confusion_table(&a.overall.confusion);
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
     let panel = a
         .annotators
@@ -173,7 +179,7 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
         to_tidy(a).write(path)?;
     }
     if let Some(path) = &output.html {
-        super::html::write_analysis(a, path)?;
+        write_analysis(a, path)?;
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -188,4 +194,35 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The page of an `analyze` result: its tables and plots (there are no items to browse).
+fn analysis_page(a: &Analysis) -> Result<Page> {
+    let mut tables = vec![metrics_table(&a.overall)];
+    if !a.groups.is_empty() {
+        tables.push(groups_table(a));
+    }
+    tables.push(super::table::confusion_table(&a.overall.confusion));
+    if let Some(r) = &a.annotators {
+        tables.extend(super::annotators::tables(r));
+    }
+    let mut lines = vec![format!("data {}", a.source)];
+    lines.extend(header(a));
+    Ok(Page {
+        title: format!("analyze {}", a.source),
+        header: lines,
+        command: crate::run::command_line().join(" "),
+        simulated: false,
+        tables,
+        plots: plots(a)?
+            .into_iter()
+            .map(|(title, svg)| html::plot(title, svg))
+            .collect(),
+        data: None,
+    })
+}
+
+/// Writes the page of an `analyze` result to `path`.
+pub fn write_analysis(a: &Analysis, path: &Path) -> Result<()> {
+    html::write_page(analysis_page(a)?, path)
 }

@@ -2,9 +2,9 @@
 //! terminal tables, JSON and tidy CSV rows.
 
 use super::csv::TidyRows;
+use super::format;
 use super::json::{agreement, ci_json, num};
-use super::summary::Table;
-use super::table;
+use super::table::Table;
 use crate::evaluation::annotators::AnnotatorReport;
 use crate::metrics::raters::Ceiling;
 use serde_json::{json, Map, Value};
@@ -104,11 +104,11 @@ fn with_ci(value: f64, ci: Option<(f64, f64)>) -> String {
     match ci {
         Some((lo, hi)) => format!(
             "{} [{}, {}]",
-            table::fixed(value),
-            table::fixed(lo),
-            table::fixed(hi)
+            format::fixed(value),
+            format::fixed(lo),
+            format::fixed(hi)
         ),
-        None => table::fixed(value),
+        None => format::fixed(value),
     }
 }
 
@@ -181,7 +181,7 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
                 forms(&j.ceiling)[i],
                 r.interval(r.judge_index() + i),
             ));
-            row.push(table::fixed(forms(&ratio)[i]));
+            row.push(format::fixed(forms(&ratio)[i]));
         }
         ceiling.rows.push(row);
     }
@@ -215,8 +215,8 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
             per.rows.push(vec![
                 name.into(),
                 g.n.to_string(),
-                table::with_interval(g, crate::metrics::Statistic::Kappa),
-                table::with_interval(g, crate::metrics::Statistic::Accuracy),
+                format::with_interval(g, crate::metrics::Statistic::Kappa),
+                format::with_interval(g, crate::metrics::Statistic::Accuracy),
             ]);
         }
         out.push(per);
@@ -291,7 +291,7 @@ pub fn tidy(r: &AnnotatorReport, rows: &mut TidyRows) {
 
 /// calibrate's section: the annotators once (they are the same for every configuration), then
 /// every configuration beside the ceiling, in the report's order.
-pub fn calibrate_tables(run: &crate::commands::calibrate::Run, order: &[usize]) -> Vec<Table> {
+pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<Table> {
     let reports: Vec<(&str, &AnnotatorReport)> = order
         .iter()
         .filter_map(|&i| {
@@ -307,9 +307,9 @@ pub fn calibrate_tables(run: &crate::commands::calibrate::Run, order: &[usize]) 
     let mut judges = Table::new(
         format!(
             "Judges beside the human ceiling (humans: leave-one-out {}, per vote {}, per vote without ties {})",
-            table::fixed(h.leave_one_out),
-            table::fixed(h.per_vote),
-            table::fixed(h.per_vote_no_ties)
+            format::fixed(h.leave_one_out),
+            format::fixed(h.per_vote),
+            format::fixed(h.per_vote_no_ties)
         ),
         &[
             "configuration",
@@ -330,12 +330,12 @@ pub fn calibrate_tables(run: &crate::commands::calibrate::Run, order: &[usize]) 
         let mut row = vec![(*name).to_string()];
         for (i, v) in forms(&j.ceiling).iter().enumerate() {
             row.push(with_ci(*v, r.interval(start + i)));
-            row.push(table::fixed(ratio[i]));
+            row.push(format::fixed(ratio[i]));
         }
         for g in [&r.unanimous, &r.split].into_iter().flatten() {
             row.push(format!(
                 "{} (n {})",
-                table::with_interval(g, crate::metrics::Statistic::Accuracy),
+                format::with_interval(g, crate::metrics::Statistic::Accuracy),
                 g.n
             ));
         }

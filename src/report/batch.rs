@@ -1,9 +1,9 @@
 //! What `batch export`, `batch ingest`, `batch cancel` and `calibrate --batch` tell the user.
 
-use crate::commands::batch::{ExportSummary, IngestSummary, Watch};
 use crate::judge::batch::api::BatchInfo;
 use crate::judge::batch::Format;
-use crate::report::calibrate::thousands;
+use crate::report::format::thousands;
+use crate::run::batch::{ExportSummary, IngestSummary, Watch};
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::collections::HashMap;
@@ -63,7 +63,7 @@ pub fn emit_export(s: &ExportSummary) -> Result<()> {
 
 /// ` --cache-dir DIR` when the cache is not the default one.
 fn cache_flag(cache: &std::path::Path) -> String {
-    if cache == crate::commands::judges::completions_dir(None) {
+    if cache == crate::run::judges::completions_dir(None) {
         String::new()
     } else {
         format!(" --cache-dir {}", cache.display())

@@ -2,9 +2,9 @@
 
 use super::csv::TidyRows;
 use super::json::{ci_json, num};
-use super::summary::Table;
-use crate::commands::calibrate::Run;
+use super::table::Table;
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
+use crate::run::record::Run;
 use serde_json::{json, Value};
 
 fn preference_json(p: &Preference) -> Value {
@@ -103,7 +103,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         ],
     );
     for (i, b) in &rows {
-        let mut row = vec![super::calibrate::shown_name(&run.record.configs[*i])];
+        let mut row = vec![super::format::shown_name(&run.record.configs[*i])];
         row.extend(b.features().iter().map(|(_, p)| cell(p)));
         row.push(
             run.evaluation.configs[*i]

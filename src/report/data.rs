@@ -1,8 +1,8 @@
 //! Output of `raterlab data summary`.
 
 use super::table;
-use crate::commands::data::Dataset;
 use crate::dataset::sections::section_of;
+use crate::run::data::Dataset;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;

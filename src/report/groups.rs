@@ -2,9 +2,9 @@
 
 use super::csv::TidyRows;
 use super::json::num;
-use super::summary::Table;
-use crate::commands::calibrate::Run;
+use super::table::Table;
 use crate::evaluation::groups::{Group, ALPHA};
+use crate::run::record::Run;
 use serde_json::{json, Value};
 
 fn group_json(run: &Run, g: &Group) -> Value {
@@ -66,7 +66,7 @@ pub fn tables(run: &Run) -> Vec<Table> {
     if g.overall.is_none() {
         return Vec::new();
     }
-    let name = |i: usize| super::calibrate::shown_name(&run.record.configs[i]);
+    let name = |i: usize| super::format::shown_name(&run.record.configs[i]);
     let mut t = Table::new(
         "Indistinguishable from the best (McNemar vs the most accurate configuration, Holm-adjusted p ≥ 0.05)",
         &["scope", "best", "accuracy", "group size", "indistinguishable from the best"],
@@ -81,7 +81,7 @@ pub fn tables(run: &Run) -> Vec<Table> {
         t.rows.push(vec![
             scope,
             name(group.best),
-            super::table::fixed(group.best_accuracy),
+            super::format::fixed(group.best_accuracy),
             format!("{} of {}", members.len(), run.record.configs.len()),
             members[1..]
                 .iter()

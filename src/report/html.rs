@@ -4,16 +4,16 @@
 //! completions.jsonl, so `calibrate` and `report DIR` write the same page. All data is
 //! escaped by the template engine (HTML) or embedded as JSON and shown with `textContent`.
 
-use super::summary::{summary, Table};
-use super::{analyze, plots};
-use crate::commands::analyze::Analysis;
-use crate::commands::calibrate::Run;
+use super::lines::{read_lines, ItemTexts};
+use super::plots;
+use super::summary::summary;
+use super::table::Table;
 use crate::evaluation::Outcome;
 use crate::metrics::Statistic;
+use crate::run::record::Run;
 use anyhow::{Context, Result};
 use base64::Engine;
 use minijinja::{context, Environment};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,13 +22,13 @@ use std::path::Path;
 const TEMPLATE: &str = include_str!("templates/report.html");
 const BROWSER: &str = include_str!("templates/browser.js");
 
-#[derive(Serialize)]
-struct Plot {
+#[derive(Debug, Serialize)]
+pub struct Plot {
     title: String,
     data: String,
 }
 
-fn plot(title: impl Into<String>, svg: String) -> Plot {
+pub fn plot(title: impl Into<String>, svg: String) -> Plot {
     Plot {
         title: title.into(),
         data: base64::engine::general_purpose::STANDARD.encode(svg),
@@ -68,30 +68,6 @@ pub fn script_json(value: &impl Serialize) -> Result<String> {
     let mut out = Vec::new();
     serde_json::to_writer(ScriptSafe(&mut out), value)?;
     Ok(String::from_utf8(out)?)
-}
-
-/// Each line of a JSONL file that reads as `T` (an unreadable line is left out: the page shows
-/// what it can).
-pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
-    std::fs::read_to_string(path)
-        .map(|text| {
-            text.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A line of items.jsonl.
-#[derive(Deserialize)]
-pub(crate) struct ItemTexts {
-    pub(crate) id: String,
-    #[serde(default)]
-    prompt: String,
-    #[serde(default)]
-    pub(crate) response1: String,
-    #[serde(default)]
-    pub(crate) response2: String,
 }
 
 /// A line of completions.jsonl, as the browser shows it.
@@ -218,14 +194,15 @@ fn unique(values: impl Iterator<Item = String>) -> String {
 
 /// What a page shows: a title and header lines, the command, summary tables, plots, and the
 /// item browser's data (script-safe JSON) when there are items to browse.
-struct Page {
-    title: String,
-    header: Vec<String>,
-    command: String,
-    simulated: bool,
-    tables: Vec<Table>,
-    plots: Vec<Plot>,
-    data: Option<String>,
+#[derive(Debug)]
+pub struct Page {
+    pub title: String,
+    pub header: Vec<String>,
+    pub command: String,
+    pub simulated: bool,
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    pub data: Option<String>,
 }
 
 /// Where the browser's data goes: the template renders this, and the data (tens of megabytes
@@ -260,8 +237,13 @@ fn page(p: Page) -> Result<[String; 3]> {
     })
 }
 
+/// Writes a page to `path`.
+pub fn write_page(p: Page, path: &Path) -> Result<()> {
+    write_parts(page(p)?, path)
+}
+
 /// Writes the parts of a page to `path`.
-fn write_page(parts: [String; 3], path: &Path) -> Result<()> {
+fn write_parts(parts: [String; 3], path: &Path) -> Result<()> {
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(path).with_context(|| format!("writing '{}'", path.display()))?,
     );
@@ -280,7 +262,7 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
 
 fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let s = summary(run);
-    let order = super::calibrate::order(run);
+    let order = super::ranking::order(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
         Some(s.parse_failures),
@@ -373,38 +355,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
 
 /// Writes `report.html` into the run directory.
 pub fn write(run: &Run, dir: &Path) -> Result<()> {
-    write_page(run_page(run, dir)?, &dir.join("report.html"))
-}
-
-/// The page of an `analyze` result: its tables and plots (there are no items to browse).
-fn analysis_page(a: &Analysis) -> Result<[String; 3]> {
-    let mut tables = vec![analyze::metrics_table(&a.overall)];
-    if !a.groups.is_empty() {
-        tables.push(analyze::groups_table(a));
-    }
-    tables.push(super::summary::confusion(&a.overall.confusion));
-    if let Some(r) = &a.annotators {
-        tables.extend(super::annotators::tables(r));
-    }
-    let mut header = vec![format!("data {}", a.source)];
-    header.extend(analyze::header(a));
-    page(Page {
-        title: format!("analyze {}", a.source),
-        header,
-        command: crate::commands::command_line().join(" "),
-        simulated: false,
-        tables,
-        plots: analyze::plots(a)?
-            .into_iter()
-            .map(|(title, svg)| plot(title, svg))
-            .collect(),
-        data: None,
-    })
-}
-
-/// Writes the page of an `analyze` result to `path`.
-pub fn write_analysis(a: &Analysis, path: &Path) -> Result<()> {
-    write_page(analysis_page(a)?, path)
+    write_parts(run_page(run, dir)?, &dir.join("report.html"))
 }
 
 #[cfg(test)]

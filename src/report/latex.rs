@@ -1,9 +1,9 @@
 //! `table.tex`: a booktabs table of the configurations, CIs in brackets.
 
-use super::calibrate::order;
-use super::run_dir::value;
-use crate::commands::calibrate::Run;
+use super::format::value;
+use super::ranking::order;
 use crate::metrics::Statistic;
+use crate::run::record::Run;
 use anyhow::{Context, Result};
 use std::path::Path;
 

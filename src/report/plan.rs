@@ -1,15 +1,15 @@
 //! Output of `raterlab plan`.
 
 use super::json::num;
-use super::summary::Table;
-use crate::commands::plan::PlanResult;
+use super::table::Table;
+use crate::evaluation::plan::PlanResult;
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
 
 fn count(v: f64) -> String {
     if v.is_finite() {
-        super::calibrate::thousands(v as u64)
+        super::format::thousands(v as u64)
     } else {
         "-".into()
     }

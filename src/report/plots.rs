@@ -2,11 +2,10 @@
 //! charts across configurations. Text is laid out by plotters' built-in metrics (no system
 //! fonts needed) and rendered by whatever displays the SVG.
 
-use super::calibrate::{order, shown_name};
-use super::run_dir::value;
-use super::table::{confusion_names, statistic_name};
-use crate::commands::calibrate::Run;
+use super::format::{confusion_names, shown_name, statistic_name, value};
+use super::ranking::order;
 use crate::metrics::{Agreement, Contingency, Statistic};
+use crate::run::record::Run;
 use anyhow::{anyhow, Context, Result};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;

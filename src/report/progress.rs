@@ -151,7 +151,7 @@ impl Calls {
             bar.finish_and_clear();
         }
         if let Some((from, to)) = self.lowered.lock().ok().and_then(|l| *l) {
-            crate::report::calibrate::warn(&format!(
+            crate::report::format::warn(&format!(
                 "calls timed out, so at most {to} ran at once by the end (not {from}): the server answers fewer requests at once than --concurrency allows, and queued ones time out. Next time pass --concurrency {to}, or a longer --timeout"
             ));
         }
@@ -187,7 +187,7 @@ impl crate::judge::execute::Observer for Calls {
         if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             let _ = self.multi.println(line);
         } else {
-            crate::report::calibrate::warn(&line);
+            crate::report::format::warn(&line);
         }
     }
 

@@ -1,10 +1,10 @@
 //! Ratings files (one row per item) and the run summary of `raterlab rate`.
 
-use crate::commands::data::Dataset;
 use crate::dataset::examples::Example;
 use crate::evaluation::{counts, Outcome};
 use crate::judge::cache::Cache;
 use crate::raters::{usage, Config, Rating};
+use crate::run::data::Dataset;
 use anyhow::Result;
 use polars::prelude::*;
 use std::io::Write;

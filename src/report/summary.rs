@@ -1,49 +1,13 @@
 //! The run's summary tables, built once from the evaluation as rows of text, and rendered by
 //! the terminal (comfy-table) and by the HTML page alike: both show the same numbers.
 
-use super::calibrate::{order, shown_name, verdict};
-use super::table::{fixed, p_value, with_interval};
-use crate::commands::calibrate::Run;
+use super::format::{fixed, p_value, shown_name, with_ci, with_interval};
+use super::ranking::{order, verdict};
+use super::table::Table;
 use crate::evaluation::{Headline, Scope};
 use crate::metrics::Statistic;
+use crate::run::record::Run;
 use serde::Serialize;
-
-/// A table as text: a title, its columns, rows, and notes that explain it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Table {
-    pub title: String,
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    pub notes: Vec<String>,
-    /// Whether the columns after the first are numbers (right-aligned).
-    pub numeric: bool,
-}
-
-impl Table {
-    pub fn new(title: impl Into<String>, headers: &[&str]) -> Self {
-        Self {
-            title: title.into(),
-            headers: headers.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-            notes: Vec::new(),
-            numeric: true,
-        }
-    }
-}
-
-/// A confusion matrix: rows gold, columns rating, counts.
-pub fn confusion(c: &crate::metrics::Contingency) -> Table {
-    let (rows, columns) = super::table::confusion_names(c);
-    let mut header = vec![""];
-    header.extend(columns.iter().map(String::as_str));
-    let mut out = Table::new("Confusion matrix (rows: gold, columns: rating)", &header);
-    for (name, counts) in rows.iter().zip(c.rows()) {
-        let mut row = vec![name.clone()];
-        row.extend(counts.iter().map(u64::to_string));
-        out.rows.push(row);
-    }
-    out
-}
 
 /// Every summary table of a run, in the terminal's order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,16 +22,6 @@ pub struct Summary {
 
 fn ci(scope: &Scope, s: Statistic) -> String {
     with_interval(&scope.agreement, s)
-}
-
-pub fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
-    if v.is_nan() {
-        "n/a".into()
-    } else if lo.is_finite() {
-        format!("{v:.3} [{lo:.3}, {hi:.3}]")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 fn signed_with_ci(d: f64, (lo, hi): (f64, f64)) -> String {
@@ -137,7 +91,7 @@ pub fn summary(run: &Run) -> Summary {
         ]);
     }
 
-    t.notes.extend(super::calibrate::ranking_note(run));
+    t.notes.extend(super::ranking::ranking_note(run));
 
     let mut p = Table::new(
         "Parse failures: headline metrics when items without a verdict are dropped, counted wrong, or counted as ties",

@@ -1,47 +1,50 @@
-//! Terminal tables (comfy-table) and number formatting shared by every report.
+//! Tables as text (`Table`: a title, headers, rows and notes), which the terminal and the HTML
+//! page both show, and their terminal rendering (comfy-table).
 
-use crate::metrics::{Agreement, Contingency, Interval, Statistic};
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use super::format::confusion_names;
+use crate::metrics::Contingency;
+use comfy_table::{presets, CellAlignment, ContentArrangement};
+use serde::Serialize;
 
-/// A value with four decimals, or "n/a" when undefined.
-pub fn fixed(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.4}")
-    } else {
-        "n/a".to_string()
+/// A table as text: a title, its columns, rows, and notes that explain it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub title: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub notes: Vec<String>,
+    /// Whether the columns after the first are numbers (right-aligned).
+    pub numeric: bool,
+}
+
+impl Table {
+    pub fn new(title: impl Into<String>, headers: &[&str]) -> Self {
+        Self {
+            title: title.into(),
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+            numeric: true,
+        }
     }
 }
 
-/// A p-value: four decimals, scientific below 1e-4.
-pub fn p_value(p: f64) -> String {
-    if !p.is_finite() {
-        "n/a".to_string()
-    } else if p != 0.0 && p < 1e-4 {
-        format!("{p:.2e}")
-    } else {
-        format!("{p:.4}")
+/// A confusion matrix: rows gold, columns rating, counts.
+pub fn confusion_table(c: &crate::metrics::Contingency) -> Table {
+    let (rows, columns) = confusion_names(c);
+    let mut header = vec![""];
+    header.extend(columns.iter().map(String::as_str));
+    let mut out = Table::new("Confusion matrix (rows: gold, columns: rating)", &header);
+    for (name, counts) in rows.iter().zip(c.rows()) {
+        let mut row = vec![name.clone()];
+        row.extend(counts.iter().map(u64::to_string));
+        out.rows.push(row);
     }
+    out
 }
 
-pub fn interval(i: Option<Interval>) -> String {
-    match i {
-        Some(i) if i.lo.is_finite() && i.hi.is_finite() => format!("[{:.4}, {:.4}]", i.lo, i.hi),
-        Some(_) => "n/a".to_string(),
-        None => String::new(),
-    }
-}
-
-/// A value followed by its interval when there is one: `0.7600 [0.7100, 0.8100]`.
-pub fn with_interval(a: &Agreement, s: Statistic) -> String {
-    let ci = a.intervals.as_ref().map(|i| i.get(s));
-    match ci {
-        Some(_) => format!("{} {}", fixed(a.get(s)), interval(ci)),
-        None => fixed(a.get(s)),
-    }
-}
-
-pub fn new_table(header: Vec<&str>) -> Table {
-    let mut table = Table::new();
+pub fn new_table(header: Vec<&str>) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
     table
         .load_preset(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
@@ -49,9 +52,8 @@ pub fn new_table(header: Vec<&str>) -> Table {
     table
 }
 
-/// Right-aligns every column but the first.
 /// A summary table rendered for the terminal.
-pub fn render(t: &super::summary::Table) -> String {
+pub fn render(t: &Table) -> String {
     let mut table = new_table(t.headers.iter().map(String::as_str).collect());
     for row in &t.rows {
         table.add_row(row.clone());
@@ -62,7 +64,8 @@ pub fn render(t: &super::summary::Table) -> String {
     table.to_string()
 }
 
-pub fn align_numbers(table: &mut Table) {
+/// Right-aligns every column but the first.
+pub fn align_numbers(table: &mut comfy_table::Table) {
     let count = table.column_count();
     for i in 1..count {
         if let Some(column) = table.column_mut(i) {
@@ -71,50 +74,6 @@ pub fn align_numbers(table: &mut Table) {
     }
 }
 
-pub fn statistic_name(s: Statistic) -> &'static str {
-    match s {
-        Statistic::Accuracy => "accuracy",
-        Statistic::Kappa => "Cohen's kappa",
-        Statistic::KappaLinear => "kappa (linear)",
-        Statistic::KappaQuadratic => "kappa (quadratic)",
-        Statistic::Spearman => "Spearman's rho",
-        Statistic::KendallTauB => "Kendall's tau-b",
-        Statistic::TieRateGold => "tie rate (gold)",
-        Statistic::TieRateRating => "tie rate (rating)",
-    }
-}
-
-/// Row and column names of the confusion matrix: the notebook's Gold_1/Gold_Tie/Gold_2 ×
-/// Model_1/Model_Tie/Model_2 for pairwise labels, else Gold_<label> × Model_<label>.
-pub fn confusion_names(table: &Contingency) -> (Vec<String>, Vec<String>) {
-    let name = |side: &str, label: i64| {
-        if table.labels().is_pairwise() {
-            match label {
-                -1 => format!("{side}_1"),
-                0 => format!("{side}_Tie"),
-                _ => format!("{side}_2"),
-            }
-        } else {
-            format!("{side}_{label}")
-        }
-    };
-    let labels = table.labels().as_slice();
-    (
-        labels.iter().map(|&l| name("Gold", l)).collect(),
-        labels.iter().map(|&l| name("Model", l)).collect(),
-    )
-}
-
 pub fn confusion(table: &Contingency) -> String {
-    render(&super::summary::confusion(table))
-}
-
-/// `text` on one line, cut to `max` characters with an ellipsis.
-pub fn shorten(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        return one_line;
-    }
-    let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
+    render(&confusion_table(table))
 }

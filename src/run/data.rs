@@ -1,4 +1,4 @@
-//! `raterlab data summary|export`: the examples a judge would see.
+//! Data options checked into settings, and the examples they load (`data`, `calibrate`, `rate`).
 
 use crate::cli::DataArgs;
 use crate::dataset::examples::{self, Example};

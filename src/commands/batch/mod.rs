@@ -1,0 +1,94 @@
+//! `raterlab batch export | ingest | cancel`, and `calibrate --batch`: a plan's uncached calls
+//! written as batch input (`export`), batch results read into the response cache (`ingest`),
+//! and (with --batch) the OpenAI-compatible Batch API driven end to end: upload, create, poll,
+//! download, ingest, resubmit what is worth resubmitting, then report from the cache
+//! (`rounds`). This file holds what they share: the plan's calls, keys and shard files.
+
+pub mod export;
+pub mod ingest;
+pub mod rounds;
+
+use crate::dataset::examples::Example;
+use crate::error::input_error;
+use crate::judge::batch::{self, Counts, Format, Key, Shard, Shards};
+use crate::judge::Call;
+use crate::raters::{for_each_call, Config};
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Every judged configuration must call an OpenAI-compatible endpoint: the simulator,
+/// replays and score files answer locally.
+pub(super) fn check_batchable(configs: &[Config], what: &str) -> Result<()> {
+    if let Some(c) = configs
+        .iter()
+        .find(|c| !c.rater.is_baseline() && !c.judge.cacheable())
+    {
+        return Err(input_error(format!(
+            "{what} sends calls to an OpenAI-compatible judge, and configuration '{}' uses {}, which answers locally; give --model NAME (and no --judge), or drop --demo",
+            c.name,
+            c.judge.describe()
+        )));
+    }
+    if configs.iter().all(|c| c.rater.is_baseline()) {
+        return Err(input_error(format!(
+            "{what}: the plan has no judge call (only baselines); add --rater basic or sc:N"
+        )));
+    }
+    Ok(())
+}
+
+/// The plan's calls, one at a time (the same ones at each call).
+pub(super) fn calls<'a>(
+    configs: &'a [Config],
+    examples: &'a [Example],
+) -> impl Fn(&mut dyn FnMut(Call)) + 'a {
+    move |f: &mut dyn FnMut(Call)| for_each_call(configs, examples, |_, _, call| f(call))
+}
+
+/// The plan's keys, and its name: a SHA-256 over every key in order, which names the plan's
+/// batch state. One pass over the calls.
+pub(super) fn plan_keys(configs: &[Config], examples: &[Example]) -> (String, HashSet<Key>) {
+    let mut h = Sha256::new();
+    let mut keys = HashSet::new();
+    for_each_call(configs, examples, |_, _, call| {
+        let hex = crate::judge::cache::key(&call);
+        h.update(hex.as_bytes());
+        keys.extend(Key::parse(&hex));
+    });
+    (crate::judge::cache::hex(&h.finalize()[..16]), keys)
+}
+
+/// Writes the pending requests of a plan (not in the cache in `cache_dir`, not in `skip`) as
+/// shard files; returns the shards and counts.
+pub(super) fn write_shards(
+    cache_dir: &Path,
+    configs: &[Config],
+    examples: &[Example],
+    dir: &Path,
+    format: Format,
+    skip: &HashSet<Key>,
+) -> Result<(Vec<Shard>, Counts)> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        input_error(format!(
+            "cannot create the folder '{}': {e}; pass another --out",
+            dir.display()
+        ))
+    })?;
+    let mut shards = Shards::new(dir, format, batch::MAX_LINES, batch::MAX_BYTES);
+    let progress = crate::report::progress::Steps::default();
+    let write = |key, call: Call| {
+        if skip.contains(&key) {
+            return Ok(());
+        }
+        shards.push(key, &call)
+    };
+    let mut counts = batch::pending(cache_dir, dir, calls(configs, examples), write, &progress)
+        .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
+    let shards = shards
+        .finish()
+        .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
+    counts.pending = shards.iter().map(|s| s.lines).sum();
+    Ok((shards, counts))
+}

@@ -1,0 +1,133 @@
+//! The small formatting helpers every report file shares: numbers (fixed, p-values,
+//! intervals, thousands), names as shown (configurations, statistics, confusion rows) and
+//! warnings. It uses no other report file.
+
+use crate::metrics::{Agreement, Contingency, Interval, Statistic};
+
+/// A value with four decimals, or "n/a" when undefined.
+pub fn fixed(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "n/a".to_string()
+    }
+}
+
+/// A p-value: four decimals, scientific below 1e-4.
+pub fn p_value(p: f64) -> String {
+    if !p.is_finite() {
+        "n/a".to_string()
+    } else if p != 0.0 && p < 1e-4 {
+        format!("{p:.2e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+pub fn interval(i: Option<Interval>) -> String {
+    match i {
+        Some(i) if i.lo.is_finite() && i.hi.is_finite() => format!("[{:.4}, {:.4}]", i.lo, i.hi),
+        Some(_) => "n/a".to_string(),
+        None => String::new(),
+    }
+}
+
+/// A value followed by its interval when there is one: `0.7600 [0.7100, 0.8100]`.
+pub fn with_interval(a: &Agreement, s: Statistic) -> String {
+    let ci = a.intervals.as_ref().map(|i| i.get(s));
+    match ci {
+        Some(_) => format!("{} {}", fixed(a.get(s)), interval(ci)),
+        None => fixed(a.get(s)),
+    }
+}
+
+pub fn statistic_name(s: Statistic) -> &'static str {
+    match s {
+        Statistic::Accuracy => "accuracy",
+        Statistic::Kappa => "Cohen's kappa",
+        Statistic::KappaLinear => "kappa (linear)",
+        Statistic::KappaQuadratic => "kappa (quadratic)",
+        Statistic::Spearman => "Spearman's rho",
+        Statistic::KendallTauB => "Kendall's tau-b",
+        Statistic::TieRateGold => "tie rate (gold)",
+        Statistic::TieRateRating => "tie rate (rating)",
+    }
+}
+
+/// Row and column names of the confusion matrix: the notebook's Gold_1/Gold_Tie/Gold_2 ×
+/// Model_1/Model_Tie/Model_2 for pairwise labels, else Gold_<label> × Model_<label>.
+pub fn confusion_names(table: &Contingency) -> (Vec<String>, Vec<String>) {
+    let name = |side: &str, label: i64| {
+        if table.labels().is_pairwise() {
+            match label {
+                -1 => format!("{side}_1"),
+                0 => format!("{side}_Tie"),
+                _ => format!("{side}_2"),
+            }
+        } else {
+            format!("{side}_{label}")
+        }
+    };
+    let labels = table.labels().as_slice();
+    (
+        labels.iter().map(|&l| name("Gold", l)).collect(),
+        labels.iter().map(|&l| name("Model", l)).collect(),
+    )
+}
+
+/// `text` on one line, cut to `max` characters with an ellipsis.
+pub fn shorten(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+pub fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
+    if v.is_nan() {
+        "n/a".into()
+    } else if lo.is_finite() {
+        format!("{v:.3} [{lo:.3}, {hi:.3}]")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A configuration's name as shown in tables and plots: simulated ones are marked.
+pub fn shown_name(c: &crate::evaluation::ConfigRecord) -> String {
+    if c.simulated {
+        format!("{} (sim)", c.name)
+    } else {
+        c.name.clone()
+    }
+}
+
+/// A warning on stderr.
+#[allow(clippy::print_stderr)]
+pub fn warn(message: &str) {
+    eprintln!("warning: {message}");
+}
+
+/// 1900 → "1,900".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The headline value of a statistic for plots and the LaTeX table.
+pub fn value(a: &Agreement, statistic: Statistic) -> (f64, Option<(f64, f64)>) {
+    let ci = a.intervals.as_ref().map(|i| {
+        let b = i.get(statistic);
+        (b.lo, b.hi)
+    });
+    (a.get(statistic), ci)
+}

@@ -1,0 +1,193 @@
+//! `analyze`'s settings, checked from its options, and its result.
+
+use crate::cli::AnalyzeArgs;
+use crate::dataset::frame::LabelReading;
+use crate::dataset::labels::{ColumnNames, NoMajority};
+use crate::error::input_error;
+use crate::evaluation::annotators::AnnotatorReport;
+use crate::metrics::{Agreement, Labels};
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// Where the labels come from.
+#[derive(Debug, Clone)]
+pub enum Input {
+    One(PathBuf),
+    Two { gold: PathBuf, ratings: PathBuf },
+}
+
+impl Input {
+    /// How the source is named in reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Input::One(path) => path.display().to_string(),
+            Input::Two { gold, ratings } => {
+                format!(
+                    "{} (gold) × {} (ratings)",
+                    gold.display(),
+                    ratings.display()
+                )
+            }
+        }
+    }
+}
+
+/// What to print and write.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub json: bool,
+    pub csv: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+}
+
+/// Validated settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub input: Input,
+    pub columns: ColumnNames,
+    pub labels: Option<Labels>,
+    /// How gold and rating values are read.
+    pub reading: (LabelReading, LabelReading),
+    pub bootstrap: usize,
+    pub seed: u64,
+    pub output: Output,
+    /// Several annotators' columns and what is done with items without a majority.
+    pub annotators: Option<(Vec<String>, NoMajority)>,
+}
+
+/// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable error|drop`.
+pub fn parse_reading(flag: &str, map: &[String], unreadable: &str) -> Result<LabelReading> {
+    let mut out = LabelReading::default();
+    for item in map {
+        let (from, to) = item.rsplit_once('=').ok_or_else(|| {
+            input_error(format!("{flag} '{item}': expected VALUE=LABEL, e.g. Tie=0"))
+        })?;
+        let to: i64 = to
+            .trim()
+            .parse()
+            .map_err(|_| input_error(format!("{flag} '{item}': the label must be an integer")))?;
+        out.map.insert(from.trim().to_string(), to);
+    }
+    out.drop_unreadable = match unreadable {
+        "error" => false,
+        "drop" => true,
+        other => {
+            return Err(input_error(format!(
+                "--unreadable '{other}': use error or drop"
+            )))
+        }
+    };
+    Ok(out)
+}
+
+/// Parses `--labels` values ("-1", "0", "1").
+pub fn parse_labels(values: &[String]) -> Result<Labels> {
+    let parsed: Result<Vec<i64>> = values
+        .iter()
+        .map(|v| {
+            v.trim().parse::<i64>().map_err(|_| {
+                input_error(format!(
+                    "--labels: '{v}' is not an integer; give whole numbers separated by commas, e.g. --labels=-1,0,1"
+                ))
+            })
+        })
+        .collect();
+    Labels::new(parsed?).map_err(|_| input_error("--labels is empty; give e.g. --labels=-1,0,1"))
+}
+
+impl Settings {
+    pub fn from_args(args: AnalyzeArgs) -> Result<Self> {
+        let input = match (args.input, args.gold, args.ratings) {
+            (Some(path), None, None) => Input::One(path),
+            (None, Some(gold), Some(ratings)) => Input::Two { gold, ratings },
+            _ => {
+                return Err(input_error(
+                    "give either --input FILE, or both --gold FILE and --ratings FILE",
+                ))
+            }
+        };
+        let labels = args.labels.as_deref().map(parse_labels).transpose()?;
+        let policy = NoMajority::parse(&args.no_majority)?;
+        let annotators = match (&input, args.annotators.is_empty()) {
+            (_, true) => None,
+            (Input::One(_), false) => Some((args.annotators.clone(), policy)),
+            (Input::Two { .. }, false) => return Err(input_error(
+                "--annotators reads every annotator and the judge from one file; use --input FILE",
+            )),
+        };
+        for (flag, path) in [("--csv", &args.csv), ("--html", &args.html)] {
+            if let Some(path) = path {
+                writable_folder(flag, path)?;
+            }
+        }
+        let reading = (
+            parse_reading("--gold-map", &args.gold_map, &args.unreadable)?,
+            parse_reading("--rating-map", &args.rating_map, &args.unreadable)?,
+        );
+        Ok(Self {
+            input,
+            reading,
+            columns: ColumnNames {
+                id: args.id_col,
+                ratings_id: args.ratings_id_col,
+                gold: args.gold_col,
+                rating: args.rating_col,
+                group: args.group_col,
+            },
+            labels,
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+            annotators,
+            output: Output {
+                json: args.json,
+                csv: args.csv,
+                html: args.html,
+            },
+        })
+    }
+}
+
+/// An output file's folder must exist and the path must not be a folder, checked before any
+/// work is done.
+fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(input_error(format!(
+            "{flag} '{}' is a folder; name a file in it, e.g. '{}'",
+            path.display(),
+            path.join(if flag == "--html" {
+                "analysis.html"
+            } else {
+                "metrics.csv"
+            })
+            .display()
+        )));
+    }
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
+            Err(input_error(format!(
+                "{flag} '{}': the folder '{}' does not exist; create it or write elsewhere",
+                path.display(),
+                folder.display()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The result of one analysis: overall and per group.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub source: String,
+    pub labels: Labels,
+    pub bootstrap: usize,
+    pub seed: u64,
+    pub overall: Agreement,
+    /// Per group, sorted by name.
+    pub groups: Vec<(String, Agreement)>,
+    pub only_in_gold: usize,
+    pub only_in_ratings: usize,
+    pub dropped_gold: usize,
+    pub dropped_ratings: usize,
+    /// With --annotators: their agreement, the ceiling and the judge beside it.
+    pub annotators: Option<AnnotatorReport>,
+}

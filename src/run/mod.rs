@@ -1,0 +1,19 @@
+//! What a command runs and what it produced, below both `commands/` (which makes it) and
+//! `report/` (which renders it): the options checked into settings (`data`, `judges`), a
+//! calibrate run's plan of calls (`plan`) and its record (`record`), the settings and result
+//! of `analyze` (`analysis`), and what the batch commands did (`batch`).
+
+pub mod analysis;
+pub mod batch;
+pub mod data;
+pub mod judges;
+pub mod plan;
+pub mod record;
+
+/// The command as typed, with the program named `raterlab` rather than by its full path.
+pub fn command_line() -> Vec<String> {
+    std::env::args()
+        .enumerate()
+        .map(|(i, a)| if i == 0 { "raterlab".to_string() } else { a })
+        .collect()
+}

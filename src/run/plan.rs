@@ -1,0 +1,359 @@
+//! What a calibrate run will call: its configurations, checked before the first call, built
+//! from the plan options (and an experiment file). `calibrate` and `batch export` share it.
+
+use super::data::DataSettings;
+use super::judges::{self, JudgeSetup};
+use super::record::ConfigMeta;
+use crate::cli::{JudgeArgs, PlanArgs};
+use crate::error::input_error;
+use crate::judge::cache::Cache;
+use crate::prompts::{self, Template};
+use crate::raters::{Config, RaterKind};
+use crate::verdicts::Parser;
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The statistics `--sort` accepts.
+pub const SORT_KEYS: [&str; 5] = [
+    "kappa_quadratic",
+    "kappa",
+    "accuracy",
+    "spearman",
+    "kendall_tau_b",
+];
+
+/// A judge of an experiment file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JudgeEntry {
+    label: Option<String>,
+    judge: Option<String>,
+    endpoint: Option<String>,
+    model: Option<String>,
+    api_key_env: Option<String>,
+    temperature: Option<f64>,
+    max_tokens: Option<u32>,
+}
+
+/// `--config exp.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Experiment {
+    name: Option<String>,
+    #[serde(default)]
+    prompts: Vec<String>,
+    #[serde(default)]
+    raters: Vec<String>,
+    parser: Option<String>,
+    #[serde(default, rename = "judge")]
+    judges: Vec<JudgeEntry>,
+}
+
+fn read_experiment(path: &Path) -> Result<Experiment> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        input_error(format!(
+            "cannot read the experiment file '{}': {e}",
+            path.display()
+        ))
+    })?;
+    toml::from_str(&text).map_err(|e| {
+        input_error(format!(
+            "experiment file '{}' is not valid: {}; see README, \"Experiment files\"",
+            path.display(),
+            e.message()
+        ))
+    })
+}
+
+/// A template with `--parser` and `--system` applied.
+pub fn template(name: &str, parser: Option<&str>, system: Option<&str>) -> Result<Template> {
+    let mut template = prompts::resolve(name)?;
+    if let Some(p) = parser {
+        if p == "regex" {
+            return Err(input_error(
+                "--parser regex needs patterns, which only a TOML template can give: write parser = \"regex\", match = \"first\" (or last, unique, priority) and [[patterns]] entries in a prompt file (see examples/prompts/llmbar-cot.toml)",
+            ));
+        }
+        let parser = Parser::from_name(p).ok_or_else(|| {
+            input_error(format!(
+                "unknown parser '{p}'; parsers are {}",
+                prompts::parser_names()
+            ))
+        })?;
+        template = template.with_parser(parser);
+    }
+    if let Some(s) = system {
+        template.system = Some(s.to_string());
+    }
+    Ok(template)
+}
+
+struct Judged {
+    label: String,
+    setup: JudgeSetup,
+    args: JudgeArgs,
+}
+
+fn judges_from(args: &PlanArgs, experiment: &Experiment) -> Result<Vec<Judged>> {
+    if !experiment.judges.is_empty() {
+        return experiment
+            .judges
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let mut a = args.judge.clone();
+                if let Some(j) = &entry.judge {
+                    a.judge = Some(j.clone());
+                }
+                if entry.endpoint.is_some() {
+                    a.endpoint = entry.endpoint.clone();
+                }
+                if let Some(k) = &entry.api_key_env {
+                    a.api_key_env = k.clone();
+                }
+                if entry.temperature.is_some() {
+                    a.temperature = entry.temperature;
+                }
+                if let Some(m) = entry.max_tokens {
+                    a.max_tokens = m;
+                }
+                let setup = judges::build(&a, entry.model.as_deref())
+                    .with_context(|| format!("judge {} of the experiment file", i + 1))?;
+                let label = entry.label.clone().unwrap_or_else(|| setup.model.clone());
+                Ok(Judged {
+                    label,
+                    setup,
+                    args: a,
+                })
+            })
+            .collect();
+    }
+    let models: Vec<Option<&str>> = if args.judge.model.is_empty() {
+        vec![None]
+    } else {
+        args.judge.model.iter().map(|m| Some(m.as_str())).collect()
+    };
+    models
+        .into_iter()
+        .map(|m| {
+            let setup = judges::build(&args.judge, m)?;
+            Ok(Judged {
+                label: setup.model.clone(),
+                setup,
+                args: args.judge.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The configurations of a run, their descriptions, the caches their judges use, the name an
+/// experiment file gives the run.
+#[derive(Debug)]
+pub struct Plan {
+    pub configs: Vec<Config>,
+    pub metas: Vec<ConfigMeta>,
+    pub caches: Vec<Arc<Cache>>,
+    pub name: Option<String>,
+}
+
+/// Builds and checks every configuration before any call is made.
+pub fn plan(args: &PlanArgs, seed: u64) -> Result<Plan> {
+    let experiment = match &args.config {
+        Some(path) => read_experiment(path)?,
+        None => Experiment::default(),
+    };
+    let mut prompts: Vec<String> = if experiment.prompts.is_empty() {
+        args.prompts.clone()
+    } else {
+        experiment.prompts.clone()
+    };
+    let mut rater_names: Vec<String> = if experiment.raters.is_empty() {
+        args.raters.clone()
+    } else {
+        experiment.raters.clone()
+    };
+    let mut judge_args = args.judge.clone();
+    if args.demo {
+        if prompts.is_empty() {
+            prompts = [
+                "simple_no_tie",
+                "simple_with_tie",
+                "reward-bench_gemini_no_tie",
+            ]
+            .map(String::from)
+            .to_vec();
+        }
+        if rater_names.is_empty() {
+            rater_names = ["basic", "sc:5", "random", "longer", "first"]
+                .map(String::from)
+                .to_vec();
+        }
+        if judge_args.judge.is_none() {
+            judge_args.judge = Some("sim".into());
+        }
+    }
+    if prompts.is_empty() {
+        prompts.push("simple_with_tie".into());
+    }
+    if rater_names.is_empty() {
+        rater_names.push("basic".into());
+    }
+    let raters: Vec<RaterKind> = rater_names
+        .iter()
+        .map(|r| RaterKind::parse(r, seed))
+        .collect::<Result<_>>()?;
+    let parser = experiment.parser.as_deref().or(args.parser.as_deref());
+    let templates = prompts
+        .iter()
+        .map(|p| template(p, parser, judge_args.system.as_deref()))
+        .collect::<Result<Vec<_>>>()?;
+    let with_args = PlanArgs {
+        judge: judge_args,
+        ..args.clone()
+    };
+    let needs_judge = raters.iter().any(|r| !r.is_baseline());
+    let judged = if needs_judge {
+        judges_from(&with_args, &experiment)?
+    } else {
+        Vec::new()
+    };
+    let replaying = judged.iter().any(|j| {
+        j.args
+            .judge
+            .as_deref()
+            .is_some_and(|s| s.starts_with("replay:"))
+    });
+    if parser.is_some() && !replaying {
+        if let Some(t) = templates.iter().find(|t| !t.parser_fits()) {
+            return Err(input_error(format!(
+                "parser '{}' does not fit prompt '{}': the prompt never asks for that verdict format; choose a matching --parser or another --prompt",
+                t.parser, t.name
+            )));
+        }
+    }
+    let pointwise = judges::pointwise_rule(&with_args.judge)?;
+    let mut configs = Vec::new();
+    let mut metas = Vec::new();
+    let several = judged.len() > 1;
+    let scores_template = template(crate::prompts::SCORES_PROMPT, None, None)?;
+    for j in &judged {
+        // A scores file answers one prompt (its scores) once: no templates, no samples.
+        let order_blind = j.setup.judge.is_order_blind();
+        let (own_templates, own_raters): (&[crate::prompts::Template], Vec<RaterKind>) =
+            if order_blind {
+                (
+                    std::slice::from_ref(&scores_template),
+                    vec![RaterKind::Basic],
+                )
+            } else {
+                (
+                    &templates,
+                    raters
+                        .iter()
+                        .copied()
+                        .filter(|r| !r.is_baseline())
+                        .collect(),
+                )
+            };
+        for t in own_templates {
+            for &rater in &own_raters {
+                let params = Arc::new(judges::params(&j.args, &j.setup.model, rater));
+                let name = if several {
+                    format!("{}/{}/{}", j.label, t.name, rater)
+                } else {
+                    format!("{}/{}", t.name, rater)
+                };
+                metas.push(ConfigMeta {
+                    name: name.clone(),
+                    prompt: t.name.clone(),
+                    parser: t.parser.to_string(),
+                    rater: rater.to_string(),
+                    judge: j.setup.judge.describe(),
+                    model: j.setup.model.clone(),
+                    temperature: params.temperature,
+                    max_tokens: params.max_tokens,
+                    simulated: j.setup.judge.is_simulated(),
+                    system: t.system.clone(),
+                    template: t.text.clone(),
+                });
+                configs.push(Config {
+                    name,
+                    template: t.clone(),
+                    rater,
+                    judge: j.setup.judge.clone(),
+                    params,
+                    pointwise,
+                });
+            }
+        }
+    }
+    for &rater in raters.iter().filter(|r| r.is_baseline()) {
+        let name = format!("baseline/{rater}");
+        // Baselines make no call (`samples() == 0`); the judge and template are placeholders
+        // that the rater never uses.
+        let judge: Arc<dyn crate::judge::Judge> = Arc::new(crate::judge::sim::Sim::default());
+        metas.push(ConfigMeta {
+            name: name.clone(),
+            prompt: "-".into(),
+            parser: "-".into(),
+            rater: rater.to_string(),
+            judge: "baseline (no LLM)".into(),
+            model: "-".into(),
+            temperature: 0.0,
+            max_tokens: 0,
+            simulated: false,
+            system: None,
+            template: String::new(),
+        });
+        configs.push(Config {
+            name,
+            template: templates[0].clone(),
+            rater,
+            judge,
+            pointwise,
+            params: Arc::new(crate::judge::Params {
+                model: "-".into(),
+                temperature: 0.0,
+                max_tokens: 0,
+                seed: None,
+            }),
+        });
+    }
+    let caches = judged
+        .iter()
+        .filter_map(|j| j.setup.cache.clone())
+        .collect();
+    Ok(Plan {
+        configs,
+        metas,
+        caches,
+        name: experiment.name,
+    })
+}
+
+/// The data options of a plan (`--demo` means the bundled sample), checked.
+pub fn data_settings(args: &PlanArgs) -> Result<DataSettings> {
+    let mut data_args = args.data.clone();
+    if args.demo && data_args.data != "sample" {
+        return Err(input_error(
+            "--demo runs on the bundled sample; drop --data, or drop --demo",
+        ));
+    }
+    if args.demo {
+        data_args.data = "sample".into();
+    }
+    DataSettings::from_args(data_args)
+}
+
+/// `--sort` names one of [`SORT_KEYS`].
+pub fn check_sort(sort: &str) -> Result<()> {
+    if !SORT_KEYS.contains(&sort) {
+        return Err(input_error(format!(
+            "--sort '{sort}' is not a metric; use one of {}",
+            SORT_KEYS.join(", ")
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! A calibrate run's record: what was rated, how, and what came of it. `commands::calibrate`
+//! makes one, `commands::report` reads one back from its directory, and `report/` renders it.
+
+use crate::evaluation::{Evaluation, RunRecord};
+use crate::judge::cache::Cache;
+use crate::raters::Rating;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Metadata of a configuration, for reports and run.json.
+#[derive(Debug, Clone)]
+pub struct ConfigMeta {
+    pub name: String,
+    pub prompt: String,
+    pub parser: String,
+    pub rater: String,
+    pub judge: String,
+    pub model: String,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    pub simulated: bool,
+    pub system: Option<String>,
+    pub template: String,
+}
+
+/// Everything about a run besides the ratings.
+#[derive(Debug, Clone)]
+pub struct RunMeta {
+    pub name: String,
+    pub dir: PathBuf,
+    pub source: String,
+    pub seed: u64,
+    pub both_orders: bool,
+    pub bootstrap: usize,
+    pub checksum: String,
+    pub configs: Vec<ConfigMeta>,
+    pub command: Vec<String>,
+    pub created_unix: u64,
+    pub sort: String,
+    pub no_majority: usize,
+}
+
+/// A finished run: what was rated, how, and what came of it.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub meta: RunMeta,
+    pub record: RunRecord,
+    pub evaluation: Evaluation,
+    /// Per configuration, per item (absent for `report DIR`, which reads them from files).
+    pub ratings: Option<Vec<Vec<Rating>>>,
+    /// The response caches the judges used (none for `report DIR`).
+    pub caches: Vec<Arc<Cache>>,
+    /// Each item's prompt and responses as shown (absent for `report DIR`, which reads
+    /// items.jsonl).
+    pub texts: Option<Vec<[String; 3]>>,
+}
