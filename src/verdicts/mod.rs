@@ -7,11 +7,24 @@
 //! instructions: the pairwise parsers read *verdict statements* only (see `statements`), and
 //! `regex` reproduces a published tool's own patterns exactly.
 
+/// A built-in regex, compiled once on first use.
+macro_rules! regex {
+    ($name:ident, $re:expr) => {
+        static $name: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new($re).expect("a valid built-in regex"));
+    };
+}
+
+mod grades;
 mod pattern;
 mod statements;
 
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
 
+use grades::{
+    binary, binary_answer, comparative, json_grade, json_label, labelled_numbers, opening_numbers,
+    rating, score,
+};
 use regex::Regex;
 pub use statements::Span;
 use statements::{
@@ -281,13 +294,6 @@ impl fmt::Display for Parser {
     }
 }
 
-macro_rules! regex {
-    ($name:ident, $re:expr) => {
-        static $name: LazyLock<Regex> =
-            LazyLock::new(|| Regex::new($re).expect("a valid built-in regex"));
-    };
-}
-
 regex!(WINNER, r"(?s)<winner>(.*?)</winner>");
 regex!(TIE, r"<tie\s*/?>");
 regex!(AB, r"\[\[([ABC])\]\]");
@@ -492,180 +498,6 @@ fn output_ab(text: &str) -> (Verdict, Span) {
 // Answers are read where an answer stands (opening the text, or after a label), never from
 // anywhere in the text: a judge that repeats the prompt ("Response 1: ...", "a score from 1
 // to 5") must not be read as answering.
-regex!(
-    OPENING_NUMBERS,
-    r"^[\s*_#>`'\x22(\[]*([-+]?\d+(?:\.\d+)?)(?:[\s,;/|]+([-+]?\d+(?:\.\d+)?))?"
-);
-regex!(
-    LABELLED_NUMBER,
-    r"(?i)(?:\b(?:score|rating)s?\b\s*(?:is|of|=|:)?|\b(?:response|assistant|output)\s*\(?[12ab]\)?\s*(?::|=|gets|scores?))\s*[*_]*\s*([-+]?\d+(?:\.\d+)?)"
-);
-regex!(OPENING_BINARY, r"(?i)^[\s*_#>`'\x22(\[]*(0|1|yes|no)\b");
-regex!(
-    LABELLED_BINARY,
-    r"(?i)\b(?:answer|verdict)\b\s*(?:is|:|=)\s*[*_'\x22]*\s*(0|1|yes|no)\b"
-);
-regex!(JSON_LABEL, r#""label"\s*:\s*("[^"]*"|[^,}\s]+)"#);
-
-/// The 0/1 or no/yes answer opening the text or after "Answer:" / "Verdict:": true for 1/yes.
-fn binary_answer(text: &str) -> Option<bool> {
-    OPENING_BINARY
-        .captures(text)
-        .or_else(|| LABELLED_BINARY.captures(text))
-        .and_then(|c| c.get(1))
-        .map(|m| !matches!(m.as_str().to_ascii_lowercase().as_str(), "0" | "no"))
-}
-
-fn binary(text: &str) -> Verdict {
-    match binary_answer(text) {
-        None => none("no 0/1 or yes/no answer opening the text or after 'Answer:'"),
-        Some(false) => Verdict::Rated(-1),
-        Some(true) => Verdict::Rated(1),
-    }
-}
-
-regex!(RATING_DOUBLE, r"\[\[\s*([-+]?\d+(?:\.\d+)?)\s*\]\]");
-regex!(RATING_SINGLE, r"\[\s*([-+]?\d+(?:\.\d+)?)\s*\]");
-
-/// MT-Bench's rating: the last `[[n]]` (after any reasoning), else the first `[n]`, as
-/// MT-Bench falls back.
-fn rating(text: &str) -> Result<f64, String> {
-    let last = RATING_DOUBLE
-        .captures_iter(text)
-        .last()
-        .and_then(|c| number(c.get(1)));
-    last.or_else(|| RATING_SINGLE.captures(text).and_then(|c| number(c.get(1))))
-        .ok_or_else(|| "no [[rating]] such as 'Rating: [[7]]'".to_string())
-}
-
-/// LongMemEval's label: strict JSON first, then the token after "label":; only 1 or 0 (also
-/// "yes"/"no", true/false) are in the contract.
-fn json_grade(text: &str) -> Result<f64, String> {
-    let contract = |token: &str| match token
-        .trim()
-        .trim_matches('"')
-        .trim()
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "1" | "yes" | "true" | "correct" => Some(1.0),
-        "0" | "no" | "false" | "incorrect" => Some(0.0),
-        _ => None,
-    };
-    let token = json_label_token(text)?;
-    contract(&token).ok_or_else(|| format!("label {} is not 1 or 0", clip(&token)))
-}
-
-fn number(m: Option<regex::Match<'_>>) -> Option<f64> {
-    m.and_then(|m| m.as_str().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-}
-
-/// Labelled numbers ("Score: 8", "Response 2: 7"), in order.
-fn labelled_numbers(text: &str) -> Vec<f64> {
-    LABELLED_NUMBER
-        .captures_iter(text)
-        .filter_map(|c| number(c.get(1)))
-        .collect()
-}
-
-/// The numbers opening the text: one, or two ("8 7", "8.5, 7.0").
-fn opening_numbers(text: &str) -> Vec<f64> {
-    OPENING_NUMBERS
-        .captures(text)
-        .map(|c| {
-            [c.get(1), c.get(2)]
-                .into_iter()
-                .filter_map(number)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn score(text: &str) -> Verdict {
-    let found = opening_numbers(text)
-        .first()
-        .copied()
-        .or_else(|| labelled_numbers(text).first().copied());
-    match found {
-        None => none("no score opening the text or after 'Score:'"),
-        Some(v) if !(1.0..=5.0).contains(&v) => none(format!("score {v} is outside 1 to 5")),
-        Some(v) => Verdict::Rated(if v < 3.0 {
-            -1
-        } else if v > 3.0 {
-            1
-        } else {
-            0
-        }),
-    }
-}
-
-fn comparative(text: &str) -> Verdict {
-    let mut scores = opening_numbers(text);
-    if scores.len() < 2 {
-        scores = labelled_numbers(text);
-    }
-    match scores.as_slice() {
-        [a, b, ..] => Verdict::Rated(if a > b {
-            -1
-        } else if a < b {
-            1
-        } else {
-            0
-        }),
-        [_] => none("one score, expected two"),
-        [] => none("no scores opening the text or labelled 'Score:'"),
-    }
-}
-
-fn label_value(token: &str) -> Option<i64> {
-    match token
-        .trim()
-        .trim_matches('"')
-        .trim()
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "1" | "a" | "response 1" => Some(-1),
-        "2" | "b" | "response 2" => Some(1),
-        "0" | "tie" | "c" => Some(0),
-        _ => None,
-    }
-}
-
-/// The label's token: from the first `{...}` block that parses as JSON (strict), else the
-/// token after `"label":` (almost-JSON); the caller checks it against its contract.
-fn json_label_token(text: &str) -> Result<String, String> {
-    if let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) {
-        if start < end {
-            if let Ok(serde_json::Value::Object(map)) =
-                serde_json::from_str::<serde_json::Value>(&text[start..=end])
-            {
-                return match map.get("label") {
-                    None => Err("JSON without a \"label\" field".into()),
-                    Some(serde_json::Value::String(s)) => Ok(s.clone()),
-                    Some(other) => Ok(other.to_string()),
-                };
-            }
-        }
-    }
-    JSON_LABEL
-        .captures(text)
-        .and_then(|c| c.get(1))
-        .map(|m| m.as_str().to_string())
-        .ok_or_else(|| "no JSON object with a \"label\"".into())
-}
-
-fn json_label(text: &str) -> Verdict {
-    match json_label_token(text) {
-        Err(reason) => none(reason),
-        Ok(token) => label_value(&token).map_or_else(
-            || none(format!("label {} is not 1, 2 or 0", clip(&token))),
-            Verdict::Rated,
-        ),
-    }
-}
-
 fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(40).collect();
     if s.chars().count() > 40 {

@@ -1,0 +1,133 @@
+//! `raterlab analyze`: agreement statistics for labels you already have.
+
+use clap::Args;
+use std::path::PathBuf;
+
+const ANALYZE_EXAMPLES: &str = "\
+Examples:
+  # one file with id, gold and rating columns, per reward-bench subset
+  raterlab analyze --input data/example-ratings.csv --group-col subset
+
+  # gold labels and a judge's ratings in separate files, joined on their ids
+  raterlab analyze --gold gold.parquet --ratings judge.jsonl --rating-col verdict
+
+  # machine-readable output and a tidy CSV for a paper
+  raterlab analyze --input ratings.parquet --json --csv metrics.csv
+
+  # the tables and plots as one HTML page to open in a browser
+  raterlab analyze --input data/example-ratings.csv --group-col subset --html analysis.html
+
+  # three annotators per item (gold = their majority) and a judge: the human ceiling
+  raterlab analyze --input panel.jsonl --annotators a1,a2,a3 --rating-col judge
+
+Labels are integers: for pairwise preferences -1 (response 1 better), 0 (tie),
+1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.";
+
+/// Agreement statistics for ratings you already have (from any judge, human or tool).
+///
+/// Reports accuracy, Cohen's kappa (unweighted, linear, quadratic), Spearman's rho and
+/// Kendall's tau-b with p-values and percentile-bootstrap 95% confidence intervals, and the
+/// confusion matrix. Values match scikit-learn and scipy.
+#[derive(Debug, Args)]
+#[command(after_help = ANALYZE_EXAMPLES)]
+pub struct AnalyzeArgs {
+    /// A CSV, Parquet or JSONL file with a gold column and a rating column.
+    #[arg(long, value_name = "FILE", required_unless_present = "gold", conflicts_with_all = ["gold", "ratings"])]
+    pub input: Option<PathBuf>,
+
+    /// A file of gold labels (id + gold column); use with --ratings.
+    #[arg(long, value_name = "FILE", requires = "ratings")]
+    pub gold: Option<PathBuf>,
+
+    /// A file of ratings (id + rating column), joined to --gold on the ids both files have.
+    #[arg(long, value_name = "FILE", requires = "gold")]
+    pub ratings: Option<PathBuf>,
+
+    /// Column holding the pair id [default: id; with --input, rows stand in when the file has no id column]
+    #[arg(long, value_name = "COL")]
+    pub id_col: Option<String>,
+
+    /// The ratings file's id column, when it differs from --id-col (two-file form).
+    #[arg(long, value_name = "COL", requires = "ratings")]
+    pub ratings_id_col: Option<String>,
+
+    /// Column holding the gold label.
+    #[arg(long, value_name = "COL", default_value = "gold")]
+    pub gold_col: String,
+
+    /// Column holding the rating under test.
+    #[arg(long, value_name = "COL", default_value = "rating")]
+    pub rating_col: String,
+
+    /// Several annotators: one column each (read with --gold-map). Gold becomes their
+    /// majority, and the report adds their agreement (pairwise Cohen's kappa, Fleiss' kappa,
+    /// Krippendorff's alpha, Gwet's AC1), the human ceiling and the judge beside it.
+    #[arg(
+        long,
+        value_name = "COL,COL,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["gold", "ratings"]
+    )]
+    pub annotators: Vec<String>,
+
+    /// With --annotators: items without a majority are left out of the judge's scores (drop)
+    /// or scored as a tie (tie); either way they are counted.
+    #[arg(long, value_name = "drop|tie", default_value = "drop")]
+    pub no_majority: String,
+
+    /// Also report each group of this column (e.g. subset) beside the overall row.
+    #[arg(long, value_name = "COL")]
+    pub group_col: Option<String>,
+
+    /// The label set, in order [default: -1,0,1 when every label fits, else the labels seen]
+    #[arg(
+        long,
+        value_name = "L1,L2,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub labels: Option<Vec<String>>,
+
+    /// Read these gold values as these labels, e.g. 1=-1,2=1,0=0.
+    #[arg(
+        long,
+        value_name = "VALUE=LABEL,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub gold_map: Vec<String>,
+
+    /// Read these rating values as these labels, e.g. 1=-1,2=1,Tie=0.
+    #[arg(
+        long,
+        value_name = "VALUE=LABEL,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub rating_map: Vec<String>,
+
+    /// What to do with a missing or unreadable label: stop with an error, or drop the row
+    /// (counted in the report).
+    #[arg(long, value_name = "error|drop", default_value = "error")]
+    pub unreadable: String,
+
+    /// Bootstrap resamples for the 95% confidence intervals (0 turns them off).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub bootstrap: usize,
+
+    /// Seed of the bootstrap's random generator (ChaCha8).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Print one JSON document to stdout instead of tables.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write the results as a tidy CSV (scope, metric, value, ci_lo, ci_hi).
+    #[arg(long, value_name = "OUT")]
+    pub csv: Option<PathBuf>,
+
+    /// Also write one self-contained HTML page with the tables and plots (opens offline).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+}

@@ -1,0 +1,119 @@
+//! `raterlab calibrate` and the plan options it shares with `batch export`.
+
+use super::data::DataArgs;
+use super::judge::JudgeArgs;
+use clap::Args;
+use std::path::PathBuf;
+
+const CALIBRATE_EXAMPLES: &str = "\
+Examples:
+  # offline demo: bundled sample, simulated judge, the notebook's three prompts x basic and sc:5, baselines
+  raterlab calibrate --demo
+
+  # two prompts x two raters against a local Ollama server, 200 reward-bench pairs in both orders
+  raterlab calibrate --endpoint http://127.0.0.1:11434/v1 --model qwen2.5:7b \\
+      --data filtered --limit 200 --both-orders \\
+      --prompt simple_with_tie --prompt mt-bench_pairwise --rater basic --rater sc:5 --rater longer
+
+  # an experiment file naming several judges (see README, \"Experiment files\")
+  raterlab calibrate --config experiment.toml --json > results.json
+
+  # re-render a finished run without calling any judge
+  raterlab report notebooks-export/runs/20261122-101500-demo";
+
+/// Compare judge configurations side by side: which prompt × rater × model agrees best with
+/// the gold labels, by how much, and whether the difference is real.
+///
+/// Runs every configuration over the same examples with one shared concurrency budget
+/// (answers are cached as they arrive, so an interrupted run resumes for free), then reports
+/// counts, accuracy, Cohen's kappa (quadratic and unweighted), Spearman and Kendall with
+/// bootstrap CIs, parse-failure policies, position bias (with --both-orders), reward-bench
+/// section scores and paired tests (McNemar, paired bootstrap, Holm) between configurations.
+/// Everything is written to a run directory (CSV, Parquet, JSON, LaTeX, SVG plots).
+#[derive(Debug, Args, Clone)]
+#[command(after_help = CALIBRATE_EXAMPLES)]
+pub struct CalibrateArgs {
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// Bootstrap resamples for confidence intervals and paired tests (0 turns them off).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub bootstrap: usize,
+
+    /// Metric that orders the comparison table: kappa_quadratic, kappa, accuracy, spearman,
+    /// kendall_tau_b.
+    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
+    pub sort: String,
+
+    /// Print one JSON document to stdout instead of tables.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Run directory [default: notebooks-export/runs/<timestamp>-<name>]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Name of the run (in the run directory's name) [default: demo, or the data's name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    #[command(flatten)]
+    pub batch: BatchRunArgs,
+}
+
+/// What a run rates: data, judges, prompts and raters (shared by `calibrate` and
+/// `batch export`, so an export holds exactly the calls the same `calibrate` makes).
+#[derive(Debug, Args, Clone)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+
+    /// Prompt template (repeatable): a built-in name or a TOML file [default: simple_with_tie]
+    #[arg(long = "prompt", value_name = "NAME|FILE")]
+    pub prompts: Vec<String>,
+
+    /// Rater (repeatable): basic, sc:N[:mean|majority|unanimous], random, longer, first [default: basic]
+    #[arg(long = "rater", value_name = "RATER")]
+    pub raters: Vec<String>,
+
+    /// Verdict parser for every prompt, replacing the templates' own.
+    #[arg(long, value_name = "NAME")]
+    pub parser: Option<String>,
+
+    /// Experiment file (TOML) naming judges, prompts and raters.
+    #[arg(long, value_name = "FILE", conflicts_with = "demo")]
+    pub config: Option<PathBuf>,
+
+    /// The offline demo: bundled sample, simulated judge, the notebook's three prompts ×
+    /// basic and sc:5 (9 configurations with the random, longer and first baselines).
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// `calibrate --batch`: the calls go through the endpoint's Batch API.
+#[derive(Debug, Args, Clone)]
+pub struct BatchRunArgs {
+    /// Send the uncached calls through the endpoint's Batch API (OpenAI-compatible: /files
+    /// and /batches) instead of one request each, wait for the batches, then report as
+    /// usual. Batch ids are saved at once: the same command again resumes them.
+    #[arg(long, conflicts_with_all = ["offline", "no_cache"])]
+    pub batch: bool,
+
+    /// --batch: seconds before the first status poll; the wait grows 1.5x per poll up to 10
+    /// minutes.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "batch"
+    )]
+    pub poll_interval: f64,
+
+    /// --batch: rounds of batches at most (the first, then resubmissions of requests that
+    /// expired, were cancelled or failed in a way worth retrying).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "batch")]
+    pub batch_rounds: u32,
+}

@@ -1,0 +1,89 @@
+//! The data options every command that loads pairs shares, and `raterlab data`.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// Which pairs to load and how to present them (shared by `data` and, later, `calibrate`).
+#[derive(Debug, Args, Clone)]
+pub struct DataArgs {
+    /// `sample` (bundled), `filtered` or `raw` (reward-bench splits), or a CSV/Parquet/JSONL file.
+    #[arg(long, value_name = "SPEC", default_value = "sample")]
+    pub data: String,
+
+    /// Column mapping for non-reward-bench files: FIELD=COL[+COL...], fields prompt, response1,
+    /// response2, label, id, subset ('+' joins text columns; for label, the majority vote).
+    #[arg(long, value_name = "FIELD=COL,...", value_delimiter = ',')]
+    pub map: Vec<String>,
+
+    /// Source label → gold label (-1 response 1 better, 0 tie, 1 response 2 better), e.g. 1=-1,2=1,0=0.
+    #[arg(
+        long,
+        value_name = "VALUE=GOLD,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub gold_map: Vec<String>,
+
+    /// With several annotators (--map label=A+B+C): pairs without a majority are left out
+    /// (drop) or kept as a tie (tie); either way they are counted, and the report adds the
+    /// annotators' agreement and the human ceiling.
+    #[arg(long, value_name = "drop|tie", default_value = "drop")]
+    pub no_majority: String,
+
+    /// Keep subsets matching this glob (repeatable), e.g. 'llmbar-*'.
+    #[arg(long, value_name = "GLOB")]
+    pub subset: Vec<String>,
+
+    /// Keep one of reward-bench's sections (repeatable): chat, chat-hard, safety, reasoning.
+    #[arg(long, value_name = "NAME")]
+    pub section: Vec<String>,
+
+    /// At most N pairs, sampled (seeded) across subsets in proportion to their size.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// At most N pairs from each subset (seeded).
+    #[arg(long, value_name = "N")]
+    pub per_subset: Option<usize>,
+
+    /// Seed for positions and sampling.
+    #[arg(long, value_name = "S", default_value_t = crate::dataset::examples::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Show every pair in both orders (two items, ids suffixed #ab and #ba).
+    #[arg(long)]
+    pub both_orders: bool,
+}
+
+const DATA_EXAMPLES: &str = "\
+Examples:
+  raterlab data summary                                   # the bundled sample
+  raterlab data summary --data filtered --section chat-hard
+  raterlab data export --data llmbar.parquet --limit 50 --out examples.jsonl
+  raterlab data summary --data pandalm.jsonl \\
+      --map prompt=instruction+input,response1=response1,response2=response2,label=annotator1+annotator2+annotator3,id=idx \\
+      --gold-map 0=0,1=-1,2=1";
+
+/// Inspect a dataset: what the judge will see.
+#[derive(Debug, Args)]
+#[command(after_help = DATA_EXAMPLES)]
+pub struct DataCommandArgs {
+    #[command(subcommand)]
+    pub command: DataCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DataCommand {
+    /// Pairs per subset and section, gold label balance and text lengths.
+    #[command(after_help = DATA_EXAMPLES)]
+    Summary(DataArgs),
+    /// Write the examples after selection and positions, with golden labels.
+    #[command(after_help = DATA_EXAMPLES)]
+    Export {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Output file: .csv, .jsonl or .parquet.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+}

@@ -1,0 +1,45 @@
+//! Command-line arguments (clap). Nothing here is trusted: `commands::*` validate these into
+//! settings before any work starts.
+
+mod analyze;
+mod batch;
+mod calibrate;
+mod data;
+mod judge;
+mod plan;
+mod prompts;
+mod rate;
+mod report;
+
+pub use analyze::*;
+pub use batch::*;
+pub use calibrate::*;
+pub use data::*;
+pub use judge::*;
+pub use plan::*;
+pub use prompts::*;
+pub use rate::*;
+pub use report::*;
+
+use clap::{Parser, Subcommand};
+
+/// Meta-evaluate LLM autoraters: how well does a judge agree with the gold labels, and is
+/// configuration B really better than A?
+#[derive(Debug, Parser)]
+#[command(name = "raterlab", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Analyze(Box<AnalyzeArgs>),
+    Data(DataCommandArgs),
+    Calibrate(Box<CalibrateArgs>),
+    Report(ReportArgs),
+    Rate(Box<RateArgs>),
+    Prompts(PromptsArgs),
+    Batch(Box<BatchArgs>),
+    Plan(PlanSizeArgs),
+}

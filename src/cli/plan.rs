@@ -1,0 +1,69 @@
+//! `raterlab plan`: items needed before a difference between two judges is real.
+
+use clap::Args;
+use std::path::PathBuf;
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  # items needed to see a 3-point accuracy difference when 20% of items split the two judges
+  raterlab plan --diff 0.03 --discordance 0.2
+
+  # the same from a finished run: each compared pair's measured discordance
+  raterlab plan --diff 0.03 --from notebooks-export/runs/20261122-101500-demo
+
+  # quadratic kappa, by simulation with the simulated judge (accuracy 0.75 vs 0.80)
+  raterlab plan --metric kappa_quadratic --accuracy 0.75 --diff 0.05";
+
+/// How many items an evaluation needs before a difference between two judges is real.
+///
+/// Accuracy: McNemar's test by the normal approximation (Connor 1987) from the discordance (the
+/// share of items exactly one judge gets right), assumed with --discordance or measured per
+/// compared pair of a run with --from. Quadratic kappa: by simulation with two simulated
+/// judges (`--judge sim:accuracy=A,tie_rate=T`, no position bias) on gold ±1.
+#[derive(Debug, Args)]
+#[command(after_help = PLAN_EXAMPLES)]
+pub struct PlanSizeArgs {
+    /// The difference to detect (accuracy points as a fraction, e.g. 0.03; or kappa).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub diff: f64,
+
+    /// accuracy or kappa_quadratic.
+    #[arg(long, value_name = "METRIC", default_value = "accuracy")]
+    pub metric: String,
+
+    /// Accuracy: the assumed share of items exactly one of the two judges gets right.
+    #[arg(long, value_name = "P", conflicts_with = "from")]
+    pub discordance: Option<f64>,
+
+    /// Accuracy: a run directory whose compared pairs give the measured discordance.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub from: Option<PathBuf>,
+
+    /// kappa_quadratic: the first simulated judge's accuracy (the second's is accuracy + diff).
+    #[arg(long, value_name = "A", default_value_t = 0.75)]
+    pub accuracy: f64,
+
+    /// kappa_quadratic: how often both simulated judges say tie, before accuracy applies.
+    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    pub tie_rate: f64,
+
+    /// Significance level (two-sided).
+    #[arg(long, value_name = "ALPHA", default_value_t = 0.05)]
+    pub alpha: f64,
+
+    /// Power to reach.
+    #[arg(long, value_name = "POWER", default_value_t = 0.8)]
+    pub power: f64,
+
+    /// kappa_quadratic: simulated datasets per size.
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub runs: usize,
+
+    /// Seed of the simulation (ChaCha8).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Print one JSON document to stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}

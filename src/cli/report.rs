@@ -1,0 +1,34 @@
+//! `raterlab report DIR`: a finished run evaluated and rendered again.
+
+use clap::Args;
+use std::path::PathBuf;
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  raterlab report notebooks-export/runs/20261122-101500-demo
+  raterlab report RUN_DIR --bootstrap 5000 --sort accuracy     # tighter CIs, another order
+  raterlab report RUN_DIR --json > results.json";
+
+/// Re-render tables, exports and plots of a finished run without calling any judge.
+///
+/// Reads run.json and ratings.parquet from a directory written by `raterlab calibrate`,
+/// evaluates again (the bootstrap seed is the run's) and rewrites metrics.csv,
+/// confusion.csv, comparisons.csv, table.tex and the plots.
+#[derive(Debug, Args)]
+#[command(after_help = REPORT_EXAMPLES)]
+pub struct ReportArgs {
+    /// A run directory written by `raterlab calibrate`.
+    pub dir: PathBuf,
+
+    /// Bootstrap resamples [default: the run's]
+    #[arg(long, value_name = "N")]
+    pub bootstrap: Option<usize>,
+
+    /// Metric that orders the comparison table.
+    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
+    pub sort: String,
+
+    /// Print one JSON document to stdout instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}

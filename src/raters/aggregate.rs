@@ -1,0 +1,114 @@
+//! Pairwise ratings from call outcomes: the baselines (no call), one verdict (`basic`) or
+//! several combined (self-consistency, by the rater's `Aggregation`).
+
+use super::kind::{Aggregation, RaterKind};
+use super::{Rating, SampleTrace, Status};
+use crate::dataset::examples::Example;
+use crate::dataset::select::stable_hash;
+use crate::judge::{CallError, Completion};
+use crate::prompts::Template;
+use crate::verdicts::Verdict;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+pub(super) fn baseline(kind: RaterKind, example: &Example) -> i64 {
+    match kind {
+        RaterKind::Random { seed } => {
+            // A ChaCha8 draw seeded from the hash, never a bit of the hash itself: FNV-1a's
+            // low bit is the parity of the id's bytes, the same for "x#ab" and "x#ba", which
+            // made the baseline pick the same position in both orders of every pair.
+            let mut rng = ChaCha8Rng::seed_from_u64(stable_hash(&[
+                b"random-rater",
+                &seed.to_le_bytes(),
+                example.id.as_bytes(),
+            ]));
+            if rng.random_bool(0.5) {
+                -1
+            } else {
+                1
+            }
+        }
+        RaterKind::Longer => {
+            let (a, b) = (
+                example.response1.chars().count(),
+                example.response2.chars().count(),
+            );
+            (b as i64 - a as i64).signum()
+        }
+        _ => -1,
+    }
+}
+
+/// Folds a configuration's sample outcomes for one item into a rating.
+pub fn aggregate(
+    id: &str,
+    kind: RaterKind,
+    template: &Template,
+    outcomes: Vec<Result<Completion, CallError>>,
+) -> Rating {
+    let samples: Vec<SampleTrace> = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(i, outcome)| match outcome {
+            Ok(c) => {
+                let (verdict, span) = template.parser.read(&c.text);
+                let (verdict, problem) = match verdict {
+                    Verdict::Rated(v) => (Some(v), None),
+                    Verdict::Unparseable(why) => (None, Some(format!("unparseable: {why}"))),
+                };
+                SampleTrace {
+                    sample: i as u32,
+                    side: None,
+                    grade: None,
+                    shared: false,
+                    completion: Some(c),
+                    verdict,
+                    span,
+                    problem,
+                    error: None,
+                }
+            }
+            Err(e) => failed_trace(i as u32, None, e),
+        })
+        .collect();
+    let verdicts: Vec<i64> = samples.iter().filter_map(|s| s.verdict).collect();
+    let used = verdicts.len() as u32;
+    let (rating, status) = if !verdicts.is_empty() {
+        let rule = match kind {
+            RaterKind::SelfConsistency { rule, .. } => rule,
+            _ => Aggregation::Mean,
+        };
+        let r = if verdicts.len() == 1 {
+            verdicts[0]
+        } else {
+            rule.apply(&verdicts)
+        };
+        (Some(r), Status::Rated)
+    } else if samples.iter().any(|s| s.completion.is_some()) {
+        (None, Status::NoVerdict)
+    } else {
+        (None, Status::Failed)
+    };
+    Rating {
+        id: id.to_string(),
+        rating,
+        status,
+        used,
+        samples,
+        grades: None,
+    }
+}
+
+pub(super) fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> SampleTrace {
+    SampleTrace {
+        sample,
+        side,
+        grade: None,
+        shared: false,
+        completion: None,
+        verdict: None,
+        span: None,
+        problem: Some(format!("call failed: {e}")),
+        error: Some(e),
+    }
+}

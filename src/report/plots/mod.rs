@@ -1,0 +1,78 @@
+//! SVG plots with plotters: a confusion heatmap per configuration and metric-with-CI bar
+//! charts across configurations. Text is laid out by plotters' built-in metrics (no system
+//! fonts needed) and rendered by whatever displays the SVG.
+//!
+//! `draw`: what the figures share; `matrix`: per configuration; `runs`: across configurations.
+//! This file writes them all into a run directory.
+
+mod draw;
+mod matrix;
+mod runs;
+
+pub use draw::{bars_svg, panels_svg, Panel};
+pub use matrix::{confusion_svg, grades_svg};
+pub use runs::{bias_svg, consistency_svg, forest_svg, metrics_svg, subsets_svg};
+
+use super::format::shown_name;
+use crate::metrics::Statistic;
+use crate::run::record::Run;
+use anyhow::{Context, Result};
+use std::path::Path;
+
+fn file_name(i: usize, name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("confusion-{:02}-{safe}.svg", i + 1)
+}
+
+pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
+    for (i, (rec, r)) in run
+        .record
+        .configs
+        .iter()
+        .zip(&run.evaluation.configs)
+        .enumerate()
+    {
+        let title = if rec.simulated {
+            format!("{} (simulated judge)", rec.name)
+        } else {
+            rec.name.clone()
+        };
+        let path = dir.join(file_name(i, &rec.name));
+        std::fs::write(
+            &path,
+            confusion_svg(&title, &r.overall.agreement.confusion)?,
+        )
+        .with_context(|| format!("writing '{}'", path.display()))?;
+        if let Some(p) = &r.overall.pointwise {
+            let path = dir.join(format!(
+                "grades-{}",
+                &file_name(i, &rec.name)["confusion-".len()..]
+            ));
+            std::fs::write(&path, grades_svg(&shown_name(rec), p)?)
+                .with_context(|| format!("writing '{}'", path.display()))?;
+        }
+    }
+    if let Some(svg) = bias_svg(run)? {
+        let path = dir.join("bias.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    if let Some(svg) = consistency_svg(run)? {
+        let path = dir.join("consistency.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    let path = dir.join("metrics.svg");
+    std::fs::write(
+        &path,
+        metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
+    )
+    .with_context(|| format!("writing '{}'", path.display()))
+}

@@ -1,0 +1,180 @@
+//! Pointwise and score readers: MT-Bench's `[[rating]]`, JSON grades, a 0/1 or yes/no answer,
+//! scores (one or two), and the JSON label of a pairwise judge.
+
+use super::{clip, none, Verdict};
+use regex::Regex;
+use std::sync::LazyLock;
+
+regex!(
+    OPENING_NUMBERS,
+    r"^[\s*_#>`'\x22(\[]*([-+]?\d+(?:\.\d+)?)(?:[\s,;/|]+([-+]?\d+(?:\.\d+)?))?"
+);
+regex!(
+    LABELLED_NUMBER,
+    r"(?i)(?:\b(?:score|rating)s?\b\s*(?:is|of|=|:)?|\b(?:response|assistant|output)\s*\(?[12ab]\)?\s*(?::|=|gets|scores?))\s*[*_]*\s*([-+]?\d+(?:\.\d+)?)"
+);
+regex!(OPENING_BINARY, r"(?i)^[\s*_#>`'\x22(\[]*(0|1|yes|no)\b");
+regex!(
+    LABELLED_BINARY,
+    r"(?i)\b(?:answer|verdict)\b\s*(?:is|:|=)\s*[*_'\x22]*\s*(0|1|yes|no)\b"
+);
+regex!(JSON_LABEL, r#""label"\s*:\s*("[^"]*"|[^,}\s]+)"#);
+
+/// The 0/1 or no/yes answer opening the text or after "Answer:" / "Verdict:": true for 1/yes.
+pub(super) fn binary_answer(text: &str) -> Option<bool> {
+    OPENING_BINARY
+        .captures(text)
+        .or_else(|| LABELLED_BINARY.captures(text))
+        .and_then(|c| c.get(1))
+        .map(|m| !matches!(m.as_str().to_ascii_lowercase().as_str(), "0" | "no"))
+}
+
+pub(super) fn binary(text: &str) -> Verdict {
+    match binary_answer(text) {
+        None => none("no 0/1 or yes/no answer opening the text or after 'Answer:'"),
+        Some(false) => Verdict::Rated(-1),
+        Some(true) => Verdict::Rated(1),
+    }
+}
+
+regex!(RATING_DOUBLE, r"\[\[\s*([-+]?\d+(?:\.\d+)?)\s*\]\]");
+regex!(RATING_SINGLE, r"\[\s*([-+]?\d+(?:\.\d+)?)\s*\]");
+
+/// MT-Bench's rating: the last `[[n]]` (after any reasoning), else the first `[n]`, as
+/// MT-Bench falls back.
+pub(super) fn rating(text: &str) -> Result<f64, String> {
+    let last = RATING_DOUBLE
+        .captures_iter(text)
+        .last()
+        .and_then(|c| number(c.get(1)));
+    last.or_else(|| RATING_SINGLE.captures(text).and_then(|c| number(c.get(1))))
+        .ok_or_else(|| "no [[rating]] such as 'Rating: [[7]]'".to_string())
+}
+
+/// LongMemEval's label: strict JSON first, then the token after "label":; only 1 or 0 (also
+/// "yes"/"no", true/false) are in the contract.
+pub(super) fn json_grade(text: &str) -> Result<f64, String> {
+    let contract = |token: &str| match token
+        .trim()
+        .trim_matches('"')
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "1" | "yes" | "true" | "correct" => Some(1.0),
+        "0" | "no" | "false" | "incorrect" => Some(0.0),
+        _ => None,
+    };
+    let token = json_label_token(text)?;
+    contract(&token).ok_or_else(|| format!("label {} is not 1 or 0", clip(&token)))
+}
+
+pub(super) fn number(m: Option<regex::Match<'_>>) -> Option<f64> {
+    m.and_then(|m| m.as_str().parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+}
+
+/// Labelled numbers ("Score: 8", "Response 2: 7"), in order.
+pub(super) fn labelled_numbers(text: &str) -> Vec<f64> {
+    LABELLED_NUMBER
+        .captures_iter(text)
+        .filter_map(|c| number(c.get(1)))
+        .collect()
+}
+
+/// The numbers opening the text: one, or two ("8 7", "8.5, 7.0").
+pub(super) fn opening_numbers(text: &str) -> Vec<f64> {
+    OPENING_NUMBERS
+        .captures(text)
+        .map(|c| {
+            [c.get(1), c.get(2)]
+                .into_iter()
+                .filter_map(number)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub(super) fn score(text: &str) -> Verdict {
+    let found = opening_numbers(text)
+        .first()
+        .copied()
+        .or_else(|| labelled_numbers(text).first().copied());
+    match found {
+        None => none("no score opening the text or after 'Score:'"),
+        Some(v) if !(1.0..=5.0).contains(&v) => none(format!("score {v} is outside 1 to 5")),
+        Some(v) => Verdict::Rated(if v < 3.0 {
+            -1
+        } else if v > 3.0 {
+            1
+        } else {
+            0
+        }),
+    }
+}
+
+pub(super) fn comparative(text: &str) -> Verdict {
+    let mut scores = opening_numbers(text);
+    if scores.len() < 2 {
+        scores = labelled_numbers(text);
+    }
+    match scores.as_slice() {
+        [a, b, ..] => Verdict::Rated(if a > b {
+            -1
+        } else if a < b {
+            1
+        } else {
+            0
+        }),
+        [_] => none("one score, expected two"),
+        [] => none("no scores opening the text or labelled 'Score:'"),
+    }
+}
+
+pub(super) fn label_value(token: &str) -> Option<i64> {
+    match token
+        .trim()
+        .trim_matches('"')
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "1" | "a" | "response 1" => Some(-1),
+        "2" | "b" | "response 2" => Some(1),
+        "0" | "tie" | "c" => Some(0),
+        _ => None,
+    }
+}
+
+/// The label's token: from the first `{...}` block that parses as JSON (strict), else the
+/// token after `"label":` (almost-JSON); the caller checks it against its contract.
+pub(super) fn json_label_token(text: &str) -> Result<String, String> {
+    if let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) {
+        if start < end {
+            if let Ok(serde_json::Value::Object(map)) =
+                serde_json::from_str::<serde_json::Value>(&text[start..=end])
+            {
+                return match map.get("label") {
+                    None => Err("JSON without a \"label\" field".into()),
+                    Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                    Some(other) => Ok(other.to_string()),
+                };
+            }
+        }
+    }
+    JSON_LABEL
+        .captures(text)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().to_string())
+        .ok_or_else(|| "no JSON object with a \"label\"".into())
+}
+
+pub(super) fn json_label(text: &str) -> Verdict {
+    match json_label_token(text) {
+        Err(reason) => none(reason),
+        Ok(token) => label_value(&token).map_or_else(
+            || none(format!("label {} is not 1, 2 or 0", clip(&token))),
+            Verdict::Rated,
+        ),
+    }
+}
