@@ -12,6 +12,7 @@ mod groups;
 mod hub_download;
 mod judge_cli;
 mod judgebench;
+mod layers;
 mod llmbar_replay;
 mod metrics_fixtures;
 mod mock_http;

@@ -1,0 +1,259 @@
+//! The house reads one way (ARCHITECTURE.md, "Layers"): no file uses a file of a higher layer,
+//! no files reach each other in a circle, and no file is over 600 lines. The graph is read from
+//! `src/` the way `../shared/tools/modgraph.py` reads it: a `crate::`, `super::` or `self::`
+//! path (also inside `use a::{b, c}` groups) is a use of the file that defines the module it
+//! names. A room's `mod.rs` declaring its files and re-exporting their names (`pub use
+//! file::Name`) is not a use.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 600;
+
+/// The layers, top first: a file may use files of its own layer or of layers below it.
+const LAYERS: &[&[&str]] = &[
+    &["main", "lib"],
+    &["commands"],
+    &["report"],
+    &["run"],
+    &["cli"],
+    &["evaluation"],
+    &["raters"],
+    &["judge"],
+    &["dataset", "prompts"],
+    &["metrics", "verdicts"],
+    &["error"],
+];
+
+/// A file's module path (`src/judge/batch/mod.rs` → `["judge", "batch"]`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+        return Vec::new();
+    }
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+fn strip_comments(src: &str) -> String {
+    let mut out = String::new();
+    let mut rest = src;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("*/")
+            .map_or("", |end| &rest[start + end + 2..]);
+    }
+    out.push_str(rest);
+    out.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths a file names: (head, tail segments), head being crate, super or self.
+fn paths(src: &str) -> Vec<(String, Vec<String>)> {
+    let src = strip_comments(src);
+    let mut out = Vec::new();
+    let group = regex::Regex::new(
+        r"(?s)\buse\s+(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};",
+    )
+    .expect("a valid regex");
+    for c in group.captures_iter(&src) {
+        let mid: Vec<String> = c[2]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        for item in c[3].split(',') {
+            let item = item.split(" as ").next().unwrap_or("").trim();
+            let item = item
+                .split("::{")
+                .next()
+                .unwrap_or("")
+                .replace(['{', '}'], "");
+            let mut tail = mid.clone();
+            if !item.is_empty() && item != "self" {
+                tail.extend(item.split("::").filter(|s| !s.is_empty()).map(String::from));
+            }
+            out.push((c[1].to_string(), tail));
+        }
+    }
+    let path = regex::Regex::new(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+        .expect("a valid regex");
+    for c in path.captures_iter(&src) {
+        let tail = c[2]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        out.push((c[1].to_string(), tail));
+    }
+    out
+}
+
+/// The file → file graph of the `.rs` files below `root`, keyed by path relative to `root`.
+fn graph(files: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let modules: BTreeMap<Vec<String>, PathBuf> =
+        files.keys().map(|p| (module_of(p), p.clone())).collect();
+    let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (file, src) in files {
+        let me = module_of(file);
+        let targets = edges.entry(file.clone()).or_default();
+        for (head, mut tail) in paths(src) {
+            let mut start: Vec<String> = match head.as_str() {
+                "crate" => Vec::new(),
+                "super" => {
+                    let mut s = me.clone();
+                    s.pop();
+                    while tail.first().is_some_and(|t| t == "super") {
+                        s.pop();
+                        tail.remove(0);
+                    }
+                    s
+                }
+                _ => me.clone(),
+            };
+            start.extend(tail);
+            let target = (1..=start.len())
+                .rev()
+                .find_map(|k| modules.get(&start[..k]));
+            if let Some(target) = target {
+                if target != file {
+                    targets.insert(target.clone());
+                }
+            }
+        }
+    }
+    edges
+}
+
+fn layer_of(file: &Path) -> Option<usize> {
+    let room = module_of(file)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| file.with_extension("").to_string_lossy().into_owned());
+    LAYERS.iter().position(|l| l.contains(&room.as_str()))
+}
+
+/// Everything wrong with the graph: upward uses, circles, rooms without a layer.
+fn problems(edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (from, targets) in edges {
+        let Some(lf) = layer_of(from) else {
+            out.push(format!(
+                "{} is in no layer: add its room to LAYERS and ARCHITECTURE.md",
+                from.display()
+            ));
+            continue;
+        };
+        for to in targets {
+            if let Some(lt) = layer_of(to) {
+                if lt < lf {
+                    out.push(format!(
+                        "{} uses {}, a file of a higher layer",
+                        from.display(),
+                        to.display()
+                    ));
+                }
+            }
+        }
+    }
+    // Circles: a file that reaches itself.
+    for start in edges.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&PathBuf> = edges[start].iter().collect();
+        while let Some(f) = stack.pop() {
+            if f == start {
+                out.push(format!(
+                    "{} reaches itself through the files it uses",
+                    start.display()
+                ));
+                break;
+            }
+            if seen.insert(f.clone()) {
+                stack.extend(edges.get(f).into_iter().flatten());
+            }
+        }
+    }
+    out
+}
+
+fn read_tree(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, String>) {
+    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            read_tree(root, &path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).expect("a source file is UTF-8");
+            let rel = path.strip_prefix(root).expect("below src/").to_path_buf();
+            files.insert(rel, text);
+        }
+    }
+}
+
+fn sources() -> BTreeMap<PathBuf, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = BTreeMap::new();
+    read_tree(&root, &root, &mut files);
+    files
+}
+
+#[test]
+fn the_house_reads_one_way_with_no_circle() {
+    let files = sources();
+    assert!(files.len() > 50, "read {} files from src/", files.len());
+    let edges = graph(&files);
+    // The graph is read, not empty: commands use the run room, report uses evaluation.
+    assert!(edges[Path::new("commands/calibrate.rs")].contains(Path::new("run/plan.rs")));
+    assert!(edges[Path::new("report/summary.rs")].contains(Path::new("evaluation/mod.rs")));
+    let found = problems(&edges);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn no_file_is_over_600_lines() {
+    let long: Vec<String> = sources()
+        .iter()
+        .filter(|(_, text)| text.lines().count() > MAX_LINES)
+        .map(|(p, text)| format!("{} has {} lines", p.display(), text.lines().count()))
+        .collect();
+    assert!(long.is_empty(), "split along a seam: {}", long.join(", "));
+}
+
+#[test]
+fn the_checker_finds_upward_uses_and_circles() {
+    let files: BTreeMap<PathBuf, String> = [
+        ("metrics/mod.rs", "use crate::report::table::Table;"),
+        ("report/mod.rs", ""),
+        ("report/table.rs", "use super::summary::x;"),
+        ("report/summary.rs", "use super::table::{Table, confusion};"),
+        ("nowhere.rs", ""),
+    ]
+    .into_iter()
+    .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+    .collect();
+    let found = problems(&graph(&files));
+    assert!(
+        found
+            .contains(&"metrics/mod.rs uses report/table.rs, a file of a higher layer".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"report/table.rs reaches itself through the files it uses".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("nowhere.rs is in no layer")),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 4, "{found:?}");
+}
