@@ -6,6 +6,7 @@ pub mod annotators;
 pub mod bias;
 mod compare;
 pub mod consistency;
+pub mod credit;
 pub mod groups;
 pub mod plan;
 mod pointwise;
@@ -201,6 +202,9 @@ pub struct Scope {
     pub bias: Option<bias::Bias>,
     /// Pointwise configurations: the grades' statistics.
     pub pointwise: Option<PointwiseStats>,
+    /// reward-bench's published credit: the mean of 1 (right), 0 (wrong) and 0.5 (a tie, no
+    /// verdict or a failed call), NaN for no items (`credit`).
+    pub published: f64,
 }
 
 /// One configuration's evaluation.
@@ -212,6 +216,10 @@ pub struct ConfigResult {
     /// sections whose subsets are all present, and the leaderboard score when all four are.
     pub sections: BTreeMap<&'static str, f64>,
     pub leaderboard: Option<f64>,
+    /// The same under reward-bench's published credit (a tie, no verdict or a failed call is
+    /// worth 0.5), as `scripts/run_generative.py` scores LLM judges.
+    pub sections_published: BTreeMap<&'static str, f64>,
+    pub leaderboard_published: Option<f64>,
     /// With several annotators: theirs and this judge's agreement, the ceiling beside it.
     pub annotators: Option<annotators::AnnotatorReport>,
     /// The length-adjusted preference model over every item (None without shapes, or when it
@@ -359,6 +367,7 @@ pub fn scope(
         counts: c,
         agreement,
         policies,
+        published: credit::mean_credit(golds.iter().copied().zip(outcomes.iter().copied())),
         position: run.both_orders.then(|| position(run, config, indices)),
         bias: bias::bias(
             run,
@@ -389,13 +398,19 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                 .iter()
                 .map(|(name, idx)| (name.to_string(), scope(run, config, idx, settings)))
                 .collect();
+            let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
             let accuracy =
                 |subset: &str| by_subset.get(subset).map(|s| s.policies.as_wrong.accuracy);
-            let sections = Section::ALL
-                .iter()
-                .filter_map(|&s| section_score(s, accuracy).map(|v| (s.key(), v)))
-                .collect();
-            let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
+            let published = |subset: &str| by_subset.get(subset).map(|s| s.published);
+            let sections_of = |score: &dyn Fn(&str) -> Option<f64>| -> BTreeMap<&'static str, f64> {
+                if !all_reward_bench {
+                    return BTreeMap::new();
+                }
+                Section::ALL
+                    .iter()
+                    .filter_map(|&s| section_score(s, score).map(|v| (s.key(), v)))
+                    .collect()
+            };
             ConfigResult {
                 consistency: config.samples.as_ref().and_then(|s| {
                     consistency::consistency(run, s, settings.bootstrap, settings.seed)
@@ -406,16 +421,14 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                     .as_ref()
                     .and_then(|a| annotator_report(a, config, settings)),
                 overall: scope(run, config, &all, settings),
-                leaderboard: if all_reward_bench {
-                    leaderboard_score(accuracy)
-                } else {
-                    None
-                },
-                sections: if all_reward_bench {
-                    sections
-                } else {
-                    BTreeMap::new()
-                },
+                leaderboard: all_reward_bench
+                    .then(|| leaderboard_score(accuracy))
+                    .flatten(),
+                sections: sections_of(&accuracy),
+                leaderboard_published: all_reward_bench
+                    .then(|| leaderboard_score(published))
+                    .flatten(),
+                sections_published: sections_of(&published),
                 by_subset,
             }
         })

@@ -57,6 +57,7 @@ fn scope_json(s: &Scope) -> Value {
     let mut m = agreement(&s.agreement);
     m.insert("counts".into(), counts_json(s));
     m.insert("parse_rate".into(), num(s.parse_rate));
+    m.insert("published_credit".into(), num(s.published));
     m.insert(
         "policies".into(),
         json!({"drop": headline_json(&s.policies.drop), "as_wrong": headline_json(&s.policies.as_wrong), "as_tie": headline_json(&s.policies.as_tie)}),
@@ -116,6 +117,8 @@ pub fn to_json(run: &Run) -> Value {
             m.insert("by_subset".into(), Value::Object(r.by_subset.iter().map(|(k, s)| (k.clone(), scope_json(s))).collect()));
             m.insert("sections".into(), Value::Object(r.sections.iter().map(|(k, v)| (k.to_string(), num(*v))).collect()));
             m.insert("leaderboard".into(), r.leaderboard.map_or(Value::Null, num));
+            m.insert("sections_published".into(), Value::Object(r.sections_published.iter().map(|(k, v)| (k.to_string(), num(*v))).collect()));
+            m.insert("leaderboard_published".into(), r.leaderboard_published.map_or(Value::Null, num));
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
             }

@@ -64,6 +64,38 @@ pub fn render(run: &Run) -> String {
         run.record.items.len(),
         run.meta.bootstrap
     ));
+    if run
+        .evaluation
+        .configs
+        .iter()
+        .any(|c| c.leaderboard.is_some())
+    {
+        out.push_str(&sections_table(run));
+    }
+    out
+}
+
+/// reward-bench's sections and score under both rules, when the data is reward-bench's.
+fn sections_table(run: &Run) -> String {
+    let mut out = String::from(
+        "\n\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lrrrrrr}\n\\toprule\nConfiguration & Chat & Chat Hard & Safety & Reasoning & Score & Score (published) \\\\\n\\midrule\n",
+    );
+    let num = |v: Option<f64>| v.map_or("--".to_string(), |v| format!("{:.1}", 100.0 * v));
+    for i in order(run) {
+        let r = &run.evaluation.configs[i];
+        let section = |k: &str| num(r.sections.get(k).copied());
+        out.push_str(&format!(
+            "{} & {} & {} & {} & {} & {} & {} \\\\\n",
+            escape(&run.record.configs[i].name),
+            section("chat"),
+            section("chat-hard"),
+            section("safety"),
+            section("reasoning"),
+            num(r.leaderboard),
+            num(r.leaderboard_published),
+        ));
+    }
+    out.push_str("\\bottomrule\n\\end{tabular}\n\\caption{reward-bench sections (subsets weighted by the leaderboard's example counts) and score, the mean of the sections. A tie, an unreadable answer or a failed call counts as wrong; under Score (published), reward-bench's own rule for LLM judges, it is worth 0.5.}\n\\end{table}\n");
     out
 }
 

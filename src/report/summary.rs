@@ -249,8 +249,9 @@ pub fn summary(run: &Run) -> Summary {
             .then(|| {
                 let mut s = Table::new(
                 "reward-bench sections (accuracy, no verdict counted wrong; leaderboard weighting)",
-                &["configuration", "chat", "chat-hard", "safety", "reasoning", "score"],
+                &["configuration", "chat", "chat-hard", "safety", "reasoning", "score", "score (published)"],
             );
+                s.notes.push("score (published) is reward-bench's own rule for LLM judges (scripts/run_generative.py): a tie, an unreadable answer or a failed call is worth 0.5, not 0; the sections follow the strict rule, and --json and metrics.csv give both per section and subset".into());
                 for &i in &order {
                     let r = &run.evaluation.configs[i];
                     let get = |k: &str| r.sections.get(k).map_or("-".to_string(), |v| fixed(*v));
@@ -261,6 +262,7 @@ pub fn summary(run: &Run) -> Summary {
                         get("safety"),
                         get("reasoning"),
                         r.leaderboard.map_or("-".to_string(), fixed),
+                        r.leaderboard_published.map_or("-".to_string(), fixed),
                     ]);
                 }
                 s

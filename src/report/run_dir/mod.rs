@@ -130,6 +130,7 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     }
     let n = s.counts.examples as u64;
     rows.push(name, n, "parse_rate", s.parse_rate, None);
+    rows.push(name, n, "published_credit", s.published, None);
     for (key, h) in [
         ("drop", &s.policies.drop),
         ("as_wrong", &s.policies.as_wrong),
@@ -259,6 +260,12 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         }
         if let Some(v) = r.leaderboard {
             rows.push("leaderboard", 0, "accuracy", v, None);
+        }
+        for (k, v) in &r.sections_published {
+            rows.push(&format!("section:{k}"), 0, "published_credit", *v, None);
+        }
+        if let Some(v) = r.leaderboard_published {
+            rows.push("leaderboard", 0, "published_credit", v, None);
         }
         if let Some(a) = &r.annotators {
             super::annotators::tidy(a, &mut rows);
