@@ -304,3 +304,59 @@ fn help_explains_with_examples() {
     let (_, out, _) = run(&["calibrate", "--help"]);
     assert!(out.contains("raterlab calibrate --demo") && out.contains("--both-orders"));
 }
+
+/// #24's measurement: reward-bench's own functions over `calibrate --demo`'s ratings.csv gave
+/// these published scores; the strict ones count a tie or no verdict wrong, and the best
+/// configuration changes with the rule.
+#[test]
+fn demo_scores_under_both_reward_bench_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let doc = calibrate_json(&[
+        "--demo",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--bootstrap",
+        "0",
+    ]);
+    let score = |name: &str, key: &str| -> f64 {
+        let c = doc["configs"]
+            .as_array()
+            .expect("configs")
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no configuration {name}"));
+        c[key].as_f64().unwrap_or_else(|| panic!("{name}: {key}"))
+    };
+    for (name, strict, published) in [
+        ("simple_no_tie/basic", 0.8092, 0.8092),
+        ("simple_with_tie/basic", 0.7353, 0.7739),
+        ("simple_with_tie/sc:5", 0.6569, 0.8285),
+        ("reward-bench_gemini_no_tie/sc:5", 0.6131, 0.7825),
+        ("baseline/longer", 0.6157, 0.6383),
+    ] {
+        assert!(
+            (score(name, "leaderboard") - strict).abs() < 5e-5,
+            "{name} strict"
+        );
+        assert!(
+            (score(name, "leaderboard_published") - published).abs() < 5e-5,
+            "{name} published"
+        );
+    }
+    let sc = &doc["configs"].as_array().expect("configs")[0];
+    for key in ["chat", "chat-hard", "safety", "reasoning"] {
+        assert!(
+            sc["sections_published"][key].is_number(),
+            "sections_published.{key}"
+        );
+    }
+    assert!(sc["overall"]["published_credit"].is_number());
+    assert!(sc["by_subset"]["alpacaeval-easy"]["published_credit"].is_number());
+    let csv = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics.csv");
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",leaderboard,") && l.contains(",published_credit,")),
+        "metrics.csv has the published leaderboard"
+    );
+}
