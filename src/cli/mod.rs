@@ -1,5 +1,6 @@
-//! Command-line arguments (clap). Nothing here is trusted: `commands::*` validate these into
-//! settings before any work starts.
+//! Command-line arguments (clap), one file per subcommand. Nothing here is trusted: `run/`
+//! checks these into settings (`run::data`, `run::judges`, `run::plan`, `run::analysis`) before any
+//! work starts.
 
 mod analyze;
 mod batch;
