@@ -402,15 +402,19 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
             let accuracy =
                 |subset: &str| by_subset.get(subset).map(|s| s.policies.as_wrong.accuracy);
             let published = |subset: &str| by_subset.get(subset).map(|s| s.published);
-            let sections_of = |score: &dyn Fn(&str) -> Option<f64>| -> BTreeMap<&'static str, f64> {
+            // Section scores and the leaderboard score under one rule's per-subset score.
+            let scores = |score: &dyn Fn(&str) -> Option<f64>| {
                 if !all_reward_bench {
-                    return BTreeMap::new();
+                    return (BTreeMap::new(), None);
                 }
-                Section::ALL
+                let sections: BTreeMap<&'static str, f64> = Section::ALL
                     .iter()
                     .filter_map(|&s| section_score(s, score).map(|v| (s.key(), v)))
-                    .collect()
+                    .collect();
+                (sections, leaderboard_score(score))
             };
+            let (sections, leaderboard) = scores(&accuracy);
+            let (sections_published, leaderboard_published) = scores(&published);
             ConfigResult {
                 consistency: config.samples.as_ref().and_then(|s| {
                     consistency::consistency(run, s, settings.bootstrap, settings.seed)
@@ -421,14 +425,10 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
                     .as_ref()
                     .and_then(|a| annotator_report(a, config, settings)),
                 overall: scope(run, config, &all, settings),
-                leaderboard: all_reward_bench
-                    .then(|| leaderboard_score(accuracy))
-                    .flatten(),
-                sections: sections_of(&accuracy),
-                leaderboard_published: all_reward_bench
-                    .then(|| leaderboard_score(published))
-                    .flatten(),
-                sections_published: sections_of(&published),
+                leaderboard,
+                sections,
+                leaderboard_published,
+                sections_published,
                 by_subset,
             }
         })

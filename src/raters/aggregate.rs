@@ -73,22 +73,16 @@ pub fn aggregate(
         .collect();
     let verdicts: Vec<i64> = samples.iter().filter_map(|s| s.verdict).collect();
     let used = verdicts.len() as u32;
-    let (rating, status) = if !verdicts.is_empty() {
-        let rule = match kind {
-            RaterKind::SelfConsistency { rule, .. } => rule,
-            _ => Aggregation::Mean,
-        };
-        let r = if verdicts.len() == 1 {
-            verdicts[0]
-        } else {
-            rule.apply(&verdicts)
-        };
-        (Some(r), Status::Rated)
-    } else if samples.iter().any(|s| s.completion.is_some()) {
-        (None, Status::NoVerdict)
-    } else {
-        (None, Status::Failed)
+    let rule = match kind {
+        RaterKind::SelfConsistency { rule, .. } => rule,
+        _ => Aggregation::Mean,
     };
+    let rating = match verdicts.as_slice() {
+        [] => None,
+        [one] => Some(*one),
+        _ => Some(rule.apply(&verdicts)),
+    };
+    let status = Status::of(rating, &samples);
     Rating {
         id: id.to_string(),
         rating,

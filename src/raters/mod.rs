@@ -55,6 +55,18 @@ pub enum Status {
 }
 
 impl Status {
+    /// Rated when there is a rating; else no verdict when any call was answered; else the
+    /// calls failed.
+    pub fn of(rating: Option<i64>, samples: &[SampleTrace]) -> Self {
+        if rating.is_some() {
+            Status::Rated
+        } else if samples.iter().any(|s| s.completion.is_some()) {
+            Status::NoVerdict
+        } else {
+            Status::Failed
+        }
+    }
+
     pub fn key(self) -> &'static str {
         match self {
             Status::Rated => "rated",

@@ -174,13 +174,7 @@ pub fn aggregate_pointwise(
             s.problem = s.problem.take().map(|p| format!("{p} (graded lowest)"));
         }
     }
-    let status = if rating.is_some() {
-        Status::Rated
-    } else if samples.iter().any(|s| s.completion.is_some()) {
-        Status::NoVerdict
-    } else {
-        Status::Failed
-    };
+    let status = Status::of(rating, &samples);
     Rating {
         id: id.to_string(),
         rating,

@@ -7,8 +7,21 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 const MAX_LINES: usize = 600;
+
+/// `use crate::a::{b, c};` groups, and any `crate::`/`super::`/`self::` path.
+static USE_GROUP: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?s)\buse\s+(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};",
+    )
+    .expect("a valid regex")
+});
+static PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+        .expect("a valid regex")
+});
 
 /// The layers, top first: a file may use files of its own layer or of layers below it.
 const LAYERS: &[&[&str]] = &[
@@ -61,11 +74,7 @@ fn strip_comments(src: &str) -> String {
 fn paths(src: &str) -> Vec<(String, Vec<String>)> {
     let src = strip_comments(src);
     let mut out = Vec::new();
-    let group = regex::Regex::new(
-        r"(?s)\buse\s+(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};",
-    )
-    .expect("a valid regex");
-    for c in group.captures_iter(&src) {
+    for c in USE_GROUP.captures_iter(&src) {
         let mid: Vec<String> = c[2]
             .split("::")
             .filter(|s| !s.is_empty())
@@ -85,9 +94,7 @@ fn paths(src: &str) -> Vec<(String, Vec<String>)> {
             out.push((c[1].to_string(), tail));
         }
     }
-    let path = regex::Regex::new(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
-        .expect("a valid regex");
-    for c in path.captures_iter(&src) {
+    for c in PATH.captures_iter(&src) {
         let tail = c[2]
             .split("::")
             .filter(|s| !s.is_empty())
