@@ -248,8 +248,8 @@ pub fn summary(run: &Run) -> Summary {
             .any(|c| !c.sections.is_empty())
             .then(|| {
                 let mut s = Table::new(
-                "reward-bench sections (accuracy, no verdict counted wrong; leaderboard weighting)",
-                &["configuration", "chat", "chat-hard", "safety", "reasoning", "score", "score (published)"],
+                "reward-bench sections (strict: accuracy, a tie or no verdict counted wrong; leaderboard weighting) and the score under both rules",
+                &["configuration", "chat", "chat-hard", "safety", "reasoning", "score (strict)", "score (published)"],
             );
                 s.notes.push("score (published) is reward-bench's own rule for LLM judges (scripts/run_generative.py): a tie, an unreadable answer or a failed call is worth 0.5, not 0; the sections follow the strict rule, and --json and metrics.csv give both per section and subset".into());
                 for &i in &order {
