@@ -3,6 +3,7 @@
 //! The pipeline runs one way: `dataset` (load) → `metrics` (analyze) → `report` (show).
 //! `commands` wires the stages together for each subcommand; see ARCHITECTURE.md.
 
+pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod dataset;

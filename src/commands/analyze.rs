@@ -1,5 +1,6 @@
 //! `raterlab analyze`: agreement statistics for existing ratings.
 
+use crate::dataset::frame;
 use crate::dataset::labels::{self, LabelPairs, NoMajority};
 use crate::error::input_error;
 use crate::evaluation::annotators;
@@ -37,9 +38,15 @@ pub fn by_group(
 }
 
 pub fn run(settings: &Settings) -> Result<Analysis> {
-    if let (Some((columns, policy)), Input::One(path)) = (&settings.annotators, &settings.input) {
+    // One table (a file or a program's values), or the two files to join.
+    let one = match &settings.input {
+        Input::One(path) => Ok(frame::read(path)?),
+        Input::Values(frame) => Ok(frame.clone()),
+        Input::Two { gold, ratings } => Err((gold, ratings)),
+    };
+    if let (Some((columns, policy)), Ok(frame)) = (&settings.annotators, &one) {
         let annotated = labels::load_annotators(
-            path,
+            frame,
             &settings.columns,
             columns,
             &settings.reading,
@@ -75,14 +82,14 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         analysis.annotators = Some(report);
         return Ok(analysis);
     }
-    let pairs = match &settings.input {
-        Input::One(path) => labels::load_one(
-            path,
+    let pairs = match &one {
+        Ok(frame) => labels::load_one(
+            frame,
             &settings.columns,
             &settings.reading,
             settings.labels.as_ref(),
         )?,
-        Input::Two { gold, ratings } => labels::load_two(
+        Err((gold, ratings)) => labels::load_two(
             gold,
             ratings,
             &settings.columns,

@@ -51,7 +51,7 @@ impl LabelReading {
 }
 
 /// A loaded table and the file it came from (for error messages).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Frame {
     pub path: PathBuf,
     pub df: DataFrame,
@@ -108,6 +108,55 @@ pub fn read(path: &Path) -> Result<Frame> {
     })?;
     Ok(Frame {
         path: path.to_path_buf(),
+        df,
+    })
+}
+
+/// One column of values handed over by a program (the Python module) rather than read from a
+/// file; `None` is a missing value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    Int(Vec<Option<i64>>),
+    Float(Vec<Option<f64>>),
+    Text(Vec<Option<String>>),
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Int(v) => v.len(),
+            Values::Float(v) => v.len(),
+            Values::Text(v) => v.len(),
+        }
+    }
+}
+
+/// A table from named columns of values, read by the same typed accessors (and errors) as a
+/// file; `name` stands where a file's path would in messages (e.g. "Python values").
+pub fn from_values(name: &str, columns: Vec<(String, Values)>) -> Result<Frame> {
+    let rows = columns.first().map_or(0, |(_, v)| v.len());
+    if let Some((column, values)) = columns.iter().find(|(_, v)| v.len() != rows) {
+        return Err(input_error(format!(
+            "{name}: '{column}' has {} values but '{}' has {rows}; give one value per item in every column",
+            values.len(),
+            columns[0].0
+        )));
+    }
+    let series: Vec<Column> = columns
+        .into_iter()
+        .map(|(column, values)| {
+            let name = PlSmallStr::from(column.as_str());
+            match values {
+                Values::Int(v) => Series::new(name, v),
+                Values::Float(v) => Series::new(name, v),
+                Values::Text(v) => Series::new(name, v),
+            }
+            .into()
+        })
+        .collect();
+    let df = DataFrame::new(rows, series).map_err(|e| input_error(format!("{name}: {e}")))?;
+    Ok(Frame {
+        path: PathBuf::from(name),
         df,
     })
 }

@@ -158,18 +158,17 @@ fn check_ids(frame: &Frame, name: Option<&str>) -> Result<()> {
     ids(frame, name, true).map(|_| ())
 }
 
-/// One file with a gold column and a rating column.
+/// One table (a file, or values a program gave) with a gold column and a rating column.
 pub fn load_one(
-    path: &Path,
+    frame: &Frame,
     names: &ColumnNames,
     reading: &(LabelReading, LabelReading),
     labels: Option<&Labels>,
 ) -> Result<LabelPairs> {
-    let frame = frame::read(path)?;
-    non_empty(&frame)?;
-    let gold = read_labels(&frame, &names.gold, "--gold-col", &reading.0, labels)?;
-    let rating = read_labels(&frame, &names.rating, "--rating-col", &reading.1, labels)?;
-    check_ids(&frame, names.id.as_deref())?;
+    non_empty(frame)?;
+    let gold = read_labels(frame, &names.gold, "--gold-col", &reading.0, labels)?;
+    let rating = read_labels(frame, &names.rating, "--rating-col", &reading.1, labels)?;
+    check_ids(frame, names.id.as_deref())?;
     let group_names = match &names.group {
         Some(col) => Some(frame.text(col, "--group-col", "group")?),
         None => None,
@@ -206,7 +205,7 @@ pub fn load_one(
     if gold.is_empty() {
         return Err(input_error(format!(
             "'{}': no row has a readable gold label and rating; check --gold-map and --rating-map",
-            path.display()
+            frame.path.display()
         )));
     }
     Ok(LabelPairs {
@@ -365,10 +364,10 @@ pub struct Annotated {
     pub no_majority: usize,
 }
 
-/// One file with a column per annotator and the judge's rating column; gold is the
+/// One table with a column per annotator and the judge's rating column; gold is the
 /// annotators' majority. `--gold-map` reads the annotator columns.
 pub fn load_annotators(
-    path: &Path,
+    frame: &Frame,
     names: &ColumnNames,
     annotators: &[String],
     reading: &(LabelReading, LabelReading),
@@ -381,16 +380,15 @@ pub fn load_annotators(
             annotators.len()
         )));
     }
-    let frame = frame::read(path)?;
-    non_empty(&frame)?;
-    check_ids(&frame, names.id.as_deref())?;
+    non_empty(frame)?;
+    check_ids(frame, names.id.as_deref())?;
     let mut columns = Vec::with_capacity(annotators.len());
     for name in annotators {
         let values = frame.votes(name, "--annotators", &reading.0)?;
-        check_in(&frame, name, &values, labels)?;
+        check_in(frame, name, &values, labels)?;
         columns.push(values);
     }
-    let judge = read_labels(&frame, &names.rating, "--rating-col", &reading.1, labels)?;
+    let judge = read_labels(frame, &names.rating, "--rating-col", &reading.1, labels)?;
     let rows = frame.height();
     let votes: Vec<Vec<Option<i64>>> = (0..rows)
         .map(|row| columns.iter().map(|c| c[row]).collect())
@@ -420,7 +418,7 @@ pub fn load_annotators(
     if gold.is_empty() {
         return Err(input_error(format!(
             "'{}': no row has both an annotator majority and a readable rating in '{}'; check --annotators, --rating-col and --no-majority",
-            path.display(),
+            frame.path.display(),
             names.rating
         )));
     }

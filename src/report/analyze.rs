@@ -173,14 +173,20 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Prints to stdout (tables or JSON) and writes the CSV when asked.
-pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
+/// Writes the CSV and the HTML page when asked.
+pub fn write_files(a: &Analysis, output: &Output) -> Result<()> {
     if let Some(path) = &output.csv {
         to_tidy(a).write(path)?;
     }
     if let Some(path) = &output.html {
         write_analysis(a, path)?;
     }
+    Ok(())
+}
+
+/// Prints to stdout (tables or JSON) and writes the CSV and HTML when asked.
+pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
+    write_files(a, output)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if output.json {

@@ -171,7 +171,6 @@ impl std::fmt::Debug for Watcher {
 }
 
 impl Watch for Watcher {
-    #[allow(clippy::print_stderr)]
     fn note(&self, message: &str) {
         match self
             .multi
@@ -183,7 +182,7 @@ impl Watch for Watcher {
             Some(multi) => {
                 let _ = multi.println(message);
             }
-            None => eprintln!("{message}"),
+            None => super::format::stderr_line(message),
         }
     }
 
@@ -191,7 +190,13 @@ impl Watch for Watcher {
         let (Ok(mut multi), Ok(mut bars)) = (self.multi.lock(), self.bars.lock()) else {
             return;
         };
-        let multi = multi.get_or_insert_with(MultiProgress::new);
+        let multi = multi.get_or_insert_with(|| {
+            if super::format::stderr_sink().is_some() {
+                MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::hidden())
+            } else {
+                MultiProgress::new()
+            }
+        });
         for b in batches {
             let bar = bars.entry(b.id.clone()).or_insert_with(|| {
                 let bar = multi.add(ProgressBar::new(b.counts.total.max(1)));

@@ -3,6 +3,7 @@
 //! warnings. It uses no other report file.
 
 use crate::metrics::{Agreement, Contingency, Interval, Statistic};
+use std::sync::{Arc, RwLock};
 
 /// A value with four decimals, or "n/a" when undefined.
 pub fn fixed(v: f64) -> String {
@@ -104,10 +105,47 @@ pub fn shown_name(c: &crate::evaluation::ConfigRecord) -> String {
     }
 }
 
-/// A warning on stderr.
+/// Where text for stderr goes instead of the process's stderr (the Python module sends it
+/// to `sys.stderr`, which a notebook shows).
+pub type Sink = Arc<dyn Fn(&str) + Send + Sync>;
+
+static STDERR: RwLock<Option<Sink>> = RwLock::new(None);
+
+/// Sends stderr text to `sink` from now on (`None`: the process's stderr again).
+pub fn redirect_stderr(sink: Option<Sink>) {
+    if let Ok(mut current) = STDERR.write() {
+        *current = sink;
+    }
+}
+
+/// The sink stderr text goes to, when it was redirected.
+pub fn stderr_sink() -> Option<Sink> {
+    STDERR.read().ok().and_then(|s| s.clone())
+}
+
+/// True when stderr is a terminal that shows progress bars (not when redirected).
+pub fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    stderr_sink().is_none() && std::io::stderr().is_terminal()
+}
+
+/// One line on stderr (or its sink).
 #[allow(clippy::print_stderr)]
+pub fn stderr_line(line: &str) {
+    match stderr_sink() {
+        Some(sink) => sink(&format!("{line}\n")),
+        None => eprintln!("{line}"),
+    }
+}
+
+/// A warning on stderr.
 pub fn warn(message: &str) {
-    eprintln!("warning: {message}");
+    stderr_line(&format!("warning: {message}"));
+}
+
+/// The error line a failed command ends with: `error: ` and the whole chain.
+pub fn error(err: &anyhow::Error) {
+    stderr_line(&format!("error: {err:#}"));
 }
 
 /// 1900 → "1,900".

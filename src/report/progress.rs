@@ -1,8 +1,20 @@
-//! Progress bars (indicatif) on stderr; hidden when stderr is not a terminal.
+//! Progress bars (indicatif) on stderr; hidden when stderr is not a terminal. When stderr
+//! is redirected (`format::redirect_stderr`, the Python module in a notebook), no bars are
+//! drawn: each step's start and a calls line every few seconds go there as text.
 
+use super::format::{stderr_is_terminal, stderr_line, stderr_sink};
 use crate::dataset::hub::Progress;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
+
+/// Bars draw on stderr, or nowhere when stderr is redirected.
+fn target() -> ProgressDrawTarget {
+    if stderr_sink().is_some() {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    }
+}
 
 /// One bar at a time, on stderr: a bar with a total, a spinner without one.
 #[derive(Debug, Default)]
@@ -13,9 +25,15 @@ impl Slot {
         // The step before is cleared first, so the new one starts on a clean line.
         self.finish();
         let (bar, template) = match total {
-            Some(total) => (ProgressBar::new(total), template),
-            None => (ProgressBar::new_spinner(), spinner),
+            Some(total) => (
+                ProgressBar::with_draw_target(Some(total), target()),
+                template,
+            ),
+            None => (ProgressBar::with_draw_target(None, target()), spinner),
         };
+        if stderr_sink().is_some() {
+            stderr_line(&format!("{message}…"));
+        }
         let style =
             ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
@@ -95,6 +113,8 @@ pub struct Calls {
     /// The concurrency before the first lowering and after the last one.
     lowered: Mutex<Option<(usize, usize)>>,
     multi: indicatif::MultiProgress,
+    /// With stderr redirected: when the last calls line was written.
+    noted: Mutex<std::time::Instant>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -108,7 +128,7 @@ impl std::fmt::Debug for Calls {
 impl Calls {
     /// One bar per configuration, `calls[i]` long.
     pub fn new(configs: &[crate::raters::Config], calls: &[u64]) -> std::sync::Arc<Self> {
-        let multi = indicatif::MultiProgress::new();
+        let multi = indicatif::MultiProgress::with_draw_target(target());
         let style =
             ProgressStyle::with_template("{prefix:<32} {bar:25} {pos}/{len} eta {eta} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -130,6 +150,7 @@ impl Calls {
             started: std::time::Instant::now(),
             lowered: Mutex::new(None),
             multi,
+            noted: Mutex::new(std::time::Instant::now()),
         })
     }
 
@@ -145,7 +166,6 @@ impl Calls {
     /// Clears the bars; when stderr is not a terminal (no bars were drawn), prints one summary
     /// line per configuration instead.
     pub fn finish(&self) {
-        use std::io::IsTerminal;
         use std::sync::atomic::Ordering::Relaxed;
         for bar in &self.bars {
             bar.finish_and_clear();
@@ -155,7 +175,7 @@ impl Calls {
                 "calls timed out, so at most {to} ran at once by the end (not {from}): the server answers fewer requests at once than --concurrency allows, and queued ones time out. Next time pass --concurrency {to}, or a longer --timeout"
             ));
         }
-        if std::io::stderr().is_terminal() {
+        if stderr_is_terminal() {
             return;
         }
         for (group, bar) in self.bars.iter().enumerate() {
@@ -169,11 +189,29 @@ impl Calls {
                 counts[1].load(Relaxed),
                 self.wall_seconds(group)
             );
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("{line}");
-            }
+            stderr_line(&line);
         }
+    }
+
+    /// With stderr redirected: every 5 seconds, one line of calls done over all configurations.
+    fn note_progress(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Ok(mut noted) = self.noted.lock() else {
+            return;
+        };
+        if noted.elapsed().as_secs_f64() < 5.0 {
+            return;
+        }
+        *noted = std::time::Instant::now();
+        let done: u64 = self.bars.iter().map(ProgressBar::position).sum();
+        let total: u64 = self.bars.iter().filter_map(ProgressBar::length).sum();
+        let (cached, failed) = self.counts.iter().fold((0, 0), |(c, f), n| {
+            (c + n[0].load(Relaxed), f + n[1].load(Relaxed))
+        });
+        stderr_line(&format!(
+            "{done}/{total} calls, {cached} from cache, {failed} failed, {:.0} s",
+            self.started.elapsed().as_secs_f64()
+        ));
     }
 }
 
@@ -184,7 +222,7 @@ impl crate::judge::execute::Observer for Calls {
             *lowered = Some((first, to));
         }
         let line = format!("calls are timing out: at most {to} in flight from now on (was {from})");
-        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        if stderr_is_terminal() {
             let _ = self.multi.println(line);
         } else {
             crate::report::format::warn(&line);
@@ -219,5 +257,8 @@ impl crate::judge::execute::Observer for Calls {
             counts[1].load(Relaxed)
         ));
         bar.inc(1);
+        if stderr_sink().is_some() {
+            self.note_progress();
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! `analyze`'s settings, checked from its options, and its result.
 
 use crate::cli::AnalyzeArgs;
-use crate::dataset::frame::LabelReading;
+use crate::dataset::frame::{Frame, LabelReading};
 use crate::dataset::labels::{ColumnNames, NoMajority};
 use crate::error::input_error;
 use crate::evaluation::annotators::AnnotatorReport;
@@ -13,7 +13,12 @@ use std::path::PathBuf;
 #[derive(Debug, Clone)]
 pub enum Input {
     One(PathBuf),
-    Two { gold: PathBuf, ratings: PathBuf },
+    Two {
+        gold: PathBuf,
+        ratings: PathBuf,
+    },
+    /// Values a program handed over (the Python module's `analyze`), read like one file.
+    Values(Frame),
 }
 
 impl Input {
@@ -21,6 +26,7 @@ impl Input {
     pub fn describe(&self) -> String {
         match self {
             Input::One(path) => path.display().to_string(),
+            Input::Values(frame) => frame.path.display().to_string(),
             Input::Two { gold, ratings } => {
                 format!(
                     "{} (gold) × {} (ratings)",
@@ -110,7 +116,7 @@ impl Settings {
         let policy = NoMajority::parse(&args.no_majority)?;
         let annotators = match (&input, args.annotators.is_empty()) {
             (_, true) => None,
-            (Input::One(_), false) => Some((args.annotators.clone(), policy)),
+            (Input::One(_) | Input::Values(_), false) => Some((args.annotators.clone(), policy)),
             (Input::Two { .. }, false) => return Err(input_error(
                 "--annotators reads every annotator and the judge from one file; use --input FILE",
             )),

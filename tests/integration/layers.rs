@@ -25,7 +25,7 @@ static PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
 
 /// The layers, top first: a file may use files of its own layer or of layers below it.
 const LAYERS: &[&[&str]] = &[
-    &["main", "lib"],
+    &["main", "lib", "api"],
     &["commands"],
     &["report"],
     &["run"],

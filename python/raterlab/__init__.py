@@ -1,0 +1,213 @@
+"""raterlab: meta-evaluate LLM autoraters (LLM-as-a-judge) from Python.
+
+The functions run the raterlab crate itself (the code behind the ``raterlab`` command), so
+their numbers are the command's::
+
+    import raterlab
+    result = raterlab.analyze(gold=[-1, 1, 1, -1], ratings=[-1, 1, -1, -1])
+    result["kappa_quadratic"], result["ci"]["accuracy"]
+
+- :func:`analyze` -- agreement of ratings with gold labels: the dict ``raterlab analyze --json``
+  prints for the same labels.
+- :func:`calibrate` and :func:`plan` -- the commands with keyword arguments for their flags.
+- :func:`read_run` -- a run directory as DataFrames.
+
+A failure raises :class:`Error` with the command's message (what, where, how to fix it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from . import _native
+from ._native import Error, __version__
+
+__all__ = ["Error", "analyze", "calibrate", "plan", "read_run", "CalibrateResult", "__version__"]
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN, pandas' NA and NaT, numpy's NaN: a missing value."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _to_list(values: Any, what: str) -> list:
+    """A list of plain Python values from a list, tuple, numpy array, or pandas/polars Series."""
+    if isinstance(values, (str, bytes, dict)):
+        raise Error(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}")
+    if hasattr(values, "to_list"):  # pandas and polars Series
+        values = values.to_list()
+    elif hasattr(values, "tolist"):  # numpy arrays
+        values = values.tolist()
+    try:
+        values = list(values)
+    except TypeError:
+        raise Error(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}") from None
+    out = []
+    for v in values:
+        if _missing(v):
+            out.append(None)
+        elif hasattr(v, "item") and not isinstance(v, (str, bytes)):  # numpy scalars
+            out.append(v.item())
+        else:
+            out.append(v)
+    return out
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _flags(options: dict[str, Any]) -> list[str]:
+    """Keyword arguments as the command's flags: ``out_dir="x"`` is ``--out-dir=x``, ``True`` a bare
+    flag, ``False`` and ``None`` no flag, a list or tuple the flag once per value, a dict
+    ``KEY=VALUE`` once per item."""
+    flags: list[str] = []
+    for name, value in options.items():
+        flag = _flag(name)
+        if value is None or value is False:
+            continue
+        if value is True:
+            flags.append(flag)
+        elif isinstance(value, dict):
+            flags.extend(f"{flag}={k}={v}" for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            flags.extend(f"{flag}={v}" for v in value)
+        else:
+            flags.append(f"{flag}={value}")
+    return flags
+
+
+def analyze(
+    gold: Any = None,
+    ratings: Any = None,
+    *,
+    ids: Any = None,
+    groups: Any = None,
+    annotators: Any = None,
+    labels: Any = None,
+    gold_map: dict | None = None,
+    rating_map: dict | None = None,
+    unreadable: str = "error",
+    no_majority: str = "drop",
+    bootstrap: int = 1000,
+    seed: int = 0,
+    csv: str | Path | None = None,
+    html: str | Path | None = None,
+) -> dict:
+    """Agreement of ``ratings`` with ``gold``: the dict ``raterlab analyze --json`` prints.
+
+    ``gold`` and ``ratings`` are integer labels (-1 response 1 better, 0 tie, 1 response 2
+    better, or any integer scale) as lists, numpy arrays or pandas/polars Series; None or NaN
+    is a missing label. ``ids`` names the items, ``groups`` adds a result per group (e.g. the
+    subset). ``annotators`` (a dict of name to votes, or a DataFrame with one column each)
+    takes the place of ``gold``: gold is their majority, and the result adds their agreement,
+    the human ceiling and the judge beside it. The other arguments are ``analyze``'s flags
+    (``labels=[-1, 0, 1]``, ``gold_map={"Tie": 0}``, ``csv="metrics.csv"``...).
+    """
+    if ratings is None:
+        raise Error("analyze: give ratings (the labels under test)")
+    columns: list[tuple[str, list]] = [("rating", _to_list(ratings, "ratings"))]
+    flags = ["--json", "--rating-col=rating", f"--bootstrap={bootstrap}", f"--seed={seed}",
+             f"--unreadable={unreadable}", f"--no-majority={no_majority}"]
+    if annotators is not None:
+        if gold is not None:
+            raise Error("analyze: give gold or annotators, not both (with annotators, gold is their majority)")
+        names = list(annotators.keys()) if hasattr(annotators, "keys") else list(annotators.columns)
+        for name in names:
+            if name in ("rating", "id", "group"):
+                raise Error(f"analyze: an annotator may not be named '{name}'; rename it")
+            columns.append((str(name), _to_list(annotators[name], f"annotators['{name}']")))
+        flags.append("--annotators=" + ",".join(str(n) for n in names))
+    elif gold is None:
+        raise Error("analyze: give gold (the gold labels) or annotators")
+    else:
+        columns.append(("gold", _to_list(gold, "gold")))
+        flags.append("--gold-col=gold")
+    if ids is not None:
+        columns.append(("id", [None if v is None else str(v) for v in _to_list(ids, "ids")]))
+        flags.append("--id-col=id")
+    if groups is not None:
+        columns.append(("group", [None if v is None else str(v) for v in _to_list(groups, "groups")]))
+        flags.append("--group-col=group")
+    if labels is not None:
+        flags.append("--labels=" + ",".join(str(int(v)) for v in _to_list(labels, "labels")))
+    for flag, mapping in (("--gold-map", gold_map), ("--rating-map", rating_map)):
+        if mapping:
+            flags.append(flag + "=" + ",".join(f"{k}={v}" for k, v in mapping.items()))
+    for flag, path in (("--csv", csv), ("--html", html)):
+        if path is not None:
+            flags.append(f"{flag}={path}")
+    return json.loads(_native.analyze("Python values", columns, flags))
+
+
+class CalibrateResult(NamedTuple):
+    """What :func:`calibrate` returns: the ``--json`` document and the run directory."""
+
+    report: dict
+    run_dir: Path
+
+
+def calibrate(**options: Any) -> CalibrateResult:
+    """Runs ``raterlab calibrate`` with these flags (``demo=True``, ``data="file.parquet"``,
+    ``prompt=["simple_no_tie", "simple_with_tie"]``, ``rater=["basic", "sc:5"]``, ``out="runs/x"``...)
+    and returns the document ``calibrate --json`` prints and the run directory written.
+    Progress and warnings go to ``sys.stderr``."""
+    options.pop("json", None)
+    doc, run_dir = _native.calibrate(_flags(options))
+    return CalibrateResult(json.loads(doc), Path(run_dir))
+
+
+def plan(**options: Any) -> dict:
+    """Runs ``raterlab plan`` with these flags (``diff=0.05``, ``discordance=0.2``,
+    ``run="runs/x"``...) and returns the document ``plan --json`` prints."""
+    options.pop("json", None)
+    return json.loads(_native.plan(_flags(options) + ["--json"]))
+
+
+_TABLES = ("ratings", "metrics", "comparisons", "confusion")
+
+
+def read_run(path: str | Path, *, polars: bool = False) -> dict:
+    """A run directory written by ``calibrate`` (or ``report``) as a dict: ``ratings``,
+    ``metrics``, ``comparisons``, ``confusion`` (its CSV files) and ``items`` (items.jsonl) as
+    pandas DataFrames (polars with ``polars=True``), and ``run``, the parsed run.json."""
+    run_dir = Path(path)
+    if not (run_dir / "run.json").is_file():
+        raise Error(
+            f"'{run_dir}' is not a raterlab run directory (no run.json); pass the folder calibrate wrote"
+        )
+    try:
+        if polars:
+            import polars as pl
+
+            read_csv = lambda p: pl.read_csv(p, infer_schema_length=None)  # noqa: E731
+            read_jsonl = pl.read_ndjson
+        else:
+            import pandas as pd
+
+            read_csv = lambda p: pd.read_csv(p, dtype={"id": str, "pair_id": str})  # noqa: E731
+            read_jsonl = lambda p: pd.read_json(p, lines=True, dtype={"id": str})  # noqa: E731
+    except ImportError as e:
+        raise Error(f"read_run needs {e.name}: pip install {e.name}") from None
+    out: dict[str, Any] = {"run": json.loads((run_dir / "run.json").read_text())}
+    for name in _TABLES:
+        file = run_dir / f"{name}.csv"
+        if not file.is_file():
+            raise Error(f"'{run_dir}' has no {name}.csv; the run directory is incomplete")
+        out[name] = read_csv(file)
+    out["items"] = read_jsonl(run_dir / "items.jsonl")
+    return out
+
+
+def _main() -> None:
+    """The ``raterlab`` command installed by pip: the same command line as the binary."""
+    import sys
+
+    sys.exit(_native.main(["raterlab", *sys.argv[1:]]))

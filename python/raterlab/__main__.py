@@ -1,0 +1,5 @@
+"""``python -m raterlab``: the raterlab command."""
+
+from . import _main
+
+_main()

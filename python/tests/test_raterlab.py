@@ -1,0 +1,196 @@
+"""The Python module against the command it wraps: the same numbers, the same run directory,
+the same errors. Run with the wheel installed: ``python -m pytest python/tests``."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import raterlab
+
+# The installed `raterlab` command (the wheel's), beside this interpreter.
+COMMAND = shutil.which("raterlab", path=str(Path(sys.executable).parent)) or "raterlab"
+
+
+def command_json(*args: str) -> dict:
+    out = subprocess.run([COMMAND, *args, "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def same(a, b, path="") -> None:
+    """Equal documents: numbers exactly (NaN is null in both), everything else as is."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), (path, set(a) ^ set(b))
+        for k in a:
+            same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{path}[{i}]")
+    else:
+        assert a == b, (path, a, b)
+
+
+def without_source(doc: dict) -> dict:
+    doc = dict(doc)
+    doc.pop("source")
+    return doc
+
+
+def write_csv(path: Path, columns: dict[str, list]) -> Path:
+    rows = zip(*columns.values())
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns.keys())
+        w.writerows(["" if v is None else v for v in row] for row in rows)
+    return path
+
+
+RNG = np.random.default_rng(7)
+GOLD = RNG.choice([-1, 0, 1], size=200, p=[0.45, 0.1, 0.45])
+RATINGS = np.where(RNG.random(200) < 0.7, GOLD, RNG.choice([-1, 0, 1], size=200))
+SUBSETS = RNG.choice(["chat", "code", "safety"], size=200)
+
+
+def test_analyze_equals_the_command(tmp_path):
+    file = write_csv(tmp_path / "labels.csv", {"gold": GOLD.tolist(), "rating": RATINGS.tolist(),
+                                                "subset": SUBSETS.tolist()})
+    expected = command_json("analyze", "--input", str(file), "--group-col", "subset", "--seed", "3")
+    got = raterlab.analyze(GOLD, RATINGS, groups=SUBSETS, seed=3)
+    assert got["source"] == "Python values"
+    same(without_source(got), without_source(expected))
+    assert got["n"] == 200 and set(got["groups"]) == {"chat", "code", "safety"}
+    # The numbers are real: accuracy is the share of equal labels.
+    assert got["accuracy"] == pytest.approx(float(np.mean(GOLD == RATINGS)), abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["list", "numpy", "pandas", "polars"])
+def test_analyze_takes_lists_arrays_and_series(kind):
+    convert = {"list": list, "numpy": np.asarray, "pandas": pd.Series, "polars": pl.Series}[kind]
+    gold, ratings = GOLD.tolist(), RATINGS.tolist()
+    expected = raterlab.analyze(gold, ratings, bootstrap=200)
+    same(raterlab.analyze(convert(gold), convert(ratings), bootstrap=200), expected)
+
+
+def test_missing_labels_are_dropped_as_the_command_drops_them(tmp_path):
+    gold = [-1, 1, None, 1, -1, 1, -1, 0]
+    ratings = [-1, 1, 1, float("nan"), -1, -1, -1, 0]
+    file = write_csv(tmp_path / "m.csv", {"id": list("abcdefgh"), "gold": gold,
+                                           "rating": [None if isinstance(r, float) else r for r in ratings]})
+    expected = command_json("analyze", "--input", str(file), "--unreadable", "drop")
+    got = raterlab.analyze(gold, ratings, ids=list("abcdefgh"), unreadable="drop")
+    same(without_source(got), without_source(expected))
+    assert (got["n"], got["dropped_gold"], got["dropped_ratings"]) == (6, 1, 1)
+    # pandas' nullable integers: pd.NA is missing too.
+    nullable = pd.Series(gold, dtype="Int64")
+    same(raterlab.analyze(nullable, ratings, unreadable="drop"), got)
+
+
+def test_annotators_equal_the_command(tmp_path):
+    votes = {name: np.where(RNG.random(200) < 0.8, GOLD, -GOLD).tolist() for name in ("a1", "a2", "a3")}
+    file = write_csv(tmp_path / "panel.csv", {**votes, "judge": RATINGS.tolist()})
+    expected = command_json("analyze", "--input", str(file), "--annotators", "a1,a2,a3",
+                            "--rating-col", "judge", "--bootstrap", "100")
+    got = raterlab.analyze(ratings=RATINGS, annotators=pd.DataFrame(votes), bootstrap=100)
+    same(without_source(got), without_source(expected))
+    assert "annotators" in got and "judge_vs_annotators" in got
+
+
+def test_edge_cases_are_the_commands():
+    # Constant ratings: Spearman and Kendall are undefined (NaN → None), as in scipy.
+    got = raterlab.analyze([-1, 1, 1, -1], [1, 1, 1, 1], bootstrap=0)
+    assert got["spearman"] is None and got["kendall_tau_b"] is None and got["ci"] is None
+    assert got["accuracy"] == 0.5 and got["confusion"]["matrix"] == [[0, 0, 2], [0, 0, 0], [0, 0, 2]]
+
+
+def test_analyze_writes_the_csv_and_html_it_is_asked_for(tmp_path):
+    raterlab.analyze(GOLD, RATINGS, csv=tmp_path / "m.csv", html=tmp_path / "a.html", bootstrap=50)
+    metrics = pd.read_csv(tmp_path / "m.csv")
+    assert set(metrics.scope) == {"overall"} and "kappa_quadratic" in set(metrics.metric)
+    assert "<html" in (tmp_path / "a.html").read_text()
+
+
+def test_read_run_has_the_rows_of_the_run_directory(tmp_path):
+    out = tmp_path / "demo"
+    subprocess.run([COMMAND, "calibrate", "--demo", "--out", str(out)], check=True, capture_output=True)
+    run = raterlab.read_run(out)
+    with (out / "ratings.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    ratings = run["ratings"]
+    assert len(ratings) == len(rows) == 387
+    assert list(ratings.columns) == list(rows[0].keys())
+    assert ratings["id"].tolist() == [r["id"] for r in rows]
+    assert ratings["config"].tolist() == [r["config"] for r in rows]
+    assert run["run"]["data"]["items"] == len(run["items"]) == 43
+    for name in ("metrics", "comparisons", "confusion"):
+        with (out / f"{name}.csv").open() as f:
+            assert len(run[name]) == sum(1 for _ in f) - 1
+    frames = raterlab.read_run(out, polars=True)
+    assert isinstance(frames["ratings"], pl.DataFrame) and frames["ratings"].height == 387
+
+
+def test_calibrate_returns_the_commands_json_and_the_run(tmp_path):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        result = raterlab.calibrate(demo=True, out=tmp_path / "py", prompt=["simple_no_tie"],
+                                    rater=["basic", "sc:5"])
+    report, run_dir = result
+    assert run_dir == tmp_path / "py" and (run_dir / "report.html").is_file()
+    expected = command_json("calibrate", "--demo", "--out", str(tmp_path / "cmd"), "--prompt",
+                            "simple_no_tie", "--rater", "basic", "--rater", "sc:5")
+    names = [c["name"] for c in report["configs"]]
+    assert names == [c["name"] for c in expected["configs"]]
+    for a, b in zip(report["configs"], expected["configs"]):
+        same(a["overall"], b["overall"])
+    # Progress went to Python's sys.stderr, where a notebook shows it.
+    assert "simple_no_tie/basic: 43/43 calls" in err.getvalue()
+    # The directory reads back with the same numbers.
+    metrics = raterlab.read_run(run_dir)["metrics"]
+    kappa = metrics[(metrics.scope == "overall") & (metrics.metric == "kappa_quadratic")]
+    first = report["configs"][0]
+    value = kappa[kappa.config == first["name"]].value.iloc[0]
+    assert value == pytest.approx(first["overall"]["kappa_quadratic"], abs=1e-12)
+
+
+def test_plan_equals_the_command():
+    same(raterlab.plan(diff=0.05, discordance=0.2), command_json("plan", "--diff", "0.05", "--discordance", "0.2"))
+
+
+def test_bad_arguments_raise_the_commands_message(tmp_path):
+    with pytest.raises(raterlab.Error, match=r"--sort 'leaderboard' is not a metric") as e:
+        raterlab.calibrate(demo=True, sort="leaderboard", out=tmp_path / "x")
+    assert e.value.exit_code == 2
+    with pytest.raises(raterlab.Error, match=r"column 'gold', row 3: 'x' is not an integer label"):
+        raterlab.analyze([-1, 1, "x"], [1, 1, 1])
+    with pytest.raises(raterlab.Error, match=r"'gold' has 2 values but 'rating' has 3"):
+        raterlab.analyze([-1, 1], [1, 1, 1])
+    with pytest.raises(raterlab.Error, match=r"unexpected argument '--no-such-flag'"):
+        raterlab.calibrate(no_such_flag=1)
+    with pytest.raises(raterlab.Error, match=r"not a raterlab run directory"):
+        raterlab.read_run(tmp_path)
+    with pytest.raises(raterlab.Error, match=r"label 5 is not in the label set"):
+        raterlab.analyze([-1, 1, 5], [1, 1, 1], labels=[-1, 0, 1])
+
+
+def test_the_command_is_installed_and_exits_as_the_binary(tmp_path):
+    version = subprocess.run([COMMAND, "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == f"raterlab {raterlab.__version__}"
+    bad = subprocess.run([COMMAND, "analyze", "--input", str(tmp_path / "nosuch.csv")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: cannot read") and "file not found; check the path" in bad.stderr
+    usage = subprocess.run([COMMAND, "calibrate", "--bogus"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "unexpected argument '--bogus'" in usage.stderr

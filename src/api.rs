@@ -1,0 +1,94 @@
+//! raterlab for other programs (the Python module, `python/`): the command line as a function,
+//! and the commands that hand back what `--json` prints instead of printing it. Every function
+//! runs the same code as the binary; none has numbers of its own.
+
+use crate::cli::{Cli, Command};
+use crate::dataset::frame::{self, Values};
+use crate::error::input_error;
+use crate::run::analysis::{Input, Settings};
+use crate::{commands, report};
+use anyhow::Result;
+use clap::Parser;
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Runs a command line (`args[0]` is the program's name) as the `raterlab` binary does: prints
+/// what it prints and returns its exit code (2 bad input or usage, 1 otherwise, 0 on success,
+/// on `--help` and on a closed stdout pipe).
+pub fn command_line<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match crate::run(cli) {
+        Ok(()) => 0,
+        Err(err) if crate::error::is_broken_pipe(&err) => 0,
+        Err(err) => {
+            report::format::error(&err);
+            crate::error::exit_code(&err)
+        }
+    }
+}
+
+/// One subcommand's arguments from flags as typed after it; a usage error is an input error
+/// carrying clap's message.
+fn parse(command: &str, flags: &[String]) -> Result<Command> {
+    let args = ["raterlab", command]
+        .into_iter()
+        .map(String::from)
+        .chain(flags.iter().cloned());
+    Cli::try_parse_from(args)
+        .map(|cli| cli.command)
+        .map_err(|e| {
+            let message = e.render().to_string();
+            input_error(message.trim_start_matches("error: ").trim_end())
+        })
+}
+
+/// `analyze` on columns of values (`name` stands for the file in messages): `flags` as on the
+/// command line after `raterlab analyze`, without an input file (`--gold-col`, `--labels`,
+/// `--annotators`, `--csv`...). Returns the document `analyze --json` prints; the CSV and HTML
+/// files are written when asked.
+pub fn analyze(name: &str, columns: Vec<(String, Values)>, flags: &[String]) -> Result<Value> {
+    let mut with_input = vec!["--input".to_string(), name.to_string()];
+    with_input.extend(flags.iter().cloned());
+    let Command::Analyze(args) = parse("analyze", &with_input)? else {
+        return Err(input_error("analyze: unexpected command"));
+    };
+    let mut settings = Settings::from_args(*args)?;
+    settings.input = Input::Values(frame::from_values(name, columns)?);
+    let analysis = commands::analyze::run(&settings)?;
+    report::analyze::write_files(&analysis, &settings.output)?;
+    Ok(report::analyze::to_json(&analysis))
+}
+
+/// `calibrate` with `flags` as on the command line: writes the run directory and returns the
+/// document `calibrate --json` prints and the directory. A run whose problems make the command
+/// fail (calls missing offline, answers not cached) is an error after the directory is written,
+/// as for the command.
+pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
+    let Command::Calibrate(args) = parse("calibrate", flags)? else {
+        return Err(input_error("calibrate: unexpected command"));
+    };
+    let run = commands::calibrate::run(&args)?;
+    report::run_dir::write(&run)?;
+    let doc = report::calibrate::to_json(&run);
+    commands::calibrate::finish(&args, &run)?;
+    Ok((doc, run.meta.dir.clone()))
+}
+
+/// `plan` with `flags` as on the command line: the document `plan --json` prints.
+pub fn plan(flags: &[String]) -> Result<Value> {
+    let Command::Plan(args) = parse("plan", flags)? else {
+        return Err(input_error("plan: unexpected command"));
+    };
+    Ok(report::plan::to_json(&commands::plan::run(&args)?))
+}
