@@ -194,3 +194,10 @@ def test_the_command_is_installed_and_exits_as_the_binary(tmp_path):
     assert bad.stderr.startswith("error: cannot read") and "file not found; check the path" in bad.stderr
     usage = subprocess.run([COMMAND, "calibrate", "--bogus"], capture_output=True, text=True)
     assert usage.returncode == 2 and "unexpected argument '--bogus'" in usage.stderr
+
+
+@pytest.mark.skipif(not os.environ.get("RATERLAB_WHEEL_TEST"), reason="CI sets RATERLAB_WHEEL_TEST=1 with the wheel installed")
+def test_the_installed_wheel_is_what_runs():
+    # The package and its native part come from the installed abi3 wheel, not the clone.
+    assert "site-packages" in raterlab.__file__, raterlab.__file__
+    assert raterlab._native.__file__.endswith(".abi3.so"), raterlab._native.__file__
