@@ -92,3 +92,94 @@ pub fn plan(flags: &[String]) -> Result<Value> {
     };
     Ok(report::plan::to_json(&commands::plan::run(&args)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(flags: &[&str]) -> Vec<String> {
+        flags.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn analyze_on_values_equals_analyze_on_a_file() {
+        let gold = [-1, 1, 1, -1, 0, 1, -1, 1, 1, -1];
+        let rating = [-1, 1, -1, -1, 0, 1, 1, 1, 0, -1];
+        let subset = ["a", "b", "a", "b", "a", "b", "a", "b", "a", "b"];
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("labels.csv");
+        let mut text = String::from("gold,rating,subset\n");
+        for i in 0..gold.len() {
+            text.push_str(&format!("{},{},{}\n", gold[i], rating[i], subset[i]));
+        }
+        std::fs::write(&path, text).expect("written");
+        let flags = strings(&["--group-col", "subset", "--bootstrap", "200", "--seed", "5"]);
+        let mut with_file = strings(&["--input", &path.display().to_string()]);
+        with_file.extend(flags.iter().cloned());
+        let Command::Analyze(args) = parse("analyze", &with_file).expect("flags parse") else {
+            panic!("not analyze")
+        };
+        let settings = Settings::from_args(*args).expect("settings");
+        let mut from_file =
+            report::analyze::to_json(&commands::analyze::run(&settings).expect("analyzed"));
+        let columns = vec![
+            ("gold".to_string(), Values::Int(gold.map(Some).to_vec())),
+            (
+                "rating".to_string(),
+                Values::Float(rating.map(|r| Some(r as f64)).to_vec()),
+            ),
+            (
+                "subset".to_string(),
+                Values::Text(subset.map(|s| Some(s.to_string())).to_vec()),
+            ),
+        ];
+        let mut from_values = analyze("my values", columns, &flags).expect("analyzed");
+        assert_eq!(from_values["source"], "my values");
+        from_file["source"] = Value::Null;
+        from_values["source"] = Value::Null;
+        assert_eq!(from_values, from_file);
+        assert_eq!(from_values["n"], 10);
+        assert_eq!(from_values["accuracy"], 0.7);
+    }
+
+    #[test]
+    fn bad_values_and_flags_are_input_errors_with_the_fix() {
+        let columns = vec![
+            ("gold".to_string(), Values::Int(vec![Some(1), Some(-1)])),
+            ("rating".to_string(), Values::Int(vec![Some(1)])),
+        ];
+        let err = analyze("v", columns, &[]).expect_err("lengths differ");
+        assert_eq!(crate::error::exit_code(&err), 2);
+        assert!(err
+            .to_string()
+            .contains("'rating' has 1 values but 'gold' has 2"));
+        let columns = vec![
+            (
+                "gold".to_string(),
+                Values::Float(vec![Some(1.0), Some(0.5)]),
+            ),
+            ("rating".to_string(), Values::Int(vec![Some(1), Some(1)])),
+        ];
+        let err = analyze("v", columns, &[]).expect_err("not a whole number");
+        assert!(err
+            .to_string()
+            .contains("'v', column 'gold', row 2: '0.5' is not an integer label"));
+        let err = calibrate(&strings(&["--demo", "--no-such-flag"])).expect_err("unknown flag");
+        assert_eq!(crate::error::exit_code(&err), 2);
+        assert!(err
+            .to_string()
+            .starts_with("unexpected argument '--no-such-flag'"));
+        let err = plan(&strings(&["--diff", "x"])).expect_err("not a number");
+        assert_eq!(crate::error::exit_code(&err), 2);
+    }
+
+    #[test]
+    fn the_command_line_returns_the_binarys_exit_codes() {
+        assert_eq!(command_line(["raterlab", "--version"]), 0);
+        assert_eq!(command_line(["raterlab", "calibrate", "--bogus"]), 2);
+        assert_eq!(
+            command_line(["raterlab", "analyze", "--input", "/nonexistent/labels.csv"]),
+            2
+        );
+    }
+}
