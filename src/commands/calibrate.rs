@@ -250,11 +250,11 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
     judges::check_failures(
         &args.plan.judge,
         run.caches.first().map(Arc::as_ref),
-        run.ratings
+        run.meta
+            .configs
             .iter()
-            .flatten()
-            .flatten()
-            .flat_map(|r| &r.samples),
+            .map(|c| c.name.as_str())
+            .zip(run.ratings.iter().flatten().map(Vec::as_slice)),
         &format!("the run directory was written: {}", run.meta.dir.display()),
     )
 }

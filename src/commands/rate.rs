@@ -73,7 +73,7 @@ pub fn run(args: RateArgs) -> Result<()> {
     judges::check_failures(
         &args.judge,
         setup.cache.as_deref(),
-        ratings.iter().flat_map(|r| &r.samples),
+        std::iter::once((configs[0].name.as_str(), ratings.as_slice())),
         "the ratings file was written",
     )
 }

@@ -135,6 +135,9 @@ pub enum CallError {
     /// A batch engine's answer for this request was a failure (or never came).
     #[error("batch: {reason}: {message}")]
     Batch { reason: String, message: String },
+    /// Not sent: the endpoint had stopped answering (every call failed to connect for a while).
+    #[error("not sent: the endpoint {endpoint} stopped answering ({reason})")]
+    EndpointGone { endpoint: String, reason: String },
 }
 
 impl CallError {

@@ -2,6 +2,9 @@
 //! retry policy (run by `execute`): exponential backoff and jitter on connection errors,
 //! timeouts, 429 (honouring Retry-After) and 5xx; no retry on other 4xx. Once the server
 //! rejects a model's configuration (401, 403, 404), later calls with that model are not sent.
+//! Once the server is gone (every call in flight failed to connect, and nothing answered for
+//! [`GONE_AFTER`]), no call is sent any more: the run ends within seconds instead of retrying
+//! every remaining call against a dead server.
 
 use super::{Call, CallError, CallFuture, Completion, Judge, RetryPolicy};
 use serde_json::{json, Value};
@@ -48,6 +51,78 @@ impl OpenAiConfig {
     }
 }
 
+/// How long without any answer, while every call fails to connect, before the endpoint counts
+/// as gone. Timeouts are not connection failures: a slow server keeps the lowering rule.
+pub const GONE_AFTER: Duration = Duration::from_secs(3);
+
+/// Whether the server is still there.
+#[derive(Debug)]
+struct Health {
+    /// Calls sent and not back yet, and the most at once since the last answer.
+    in_flight: usize,
+    peak: usize,
+    /// Connection failures (refused, reset, unreachable) since the last answer.
+    failures: usize,
+    /// The last answer of any kind (an HTTP status counts: the server is there), or the start.
+    last_answer: Instant,
+    /// Why the endpoint counts as gone.
+    gone: Option<String>,
+}
+
+impl Health {
+    fn new() -> Self {
+        Self {
+            in_flight: 0,
+            peak: 0,
+            failures: 0,
+            last_answer: Instant::now(),
+            gone: None,
+        }
+    }
+
+    fn sent(&mut self) {
+        self.in_flight += 1;
+        self.peak = self.peak.max(self.in_flight);
+    }
+
+    fn back(&mut self, outcome: &Result<Completion, CallError>) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match outcome {
+            Err(CallError::Connection(message)) => {
+                self.failures += 1;
+                if self.failures >= self.peak.max(2)
+                    && self.last_answer.elapsed() >= GONE_AFTER
+                    && self.gone.is_none()
+                {
+                    self.gone = Some(short_reason(message));
+                }
+            }
+            // A timeout says the server is slow, not gone; a cut-short body says nothing.
+            Err(CallError::Timeout(_) | CallError::BadResponse(_)) => {}
+            _ => {
+                self.failures = 0;
+                self.peak = self.in_flight;
+                self.last_answer = Instant::now();
+            }
+        }
+    }
+}
+
+/// "connection refused" rather than reqwest's whole chain, when the chain says which.
+fn short_reason(message: &str) -> String {
+    let lower = message.to_ascii_lowercase();
+    [
+        ("refused", "connection refused"),
+        ("reset", "connection reset"),
+        ("unreachable", "unreachable"),
+        ("dns error", "the host name does not resolve"),
+        ("closed before message completed", "connection closed"),
+    ]
+    .iter()
+    .find(|(needle, _)| lower.contains(needle))
+    .map_or_else(|| message.to_string(), |(_, reason)| reason.to_string())
+}
+
 /// The client.
 #[derive(Debug)]
 pub struct OpenAi {
@@ -57,6 +132,7 @@ pub struct OpenAi {
     /// Per model, the server's first rejection of the configuration (see
     /// [`CallError::rejects_configuration`]).
     rejected: Mutex<HashMap<String, String>>,
+    health: Mutex<Health>,
 }
 
 impl OpenAi {
@@ -90,6 +166,7 @@ impl OpenAi {
             http,
             url,
             rejected: Mutex::new(HashMap::new()),
+            health: Mutex::new(Health::new()),
         })
     }
 
@@ -226,7 +303,19 @@ impl Judge for OpenAi {
             if let Some(reason) = self.rejection(model) {
                 return Err(CallError::NotSent(reason));
             }
+            if let Some(reason) = self.health.lock().ok().and_then(|h| h.gone.clone()) {
+                return Err(CallError::EndpointGone {
+                    endpoint: self.config.base_url.clone(),
+                    reason,
+                });
+            }
+            if let Ok(mut health) = self.health.lock() {
+                health.sent();
+            }
             let outcome = self.once(&Self::body(call)).await;
+            if let Ok(mut health) = self.health.lock() {
+                health.back(&outcome);
+            }
             if let Err(e) = &outcome {
                 if e.rejects_configuration() {
                     if let Ok(mut rejected) = self.rejected.lock() {

@@ -9,7 +9,7 @@ use crate::judge::openai::{OpenAi, OpenAiConfig};
 use crate::judge::replay::Replay;
 use crate::judge::sim::Sim;
 use crate::judge::{CallError, Judge, Params};
-use crate::raters::{RaterKind, SampleTrace};
+use crate::raters::RaterKind;
 use anyhow::Result;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
@@ -202,21 +202,40 @@ pub fn completions_dir(given: Option<&std::path::Path>) -> PathBuf {
 pub fn check_failures<'a>(
     args: &JudgeArgs,
     cache: Option<&Cache>,
-    samples: impl Iterator<Item = &'a SampleTrace>,
+    configs: impl Iterator<Item = (&'a str, &'a [crate::raters::Rating])>,
     written: &str,
 ) -> Result<()> {
     let (mut calls, mut missed, mut refused, mut not_sent) = (0usize, 0usize, 0usize, 0usize);
+    let mut answers = 0usize;
     let mut first_refusal: Option<&CallError> = None;
-    for s in samples {
-        calls += 1;
-        match &s.error {
-            Some(CallError::CacheMiss) => missed += 1,
-            Some(CallError::NotSent(_)) => not_sent += 1,
-            Some(e) if e.rejects_configuration() => {
-                refused += 1;
-                first_refusal.get_or_insert(e);
+    let mut gone: Option<(&str, &str)> = None;
+    // Configurations that made calls and got no answer at all, with their first error.
+    let mut unanswered: Vec<(&str, &CallError)> = Vec::new();
+    for (name, ratings) in configs {
+        let (mut made, mut answered, mut first_error) = (0usize, 0usize, None);
+        for s in ratings.iter().flat_map(|r| &r.samples) {
+            calls += 1;
+            made += 1;
+            if s.completion.is_some() {
+                answers += 1;
+                answered += 1;
             }
-            _ => {}
+            first_error = first_error.or(s.error.as_ref());
+            match &s.error {
+                Some(CallError::CacheMiss) => missed += 1,
+                Some(CallError::NotSent(_)) => not_sent += 1,
+                Some(CallError::EndpointGone { endpoint, reason }) => {
+                    gone.get_or_insert((endpoint, reason));
+                }
+                Some(e) if e.rejects_configuration() => {
+                    refused += 1;
+                    first_refusal.get_or_insert(e);
+                }
+                _ => {}
+            }
+        }
+        if let (true, 0, Some(error)) = (made > 0, answered, first_error) {
+            unanswered.push((name, error));
         }
     }
     if let Some(error) = first_refusal {
@@ -229,11 +248,27 @@ pub fn check_failures<'a>(
             "the judge refused the configuration: {error} ({refused} of {calls} calls refused{unsent}). Check --model (the name the server serves), the API key (--api-key-env) and --endpoint (it usually ends in /v1); {written}"
         )));
     }
+    if let Some((endpoint, reason)) = gone {
+        return Err(input_error(format!(
+            "the endpoint {endpoint} stopped answering after {answers} answers ({reason}); the {answers} answers are cached; start the server and run the same command to finish ({written})"
+        )));
+    }
     if args.offline && missed > 0 {
         return Err(input_error(format!(
             "--offline: {missed} of {calls} calls are not in the cache ({}); run without --offline to make them ({written})",
             cache.map_or_else(String::new, |c| c.path().display().to_string())
         )));
+    }
+    if !unanswered.is_empty() {
+        let which: Vec<String> = unanswered
+            .iter()
+            .map(|(name, error)| format!("{name} ({error})"))
+            .collect();
+        return Err(anyhow::anyhow!(
+            "no call of {} was answered: {}; the run has no verdict from it. Check the endpoint and the model, then run the same command again: answers already cached are not asked again ({written})",
+            if unanswered.len() == 1 { "this configuration" } else { "these configurations" },
+            which.join("; ")
+        ));
     }
     Ok(())
 }

@@ -521,6 +521,23 @@ fn batch_only(faults: Faults, extra: &[&str]) -> (BatchServer, Value) {
     (server, doc)
 }
 
+/// The same when no batch answers any call: the run is written (its JSON printed), and the
+/// command fails naming every configuration left without an answer.
+fn batch_unanswered(faults: Faults, extra: &[&str]) -> (BatchServer, Value) {
+    let server = BatchServer::start(faults);
+    let runs = Runs::new();
+    let (code, doc, err) = runs.batch(&server, extra);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "error: no call of these configurations was answered: simple_with_tie/basic ("
+        ) && err.contains("; simple_with_tie/sc:3 ("),
+        "{err}"
+    );
+    assert_accounted(&doc);
+    (server, doc)
+}
+
 #[test]
 fn an_expired_batch_keeps_its_results_and_the_rest_is_resubmitted() {
     // The 20 paid answers are kept; 28 go again.
@@ -545,7 +562,7 @@ fn a_completed_batch_with_every_line_failed_is_retried_within_the_round_limit() 
     };
     recovers(all_fail(), &[48, 48]);
     // With one round, the failures stay failures, each with its reason, and counts add up.
-    let (server, doc) = batch_only(all_fail(), &["--batch-rounds", "1"]);
+    let (server, doc) = batch_unanswered(all_fail(), &["--batch-rounds", "1"]);
     assert_eq!(server.created(), 1);
     let basic = &doc["configs"][0];
     assert_eq!(basic["counts"]["call_failures"], 12, "{}", basic["counts"]);
@@ -570,7 +587,7 @@ fn a_batch_that_fails_validation_is_resubmitted_and_its_reason_shown() {
         "{err}"
     );
     // Failing every round: each item fails with the reason, and the counts add up.
-    let (_, doc) = batch_only(
+    let (_, doc) = batch_unanswered(
         Faults {
             invalid: HashSet::from([1, 2]),
             ..Faults::default()

@@ -8,6 +8,7 @@ mod calibrate_cli;
 mod common;
 mod consistency;
 mod data_cli;
+mod endpoint;
 mod groups;
 mod hub_download;
 mod judge_cli;

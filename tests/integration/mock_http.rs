@@ -75,7 +75,15 @@ pub struct MockServer {
 
 impl MockServer {
     pub fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        Self::start_on("127.0.0.1:0", handler)
+    }
+
+    /// On a given address (e.g. the port of a server that died, to stand in for it).
+    pub fn start_on(
+        address: &str,
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        let listener = TcpListener::bind(address).expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("address");
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
