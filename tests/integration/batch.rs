@@ -511,17 +511,8 @@ fn recovers(faults: Faults, sizes: &[usize]) -> String {
     err
 }
 
-/// The same plan and faults through the batches alone, with `extra` options.
-fn batch_only(faults: Faults, extra: &[&str]) -> (BatchServer, Value) {
-    let server = BatchServer::start(faults);
-    let runs = Runs::new();
-    let (code, doc, err) = runs.batch(&server, extra);
-    assert_eq!(code, 0, "{err}");
-    assert_accounted(&doc);
-    (server, doc)
-}
-
-/// The same when no batch answers any call: the run is written (its JSON printed), and the
+/// The same plan and faults through the batches alone (`extra` options), when no batch
+/// answers any call: the run is written (its JSON printed), and the
 /// command fails naming every configuration left without an answer.
 fn batch_unanswered(faults: Faults, extra: &[&str]) -> (BatchServer, Value) {
     let server = BatchServer::start(faults);
