@@ -28,6 +28,13 @@ from ._native import Error, __version__
 __all__ = ["Error", "analyze", "calibrate", "plan", "read_run", "CalibrateResult", "__version__"]
 
 
+def _bad_input(message: str) -> Error:
+    """A :class:`Error` for a bad argument, with the command's exit code for bad input (2)."""
+    error = Error(message)
+    error.exit_code = 2
+    return error
+
+
 def _missing(value: Any) -> bool:
     """None, NaN, pandas' NA and NaT, numpy's NaN: a missing value."""
     if value is None:
@@ -40,7 +47,7 @@ def _missing(value: Any) -> bool:
 def _to_list(values: Any, what: str) -> list:
     """A list of plain Python values from a list, tuple, numpy array, or pandas/polars Series."""
     if isinstance(values, (str, bytes, dict)):
-        raise Error(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}")
+        raise _bad_input(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}")
     if hasattr(values, "to_list"):  # pandas and polars Series
         values = values.to_list()
     elif hasattr(values, "tolist"):  # numpy arrays
@@ -48,7 +55,7 @@ def _to_list(values: Any, what: str) -> list:
     try:
         values = list(values)
     except TypeError:
-        raise Error(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}") from None
+        raise _bad_input(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}") from None
     out = []
     for v in values:
         if _missing(v):
@@ -112,21 +119,21 @@ def analyze(
     (``labels=[-1, 0, 1]``, ``gold_map={"Tie": 0}``, ``csv="metrics.csv"``...).
     """
     if ratings is None:
-        raise Error("analyze: give ratings (the labels under test)")
+        raise _bad_input("analyze: give ratings (the labels under test)")
     columns: list[tuple[str, list]] = [("rating", _to_list(ratings, "ratings"))]
     flags = ["--json", "--rating-col=rating", f"--bootstrap={bootstrap}", f"--seed={seed}",
              f"--unreadable={unreadable}", f"--no-majority={no_majority}"]
     if annotators is not None:
         if gold is not None:
-            raise Error("analyze: give gold or annotators, not both (with annotators, gold is their majority)")
+            raise _bad_input("analyze: give gold or annotators, not both (with annotators, gold is their majority)")
         names = list(annotators.keys()) if hasattr(annotators, "keys") else list(annotators.columns)
         for name in names:
             if name in ("rating", "id", "group"):
-                raise Error(f"analyze: an annotator may not be named '{name}'; rename it")
+                raise _bad_input(f"analyze: an annotator may not be named '{name}'; rename it")
             columns.append((str(name), _to_list(annotators[name], f"annotators['{name}']")))
         flags.append("--annotators=" + ",".join(str(n) for n in names))
     elif gold is None:
-        raise Error("analyze: give gold (the gold labels) or annotators")
+        raise _bad_input("analyze: give gold (the gold labels) or annotators")
     else:
         columns.append(("gold", _to_list(gold, "gold")))
         flags.append("--gold-col=gold")
@@ -180,7 +187,7 @@ def read_run(path: str | Path, *, polars: bool = False) -> dict:
     pandas DataFrames (polars with ``polars=True``), and ``run``, the parsed run.json."""
     run_dir = Path(path)
     if not (run_dir / "run.json").is_file():
-        raise Error(
+        raise _bad_input(
             f"'{run_dir}' is not a raterlab run directory (no run.json); pass the folder calibrate wrote"
         )
     try:
@@ -195,12 +202,12 @@ def read_run(path: str | Path, *, polars: bool = False) -> dict:
             read_csv = lambda p: pd.read_csv(p, dtype={"id": str, "pair_id": str})  # noqa: E731
             read_jsonl = lambda p: pd.read_json(p, lines=True, dtype={"id": str})  # noqa: E731
     except ImportError as e:
-        raise Error(f"read_run needs {e.name}: pip install {e.name}") from None
+        raise _bad_input(f"read_run needs {e.name}: pip install {e.name}") from None
     out: dict[str, Any] = {"run": json.loads((run_dir / "run.json").read_text())}
     for name in _TABLES:
         file = run_dir / f"{name}.csv"
         if not file.is_file():
-            raise Error(f"'{run_dir}' has no {name}.csv; the run directory is incomplete")
+            raise _bad_input(f"'{run_dir}' has no {name}.csv; the run directory is incomplete")
         out[name] = read_csv(file)
     out["items"] = read_jsonl(run_dir / "items.jsonl")
     return out

@@ -179,8 +179,11 @@ def test_bad_arguments_raise_the_commands_message(tmp_path):
         raterlab.analyze([-1, 1], [1, 1, 1])
     with pytest.raises(raterlab.Error, match=r"unexpected argument '--no-such-flag'"):
         raterlab.calibrate(no_such_flag=1)
-    with pytest.raises(raterlab.Error, match=r"not a raterlab run directory"):
+    with pytest.raises(raterlab.Error, match=r"not a raterlab run directory") as e:
         raterlab.read_run(tmp_path)
+    assert e.value.exit_code == 2
+    with pytest.raises(raterlab.Error, match=r"gold: expected a sequence of labels"):
+        raterlab.analyze("abc", [1])
     with pytest.raises(raterlab.Error, match=r"label 5 is not in the label set"):
         raterlab.analyze([-1, 1, 5], [1, 1, 1], labels=[-1, 0, 1])
 
