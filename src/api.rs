@@ -38,19 +38,19 @@ where
     }
 }
 
-/// One subcommand's arguments from flags as typed after it; a usage error is an input error
-/// carrying clap's message.
-fn parse(command: &str, flags: &[String]) -> Result<Command> {
+/// One subcommand's arguments from flags as typed after it (`pick` takes them out of the
+/// parsed command); a usage error is an input error carrying clap's message.
+fn parse<T>(command: &str, flags: &[String], pick: impl FnOnce(Command) -> Option<T>) -> Result<T> {
     let args = ["raterlab", command]
         .into_iter()
         .map(String::from)
         .chain(flags.iter().cloned());
-    Cli::try_parse_from(args)
-        .map(|cli| cli.command)
-        .map_err(|e| {
-            let message = e.render().to_string();
-            input_error(message.trim_start_matches("error: ").trim_end())
-        })
+    let parsed = Cli::try_parse_from(args).map_err(|e| {
+        let message = e.render().to_string();
+        input_error(message.trim_start_matches("error: ").trim_end())
+    })?;
+    pick(parsed.command)
+        .ok_or_else(|| input_error(format!("'{command}' parsed as another command")))
 }
 
 /// `analyze` on columns of values (`name` stands for the file in messages): `flags` as on the
@@ -60,9 +60,10 @@ fn parse(command: &str, flags: &[String]) -> Result<Command> {
 pub fn analyze(name: &str, columns: Vec<(String, Values)>, flags: &[String]) -> Result<Value> {
     let mut with_input = vec!["--input".to_string(), name.to_string()];
     with_input.extend(flags.iter().cloned());
-    let Command::Analyze(args) = parse("analyze", &with_input)? else {
-        return Err(input_error("analyze: unexpected command"));
-    };
+    let args = parse("analyze", &with_input, |c| match c {
+        Command::Analyze(args) => Some(args),
+        _ => None,
+    })?;
     let mut settings = Settings::from_args(*args)?;
     settings.input = Input::Values(frame::from_values(name, columns)?);
     let analysis = commands::analyze::run(&settings)?;
@@ -75,9 +76,10 @@ pub fn analyze(name: &str, columns: Vec<(String, Values)>, flags: &[String]) -> 
 /// fail (calls missing offline, answers not cached) is an error after the directory is written,
 /// as for the command.
 pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
-    let Command::Calibrate(args) = parse("calibrate", flags)? else {
-        return Err(input_error("calibrate: unexpected command"));
-    };
+    let args = parse("calibrate", flags, |c| match c {
+        Command::Calibrate(args) => Some(args),
+        _ => None,
+    })?;
     let run = commands::calibrate::run(&args)?;
     report::run_dir::write(&run)?;
     let doc = report::calibrate::to_json(&run);
@@ -87,9 +89,10 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
 
 /// `plan` with `flags` as on the command line: the document `plan --json` prints.
 pub fn plan(flags: &[String]) -> Result<Value> {
-    let Command::Plan(args) = parse("plan", flags)? else {
-        return Err(input_error("plan: unexpected command"));
-    };
+    let args = parse("plan", flags, |c| match c {
+        Command::Plan(args) => Some(args),
+        _ => None,
+    })?;
     Ok(report::plan::to_json(&commands::plan::run(&args)?))
 }
 
@@ -116,9 +119,11 @@ mod tests {
         let flags = strings(&["--group-col", "subset", "--bootstrap", "200", "--seed", "5"]);
         let mut with_file = strings(&["--input", &path.display().to_string()]);
         with_file.extend(flags.iter().cloned());
-        let Command::Analyze(args) = parse("analyze", &with_file).expect("flags parse") else {
-            panic!("not analyze")
-        };
+        let args = parse("analyze", &with_file, |c| match c {
+            Command::Analyze(args) => Some(args),
+            _ => None,
+        })
+        .expect("flags parse");
         let settings = Settings::from_args(*args).expect("settings");
         let mut from_file =
             report::analyze::to_json(&commands::analyze::run(&settings).expect("analyzed"));

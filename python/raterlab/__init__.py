@@ -46,8 +46,9 @@ def _missing(value: Any) -> bool:
 
 def _to_list(values: Any, what: str) -> list:
     """A list of plain Python values from a list, tuple, numpy array, or pandas/polars Series."""
+    expected = f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}"
     if isinstance(values, (str, bytes, dict)):
-        raise _bad_input(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}")
+        raise _bad_input(expected)
     if hasattr(values, "to_list"):  # pandas and polars Series
         values = values.to_list()
     elif hasattr(values, "tolist"):  # numpy arrays
@@ -55,7 +56,7 @@ def _to_list(values: Any, what: str) -> list:
     try:
         values = list(values)
     except TypeError:
-        raise _bad_input(f"{what}: expected a sequence of labels (a list, numpy array or Series), got {type(values).__name__}") from None
+        raise _bad_input(expected) from None
     out = []
     for v in values:
         if _missing(v):
@@ -121,7 +122,7 @@ def analyze(
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
     columns: list[tuple[str, list]] = [("rating", _to_list(ratings, "ratings"))]
-    flags = ["--json", "--rating-col=rating", f"--bootstrap={bootstrap}", f"--seed={seed}",
+    flags = ["--rating-col=rating", f"--bootstrap={bootstrap}", f"--seed={seed}",
              f"--unreadable={unreadable}", f"--no-majority={no_majority}"]
     if annotators is not None:
         if gold is not None:
@@ -175,7 +176,7 @@ def plan(**options: Any) -> dict:
     """Runs ``raterlab plan`` with these flags (``diff=0.05``, ``discordance=0.2``,
     ``run="runs/x"``...) and returns the document ``plan --json`` prints."""
     options.pop("json", None)
-    return json.loads(_native.plan(_flags(options) + ["--json"]))
+    return json.loads(_native.plan(_flags(options)))
 
 
 _TABLES = ("ratings", "metrics", "comparisons", "confusion")

@@ -12,7 +12,7 @@ use raterlab::report::format::{redirect_stderr, Sink};
 use std::sync::Arc;
 
 create_exception!(
-    _native,
+    raterlab,
     Error,
     PyException,
     "A raterlab command failed; the message is the command's error line (what, where, how to fix it)."
@@ -50,10 +50,6 @@ fn to_python(py: Python<'_>, err: anyhow::Error) -> PyErr {
         .value(py)
         .setattr("exit_code", raterlab::error::exit_code(&err));
     error
-}
-
-fn json(value: &serde_json::Value) -> String {
-    value.to_string()
 }
 
 /// Runs the command line `argv` (`argv[0]` is the program's name) as the `raterlab` binary
@@ -129,7 +125,7 @@ fn analyze(
         .collect::<PyResult<Vec<_>>>()?;
     let _stderr = ToPythonStderr::start();
     py.detach(|| raterlab::api::analyze(&name, columns, &flags))
-        .map(|v| json(&v))
+        .map(|v| v.to_string())
         .map_err(|e| to_python(py, e))
 }
 
@@ -139,7 +135,7 @@ fn analyze(
 fn calibrate(py: Python<'_>, flags: Vec<String>) -> PyResult<(String, String)> {
     let _stderr = ToPythonStderr::start();
     py.detach(|| raterlab::api::calibrate(&flags))
-        .map(|(v, dir)| (json(&v), dir.display().to_string()))
+        .map(|(v, dir)| (v.to_string(), dir.display().to_string()))
         .map_err(|e| to_python(py, e))
 }
 
@@ -148,7 +144,7 @@ fn calibrate(py: Python<'_>, flags: Vec<String>) -> PyResult<(String, String)> {
 fn plan(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
     let _stderr = ToPythonStderr::start();
     py.detach(|| raterlab::api::plan(&flags))
-        .map(|v| json(&v))
+        .map(|v| v.to_string())
         .map_err(|e| to_python(py, e))
 }
 

@@ -80,9 +80,13 @@ impl Health {
         }
     }
 
-    fn sent(&mut self) {
-        self.in_flight += 1;
-        self.peak = self.peak.max(self.in_flight);
+    /// A call about to be sent: counted in flight, or, when the endpoint is gone, why not.
+    fn send(&mut self) -> Option<String> {
+        if self.gone.is_none() {
+            self.in_flight += 1;
+            self.peak = self.peak.max(self.in_flight);
+        }
+        self.gone.clone()
     }
 
     fn back(&mut self, outcome: &Result<Completion, CallError>) {
@@ -303,14 +307,11 @@ impl Judge for OpenAi {
             if let Some(reason) = self.rejection(model) {
                 return Err(CallError::NotSent(reason));
             }
-            if let Some(reason) = self.health.lock().ok().and_then(|h| h.gone.clone()) {
+            if let Some(reason) = self.health.lock().ok().and_then(|mut h| h.send()) {
                 return Err(CallError::EndpointGone {
                     endpoint: self.config.base_url.clone(),
                     reason,
                 });
-            }
-            if let Ok(mut health) = self.health.lock() {
-                health.sent();
             }
             let outcome = self.once(&Self::body(call)).await;
             if let Ok(mut health) = self.health.lock() {

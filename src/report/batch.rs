@@ -190,13 +190,8 @@ impl Watch for Watcher {
         let (Ok(mut multi), Ok(mut bars)) = (self.multi.lock(), self.bars.lock()) else {
             return;
         };
-        let multi = multi.get_or_insert_with(|| {
-            if super::format::stderr_sink().is_some() {
-                MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::hidden())
-            } else {
-                MultiProgress::new()
-            }
-        });
+        let multi = multi
+            .get_or_insert_with(|| MultiProgress::with_draw_target(super::progress::draw_target()));
         for b in batches {
             let bar = bars.entry(b.id.clone()).or_insert_with(|| {
                 let bar = multi.add(ProgressBar::new(b.counts.total.max(1)));

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
 
 /// Bars draw on stderr, or nowhere when stderr is redirected.
-fn target() -> ProgressDrawTarget {
+pub fn draw_target() -> ProgressDrawTarget {
     if stderr_sink().is_some() {
         ProgressDrawTarget::hidden()
     } else {
@@ -26,10 +26,10 @@ impl Slot {
         self.finish();
         let (bar, template) = match total {
             Some(total) => (
-                ProgressBar::with_draw_target(Some(total), target()),
+                ProgressBar::with_draw_target(Some(total), draw_target()),
                 template,
             ),
-            None => (ProgressBar::with_draw_target(None, target()), spinner),
+            None => (ProgressBar::with_draw_target(None, draw_target()), spinner),
         };
         if stderr_sink().is_some() {
             stderr_line(&format!("{message}…"));
@@ -113,8 +113,8 @@ pub struct Calls {
     /// The concurrency before the first lowering and after the last one.
     lowered: Mutex<Option<(usize, usize)>>,
     multi: indicatif::MultiProgress,
-    /// With stderr redirected: when the last calls line was written.
-    noted: Mutex<std::time::Instant>,
+    /// With stderr redirected (no bars drawn): when the last calls line was written.
+    noted: Option<Mutex<std::time::Instant>>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -128,7 +128,7 @@ impl std::fmt::Debug for Calls {
 impl Calls {
     /// One bar per configuration, `calls[i]` long.
     pub fn new(configs: &[crate::raters::Config], calls: &[u64]) -> std::sync::Arc<Self> {
-        let multi = indicatif::MultiProgress::with_draw_target(target());
+        let multi = indicatif::MultiProgress::with_draw_target(draw_target());
         let style =
             ProgressStyle::with_template("{prefix:<32} {bar:25} {pos}/{len} eta {eta} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -150,7 +150,7 @@ impl Calls {
             started: std::time::Instant::now(),
             lowered: Mutex::new(None),
             multi,
-            noted: Mutex::new(std::time::Instant::now()),
+            noted: stderr_sink().map(|_| Mutex::new(std::time::Instant::now())),
         })
     }
 
@@ -196,7 +196,7 @@ impl Calls {
     /// With stderr redirected: every 5 seconds, one line of calls done over all configurations.
     fn note_progress(&self) {
         use std::sync::atomic::Ordering::Relaxed;
-        let Ok(mut noted) = self.noted.lock() else {
+        let Some(Ok(mut noted)) = self.noted.as_ref().map(Mutex::lock) else {
             return;
         };
         if noted.elapsed().as_secs_f64() < 5.0 {
@@ -257,8 +257,6 @@ impl crate::judge::execute::Observer for Calls {
             counts[1].load(Relaxed)
         ));
         bar.inc(1);
-        if stderr_sink().is_some() {
-            self.note_progress();
-        }
+        self.note_progress();
     }
 }
