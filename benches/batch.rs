@@ -148,7 +148,7 @@ fn write_results(export: &Path, to: &Path) -> u64 {
 /// The cache's own write path: `n` answers put one by one; seconds.
 fn cache_writes(dir: &Path, n: u64) -> f64 {
     settle_disk();
-    let cache = Cache::open(dir).expect("cache");
+    let cache = Cache::open(dir, &raterlab::dataset::hub::Quiet).expect("cache");
     let completion = Completion {
         text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
         tokens_in: 300,
@@ -159,7 +159,7 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
     let start = Instant::now();
     for i in 0..n {
         let key = format!("{i:064x}");
-        cache.put(&key, &completion).expect("put");
+        cache.put(&key, Some("bench"), &completion).expect("put");
     }
     start.elapsed().as_secs_f64()
 }

@@ -167,7 +167,7 @@ fn main() {
     let fast = Server::start(0);
     let dir = std::env::temp_dir().join(format!("raterlab-bench-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let cache = Arc::new(Cache::open(&dir).expect("cache"));
+    let cache = Arc::new(Cache::open(&dir, &raterlab::dataset::hub::Quiet).expect("cache"));
     let cached: Arc<dyn Judge> = Arc::new(Cached {
         inner: client(&fast.url),
         cache: cache.clone(),
@@ -175,7 +175,7 @@ fn main() {
     });
     let (fill_wall, _, fill_failed) = timed(jobs(cached.clone(), 10_000), 64);
     drop(fast);
-    let reopened = Arc::new(Cache::open(&dir).expect("cache"));
+    let reopened = Arc::new(Cache::open(&dir, &raterlab::dataset::hub::Quiet).expect("cache"));
     let start = Instant::now();
     let offline: Arc<dyn Judge> = Arc::new(Cached {
         inner: client("http://127.0.0.1:9/v1"),

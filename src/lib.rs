@@ -69,6 +69,10 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 &ids,
             )?),
         },
+        cli::Command::Cache(args) => {
+            let done = commands::cache::run(args.command, &report::progress::Steps::default())?;
+            report::cache::emit(&done)
+        }
         cli::Command::Data(args) => match args.command {
             cli::DataCommand::Summary(data) => {
                 let dataset = run::data::load(

@@ -4,6 +4,7 @@
 
 mod analyze;
 mod batch;
+mod cache;
 mod calibrate;
 mod data;
 mod judge;
@@ -14,6 +15,7 @@ mod report;
 
 pub use analyze::*;
 pub use batch::*;
+pub use cache::*;
 pub use calibrate::*;
 pub use data::*;
 pub use judge::*;
@@ -42,5 +44,6 @@ pub enum Command {
     Rate(Box<RateArgs>),
     Prompts(PromptsArgs),
     Batch(Box<BatchArgs>),
+    Cache(CacheArgs),
     Plan(PlanSizeArgs),
 }

@@ -34,24 +34,8 @@ pub fn checksum(dataset: &Dataset) -> String {
 
 /// `YYYYMMDD-HHMMSS` (UTC) for a Unix time.
 pub fn timestamp(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    let [y, m, d, h, mi, s] = crate::report::format::civil(unix as i64);
+    format!("{y:04}{m:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
 fn cost(ratings: &[Rating], wall_seconds: f64) -> Cost {
@@ -95,7 +79,11 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         metas,
         caches,
         name,
-    } = plan(&plan_args, data_settings.seed)?;
+    } = plan(
+        &plan_args,
+        data_settings.seed,
+        &crate::report::progress::Steps::default(),
+    )?;
     let name = args.name.clone().or(name).unwrap_or_else(|| {
         if args.plan.demo {
             "demo".into()
@@ -242,6 +230,11 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
         .iter()
         .map(|c| c.write_errors.load(std::sync::atomic::Ordering::Relaxed))
         .sum();
+    for cache in &run.caches {
+        for note in crate::report::ratings::cache_notes(cache) {
+            crate::report::format::stderr_line(&format!("note: {note}"));
+        }
+    }
     if unwritten > 0 {
         crate::report::format::warn(&format!(
             "{unwritten} answers could not be written to the cache; they are in the run directory"

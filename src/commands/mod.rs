@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod batch;
+pub mod cache;
 pub mod calibrate;
 pub mod plan;
 pub mod rate;

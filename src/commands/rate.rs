@@ -23,7 +23,11 @@ pub fn run(args: RateArgs) -> Result<()> {
             "rate takes one --model; compare several with `raterlab calibrate`",
         ));
     }
-    let setup = judges::build(&args.judge, args.judge.model.first().map(String::as_str))?;
+    let setup = judges::build(
+        &args.judge,
+        args.judge.model.first().map(String::as_str),
+        &crate::report::progress::Steps::default(),
+    )?;
     let replaying = args
         .judge
         .judge

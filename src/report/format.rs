@@ -169,3 +169,36 @@ pub fn value(a: &Agreement, statistic: Statistic) -> (f64, Option<(f64, f64)>) {
     });
     (a.get(statistic), ci)
 }
+
+/// The UTC calendar date and time of a Unix time: [year, month, day, hour, minute, second]
+/// (Howard Hinnant's civil-from-days algorithm).
+pub fn civil(unix: i64) -> [i64; 6] {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    [y, m, d, secs / 3600, secs / 60 % 60, secs % 60]
+}
+
+/// A Unix time as `2026-11-24 17:20 UTC`.
+pub fn utc(unix: i64) -> String {
+    let [y, m, d, h, mi, _] = civil(unix);
+    format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02} UTC")
+}
+
+/// A byte count in B, KB, MB or GB (powers of 1000, one decimal).
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}

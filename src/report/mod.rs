@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod annotators;
 pub mod batch;
 pub mod bias;
+pub mod cache;
 pub mod calibrate;
 pub mod consistency;
 pub mod csv;

@@ -138,15 +138,34 @@ pub fn emit_summary(
         if errors > 0 {
             writeln!(w, "warning: {errors} answers could not be written to the cache (they are in the ratings file)")?;
         }
-        if cache.skipped > 0 {
-            writeln!(
-                w,
-                "note: {} damaged cache lines were skipped (an interrupted run)",
-                cache.skipped
-            )?;
+        for note in cache_notes(cache) {
+            writeln!(w, "note: {note}")?;
         }
     }
     writeln!(w, "wrote {}", out.display())?;
     w.flush()?;
     Ok(())
+}
+
+/// What opening a cache did that a user should know: a former `completions.jsonl` moved into
+/// the store, and its damaged lines skipped.
+pub fn cache_notes(cache: &Cache) -> Vec<String> {
+    let mut notes = Vec::new();
+    if cache.migrated > 0 || cache.skipped > 0 {
+        let folder = cache.path().parent().unwrap_or(cache.path());
+        notes.push(format!(
+            "moved {} answers from {} into {} (once; the log is kept as {}, delete it when you like)",
+            cache.migrated,
+            folder.join("completions.jsonl").display(),
+            cache.path().display(),
+            crate::judge::cache::MIGRATED
+        ));
+    }
+    if cache.skipped > 0 {
+        notes.push(format!(
+            "{} damaged cache lines were skipped (an interrupted run)",
+            cache.skipped
+        ));
+    }
+    notes
 }

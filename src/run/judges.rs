@@ -1,6 +1,7 @@
 //! Judge options → a ready judge, checked before any call is made.
 
 use crate::cli::JudgeArgs;
+use crate::dataset::hub::Progress;
 use crate::dataset::source::cache_dir;
 use crate::error::input_error;
 use crate::judge::cache::{Cache, Cached};
@@ -132,7 +133,7 @@ fn openai(args: &JudgeArgs, model: Option<&str>) -> Result<(Arc<dyn Judge>, Stri
 
 /// Builds the judge the options describe (for one model), behind the cache when it is worth
 /// caching.
-pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
+pub fn build(args: &JudgeArgs, model: Option<&str>, progress: &dyn Progress) -> Result<JudgeSetup> {
     let spec = match (&args.judge, &args.endpoint) {
         (Some(j), _) => j.clone(),
         (None, _) => "openai".to_string(),
@@ -171,7 +172,7 @@ pub fn build(args: &JudgeArgs, model: Option<&str>) -> Result<JudgeSetup> {
         });
     }
     let dir = completions_dir(args.cache_dir.as_deref());
-    let cache = Arc::new(Cache::open(&dir).map_err(|e| {
+    let cache = Arc::new(Cache::open(&dir, progress).map_err(|e| {
         input_error(format!(
             "cannot open the response cache in '{}': {e}; pass --cache-dir or --no-cache",
             dir.display()

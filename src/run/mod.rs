@@ -1,10 +1,12 @@
 //! What a command runs and what it produced, below both `commands/` (which makes it) and
 //! `report/` (which renders it): the options checked into settings (`data`, `judges`), a
 //! calibrate run's plan of calls (`plan`) and its record (`record`), the settings and result
-//! of `analyze` (`analysis`), and what the batch commands did (`batch`).
+//! of `analyze` (`analysis`), what the batch commands did (`batch`) and the cache commands
+//! (`cache`).
 
 pub mod analysis;
 pub mod batch;
+pub mod cache;
 pub mod data;
 pub mod judges;
 pub mod plan;

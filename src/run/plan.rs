@@ -5,6 +5,7 @@ use super::data::DataSettings;
 use super::judges::{self, JudgeSetup};
 use super::record::ConfigMeta;
 use crate::cli::{JudgeArgs, PlanArgs};
+use crate::dataset::hub::Progress;
 use crate::error::input_error;
 use crate::judge::cache::Cache;
 use crate::prompts::{self, Template};
@@ -96,7 +97,11 @@ struct Judged {
     args: JudgeArgs,
 }
 
-fn judges_from(args: &PlanArgs, experiment: &Experiment) -> Result<Vec<Judged>> {
+fn judges_from(
+    args: &PlanArgs,
+    experiment: &Experiment,
+    progress: &dyn Progress,
+) -> Result<Vec<Judged>> {
     if !experiment.judges.is_empty() {
         return experiment
             .judges
@@ -119,7 +124,7 @@ fn judges_from(args: &PlanArgs, experiment: &Experiment) -> Result<Vec<Judged>> 
                 if let Some(m) = entry.max_tokens {
                     a.max_tokens = m;
                 }
-                let setup = judges::build(&a, entry.model.as_deref())
+                let setup = judges::build(&a, entry.model.as_deref(), progress)
                     .with_context(|| format!("judge {} of the experiment file", i + 1))?;
                 let label = entry.label.clone().unwrap_or_else(|| setup.model.clone());
                 Ok(Judged {
@@ -138,7 +143,7 @@ fn judges_from(args: &PlanArgs, experiment: &Experiment) -> Result<Vec<Judged>> 
     models
         .into_iter()
         .map(|m| {
-            let setup = judges::build(&args.judge, m)?;
+            let setup = judges::build(&args.judge, m, progress)?;
             Ok(Judged {
                 label: setup.model.clone(),
                 setup,
@@ -158,8 +163,9 @@ pub struct Plan {
     pub name: Option<String>,
 }
 
-/// Builds and checks every configuration before any call is made.
-pub fn plan(args: &PlanArgs, seed: u64) -> Result<Plan> {
+/// Builds and checks every configuration before any call is made. `progress` shows the
+/// one-time move of a former response log into its store.
+pub fn plan(args: &PlanArgs, seed: u64, progress: &dyn Progress) -> Result<Plan> {
     let experiment = match &args.config {
         Some(path) => read_experiment(path)?,
         None => Experiment::default(),
@@ -215,7 +221,7 @@ pub fn plan(args: &PlanArgs, seed: u64) -> Result<Plan> {
     };
     let needs_judge = raters.iter().any(|r| !r.is_baseline());
     let judged = if needs_judge {
-        judges_from(&with_args, &experiment)?
+        judges_from(&with_args, &experiment, progress)?
     } else {
         Vec::new()
     };

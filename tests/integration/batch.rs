@@ -812,6 +812,19 @@ fn shard_lines(dir: &Path) -> Vec<(String, Value)> {
     lines
 }
 
+/// The mock judge's answers to request lines, as Ray Data output rows (JSONL).
+fn ray_rows(lines: &[(String, Value)]) -> String {
+    lines
+        .iter()
+        .map(|(id, body)| {
+            format!(
+                "{}\n",
+                json!({"custom_id": id, "generated_text": answer(body)})
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn export_then_ingest_then_offline_equals_the_online_run() {
     let server = BatchServer::start(Faults::default());
@@ -1053,15 +1066,7 @@ fn ray_results_as_parquet_are_read() {
     let lines = shard_lines(Path::new(&export));
     // A Parquet table as Ray Data's write_parquet makes it, via `data export`'s writer path:
     // written with polars from a JSONL table.
-    let rows: String = lines
-        .iter()
-        .map(|(id, body)| {
-            format!(
-                "{}\n",
-                json!({"custom_id": id, "generated_text": answer(body)})
-            )
-        })
-        .collect();
+    let rows = ray_rows(&lines);
     let jsonl = write(runs.dir.path(), "rows.jsonl", &rows);
     let parquet = runs.dir.path().join("ray-out").join("part-0.parquet");
     std::fs::create_dir_all(parquet.parent().expect("dir")).expect("dir");
@@ -1101,4 +1106,71 @@ fn batch_flags_are_checked_before_any_work() {
     let (code, _, err) = run(&["calibrate", "--batch", "--offline", "--model", "m"]);
     assert_eq!(code, 2, "{err}");
     let _ = raterlab(&["batch", "--help"]).assert().success();
+}
+
+#[test]
+fn two_runs_and_an_ingest_write_one_cache_at_once_and_offline_finds_every_answer() {
+    let server = BatchServer::start(Faults::default());
+    let runs = Runs::new();
+    let cache = "shared-cache";
+    // The ingest's plan (seed 7), exported with its own cache so every request is written.
+    let export = runs.path("export");
+    let refs = export_args(&export, &runs.path("export-cache"), &["--seed", "7"]);
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
+    assert_eq!(run(&refs).0, 0);
+    let results = ray_rows(&shard_lines(Path::new(&export)));
+    let results = write(runs.dir.path(), "results.jsonl", &results);
+    // Two online runs (seeds 8 and 9: other positions, so partly other requests) and the
+    // ingest, as three processes writing the same store.
+    let spawn = |args: Vec<String>| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
+            .args(args)
+            .output()
+    };
+    let online = |seed: &'static str| {
+        let args = runs.args(
+            &server.endpoint(),
+            cache,
+            &format!("online-{seed}"),
+            &["--seed", seed, "--concurrency", "2"],
+        );
+        move || spawn(args)
+    };
+    let ingest_args: Vec<String> = [
+        "batch",
+        "ingest",
+        &results.to_string_lossy(),
+        "--manifest",
+        &format!("{export}/manifest.json"),
+        "--cache-dir",
+        &runs.path(cache),
+    ]
+    .map(String::from)
+    .to_vec();
+    let handles = [
+        std::thread::spawn(online("8")),
+        std::thread::spawn(online("9")),
+        std::thread::spawn(move || spawn(ingest_args)),
+    ];
+    for handle in handles {
+        let out = handle.join().expect("joined").expect("ran");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Every plan is now answered from the shared store alone.
+    for seed in ["7", "8", "9"] {
+        let (code, doc, err) = runs.calibrate(
+            "http://127.0.0.1:9/v1",
+            cache,
+            &format!("offline-{seed}"),
+            &["--offline", "--seed", seed],
+        );
+        assert_eq!(code, 0, "seed {seed}: {err}");
+        for c in doc["configs"].as_array().expect("configs") {
+            assert_eq!(c["counts"]["call_failures"], 0, "seed {seed}: {c}");
+        }
+    }
 }

@@ -52,6 +52,25 @@ pub fn error_of(args: &[&str]) -> String {
     err.trim_end().to_string()
 }
 
+/// How many completions the response store in `cache` holds (0 when it has none yet), read
+/// as a user would, with SQLite, while a run may be writing it.
+#[allow(dead_code)]
+pub fn stored(cache: &Path) -> usize {
+    let path = cache.join("completions.sqlite");
+    if !path.is_file() {
+        return 0;
+    }
+    let open =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY);
+    open.and_then(|c| {
+        c.busy_timeout(std::time::Duration::from_secs(10))?;
+        c.query_row("SELECT count(*) FROM completions", [], |r| {
+            r.get::<_, i64>(0)
+        })
+    })
+    .map_or(0, |n| n as usize)
+}
+
 /// Writes a file into a temporary directory and returns its path.
 pub fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     let path = dir.join(name);

@@ -1,7 +1,7 @@
 //! `raterlab rate` against an in-process OpenAI-compatible mock on 127.0.0.1 (faults
 //! included), the response cache (re-runs, --offline, kill -9), replay and the simulator.
 
-use crate::common::{error_of, json_of, raterlab, run, shared_data};
+use crate::common::{error_of, json_of, raterlab, run, shared_data, stored};
 use crate::mock_http::{MockServer, Reply, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -307,12 +307,18 @@ fn cached_rerun_makes_no_call_and_offline_fails_clearly_on_a_miss() {
             .collect::<Vec<_>>()
     };
     assert_eq!(strip(read_jsonl(&a)), strip(read_jsonl(&b)));
-    // The key is in no file.
-    for path in [a.clone(), b.clone(), cache.join("completions.jsonl")] {
+    // The key is in no file (the store and its write-ahead log included).
+    let store = cache.join("completions.sqlite");
+    assert_eq!(stored(&cache), 43);
+    for path in [
+        a.clone(),
+        b.clone(),
+        store.clone(),
+        store.with_extension("sqlite-wal"),
+    ] {
+        let bytes = std::fs::read(&path).unwrap_or_default();
         assert!(
-            !std::fs::read_to_string(&path)
-                .expect("file")
-                .contains("sk-test-secret"),
+            !bytes.windows(14).any(|w| w == b"sk-test-secret"),
             "{}",
             path.display()
         );
@@ -350,7 +356,7 @@ fn cached_rerun_makes_no_call_and_offline_fails_clearly_on_a_miss() {
     assert_eq!(code, 2);
     assert_eq!(
         err.lines().last().unwrap_or_default(),
-        format!("error: --offline: 43 of 43 calls are not in the cache ({cache_s}/completions.jsonl); run without --offline to make them (the ratings file was written)")
+        format!("error: --offline: 43 of 43 calls are not in the cache ({cache_s}/completions.sqlite); run without --offline to make them (the ratings file was written)")
     );
     assert!(
         err.starts_with("mt-bench_pairwise/basic: 43/43 calls, 0 from cache, 43 failed"),
@@ -376,15 +382,10 @@ fn kill_dash_9_loses_no_answer_received() {
     let mut args = rate_args(&server.url, out.to_str().expect("utf-8"), cache_s);
     let last = args.len() - 1;
     args[last] = "2"; // --concurrency 2: a slow run to interrupt
-    let log = cache.join("completions.jsonl");
-    interrupt(&args, &log, "-KILL");
+    interrupt(&args, &cache, "-KILL");
     let made = server.count();
     assert!(made < 43, "killed before the end ({made} calls)");
-    let stored = std::fs::read_to_string(&log)
-        .expect("cache")
-        .lines()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-        .count();
+    let stored = stored(&cache);
     assert!(stored >= 6);
     // Re-run: answers stored before the kill are reused, none is asked again.
     let again = steady_server();
@@ -404,24 +405,73 @@ fn kill_dash_9_loses_no_answer_received() {
 }
 
 #[test]
-fn a_torn_cache_line_is_skipped_not_trusted() {
+fn a_former_jsonl_cache_is_moved_into_the_store_once_and_a_torn_line_is_asked_again() {
     let server = steady_server();
     let dir = tempfile::tempdir().expect("tempdir");
-    let cache = dir.path().join("cache");
+    let first = dir.path().join("first");
     let out = dir.path().join("r.jsonl");
-    let cache_s = cache.to_str().expect("utf-8");
-    rate_ok(&server.url, &out, Path::new(cache_s));
-    // Cut the log in the middle of its last line, as a crash during a write would.
-    let log = cache.join("completions.jsonl");
-    let text = std::fs::read_to_string(&log).expect("log");
-    std::fs::write(&log, &text[..text.len() - 30]).expect("truncate");
-    let stdout = rate_ok(&server.url, &out, Path::new(cache_s));
+    rate_ok(&server.url, &out, &first);
+    // The answers as the former cache wrote them (one checksummed record a line), from
+    // `cache export`, with the last line cut short as a crash during a write would.
+    let exported = dir.path().join("exported.jsonl");
+    let (code, stdout, err) = run(&[
+        "cache",
+        "export",
+        "--cache-dir",
+        first.to_str().expect("utf-8"),
+        "--out",
+        exported.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("cache export: 43 completions written"),
+        "{stdout}"
+    );
+    let log: String = read_jsonl(&exported)
+        .iter()
+        .map(|e| {
+            let (key, text) = (
+                e["key"].as_str().expect("key"),
+                e["text"].as_str().expect("text"),
+            );
+            assert_eq!(e["model"], "mock-judge");
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            h.update(key.as_bytes());
+            h.update([0u8]);
+            h.update(text.as_bytes());
+            let check: String = h.finalize()[..8]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            json!({"key": key, "check": check, "completion": {
+                "text": text, "tokens_in": e["tokens_in"], "tokens_out": e["tokens_out"],
+                "latency_ms": e["latency_ms"]}})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let cache = dir.path().join("former");
+    std::fs::create_dir_all(&cache).expect("dir");
+    std::fs::write(cache.join("completions.jsonl"), &log[..log.len() - 30]).expect("log");
+    let stdout = rate_ok(&server.url, &out, &cache);
     assert_eq!(server.count(), 44, "only the torn answer is asked again");
     assert!(
-        stdout.contains("note: 1 damaged cache lines were skipped"),
+        stdout.contains("note: moved 42 answers from")
+            && stdout.contains("note: 1 damaged cache lines were skipped"),
         "{stdout}"
     );
     assert_eq!(read_jsonl(&out).len(), 43);
+    assert_eq!(stored(&cache), 43);
+    assert!(!cache.join("completions.jsonl").exists(), "moved once");
+    assert_eq!(
+        std::fs::read_to_string(cache.join("completions.jsonl.migrated")).expect("kept"),
+        log[..log.len() - 30]
+    );
+    // Once moved, a run reads only the store: nothing is asked, nothing is noted.
+    let stdout = rate_ok(&server.url, &out, &cache);
+    assert_eq!(server.count(), 44);
+    assert!(!stdout.contains("note: moved"), "{stdout}");
 }
 
 #[test]
@@ -758,14 +808,10 @@ fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
         "--out",
         &run_dir,
     ];
-    let log = cache.join("completions.jsonl");
-    interrupt(&args, &log, "-INT");
+    interrupt(&args, &cache, "-INT");
     let made = server.count();
     assert!(made < 43, "interrupted before the end ({made} calls)");
-    let kept = std::fs::read_to_string(&log)
-        .expect("cache")
-        .lines()
-        .count();
+    let kept = stored(&cache);
     let (code, stdout, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -775,9 +821,9 @@ fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
     );
 }
 
-/// Starts `raterlab` with `args`, waits until six answers are in the cache log, then sends it
-/// `signal` (`-KILL`, `-INT`) and waits for it to end.
-fn interrupt(args: &[&str], log: &Path, signal: &str) {
+/// Starts `raterlab` with `args`, waits until six answers are in the store in `cache`, then
+/// sends it `signal` (`-KILL`, `-INT`) and waits for it to end.
+fn interrupt(args: &[&str], cache: &Path, signal: &str) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -785,11 +831,7 @@ fn interrupt(args: &[&str], log: &Path, signal: &str) {
         .spawn()
         .expect("spawn");
     for _ in 0..200 {
-        if std::fs::read_to_string(log)
-            .map(|t| t.lines().count())
-            .unwrap_or(0)
-            >= 6
-        {
+        if stored(cache) >= 6 {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -46,7 +46,11 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
     // No endpoint, no call, and the cache read for its keys only (below).
     plan_args.judge.offline = true;
     plan_args.judge.no_cache = true;
-    let planned = plan(&plan_args, settings.seed)?;
+    let planned = plan(
+        &plan_args,
+        settings.seed,
+        &crate::report::progress::Steps::default(),
+    )?;
     check_batchable(&planned.configs, "batch export")?;
     let dataset = data::load(&settings, &crate::report::progress::Download::default())?;
     judges::check_configs(&planned.configs, &dataset.examples)?;

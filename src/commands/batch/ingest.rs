@@ -143,11 +143,15 @@ pub fn ingest_files(
             cache.display()
         )));
     }
-    let mut join = ingest::Join::open(&cache, |each| Manifest::for_each_key(&manifest_path, each))
-        .map_err(input_error)?;
+    let progress = crate::report::progress::Steps::default();
+    let mut join = ingest::Join::open(
+        &cache,
+        |each| Manifest::for_each_key(&manifest_path, each),
+        &progress,
+    )
+    .map_err(input_error)?;
     let mut tally = Tally::default();
     let mut stop = None;
-    let progress = crate::report::progress::Steps::default();
     progress.start("batch ingest: result lines read", None);
     let mut lines = 0u64;
     for path in &paths {

@@ -9,7 +9,7 @@ use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
 use crate::judge::batch::ingest::{self, Tally};
 use crate::judge::batch::{Format, Key, Settled};
-use crate::judge::cache::{Cache, Store};
+use crate::judge::cache::Cache;
 use crate::judge::Judge;
 use crate::raters::Config;
 use crate::run::batch::Watch;

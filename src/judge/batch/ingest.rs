@@ -7,10 +7,10 @@ use super::results::{self, Failure, Line};
 use super::spill::{Item, Spill};
 use super::Key;
 use crate::dataset::hub::Progress;
-use crate::judge::cache::{append, open_log, Store};
+use crate::judge::cache::{Cache, Store};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::sync::Mutex;
 
 /// What an ingest saw.
@@ -59,10 +59,9 @@ const RESULT: u8 = 3;
 #[derive(Debug)]
 pub struct Join {
     spill: Spill,
-    /// The cache, appended through a buffer (flushed after each part): an ingest cut short
-    /// loses at most the buffer, which the same ingest brings back.
-    file: Mutex<std::io::BufWriter<std::fs::File>>,
-    path: std::path::PathBuf,
+    /// The cache, written one transaction a part: an ingest cut short loses at most the part
+    /// being settled, which the same ingest brings back.
+    cache: Cache,
 }
 
 /// What a `Join` found besides its tally.
@@ -79,6 +78,7 @@ impl Join {
     pub fn open(
         dir: &std::path::Path,
         plan: impl FnOnce(&mut dyn FnMut(Key)) -> Result<(), String>,
+        progress: &dyn Progress,
     ) -> Result<Self, String> {
         let io =
             |e: std::io::Error| format!("cannot use the cache folder '{}': {e}", dir.display());
@@ -89,23 +89,21 @@ impl Join {
                 failed = spill.push(k.0[0], PLANNED, &k.0).err();
             }
         })?;
-        let (path, file, _) = open_log(dir, |hex, _| match Key::parse(&hex) {
-            Some(k) if failed.is_none() => failed = spill.push(k.0[0], CACHED, &k.0).err(),
-            _ => {}
-        })
-        .map_err(io)?;
         if let Some(e) = failed {
             return Err(io(e));
         }
-        Ok(Self {
-            spill,
-            file: Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)),
-            path,
-        })
+        let cache = Cache::open(dir, progress).map_err(io)?;
+        cache
+            .each_key(|hex| match Key::parse(hex) {
+                Some(k) => spill.push(k.0[0], CACHED, &k.0),
+                None => Ok(()),
+            })
+            .map_err(io)?;
+        Ok(Self { spill, cache })
     }
 
     pub fn path(&self) -> &std::path::Path {
-        &self.path
+        self.cache.path()
     }
 
     /// Takes one result (settled by `finish`).
@@ -125,7 +123,7 @@ impl Join {
         let mut part = Part {
             planned: HashSet::new(),
             cached: Mutex::new(HashSet::new()),
-            file: &self.file,
+            answers: Mutex::new(Vec::new()),
         };
         self.spill.drain(|item| {
             match item {
@@ -145,10 +143,13 @@ impl Join {
                     settle(line, &part, &|k| planned.contains(k), tally);
                 }
                 Item::PartEnd => {
-                    part.file
-                        .lock()
-                        .map_err(|_| std::io::Error::other("cache lock poisoned"))?
-                        .flush()?;
+                    let answers = std::mem::take(part.answers_mut());
+                    // A part that cannot be stored stops the ingest (what was stored stays).
+                    self.cache.put_many(
+                        answers
+                            .iter()
+                            .map(|(k, model, c)| (k.as_str(), model.as_deref(), c)),
+                    )?;
                     let cached = part.cached_mut().len() as u64;
                     joined.planned += part.planned.len() as u64;
                     joined.missing += part.planned.len() as u64 - cached;
@@ -164,28 +165,47 @@ impl Join {
     }
 }
 
-/// One part of a `Join`: its keys of the plan and which of them the cache holds.
-struct Part<'a> {
+/// An answer waiting for its part's transaction: key, model, completion.
+type Answer = (String, Option<String>, crate::judge::Completion);
+
+/// One part of a `Join`: its keys of the plan, which of them the cache holds, and the
+/// answers to store when the part is done (one transaction).
+struct Part {
     planned: HashSet<Key>,
     cached: Mutex<HashSet<Key>>,
-    file: &'a Mutex<std::io::BufWriter<std::fs::File>>,
+    answers: Mutex<Vec<Answer>>,
 }
 
-impl Part<'_> {
+impl Part {
     fn cached_mut(&mut self) -> &mut HashSet<Key> {
         self.cached.get_mut().unwrap_or_else(|e| e.into_inner())
     }
+    fn answers_mut(&mut self) -> &mut Vec<Answer> {
+        self.answers.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
-impl Store for Part<'_> {
+impl Store for Part {
     fn contains(&self, key: &str) -> bool {
         Key::parse(key).is_some_and(|k| self.cached.lock().is_ok_and(|c| c.contains(&k)))
     }
-    fn put(&self, key: &str, completion: &crate::judge::Completion) -> std::io::Result<()> {
-        append(self.file, key, completion)?;
-        if let (Some(k), Ok(mut cached)) = (Key::parse(key), self.cached.lock()) {
-            cached.insert(k);
-        }
+    fn put(
+        &self,
+        key: &str,
+        model: Option<&str>,
+        completion: &crate::judge::Completion,
+    ) -> std::io::Result<()> {
+        let (Some(k), Ok(mut cached), Ok(mut answers)) =
+            (Key::parse(key), self.cached.lock(), self.answers.lock())
+        else {
+            return Err(std::io::Error::other("an ingest part's lock was poisoned"));
+        };
+        cached.insert(k);
+        answers.push((
+            key.to_string(),
+            model.map(str::to_string),
+            completion.clone(),
+        ));
         Ok(())
     }
 }
@@ -227,7 +247,10 @@ pub fn settle<S: Store + ?Sized>(
         Ok(completion) => {
             if store.contains(&line.custom_id) {
                 tally.already_cached += 1;
-            } else if store.put(&line.custom_id, &completion).is_ok() {
+            } else if store
+                .put(&line.custom_id, line.model.as_deref(), &completion)
+                .is_ok()
+            {
                 tally.cached += 1;
                 if let Some(fresh) = &mut tally.fresh {
                     fresh.insert(key);
@@ -327,10 +350,14 @@ mod tests {
 
     /// One ingest of `file` through a `Join` for the plan `keys`.
     fn ingest(dir: &std::path::Path, keys: &[&String], file: &str) -> (Tally, Joined) {
-        let mut join = Join::open(dir, |each| {
-            keys.iter().filter_map(|k| Key::parse(k)).for_each(each);
-            Ok(())
-        })
+        let mut join = Join::open(
+            dir,
+            |each| {
+                keys.iter().filter_map(|k| Key::parse(k)).for_each(each);
+                Ok(())
+            },
+            &crate::dataset::hub::Quiet,
+        )
         .expect("cache");
         let mut tally = Tally::default();
         jsonl(file.as_bytes(), "out.jsonl", &mut tally, &mut |line, _| {
@@ -385,7 +412,8 @@ mod tests {
                 missing: 1
             }
         );
-        let cache = crate::judge::cache::Cache::open(dir.path()).expect("cache");
+        let cache = crate::judge::cache::Cache::open(dir.path(), &crate::dataset::hub::Quiet)
+            .expect("cache");
         assert_eq!(cache.len(), 2);
         assert_eq!(cache.get(&a).map(|c| c.text), Some("[[A]]".to_string()));
         // Again: nothing new, and the cache says the same.
@@ -399,7 +427,7 @@ mod tests {
             }
         );
         assert_eq!(
-            crate::judge::cache::Cache::open(dir.path())
+            crate::judge::cache::Cache::open(dir.path(), &crate::dataset::hub::Quiet)
                 .expect("cache")
                 .len(),
             2

@@ -174,7 +174,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache_dir = dir.path().join("cache");
         let q: Vec<Call> = (0..4).map(|i| call("m", &format!("q{i}"), 0)).collect();
-        let cache = Cache::open(&cache_dir).expect("cache");
+        let cache = Cache::open(&cache_dir, &Quiet).expect("cache");
         let answer = crate::judge::Completion {
             text: "[[A]]".into(),
             tokens_in: 1,
@@ -182,7 +182,8 @@ mod tests {
             latency_ms: 0.0,
             cached: false,
         };
-        cache.put(&key(&q[1]), &answer).expect("put");
+        cache.put(&key(&q[1]), Some("m"), &answer).expect("put");
+        drop(cache);
         let plan = [&q[0], &q[1], &q[0], &q[2], &q[1], &q[3], &q[2]];
         let mut got = Vec::new();
         let counts = pending(

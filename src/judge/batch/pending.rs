@@ -37,10 +37,12 @@ pub fn pending(
     };
     let mut spill = spill::Spill::new(spill_dir, "raterlab-export")?;
     let mut failed: Option<std::io::Error> = None;
-    crate::judge::cache::read_log(cache_dir, |hex, _| match Key::parse(&hex) {
-        Some(k) if failed.is_none() => failed = spill.push(k.0[0], CACHED, &head(&k.0)).err(),
-        _ => {}
-    })?;
+    if let Some(cache) = crate::judge::cache::Cache::open_existing(cache_dir, progress)? {
+        cache.each_key(|hex| match Key::parse(hex) {
+            Some(k) => spill.push(k.0[0], CACHED, &head(&k.0)),
+            None => Ok(()),
+        })?;
+    }
     let mut counts = Counts::default();
     progress.start("batch export: the plan's calls (pass 1 of 2)", None);
     calls(&mut |call: Call| {

@@ -63,6 +63,9 @@ impl Failure {
 pub struct Line {
     pub custom_id: String,
     pub outcome: Result<Completion, Failure>,
+    /// The model that answered, as the engine names it (when it does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 fn retryable_status(status: u16) -> bool {
@@ -128,7 +131,12 @@ fn openai_line(v: &Value, custom_id: String) -> Line {
     } else {
         completion_of(body, 0.0).map_err(|e| failure("malformed body".into(), e.to_string()))
     };
-    Line { custom_id, outcome }
+    let model = body["model"].as_str().map(str::to_string);
+    Line {
+        custom_id,
+        outcome,
+        model,
+    }
 }
 
 fn anthropic_line(result: &Value, custom_id: String) -> Line {
@@ -183,7 +191,12 @@ fn anthropic_line(result: &Value, custom_id: String) -> Line {
             false,
         )),
     };
-    Line { custom_id, outcome }
+    let model = result["message"]["model"].as_str().map(str::to_string);
+    Line {
+        custom_id,
+        outcome,
+        model,
+    }
 }
 
 /// Reads one parsed line. `Err` says what shape was expected (the line is not a result).
@@ -230,7 +243,15 @@ pub fn read(v: &Value) -> Result<Line, String> {
                     true,
                 )),
             };
-            return Ok(Line { custom_id, outcome });
+            let model = object
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            return Ok(Line {
+                custom_id,
+                outcome,
+                model,
+            });
         }
     }
     Err("a \"custom_id\" but no \"response\", \"error\", \"result\", \"text\" or \"generated_text\"".into())

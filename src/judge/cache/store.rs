@@ -1,0 +1,576 @@
+//! The response store: completions in SQLite, `completions.sqlite` in the cache folder.
+//!
+//! One row a completion, keyed by the call's cache key (`super::key`). A run asks for the keys
+//! it needs, one indexed lookup each, so its time and memory follow the run, not the store's
+//! size. WAL mode: readers never wait for the writer, and several processes (two runs, a run
+//! and a `batch ingest`) write one store, each waiting its turn for the write lock
+//! (`BUSY_WAIT`). Each answer is committed before it is used; a process killed at any point
+//! loses at most the answer it was writing (`synchronous = NORMAL` keeps committed answers
+//! across a process crash; only a power cut can lose the last ones).
+//!
+//! Users may open the file with `sqlite3`, pandas or DuckDB: table `completions` (key, model,
+//! text, tokens_in, tokens_out, latency_ms, created_unix).
+
+use super::legacy;
+use crate::dataset::hub::Progress;
+use crate::judge::Completion;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The store's file name in a cache folder.
+pub const FILE: &str = "completions.sqlite";
+
+/// What the former log is renamed to once its records are in the store (kept, never read
+/// again: delete it when you like).
+pub const MIGRATED: &str = "completions.jsonl.migrated";
+
+/// How long a writer waits for another process's write (a bulk migration or ingest part).
+const BUSY_WAIT: Duration = Duration::from_secs(300);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY NOT NULL,
+    model TEXT,
+    text TEXT NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    created_unix INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS completions_by_model ON completions(model, created_unix);
+CREATE INDEX IF NOT EXISTS completions_by_time ON completions(created_unix);
+";
+
+fn sql(e: rusqlite::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The response cache of one folder.
+#[derive(Debug)]
+pub struct Cache {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    /// Lines of a former `completions.jsonl` skipped when it was moved in (torn by a crash, or
+    /// edited).
+    pub skipped: usize,
+    /// Completions moved in from a former `completions.jsonl` by this open.
+    pub migrated: u64,
+    /// Completions that could not be written (disk full, ...): used, but not cached.
+    pub write_errors: AtomicUsize,
+}
+
+/// One stored completion, as `export` writes it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Entry {
+    pub key: String,
+    pub model: Option<String>,
+    pub text: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub latency_ms: f64,
+    pub created_unix: i64,
+}
+
+/// Which completions a `prune` or an `export` takes: all, or those of one model, or older
+/// than a time (both: those of the model older than the time).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub model: Option<String>,
+    pub before_unix: Option<i64>,
+}
+
+impl Filter {
+    fn clause(&self) -> (String, Vec<rusqlite::types::Value>) {
+        use rusqlite::types::Value;
+        let (mut terms, mut values) = (Vec::new(), Vec::new());
+        if let Some(model) = &self.model {
+            terms.push("model IS ?");
+            values.push(Value::Text(model.clone()));
+        }
+        if let Some(before) = self.before_unix {
+            terms.push("created_unix < ?");
+            values.push(Value::Integer(before));
+        }
+        let clause = if terms.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", terms.join(" AND "))
+        };
+        (clause, values)
+    }
+}
+
+/// A store's size and contents by model.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Stats {
+    pub path: PathBuf,
+    pub entries: u64,
+    /// The store's files on disk (database and write-ahead log), in bytes.
+    pub bytes: u64,
+    pub text_bytes: u64,
+    pub oldest_unix: Option<i64>,
+    pub newest_unix: Option<i64>,
+    pub models: Vec<ModelStats>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ModelStats {
+    /// `None` for completions whose model is unknown (moved in from a former log).
+    pub model: Option<String>,
+    pub entries: u64,
+    pub text_bytes: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub oldest_unix: i64,
+    pub newest_unix: i64,
+}
+
+impl Cache {
+    /// Opens (or creates) the store in `dir`. A former `completions.jsonl` there is moved in
+    /// first, once, streamed (its progress to `progress`), then renamed to `MIGRATED`.
+    pub fn open(dir: &Path, progress: &dyn Progress) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(FILE);
+        let mut conn = Connection::open(&path).map_err(sql)?;
+        conn.busy_timeout(BUSY_WAIT).map_err(sql)?;
+        // Set before the first table exists (later opens keep it): prune can give pages back.
+        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+            .map_err(sql)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(sql)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(std::io::Error::other(format!(
+                "the store could not use write-ahead logging (journal mode '{mode}'); is the folder on a network file system?"
+            )));
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql)?;
+        conn.execute_batch(SCHEMA).map_err(sql)?;
+        let (migrated, skipped) = migrate(&mut conn, dir, progress)?;
+        Ok(Self {
+            path,
+            conn: Mutex::new(conn),
+            skipped,
+            migrated,
+            write_errors: AtomicUsize::new(0),
+        })
+    }
+
+    /// Opens the store in `dir` only if there is one (or a former log to move in).
+    pub fn open_existing(dir: &Path, progress: &dyn Progress) -> std::io::Result<Option<Self>> {
+        if dir.join(FILE).is_file() || dir.join(legacy::FILE).is_file() {
+            Self::open(dir, progress).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The store's file (its folder holds `batches/` too).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> std::io::Result<std::sync::MutexGuard<'_, Connection>> {
+        self.conn
+            .lock()
+            .map_err(|_| std::io::Error::other("cache lock poisoned"))
+    }
+
+    pub fn len(&self) -> usize {
+        self.conn()
+            .ok()
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM completions", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .ok()
+            })
+            .map_or(0, |n| n as usize)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The completion stored under `key` (`None` also when the store cannot be read).
+    pub fn get(&self, key: &str) -> Option<Completion> {
+        let conn = self.conn().ok()?;
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT text, tokens_in, tokens_out, latency_ms FROM completions WHERE key = ?1",
+            )
+            .ok()?;
+        statement
+            .query_row([key], |r| {
+                Ok(Completion {
+                    text: r.get(0)?,
+                    tokens_in: r.get::<_, i64>(1)? as u64,
+                    tokens_out: r.get::<_, i64>(2)? as u64,
+                    latency_ms: r.get(3)?,
+                    cached: false,
+                })
+            })
+            .optional()
+            .ok()?
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.conn().is_ok_and(|conn| {
+            conn.prepare_cached("SELECT 1 FROM completions WHERE key = ?1")
+                .and_then(|mut s| s.exists([key]))
+                .unwrap_or(false)
+        })
+    }
+
+    /// Stores one completion, committed before this returns. A key already stored keeps its
+    /// first completion (the same request).
+    pub fn put(
+        &self,
+        key: &str,
+        model: Option<&str>,
+        completion: &Completion,
+    ) -> std::io::Result<()> {
+        let conn = self.conn()?;
+        insert(&conn, key, model, completion, now_unix()).map_err(sql)
+    }
+
+    /// Stores many completions in one transaction (a batch ingest's part).
+    pub fn put_many<'a>(
+        &self,
+        entries: impl IntoIterator<Item = (&'a str, Option<&'a str>, &'a Completion)>,
+    ) -> std::io::Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        let now = now_unix();
+        for (key, model, completion) in entries {
+            insert(&tx, key, model, completion, now).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)
+    }
+
+    /// Every stored key, streamed in key order.
+    pub fn each_key(
+        &self,
+        mut each: impl FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let conn = self.conn()?;
+        let mut statement = conn
+            .prepare("SELECT key FROM completions ORDER BY key")
+            .map_err(sql)?;
+        let mut rows = statement.query([]).map_err(sql)?;
+        while let Some(row) = rows.next().map_err(sql)? {
+            each(row.get_ref(0).map_err(sql)?.as_str().map_err(sql_from)?)?;
+        }
+        Ok(())
+    }
+
+    /// The completions `filter` takes, streamed in the order they were stored.
+    pub fn each_entry(
+        &self,
+        filter: &Filter,
+        mut each: impl FnMut(Entry) -> std::io::Result<()>,
+    ) -> std::io::Result<u64> {
+        let conn = self.conn()?;
+        let (clause, values) = filter.clause();
+        let mut statement = conn
+            .prepare(&format!(
+                "SELECT key, model, text, tokens_in, tokens_out, latency_ms, created_unix FROM completions{clause} ORDER BY rowid"
+            ))
+            .map_err(sql)?;
+        let mut rows = statement
+            .query(rusqlite::params_from_iter(values))
+            .map_err(sql)?;
+        let mut n = 0;
+        while let Some(r) = rows.next().map_err(sql)? {
+            each(Entry {
+                key: r.get(0).map_err(sql)?,
+                model: r.get(1).map_err(sql)?,
+                text: r.get(2).map_err(sql)?,
+                tokens_in: r.get::<_, i64>(3).map_err(sql)? as u64,
+                tokens_out: r.get::<_, i64>(4).map_err(sql)? as u64,
+                latency_ms: r.get(5).map_err(sql)?,
+                created_unix: r.get(6).map_err(sql)?,
+            })?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// How many completions `filter` takes.
+    pub fn count(&self, filter: &Filter) -> std::io::Result<u64> {
+        let conn = self.conn()?;
+        let (clause, values) = filter.clause();
+        conn.query_row(
+            &format!("SELECT count(*) FROM completions{clause}"),
+            rusqlite::params_from_iter(values),
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n as u64)
+        .map_err(sql)
+    }
+
+    /// Deletes the completions `filter` takes and gives their pages back to the file system.
+    /// Returns how many were deleted.
+    pub fn prune(&self, filter: &Filter) -> std::io::Result<u64> {
+        let conn = self.conn()?;
+        let (clause, values) = filter.clause();
+        let n = conn
+            .execute(
+                &format!("DELETE FROM completions{clause}"),
+                rusqlite::params_from_iter(values),
+            )
+            .map_err(sql)?;
+        conn.execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(sql)?;
+        Ok(n as u64)
+    }
+
+    pub fn stats(&self) -> std::io::Result<Stats> {
+        let conn = self.conn()?;
+        let mut statement = conn
+            .prepare(
+                "SELECT model, count(*), sum(length(CAST(text AS BLOB))), sum(tokens_in), sum(tokens_out), min(created_unix), max(created_unix)
+                 FROM completions GROUP BY model ORDER BY count(*) DESC, model",
+            )
+            .map_err(sql)?;
+        let models = statement
+            .query_map([], |r| {
+                Ok(ModelStats {
+                    model: r.get(0)?,
+                    entries: r.get::<_, i64>(1)? as u64,
+                    text_bytes: r.get::<_, Option<i64>>(2)?.unwrap_or(0) as u64,
+                    tokens_in: r.get::<_, Option<i64>>(3)?.unwrap_or(0) as u64,
+                    tokens_out: r.get::<_, Option<i64>>(4)?.unwrap_or(0) as u64,
+                    oldest_unix: r.get(5)?,
+                    newest_unix: r.get(6)?,
+                })
+            })
+            .map_err(sql)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(sql)?;
+        let file_size = |suffix: &str| {
+            let mut name = self.path.as_os_str().to_owned();
+            name.push(suffix);
+            std::fs::metadata(PathBuf::from(name)).map_or(0, |m| m.len())
+        };
+        Ok(Stats {
+            path: self.path.clone(),
+            entries: models.iter().map(|m| m.entries).sum(),
+            bytes: file_size("") + file_size("-wal"),
+            text_bytes: models.iter().map(|m| m.text_bytes).sum(),
+            oldest_unix: models.iter().map(|m| m.oldest_unix).min(),
+            newest_unix: models.iter().map(|m| m.newest_unix).max(),
+            models,
+        })
+    }
+}
+
+fn sql_from(e: rusqlite::types::FromSqlError) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+fn insert(
+    conn: &Connection,
+    key: &str,
+    model: Option<&str>,
+    completion: &Completion,
+    created_unix: i64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        key,
+        model,
+        completion.text,
+        completion.tokens_in as i64,
+        completion.tokens_out as i64,
+        completion.latency_ms,
+        created_unix
+    ])
+    .map(|_| ())
+}
+
+/// Moves a former `completions.jsonl` in `dir` into the store: one transaction (another
+/// process opening the store meanwhile waits, then finds the log gone), then the log is
+/// renamed. A crash before the rename leaves the log, whose records the next open moves in
+/// again (keys already stored are kept). Returns (moved, skipped lines).
+fn migrate(
+    conn: &mut Connection,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> std::io::Result<(u64, usize)> {
+    let log = dir.join(legacy::FILE);
+    if !log.is_file() {
+        return Ok((0, 0));
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql)?;
+    // Another process may have moved it while this one waited for the lock.
+    let file = match std::fs::File::open(&log) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+        file => file?,
+    };
+    let meta = file.metadata()?;
+    // The log keeps no times: its records are dated by its last write.
+    let written = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or_else(now_unix, |d| d.as_secs() as i64);
+    progress.start(
+        &format!("response cache: moving {} into {FILE} (once)", legacy::FILE),
+        Some(meta.len()),
+    );
+    let (mut moved, mut reported) = (0u64, 0u64);
+    let skipped = legacy::read(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        |key, completion, bytes| {
+            insert(&tx, &key, None, &completion, written).map_err(sql)?;
+            moved += 1;
+            if bytes - reported >= 1 << 20 {
+                progress.advance(bytes - reported);
+                reported = bytes;
+            }
+            Ok(())
+        },
+    )?;
+    tx.commit().map_err(sql)?;
+    std::fs::rename(&log, dir.join(MIGRATED))?;
+    progress.finish();
+    Ok((moved, skipped))
+}
+
+/// Opens the store in `dir` read-only, without creating or migrating anything (`None` when
+/// there is none): for tests and tools that only look.
+pub fn open_read_only(dir: &Path) -> std::io::Result<Option<Connection>> {
+    let path = dir.join(FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql)?;
+    conn.busy_timeout(BUSY_WAIT).map_err(sql)?;
+    Ok(Some(conn))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::hub::Quiet;
+
+    fn completion(text: &str) -> Completion {
+        Completion {
+            text: text.into(),
+            tokens_in: 10,
+            tokens_out: 2,
+            latency_ms: 7.5,
+            cached: false,
+        }
+    }
+
+    #[test]
+    fn stores_reads_counts_and_prunes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::open(dir.path(), &Quiet).expect("open");
+        assert!(cache.is_empty());
+        cache
+            .put("k1", Some("m1"), &completion("[[A]]"))
+            .expect("put");
+        cache
+            .put("k1", Some("m1"), &completion("changed"))
+            .expect("put");
+        cache
+            .put_many([
+                ("k2", Some("m2"), &completion("[[B]]")),
+                ("k3", None, &completion("tie")),
+            ])
+            .expect("put_many");
+        assert_eq!(cache.len(), 3);
+        assert_eq!(
+            cache.get("k1").map(|c| c.text),
+            Some("[[A]]".into()),
+            "first kept"
+        );
+        assert_eq!(cache.get("k2"), Some(completion("[[B]]")));
+        assert!(cache.get("nope").is_none());
+        assert!(cache.contains("k3") && !cache.contains("k4"));
+        let stats = cache.stats().expect("stats");
+        assert_eq!(stats.entries, 3);
+        assert_eq!(stats.text_bytes, 13);
+        assert_eq!(stats.models.len(), 3);
+        let by_model = Filter {
+            model: Some("m2".into()),
+            before_unix: None,
+        };
+        assert_eq!(cache.count(&by_model).expect("count"), 1);
+        let mut keys = Vec::new();
+        cache
+            .each_key(|k| {
+                keys.push(k.to_string());
+                Ok(())
+            })
+            .expect("keys");
+        assert_eq!(keys, ["k1", "k2", "k3"]);
+        assert_eq!(cache.prune(&by_model).expect("prune"), 1);
+        let future = Filter {
+            model: None,
+            before_unix: Some(now_unix() + 10),
+        };
+        let mut exported = Vec::new();
+        cache
+            .each_entry(&future, |e| {
+                exported.push(e.key);
+                Ok(())
+            })
+            .expect("export");
+        assert_eq!(exported, ["k1", "k3"]);
+        assert_eq!(cache.prune(&future).expect("prune"), 2);
+        assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn a_former_log_is_moved_in_once_and_kept_renamed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = |key: &str, text: &str| {
+            serde_json::json!({
+                "key": key,
+                "completion": {"text": text, "tokens_in": 1, "tokens_out": 1, "latency_ms": 2.0},
+                "check": legacy::check_of(key, text),
+            })
+            .to_string()
+        };
+        let log = format!(
+            "{}\n{}\n{}",
+            line("a", "x"),
+            line("b", "y"),
+            &line("c", "z")[..9]
+        );
+        std::fs::write(dir.path().join(legacy::FILE), &log).expect("log");
+        let cache = Cache::open(dir.path(), &Quiet).expect("open");
+        assert_eq!((cache.migrated, cache.skipped, cache.len()), (2, 1, 2));
+        assert_eq!(cache.get("b").map(|c| c.text), Some("y".into()));
+        assert!(!dir.path().join(legacy::FILE).exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(MIGRATED)).expect("kept"),
+            log
+        );
+        drop(cache);
+        let again = Cache::open(dir.path(), &Quiet).expect("open");
+        assert_eq!((again.migrated, again.skipped, again.len()), (0, 0, 2));
+    }
+}
