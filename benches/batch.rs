@@ -17,12 +17,14 @@
 
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+#[path = "support/mod.rs"]
+mod support;
+
 use raterlab::judge::cache::Cache;
 use raterlab::judge::Completion;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 const PROMPTS: [&str; 5] = [
@@ -58,37 +60,9 @@ fn write_pairs(path: &Path, pairs: usize) {
     out.flush().expect("flush");
 }
 
-/// Writes what earlier steps left dirty to disk first, so a step is not charged with the
-/// write-back of the gigabyte of files the step before it wrote.
-fn settle_disk() {
-    let _ = Command::new("sync").status();
-}
-
-/// Runs raterlab under /usr/bin/time; (seconds, peak RSS in MB, stdout).
+/// This build's raterlab under /usr/bin/time; (seconds, peak RSS in MB, stdout).
 fn timed(args: &[&str]) -> (f64, f64, String) {
-    settle_disk();
-    let start = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("PEAK_KB=%M")
-        .arg(env!("CARGO_BIN_EXE_raterlab"))
-        .args(args)
-        .output()
-        .expect("/usr/bin/time runs raterlab");
-    let seconds = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "raterlab {args:?} failed: {stderr}");
-    let peak_kb: f64 = stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("PEAK_KB="))
-        .next_back()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(f64::NAN);
-    (
-        seconds,
-        peak_kb / 1024.0,
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    support::timed(env!("CARGO_BIN_EXE_raterlab"), args)
 }
 
 /// The plan options for `pairs` pairs: × 2 orders × 5 prompts × `samples` = 10 × samples ×
@@ -115,39 +89,9 @@ fn plan(data: &str, samples: usize) -> Vec<String> {
     args
 }
 
-/// OpenAI-format output lines answering every request of an export (out of order: each
-/// shard reversed); returns the number of lines.
-fn write_results(export: &Path, to: &Path) -> u64 {
-    let manifest: Value = serde_json::from_reader(
-        std::fs::File::open(export.join("manifest.json")).expect("manifest"),
-    )
-    .expect("manifest json");
-    let mut out = BufWriter::new(std::fs::File::create(to).expect("results"));
-    let mut n = 0;
-    for shard in manifest["shards"].as_array().expect("shards") {
-        let file =
-            std::fs::File::open(export.join(shard["file"].as_str().expect("file"))).expect("shard");
-        let mut ids: Vec<String> = Vec::new();
-        for line in std::io::BufReader::new(file).lines() {
-            let line = line.expect("line");
-            let v: Value = serde_json::from_str(&line).expect("json");
-            ids.push(v["custom_id"].as_str().expect("id").to_string());
-        }
-        for id in ids.iter().rev() {
-            let row = json!({"id": "batch_req", "custom_id": id, "response": {"status_code": 200, "request_id": "r",
-                "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]"}}],
-                         "usage": {"prompt_tokens": 300, "completion_tokens": 12}}}, "error": null});
-            writeln!(out, "{row}").expect("write");
-            n += 1;
-        }
-    }
-    out.flush().expect("flush");
-    n
-}
-
 /// The cache's own write path: `n` answers put one by one; seconds.
 fn cache_writes(dir: &Path, n: u64) -> f64 {
-    settle_disk();
+    support::settle_disk();
     let cache = Cache::open(dir, &raterlab::dataset::hub::Quiet).expect("cache");
     let completion = Completion {
         text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
@@ -204,7 +148,7 @@ fn main() {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let (export_s, export_mb, _) = timed(&refs);
         let results = dir.join(format!("results-{pairs}.jsonl"));
-        let requests = write_results(&export, &results);
+        let requests = support::write_results(&export, &results);
         let manifest: Value = serde_json::from_reader(
             std::fs::File::open(export.join("manifest.json")).expect("manifest"),
         )

@@ -108,7 +108,10 @@ fn stats_text(s: &Stats) -> String {
     if s.entries == 0 {
         table.notes.push("the cache is empty".into());
     }
-    let mut text = format!("{}\n{}\n", table.title, render(&table));
+    let mut text = format!("{}\n", table.title);
+    if !table.rows.is_empty() {
+        text.push_str(&format!("{}\n", render(&table)));
+    }
     for note in &table.notes {
         text.push_str(&format!("note: {note}\n"));
     }
