@@ -27,66 +27,9 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
-const PROMPTS: [&str; 5] = [
-    "simple_no_tie",
-    "simple_with_tie",
-    "reward-bench_gemini_no_tie",
-    "mt-bench_pairwise",
-    "arena-hard",
-];
-
-/// A reward-bench-schema JSONL file of `pairs` pairs (about 600 characters each).
-fn write_pairs(path: &Path, pairs: usize) {
-    let mut out = BufWriter::new(std::fs::File::create(path).expect("data file"));
-    let subsets = [
-        "alpacaeval-easy",
-        "mt-bench-hard",
-        "llmbar-natural",
-        "refusals-dangerous",
-    ];
-    for i in 0..pairs {
-        let subset = subsets[i % 4];
-        let row = json!({
-            "prompt": format!("Question {i}: explain why the sky looks blue at noon and red at dusk, briefly."),
-            "chosen": format!("Answer {i}: sunlight scatters off air molecules; short blue wavelengths scatter most (Rayleigh scattering), so the sky looks blue. At dusk light crosses more air and the blue is scattered away, leaving red."),
-            "chosen_model": "model-a",
-            "rejected": format!("Answer {i}: the sky reflects the ocean, which is blue; at dusk the sun is tired and turns red."),
-            "rejected_model": "model-b",
-            "subset": subset,
-            "id": i,
-        });
-        writeln!(out, "{row}").expect("write");
-    }
-    out.flush().expect("flush");
-}
-
 /// This build's raterlab under /usr/bin/time; (seconds, peak RSS in MB, stdout).
 fn timed(args: &[&str]) -> (f64, f64, String) {
     support::timed(env!("CARGO_BIN_EXE_raterlab"), args)
-}
-
-/// The plan options for `pairs` pairs: × 2 orders × 5 prompts × `samples` = 10 × samples ×
-/// pairs calls.
-fn plan(data: &str, samples: usize) -> Vec<String> {
-    let rater = format!("sc:{samples}");
-    let mut args: Vec<String> = [
-        "--data",
-        data,
-        "--both-orders",
-        "--model",
-        "bench-judge",
-        "--rater",
-        &rater,
-        "--max-tokens",
-        "64",
-    ]
-    .map(String::from)
-    .to_vec();
-    for p in PROMPTS {
-        args.push("--prompt".into());
-        args.push(p.into());
-    }
-    args
 }
 
 /// The cache's own write path: `n` answers put one by one; seconds.
@@ -131,14 +74,14 @@ fn main() {
         ("10^6 samples", 2_000, 50),
     ] {
         let data = dir.join(format!("pairs-{pairs}.jsonl"));
-        write_pairs(&data, pairs);
+        support::write_pairs(&data, pairs);
         let data_s = data.to_string_lossy().into_owned();
         // What the data alone holds: the same file, both orders, loaded by `data summary`.
         let (_, data_mb, _) = timed(&["data", "summary", "--data", &data_s, "--both-orders"]);
         let export = dir.join(format!("export-{pairs}-{samples}"));
         let cache = dir.join(format!("cache-{pairs}-{samples}"));
         let mut args: Vec<String> = vec!["batch".into(), "export".into()];
-        args.extend(plan(&data_s, samples));
+        args.extend(support::plan(&data_s, samples));
         args.extend([
             "--out".into(),
             export.to_string_lossy().into_owned(),
@@ -173,7 +116,7 @@ fn main() {
         if rows.is_empty() {
             // The report the ingest feeds: calibrate --offline over the same keys.
             let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
-            args.extend(plan(&data_s, samples));
+            args.extend(support::plan(&data_s, samples));
             args.extend([
                 "--cache-dir".into(),
                 cache.to_string_lossy().into_owned(),

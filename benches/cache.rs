@@ -9,6 +9,10 @@
 //! completions in that log, side by side, and after/before ratios. Also timed: moving a log of
 //! each size into the store (the one-time migration of the first open).
 //!
+//! Then a `calibrate --offline` over 10^6 cached calls (20,000 generated pairs × both orders × 5
+//! prompts × sc:5, answered through `batch export`/`batch ingest`): its peak RSS beside the data
+//! alone (`data summary`), and with the former binary over the same answers in its log.
+//!
 //!     cargo bench --bench cache
 //!     RATERLAB_BENCH_BEFORE=/tmp/raterlab-before cargo bench --bench cache
 
@@ -233,4 +237,62 @@ fn main() {
         );
     }
     println!("x N=10: time over the 10-completion cache's; +MB: peak RSS beyond it. Goal: x N=10 at most 2 and +MB at most 40 at N = 10^6.");
+    large_offline(dir, after, before.as_deref());
+}
+
+/// `calibrate --offline` over 10^6 cached calls, after (the store) and before (the log).
+fn large_offline(dir: &Path, after: &str, before: Option<&str>) {
+    let data = dir.join("pairs.jsonl");
+    support::write_pairs(&data, 20_000);
+    let data_s = data.to_string_lossy().into_owned();
+    let (_, data_mb, _) = support::timed(
+        after,
+        &["data", "summary", "--data", &data_s, "--both-orders"],
+    );
+    let export = dir.join("large-export");
+    let mut args: Vec<String> = ["batch", "export", "--out", &export.to_string_lossy()]
+        .map(String::from)
+        .to_vec();
+    args.extend([
+        "--cache-dir".into(),
+        dir.join("empty").to_string_lossy().into_owned(),
+    ]);
+    args.extend(support::plan(&data_s, 5));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    support::timed(after, &refs);
+    let results = dir.join("large-results.jsonl");
+    let calls = support::write_results(&export, &results);
+    let offline = |binary: &str, cache: &Path| {
+        ingest(binary, &results, &export, cache);
+        let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
+        args.extend(support::plan(&data_s, 5));
+        args.extend([
+            "--cache-dir".into(),
+            cache.to_string_lossy().into_owned(),
+            "--bootstrap".into(),
+            "0".into(),
+            "--out".into(),
+            dir.join("large-run").to_string_lossy().into_owned(),
+        ]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let figures = support::timed(binary, &refs);
+        let _ = std::fs::remove_dir_all(cache);
+        let _ = std::fs::remove_dir_all(dir.join("large-run"));
+        (figures.0, figures.1)
+    };
+    let now = offline(after, &dir.join("large-store"));
+    println!(
+        "calibrate --offline over {calls} cached calls (5 configurations x 40,000 items x 5 samples): {:.1} s, peak {:.0} MB (the data alone: {data_mb:.0} MB)",
+        now.0, now.1
+    );
+    if let Some(binary) = before {
+        let was = offline(binary, &dir.join("large-log"));
+        println!(
+            "  before (the log read whole): {:.1} s, peak {:.0} MB; after/before: time {:.2}, memory {:.2}",
+            was.0,
+            was.1,
+            now.0 / was.0,
+            now.1 / was.1
+        );
+    }
 }

@@ -70,3 +70,60 @@ pub fn write_results(export: &Path, to: &Path) -> u64 {
     out.flush().expect("flush");
     n
 }
+
+pub const PROMPTS: [&str; 5] = [
+    "simple_no_tie",
+    "simple_with_tie",
+    "reward-bench_gemini_no_tie",
+    "mt-bench_pairwise",
+    "arena-hard",
+];
+
+/// A reward-bench-schema JSONL file of `pairs` pairs (about 600 characters each).
+pub fn write_pairs(path: &Path, pairs: usize) {
+    let mut out = BufWriter::new(std::fs::File::create(path).expect("data file"));
+    let subsets = [
+        "alpacaeval-easy",
+        "mt-bench-hard",
+        "llmbar-natural",
+        "refusals-dangerous",
+    ];
+    for i in 0..pairs {
+        let subset = subsets[i % 4];
+        let row = json!({
+            "prompt": format!("Question {i}: explain why the sky looks blue at noon and red at dusk, briefly."),
+            "chosen": format!("Answer {i}: sunlight scatters off air molecules; short blue wavelengths scatter most (Rayleigh scattering), so the sky looks blue. At dusk light crosses more air and the blue is scattered away, leaving red."),
+            "chosen_model": "model-a",
+            "rejected": format!("Answer {i}: the sky reflects the ocean, which is blue; at dusk the sun is tired and turns red."),
+            "rejected_model": "model-b",
+            "subset": subset,
+            "id": i,
+        });
+        writeln!(out, "{row}").expect("write");
+    }
+    out.flush().expect("flush");
+}
+
+/// The plan options for `pairs` pairs: × 2 orders × 5 prompts × `samples` = 10 × samples ×
+/// pairs calls.
+pub fn plan(data: &str, samples: usize) -> Vec<String> {
+    let rater = format!("sc:{samples}");
+    let mut args: Vec<String> = [
+        "--data",
+        data,
+        "--both-orders",
+        "--model",
+        "bench-judge",
+        "--rater",
+        &rater,
+        "--max-tokens",
+        "64",
+    ]
+    .map(String::from)
+    .to_vec();
+    for p in PROMPTS {
+        args.push("--prompt".into());
+        args.push(p.into());
+    }
+    args
+}

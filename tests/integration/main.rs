@@ -4,6 +4,7 @@ mod analyze_cli;
 mod annotators;
 mod batch;
 mod bias;
+mod cache_cli;
 mod calibrate_cli;
 mod common;
 mod consistency;

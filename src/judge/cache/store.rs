@@ -141,6 +141,29 @@ impl Cache {
     pub fn open(dir: &Path, progress: &dyn Progress) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(FILE);
+        Self::open_at(dir, path.clone(), progress).map_err(|e| {
+            let damaged = e
+                .get_ref()
+                .and_then(|e| e.downcast_ref::<rusqlite::Error>())
+                .and_then(rusqlite::Error::sqlite_error_code)
+                .is_some_and(|c| {
+                    matches!(
+                        c,
+                        rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
+                    )
+                });
+            if damaged {
+                std::io::Error::other(format!(
+                    "'{}' is not a readable SQLite database ({e}); move it aside (the answers in it are lost to raterlab) and run again",
+                    path.display()
+                ))
+            } else {
+                e
+            }
+        })
+    }
+
+    fn open_at(dir: &Path, path: PathBuf, progress: &dyn Progress) -> std::io::Result<Self> {
         let mut conn = Connection::open(&path).map_err(sql)?;
         conn.busy_timeout(BUSY_WAIT).map_err(sql)?;
         // Set before the first table exists (later opens keep it): prune can give pages back.
