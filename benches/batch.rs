@@ -22,8 +22,7 @@ mod support;
 
 use raterlab::judge::cache::Cache;
 use raterlab::judge::Completion;
-use serde_json::{json, Value};
-use std::io::{BufWriter, Write};
+use serde_json::Value;
 use std::path::Path;
 use std::time::Instant;
 
