@@ -129,8 +129,20 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),
     );
-    let ratings = raters::rate(&configs, &dataset.examples, budget, observer.clone());
+    // The answers go to the run directory as they come; the run keeps none of their texts.
+    let mut log = crate::report::run_dir::AnswerLog::create(
+        &dir,
+        configs.iter().map(|c| c.name.clone()).collect(),
+    )?;
+    let ratings = raters::rate(
+        &configs,
+        &dataset.examples,
+        budget,
+        observer.clone(),
+        &mut |config, rating| log.add(config, rating),
+    );
     observer.finish();
+    log.finish()?;
     let record = RunRecord {
         items: items(&dataset),
         configs: metas

@@ -63,7 +63,14 @@ pub fn run(args: RateArgs) -> Result<()> {
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),
     );
-    let ratings = crate::raters::rate(&configs, &dataset.examples, budget, observer.clone());
+    // The ratings file shows each rating's answers: they stay with the ratings.
+    let ratings = crate::raters::rate(
+        &configs,
+        &dataset.examples,
+        budget,
+        observer.clone(),
+        &mut |_, _| {},
+    );
     observer.finish();
     let ratings = ratings.into_iter().next().unwrap_or_default();
     crate::report::ratings::write(&args.out, &configs[0], &dataset.examples, &ratings)?;

@@ -151,69 +151,111 @@ pub fn execute(
     budget: Budget,
     observer: Arc<dyn Observer>,
 ) -> Vec<Result<Completion, CallError>> {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            let error = CallError::Connection(format!("cannot start the async runtime: {e}"));
-            return jobs.iter().map(|_| Err(error.clone())).collect();
-        }
-    };
-    runtime.block_on(async move {
-        let throttle = Throttle::new(budget.concurrency);
+    Executor::new(budget, observer).run(jobs)
+}
+
+/// Runs jobs a batch at a time under one budget: the runtime, the concurrency limit (lowered
+/// by timeouts) and the pace carry over from one batch to the next, so a run made of many
+/// batches behaves as one, while only a batch's calls and answers are held at a time.
+pub struct Executor {
+    runtime: Result<tokio::runtime::Runtime, CallError>,
+    throttle: Arc<Throttle>,
+    pace: Option<Arc<Pace>>,
+    observer: Arc<dyn Observer>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("limit", &self.limit())
+            .finish()
+    }
+}
+
+impl Executor {
+    pub fn new(budget: Budget, observer: Arc<dyn Observer>) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| CallError::Connection(format!("cannot start the async runtime: {e}")));
         let pace = budget.requests_per_minute.filter(|r| *r > 0.0).map(|rpm| {
             Arc::new(Pace {
                 interval: Duration::from_secs_f64(60.0 / rpm),
                 next: Mutex::new(None),
             })
         });
-        let mut set = tokio::task::JoinSet::new();
-        let total = jobs.len();
-        for (index, job) in jobs.into_iter().enumerate() {
-            let (throttle, pace, observer) = (throttle.clone(), pace.clone(), observer.clone());
-            set.spawn(async move {
-                let policy = job.judge.retry_policy();
-                let mut attempt = 0;
-                let outcome = loop {
-                    let Some((slot, round)) = throttle.acquire().await else {
-                        break Err(CallError::Connection("the run was stopped".into()));
+        Self {
+            runtime,
+            throttle: Throttle::new(budget.concurrency),
+            pace,
+            observer,
+        }
+    }
+
+    /// The concurrency limit now (lowered by timeouts).
+    pub fn limit(&self) -> usize {
+        self.throttle.limit.load(Ordering::SeqCst)
+    }
+
+    /// Runs `jobs` and returns their outcomes in order.
+    pub fn run(&self, jobs: Vec<Job>) -> Vec<Result<Completion, CallError>> {
+        let runtime = match &self.runtime {
+            Ok(rt) => rt,
+            Err(error) => return jobs.iter().map(|_| Err(error.clone())).collect(),
+        };
+        runtime.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            let total = jobs.len();
+            for (index, job) in jobs.into_iter().enumerate() {
+                let (throttle, pace, observer) = (
+                    self.throttle.clone(),
+                    self.pace.clone(),
+                    self.observer.clone(),
+                );
+                set.spawn(async move {
+                    let policy = job.judge.retry_policy();
+                    let mut attempt = 0;
+                    let outcome = loop {
+                        let Some((slot, round)) = throttle.acquire().await else {
+                            break Err(CallError::Connection("the run was stopped".into()));
+                        };
+                        if let Some(pace) = &pace {
+                            pace.wait().await;
+                        }
+                        let outcome = job.judge.complete(&job.call).await;
+                        drop(slot);
+                        if let Err(CallError::Timeout(_)) = &outcome {
+                            if let Some((from, to)) = throttle.timed_out(round) {
+                                observer.concurrency_lowered(from, to);
+                            }
+                        }
+                        match outcome {
+                            Err(e) if e.retryable() && attempt < policy.max_retries => {
+                                tokio::time::sleep(policy.backoff(attempt, &e)).await;
+                                attempt += 1;
+                            }
+                            done => break done,
+                        }
                     };
-                    if let Some(pace) = &pace {
-                        pace.wait().await;
-                    }
-                    let outcome = job.judge.complete(&job.call).await;
-                    drop(slot);
-                    if let Err(CallError::Timeout(_)) = &outcome {
-                        if let Some((from, to)) = throttle.timed_out(round) {
-                            observer.concurrency_lowered(from, to);
-                        }
-                    }
-                    match outcome {
-                        Err(e) if e.retryable() && attempt < policy.max_retries => {
-                            tokio::time::sleep(policy.backoff(attempt, &e)).await;
-                            attempt += 1;
-                        }
-                        done => break done,
-                    }
-                };
-                observer.finished(job.group, &outcome);
-                (index, outcome)
-            });
-        }
-        let mut out: Vec<Option<Result<Completion, CallError>>> =
-            (0..total).map(|_| None).collect();
-        while let Some(joined) = set.join_next().await {
-            if let Ok((index, outcome)) = joined {
-                out[index] = Some(outcome);
+                    observer.finished(job.group, &outcome);
+                    (index, outcome)
+                });
             }
-        }
-        out.into_iter()
-            .map(|o| {
-                o.unwrap_or_else(|| Err(CallError::Connection("the call's task failed".into())))
-            })
-            .collect()
-    })
+            let mut out: Vec<Option<Result<Completion, CallError>>> =
+                (0..total).map(|_| None).collect();
+            while let Some(joined) = set.join_next().await {
+                if let Ok((index, outcome)) = joined {
+                    out[index] = Some(outcome);
+                }
+            }
+            out.into_iter()
+                .map(|o| {
+                    o.unwrap_or_else(|| {
+                        Err(CallError::Connection("the call's task failed".into()))
+                    })
+                })
+                .collect()
+        })
+    }
 }

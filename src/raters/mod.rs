@@ -1,24 +1,28 @@
 //! Raters: examples × judge → ratings. Basic (one call), self-consistency (N calls,
 //! aggregated) and the baselines a judge must beat (random, longer, first).
 //!
-//! Calls go out through `judge::execute` (async lives there); everything here is synchronous
-//! aggregation of the outcomes, so each rating keeps its raw completions, parse outcomes,
-//! latencies and tokens.
+//! Calls go out through `judge::execute` (async lives there) a batch at a time (`calls.rs`);
+//! everything here is synchronous aggregation of the outcomes, so each rating keeps its raw
+//! completions, parse outcomes, latencies and tokens until the caller's `Answers` takes the
+//! texts (a run directory writes them out as they come, so a run of millions of calls holds no
+//! answer text).
 
 mod aggregate;
+mod calls;
 mod kind;
 mod pointwise;
 
 pub use aggregate::aggregate;
+#[cfg(test)]
 use aggregate::baseline;
+pub use calls::{calls_per_config, for_each_call, messages, rate, rate_in_batches, Answers};
 pub use kind::{Aggregation, RaterKind};
+#[cfg(test)]
 use pointwise::Graded;
 pub use pointwise::{aggregate_pointwise, compare_grades, Missing, PointwiseRule};
 
-use crate::dataset::examples::Example;
-use crate::judge::execute::{execute, Budget, Job, Observer};
-use crate::judge::{Call, CallError, Completion, ItemView, Judge, Message, Params};
-use crate::prompts::{Mode, Template};
+use crate::judge::{CallError, Completion, Judge, Params};
+use crate::prompts::Template;
 use std::fmt;
 use std::sync::Arc;
 
@@ -155,184 +159,6 @@ impl Rating {
     }
 }
 
-fn view(example: &Example, template: &Template, graded: Option<u8>) -> ItemView {
-    ItemView {
-        prompt: example.prompt.clone(),
-        response1: example.response1.clone(),
-        response2: example.response2.clone(),
-        gold: example.gold,
-        parser: template.parser.clone(),
-        allows_tie: template.allows_tie,
-        graded,
-        pair_id: example.pair_id.clone(),
-        swapped: example.order == crate::dataset::examples::Order::Swapped,
-    }
-}
-
-/// The messages a template sends for an example (pointwise: for the graded response).
-pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> Vec<Message> {
-    let mut out = Vec::with_capacity(2);
-    if let Some(system) = &template.system {
-        out.push(Message::system(system.clone()));
-    }
-    let text = match (template.mode, graded) {
-        (Mode::Pointwise, Some(side)) => template.render_pointwise(
-            &example.prompt,
-            if side == 1 {
-                &example.response1
-            } else {
-                &example.response2
-            },
-            example.reference.as_deref().unwrap_or(""),
-        ),
-        _ => template.render(&example.prompt, &example.response1, &example.response2),
-    };
-    out.push(Message::user(text));
-    out
-}
-
-/// The calls of a run, in the order they are sent: configuration, then item (a pair's two
-/// orders are adjacent items), then sample. A local server that keeps the previous request's
-/// KV cache reuses the common prefix, so a pair's samples and its two orders back to back
-/// cost less prompt processing: 2.46× faster than sample-major order on llama.cpp
-/// (benches/kv_prefix_order.py).
-///
-/// A pointwise configuration grades each response on its own: one call per response and
-/// sample, and a response shown in both orders (or in several pairs) with the same prompt is
-/// graded once. `slots[config][example]` lists the job indices behind each item: the samples,
-/// or (pointwise) the samples of response 1 then of response 2.
-fn jobs(configs: &[Config], examples: &[Example]) -> (Vec<Job>, Vec<Vec<Vec<usize>>>) {
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut slots: Vec<Vec<Vec<usize>>> = configs
-        .iter()
-        .map(|_| vec![Vec::new(); examples.len()])
-        .collect();
-    let mut seen: std::collections::HashMap<(usize, Vec<Message>, u32), usize> =
-        std::collections::HashMap::new();
-    for_each_call(configs, examples, |group, example, call| {
-        if call.item.graded.is_some() {
-            let shown = (group, call.messages.clone(), call.sample);
-            if let Some(&k) = seen.get(&shown) {
-                slots[group][example].push(k);
-                return;
-            }
-            seen.insert(shown, jobs.len());
-        }
-        slots[group][example].push(jobs.len());
-        jobs.push(Job {
-            group,
-            judge: configs[group].judge.clone(),
-            call,
-        });
-    });
-    (jobs, slots)
-}
-
-/// Every call of a run, one at a time and in the order they are sent (see `jobs`), with its
-/// configuration's and example's index; nothing is kept, so a batch export of millions of
-/// calls holds one at a time. Pointwise grades shared between items come once per item.
-pub fn for_each_call(
-    configs: &[Config],
-    examples: &[Example],
-    mut f: impl FnMut(usize, usize, Call),
-) {
-    for (group, config) in configs.iter().enumerate() {
-        let sides: &[Option<u8>] = match config.template.mode {
-            Mode::Pairwise => &[None],
-            Mode::Pointwise => &[Some(1), Some(2)],
-        };
-        for (index, example) in examples.iter().enumerate() {
-            for &side in sides {
-                let item = Arc::new(view(example, &config.template, side));
-                let messages = messages(&config.template, example, side);
-                for sample in 0..config.rater.samples() {
-                    f(
-                        group,
-                        index,
-                        Call {
-                            messages: messages.clone(),
-                            params: config.params.clone(),
-                            sample,
-                            item: item.clone(),
-                        },
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// How many calls each configuration sends (pointwise grades shared between items count
-/// once).
-pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {
-    let mut counts = vec![0u64; configs.len()];
-    for job in jobs(configs, examples).0 {
-        counts[job.group] += 1;
-    }
-    counts
-}
-
-/// Rates every example with every configuration; one concurrency budget covers all calls.
-/// Returns one list of ratings per configuration, in example order.
-pub fn rate(
-    configs: &[Config],
-    examples: &[Example],
-    budget: Budget,
-    observer: Arc<dyn Observer>,
-) -> Vec<Vec<Rating>> {
-    let (jobs, slots) = jobs(configs, examples);
-    let outcomes = execute(jobs, budget, observer);
-    // The first item to use a call counts it; later ones share it.
-    let mut used = vec![false; outcomes.len()];
-    let mut take = |k: usize| -> Graded {
-        let shared = std::mem::replace(&mut used[k], true);
-        (outcomes[k].clone(), shared)
-    };
-    configs
-        .iter()
-        .zip(slots)
-        .map(|(config, per_example)| {
-            examples
-                .iter()
-                .zip(per_example)
-                .map(|(example, indices)| {
-                    if config.rater.is_baseline() {
-                        let r = baseline(config.rater, example);
-                        return Rating {
-                            id: example.id.clone(),
-                            rating: Some(r),
-                            status: Status::Rated,
-                            used: 0,
-                            samples: vec![],
-                            grades: None,
-                        };
-                    }
-                    let mut taken: Vec<Graded> = indices.into_iter().map(&mut take).collect();
-                    match config.template.mode {
-                        Mode::Pairwise => aggregate(
-                            &example.id,
-                            config.rater,
-                            &config.template,
-                            taken.into_iter().map(|t| t.0).collect(),
-                        ),
-                        Mode::Pointwise => {
-                            let side2 = taken.split_off(taken.len() / 2);
-                            aggregate_pointwise(
-                                &example.id,
-                                config.rater,
-                                &config.template,
-                                config.pointwise,
-                                taken,
-                                side2,
-                            )
-                        }
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,7 +176,7 @@ mod tests {
     }
 
     /// `n` pairs "{prefix}{i}" asking "question {i}", shown in both orders.
-    fn both_orders(n: usize, prefix: &str) -> Vec<Example> {
+    pub(super) fn both_orders(n: usize, prefix: &str) -> Vec<crate::dataset::examples::Example> {
         let pairs = (0..n)
             .map(|i| crate::dataset::pairs::Pair {
                 id: format!("{prefix}{i}"),
@@ -365,49 +191,6 @@ mod tests {
             })
             .collect();
         crate::dataset::examples::build(pairs, 42, true)
-    }
-
-    #[test]
-    fn a_pairs_samples_and_orders_are_sent_back_to_back() {
-        let examples = both_orders(3, "s-");
-        let template = crate::prompts::resolve("simple_with_tie").expect("built-in");
-        let config = |name: &str, rater: &str| Config {
-            name: name.into(),
-            template: template.clone(),
-            rater: RaterKind::parse(rater, 0).expect("rater"),
-            judge: Arc::new(crate::judge::sim::Sim::default()),
-            params: Arc::new(Params {
-                model: "m".into(),
-                temperature: 1.0,
-                max_tokens: 8,
-                seed: None,
-            }),
-            pointwise: PointwiseRule::default(),
-        };
-        let sent: Vec<(usize, String, u32)> =
-            jobs(&[config("a", "sc:3"), config("b", "basic")], &examples)
-                .0
-                .iter()
-                .map(|j| (j.group, j.call.messages[0].content.clone(), j.call.sample))
-                .collect();
-        assert_eq!(sent.len(), 6 * 3 + 6);
-        // Configuration, then pair (both orders), then sample: each prompt's samples are
-        // consecutive, and a pair's two orders follow each other.
-        let firsts: Vec<&(usize, String, u32)> = sent.iter().filter(|s| s.2 == 0).collect();
-        for (k, chunk) in sent[..18].chunks(3).enumerate() {
-            assert!(chunk.iter().all(|c| c.1 == chunk[0].1 && c.0 == 0), "{k}");
-            assert_eq!(chunk.iter().map(|c| c.2).collect::<Vec<_>>(), [0, 1, 2]);
-        }
-        let questions: Vec<usize> = firsts[..6]
-            .iter()
-            .map(|f| {
-                (0..3)
-                    .position(|i| f.1.contains(&format!("question {i}")))
-                    .expect("question")
-            })
-            .collect();
-        assert_eq!(questions, [0, 0, 1, 1, 2, 2]);
-        assert!(sent[18..].iter().all(|s| s.0 == 1));
     }
 
     /// Found in a real session: the random baseline agreed with itself across the two orders

@@ -4,7 +4,7 @@
 //! completions.jsonl, so `calibrate` and `report DIR` write the same page. All data is
 //! escaped by the template engine (HTML) or embedded as JSON and shown with `textContent`.
 
-use super::lines::{read_lines, ItemTexts};
+use super::lines::{each_line, read_lines, ItemTexts};
 use super::plots;
 use super::summary::summary;
 use super::table::Table;
@@ -106,7 +106,14 @@ struct BrowserData<'a> {
     items: Vec<BrowserItem<'a>>,
     /// Per configuration, per item: its answers.
     completions: Vec<Vec<Vec<Answer>>>,
+    /// Items from this index on have no answers in the page (over `ANSWER_BYTES`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answers_cut: Option<usize>,
 }
+
+/// At most this much answer text goes into a page (a browser holds the page whole): the
+/// items past it show where their answers are instead.
+const ANSWER_BYTES: usize = 64 << 20;
 
 fn status(o: Outcome) -> &'static str {
     match o {
@@ -139,17 +146,29 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .enumerate()
         .map(|(k, c)| (c.name.as_str(), k))
         .collect();
+    // The page keeps the answers of as many items (from the first) as fit in ANSWER_BYTES,
+    // for every configuration: completions.jsonl is read twice, a line at a time.
+    let path = dir.join("completions.jsonl");
+    let mut bytes = vec![0usize; rec.items.len()];
+    each_line(&path, |answer: Answer| {
+        if let Some(&i) = index.get(answer.id.as_str()) {
+            bytes[i] += answer.text.as_ref().map_or(0, String::len);
+        }
+    });
+    let shown = fitting(&bytes, ANSWER_BYTES);
     let mut completions: Vec<Vec<Vec<Answer>>> = (0..rec.configs.len())
         .map(|_| (0..rec.items.len()).map(|_| Vec::new()).collect())
         .collect();
-    for answer in read_lines::<Answer>(&dir.join("completions.jsonl")) {
+    each_line(&path, |answer: Answer| {
         if let (Some(&k), Some(&i)) = (
             config_index.get(answer.config.as_str()),
             index.get(answer.id.as_str()),
         ) {
-            completions[k][i].push(answer);
+            if i < shown {
+                completions[k][i].push(answer);
+            }
         }
-    }
+    });
     let items = rec
         .items
         .iter()
@@ -178,8 +197,21 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         configs: rec.configs.iter().map(|c| c.name.as_str()).collect(),
         items,
         completions,
+        answers_cut: (shown < rec.items.len()).then_some(shown),
     };
     script_json(&data).map(Some)
+}
+
+/// How many items, from the first, have answers (`bytes` each) that fit in `budget` together.
+fn fitting(bytes: &[usize], budget: usize) -> usize {
+    let mut total = 0usize;
+    bytes
+        .iter()
+        .position(|b| {
+            total += b;
+            total > budget
+        })
+        .unwrap_or(bytes.len())
 }
 
 fn unique(values: impl Iterator<Item = String>) -> String {
@@ -371,5 +403,15 @@ mod tests {
         let back: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
         assert_eq!(back["t"], hostile);
         assert_eq!(back["<k>"][1], "&");
+    }
+
+    #[test]
+    fn the_page_keeps_the_answers_of_the_first_items_that_fit() {
+        assert_eq!(fitting(&[10, 20, 30], 60), 3);
+        assert_eq!(fitting(&[10, 20, 30], 59), 2);
+        assert_eq!(fitting(&[10, 20, 30], 30), 2);
+        assert_eq!(fitting(&[10, 20, 30], 29), 1);
+        assert_eq!(fitting(&[70, 0, 0], 64), 0);
+        assert_eq!(fitting(&[], 0), 0);
     }
 }

@@ -3,18 +3,30 @@
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::io::BufRead;
 use std::path::Path;
 
 /// Each line of a JSONL file that reads as `T` (an unreadable line is left out: the page shows
 /// what it can).
 pub fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
-    std::fs::read_to_string(path)
-        .map(|text| {
-            text.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
+    let mut out = Vec::new();
+    each_line(path, |t| out.push(t));
+    out
+}
+
+/// `read_lines` one line at a time: a run's completions.jsonl can hold millions of answers.
+pub fn each_line<T: DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) {
+    let Ok(file) = std::fs::File::open(path) else {
+        return;
+    };
+    for line in std::io::BufReader::with_capacity(1 << 16, file)
+        .lines()
+        .map_while(Result::ok)
+    {
+        if let Ok(t) = serde_json::from_str(&line) {
+            f(t);
+        }
+    }
 }
 
 /// A line of items.jsonl.

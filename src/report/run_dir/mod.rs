@@ -23,15 +23,75 @@ fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
     Some([chars(a)?, chars(b)?])
 }
 
-/// ratings.csv/.parquet and completions.jsonl (only after a fresh run).
+/// completions.jsonl, written while the run rates: each sample's answer (its text taken from
+/// the rating, so the run keeps no answer text), where the parser read the verdict, and its
+/// cost. Lines come in `ratings.csv`'s order (configuration, then item, then sample), which its
+/// `completion_ref` column counts on.
+#[derive(Debug)]
+pub struct AnswerLog {
+    out: BufWriter<File>,
+    path: std::path::PathBuf,
+    names: Vec<String>,
+    error: Option<std::io::Error>,
+}
+
+impl AnswerLog {
+    /// Creates `dir/completions.jsonl` for configurations named `names`.
+    pub fn create(dir: &Path, names: Vec<String>) -> Result<Self> {
+        let path = dir.join("completions.jsonl");
+        let file =
+            File::create(&path).with_context(|| format!("creating '{}'", path.display()))?;
+        Ok(Self {
+            out: BufWriter::new(file),
+            path,
+            names,
+            error: None,
+        })
+    }
+
+    /// Writes a rating's answers and takes their texts. A write error is kept for `finish`.
+    pub fn add(&mut self, config: usize, rating: &mut crate::raters::Rating) {
+        let name = self.names.get(config).map_or("", String::as_str);
+        for s in &mut rating.samples {
+            let record = json!({
+                "config": name, "id": rating.id, "sample": s.sample,
+                "side": s.side, "grade": s.grade, "shared": s.shared,
+                "span": char_span(s),
+                "text": s.completion.as_ref().map(|x| &x.text),
+                "verdict": s.verdict, "problem": s.problem,
+                "latency_ms": s.completion.as_ref().map(|x| x.latency_ms),
+                "tokens_in": s.completion.as_ref().map(|x| x.tokens_in),
+                "tokens_out": s.completion.as_ref().map(|x| x.tokens_out),
+                "cached": s.completion.as_ref().map(|x| x.cached),
+            });
+            if let Some(c) = &mut s.completion {
+                c.text = String::new();
+            }
+            if self.error.is_none() {
+                let written = serde_json::to_writer(&mut self.out, &record)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| self.out.write_all(b"\n"));
+                self.error = written.err();
+            }
+        }
+    }
+
+    /// Flushes the file; the first write error, if any.
+    pub fn finish(mut self) -> Result<()> {
+        let flushed = self.out.flush();
+        match self.error.take().map_or(flushed, Err) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e).with_context(|| format!("writing '{}'", self.path.display())),
+        }
+    }
+}
+
+/// ratings.csv/.parquet (only after a fresh run; completions.jsonl was written by its
+/// `AnswerLog` as it rated).
 fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     let Some(ratings) = &run.ratings else {
         return Ok(());
     };
-    let path = dir.join("completions.jsonl");
-    let mut out = BufWriter::new(
-        File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
-    );
     let mut line = 0usize;
     let (mut config, mut id, mut pair, mut subset, mut order, mut seeded) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
@@ -49,22 +109,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                     .join(",")
             }));
             let first_line = line + 1;
-            for s in &r.samples {
-                line += 1;
-                let record = json!({
-                    "config": c.name, "id": item.id, "sample": s.sample,
-                    "side": s.side, "grade": s.grade, "shared": s.shared,
-                    "span": char_span(s),
-                    "text": s.completion.as_ref().map(|x| x.text.clone()),
-                    "verdict": s.verdict, "problem": s.problem,
-                    "latency_ms": s.completion.as_ref().map(|x| x.latency_ms),
-                    "tokens_in": s.completion.as_ref().map(|x| x.tokens_in),
-                    "tokens_out": s.completion.as_ref().map(|x| x.tokens_out),
-                    "cached": s.completion.as_ref().map(|x| x.cached),
-                });
-                serde_json::to_writer(&mut out, &record)?;
-                out.write_all(b"\n")?;
-            }
+            line += r.samples.len();
             config.push(c.name.clone());
             id.push(item.id.clone());
             pair.push(item.pair_id.clone());
@@ -83,7 +128,6 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
             );
         }
     }
-    out.flush()?;
     if let Some(texts) = &run.texts {
         let path = dir.join("items.jsonl");
         let mut items = BufWriter::new(

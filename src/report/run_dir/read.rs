@@ -6,7 +6,7 @@ use crate::error::input_error;
 use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord,
 };
-use crate::report::lines::{read_lines, ItemTexts};
+use crate::report::lines::{each_line, read_lines, ItemTexts};
 use crate::run::record::{ConfigMeta, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
@@ -129,25 +129,25 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
             ),
         ));
     }
-    // Every sample's verdict, from completions.jsonl (for the self-consistency curves).
-    let sample_lines: Vec<Value> = read_lines(&dir.join("completions.jsonl"));
-    let mut sample_verdicts: std::collections::HashMap<(&str, &str), Vec<Option<i64>>> =
+    // Every sample's verdict, from completions.jsonl (for the self-consistency curves), read
+    // a line at a time: the answers' texts are not kept.
+    #[derive(serde::Deserialize)]
+    struct SampleVerdict {
+        config: String,
+        id: String,
+        sample: u32,
+        verdict: Option<i64>,
+    }
+    let mut sample_verdicts: std::collections::HashMap<(String, String), Vec<Option<i64>>> =
         std::collections::HashMap::new();
-    for line in &sample_lines {
-        let (Some(config), Some(item), Some(sample)) = (
-            line["config"].as_str(),
-            line["id"].as_str(),
-            line["sample"].as_u64(),
-        ) else {
-            continue;
-        };
-        let verdicts = sample_verdicts.entry((config, item)).or_default();
-        let at = sample as usize;
+    each_line(&dir.join("completions.jsonl"), |line: SampleVerdict| {
+        let verdicts = sample_verdicts.entry((line.config, line.id)).or_default();
+        let at = line.sample as usize;
         if verdicts.len() <= at {
             verdicts.resize(at + 1, None);
         }
-        verdicts[at] = line["verdict"].as_i64();
-    }
+        verdicts[at] = line.verdict;
+    });
     let records = metas
         .iter()
         .enumerate()
@@ -194,7 +194,7 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                         (k * n..(k + 1) * n)
                             .map(|i| {
                                 sample_verdicts
-                                    .get(&(m.name.as_str(), id[i].as_str()))
+                                    .get(&(m.name.clone(), id[i].clone()))
                                     .cloned()
                                     .unwrap_or_default()
                             })

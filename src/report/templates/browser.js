@@ -73,6 +73,9 @@ function detail(i) {
   D.configs.forEach((c, k) => {
     const [r, status] = it.ratings[k];
     box.appendChild(el('h4', 'C' + (k + 1) + ' ' + c + ': ' + (r === null ? status : label(r))));
+    if (D.answers_cut !== undefined && i >= D.answers_cut) {
+      box.appendChild(el('div', 'The answers of items after the first ' + D.answers_cut + ' are not in this page (it keeps 64 MB of answers); they are in completions.jsonl, config "' + c + '", id "' + it.id + '".', 'note'));
+    }
     for (const s of (D.completions[k][i] || [])) {
       const pre = el('pre');
       const cps = Array.from(s.text || '');
