@@ -15,6 +15,9 @@
 //!
 //!     cargo bench --bench cache
 //!     RATERLAB_BENCH_BEFORE=/tmp/raterlab-before cargo bench --bench cache
+//!
+//! `RATERLAB_BENCH_KEEP=DIR` copies the 10^6-call store and its data to DIR and prints the
+//! offline command, to profile it by hand (the table is skipped).
 
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
@@ -194,7 +197,13 @@ fn main() {
         "migrate s"
     );
     let mut base: Option<(Figures, Option<Figures>)> = None;
-    for n in SIZES {
+    // RATERLAB_BENCH_KEEP skips the table: only the large run, to keep it.
+    let sizes: &[u64] = if std::env::var_os("RATERLAB_BENCH_KEEP").is_some() {
+        &[]
+    } else {
+        &SIZES
+    };
+    for &n in sizes {
         let store = dir.join(format!("store-{n}"));
         ingest(after, &results, &export, &store);
         fill_store(&store, n - 10);
@@ -276,6 +285,14 @@ fn large_offline(dir: &Path, after: &str, before: Option<&str>) {
         ]);
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let figures = support::timed(binary, &refs);
+        if let Ok(keep) = std::env::var("RATERLAB_BENCH_KEEP") {
+            // The store, data and command kept to profile the run by hand.
+            let _ = std::fs::create_dir_all(&keep);
+            let _ = std::process::Command::new("cp")
+                .args(["-r", &cache.to_string_lossy(), &data_s, &keep])
+                .status();
+            println!("  kept in {keep}: raterlab {}", refs.join(" "));
+        }
         let _ = std::fs::remove_dir_all(cache);
         let _ = std::fs::remove_dir_all(dir.join("large-run"));
         (figures.0, figures.1)

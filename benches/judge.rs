@@ -168,20 +168,13 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("raterlab-bench-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let cache = Arc::new(Cache::open(&dir, &raterlab::dataset::hub::Quiet).expect("cache"));
-    let cached: Arc<dyn Judge> = Arc::new(Cached {
-        inner: client(&fast.url),
-        cache: cache.clone(),
-        offline: false,
-    });
+    let cached: Arc<dyn Judge> = Arc::new(Cached::new(client(&fast.url), cache.clone(), false));
     let (fill_wall, _, fill_failed) = timed(jobs(cached.clone(), 10_000), 64);
     drop(fast);
     let reopened = Arc::new(Cache::open(&dir, &raterlab::dataset::hub::Quiet).expect("cache"));
     let start = Instant::now();
-    let offline: Arc<dyn Judge> = Arc::new(Cached {
-        inner: client("http://127.0.0.1:9/v1"),
-        cache: reopened,
-        offline: true,
-    });
+    let offline: Arc<dyn Judge> =
+        Arc::new(Cached::new(client("http://127.0.0.1:9/v1"), reopened, true));
     let (_, _, cache_failed) = timed(jobs(offline, 10_000), 64);
     let rerun = start.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);

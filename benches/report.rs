@@ -15,7 +15,7 @@ use raterlab::evaluation::{
     evaluate, Annotations, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord,
 };
 use raterlab::judge::Completion;
-use raterlab::raters::{Rating, SampleTrace, Status};
+use raterlab::raters::{CallTally, Rating, RatingRow, SampleTrace, Status};
 use raterlab::run::record::{ConfigMeta, Run, RunMeta};
 use std::time::Instant;
 
@@ -253,6 +253,24 @@ fn main() {
         },
     );
     let evaluated = start.elapsed().as_secs_f64();
+    // The answers as calibrate writes them while it rates, then the rows it keeps.
+    std::fs::create_dir_all(&dir).expect("run directory");
+    let mut log = raterlab::report::run_dir::AnswerLog::create(
+        &dir,
+        metas.iter().map(|m| m.name.clone()).collect(),
+    )
+    .expect("completions.jsonl");
+    for (k, per_item) in ratings.iter().enumerate() {
+        for r in per_item {
+            log.add(k, r);
+        }
+    }
+    log.finish().expect("completions.jsonl written");
+    let tallies: Vec<CallTally> = ratings.iter().map(CallTally::of).collect();
+    let ratings: Vec<Vec<RatingRow>> = ratings
+        .iter()
+        .map(|per_item| per_item.iter().map(RatingRow::from).collect())
+        .collect();
     let run = Run {
         meta: RunMeta {
             name: "bench".into(),
@@ -271,6 +289,7 @@ fn main() {
         record,
         evaluation,
         ratings: Some(ratings),
+        tallies,
         caches: vec![],
         texts: Some((0..n).map(pair_texts).collect()),
     };

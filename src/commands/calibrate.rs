@@ -4,7 +4,7 @@
 use crate::cli::CalibrateArgs;
 use crate::error::input_error;
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
-use crate::raters::{self, RaterKind, Rating};
+use crate::raters::{self, CallTally, RaterKind, RatingRow};
 use crate::run::data::{self, Dataset};
 use crate::run::judges;
 use crate::run::plan::{check_sort, data_settings, plan, Plan};
@@ -38,8 +38,7 @@ pub fn timestamp(unix: u64) -> String {
     format!("{y:04}{m:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
-fn cost(ratings: &[Rating], wall_seconds: f64) -> Cost {
-    let u = raters::usage(ratings);
+fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
     Cost {
         calls: u.calls,
         cache_hits: u.cache_hits,
@@ -129,17 +128,26 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),
     );
-    // The answers go to the run directory as they come; the run keeps none of their texts.
+    // The answers go to the run directory as they come; the run keeps a row per rating.
     let mut log = crate::report::run_dir::AnswerLog::create(
         &dir,
         configs.iter().map(|c| c.name.clone()).collect(),
     )?;
-    let ratings = raters::rate(
+    let mut ratings: Vec<Vec<RatingRow>> = configs
+        .iter()
+        .map(|_| Vec::with_capacity(dataset.examples.len()))
+        .collect();
+    let mut tallies: Vec<CallTally> = vec![CallTally::default(); configs.len()];
+    raters::rate(
         &configs,
         &dataset.examples,
         budget,
         observer.clone(),
-        &mut |config, rating| log.add(config, rating),
+        &mut |config, rating| {
+            log.add(config, &rating);
+            tallies[config].add(&rating);
+            ratings[config].push(RatingRow::from(&rating));
+        },
     );
     observer.finish();
     log.finish()?;
@@ -148,19 +156,20 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         configs: metas
             .iter()
             .zip(&ratings)
+            .zip(&tallies)
             .enumerate()
-            .map(|(i, (m, r))| ConfigRecord {
+            .map(|(i, ((m, r), tally))| ConfigRecord {
                 name: m.name.clone(),
                 prompt: m.prompt.clone(),
                 rater: m.rater.clone(),
                 judge: m.judge.clone(),
                 simulated: m.simulated,
                 outcomes: r.iter().map(Outcome::from).collect(),
-                cost: cost(r, observer.wall_seconds(i)),
+                cost: cost(tally.usage, observer.wall_seconds(i)),
                 reasons: evaluation::tally(
                     r.iter()
                         .filter(|x| x.status != raters::Status::Rated)
-                        .filter_map(Rating::reason),
+                        .filter_map(|x| x.reason.as_deref()),
                 ),
                 pointwise: (configs[i].template.mode == crate::prompts::Mode::Pointwise
                     && !configs[i].rater.is_baseline())
@@ -172,11 +181,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
                 }),
                 samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
                     && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
-                .then(|| {
-                    r.iter()
-                        .map(|x| x.samples.iter().map(|s| s.verdict).collect())
-                        .collect()
-                }),
+                .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
             })
             .collect(),
         both_orders: dataset.both_orders,
@@ -223,6 +228,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         record,
         evaluation,
         ratings: Some(ratings),
+        tallies,
         caches,
         texts: Some(
             dataset
@@ -259,7 +265,7 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
             .configs
             .iter()
             .map(|c| c.name.as_str())
-            .zip(run.ratings.iter().flatten().map(Vec::as_slice)),
+            .zip(&run.tallies),
         &format!("the run directory was written: {}", run.meta.dir.display()),
     )
 }

@@ -64,13 +64,7 @@ pub fn run(args: RateArgs) -> Result<()> {
         &crate::raters::calls_per_config(&configs, &dataset.examples),
     );
     // The ratings file shows each rating's answers: they stay with the ratings.
-    let ratings = crate::raters::rate(
-        &configs,
-        &dataset.examples,
-        budget,
-        observer.clone(),
-        &mut |_, _| {},
-    );
+    let ratings = crate::raters::rate_all(&configs, &dataset.examples, budget, observer.clone());
     observer.finish();
     let ratings = ratings.into_iter().next().unwrap_or_default();
     crate::report::ratings::write(&args.out, &configs[0], &dataset.examples, &ratings)?;
@@ -84,7 +78,10 @@ pub fn run(args: RateArgs) -> Result<()> {
     judges::check_failures(
         &args.judge,
         setup.cache.as_deref(),
-        std::iter::once((configs[0].name.as_str(), ratings.as_slice())),
+        std::iter::once((
+            configs[0].name.as_str(),
+            &crate::raters::CallTally::of(&ratings),
+        )),
         "the ratings file was written",
     )
 }

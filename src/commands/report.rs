@@ -25,6 +25,7 @@ pub fn run(args: &ReportArgs) -> Result<Run> {
         record,
         evaluation,
         ratings: None,
+        tallies: vec![],
         caches: Vec::new(),
         texts: None,
     })

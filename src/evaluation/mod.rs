@@ -51,14 +51,27 @@ pub enum Outcome {
     CallFailed,
 }
 
-impl From<&crate::raters::Rating> for Outcome {
-    fn from(r: &crate::raters::Rating) -> Self {
+impl Outcome {
+    /// An item's outcome from its rating and status.
+    pub fn of(rating: Option<i64>, status: crate::raters::Status) -> Self {
         use crate::raters::Status;
-        match (r.status, r.rating) {
+        match (status, rating) {
             (Status::Rated, Some(v)) => Outcome::Rated(v),
             (Status::NoVerdict, _) => Outcome::NoVerdict,
             _ => Outcome::CallFailed,
         }
+    }
+}
+
+impl From<&crate::raters::Rating> for Outcome {
+    fn from(r: &crate::raters::Rating) -> Self {
+        Self::of(r.rating, r.status)
+    }
+}
+
+impl From<&crate::raters::RatingRow> for Outcome {
+    fn from(r: &crate::raters::RatingRow) -> Self {
+        Self::of(r.rating, r.status)
     }
 }
 

@@ -204,6 +204,18 @@ impl Executor {
             Ok(rt) => rt,
             Err(error) => return jobs.iter().map(|_| Err(error.clone())).collect(),
         };
+        // Each judge's calls, told before they are made.
+        let mut judges: Vec<(&Arc<dyn Judge>, Vec<&Call>)> = Vec::new();
+        for job in &jobs {
+            match judges.iter_mut().find(|(j, _)| Arc::ptr_eq(j, &job.judge)) {
+                Some((_, calls)) => calls.push(&job.call),
+                None => judges.push((&job.judge, vec![&job.call])),
+            }
+        }
+        for (judge, calls) in &judges {
+            judge.prefetch(calls);
+        }
+        drop(judges);
         runtime.block_on(async {
             let mut set = tokio::task::JoinSet::new();
             let total = jobs.len();
@@ -251,9 +263,7 @@ impl Executor {
             }
             out.into_iter()
                 .map(|o| {
-                    o.unwrap_or_else(|| {
-                        Err(CallError::Connection("the call's task failed".into()))
-                    })
+                    o.unwrap_or_else(|| Err(CallError::Connection("the call's task failed".into())))
                 })
                 .collect()
         })

@@ -225,6 +225,9 @@ pub trait Judge: Send + Sync {
     fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy::NONE
     }
+    /// Told the calls of a batch before they are made: a judge that answers many calls at
+    /// once more cheaply than one by one (the cache: one read in key order) gets them ready.
+    fn prefetch(&self, _calls: &[&Call]) {}
     /// One attempt at a call (retries are `execute`'s).
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a>;
 }

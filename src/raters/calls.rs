@@ -135,22 +135,35 @@ enum Source {
     Earlier(Shown),
 }
 
-/// Receives each rating as it is made, in order (configuration, then item), before the run
-/// keeps it; it may take the answers' texts (`std::mem::take`), which the run no longer needs.
-pub type Answers<'a> = dyn FnMut(usize, &mut Rating) + 'a;
+/// Receives each rating as it is made, in order (configuration, then item): the caller keeps
+/// what it needs (a run directory writes the answers out and keeps a `RatingRow`).
+pub type Answers<'a> = dyn FnMut(usize, Rating) + 'a;
 
 /// Rates every example with every configuration; one concurrency budget covers all calls.
-/// Returns one list of ratings per configuration, in example order; `answers` sees each rating
-/// first.
+/// `answers` gets each rating as it is made.
 pub fn rate(
     configs: &[Config],
     examples: &[Example],
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
-) -> Vec<Vec<Rating>> {
+) {
     let batch = BATCH_CALLS.max(budget.concurrency.saturating_mul(64));
-    rate_in_batches(configs, examples, budget, observer, answers, batch)
+    rate_in_batches(configs, examples, budget, observer, answers, batch);
+}
+
+/// `rate`, every rating kept: one list per configuration, in example order.
+pub fn rate_all(
+    configs: &[Config],
+    examples: &[Example],
+    budget: Budget,
+    observer: Arc<dyn Observer>,
+) -> Vec<Vec<Rating>> {
+    let mut all: Vec<Vec<Rating>> = configs.iter().map(|_| Vec::new()).collect();
+    rate(configs, examples, budget, observer, &mut |k, r| {
+        all[k].push(r)
+    });
+    all
 }
 
 /// `rate` with batches of about `batch` calls (whole items: an item's calls share a batch).
@@ -161,71 +174,62 @@ pub fn rate_in_batches(
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
     batch: usize,
-) -> Vec<Vec<Rating>> {
+) {
     let executor = Executor::new(budget, observer);
-    configs
-        .iter()
-        .enumerate()
-        .map(|(group, config)| {
-            let mut ratings = Vec::with_capacity(examples.len());
-            if config.rater.is_baseline() {
-                for example in examples {
-                    let mut r = Rating {
-                        id: example.id.clone(),
-                        rating: Some(baseline(config.rater, example)),
-                        status: Status::Rated,
-                        used: 0,
-                        samples: vec![],
-                        grades: None,
-                    };
-                    answers(group, &mut r);
-                    ratings.push(r);
-                }
-                return ratings;
+    for (group, config) in configs.iter().enumerate() {
+        if config.rater.is_baseline() {
+            for example in examples {
+                let r = Rating {
+                    id: example.id.clone(),
+                    rating: Some(baseline(config.rater, example)),
+                    status: Status::Rated,
+                    used: 0,
+                    samples: vec![],
+                    grades: None,
+                };
+                answers(group, r);
             }
-            let mut sharing = Sharing::count(config, examples);
-            let mut start = 0;
-            while start < examples.len() {
-                let mut jobs: Vec<Job> = Vec::new();
-                let mut sources: Vec<Vec<(Source, bool)>> = Vec::new();
-                let mut in_batch: HashMap<Shown, usize> = HashMap::new();
-                let mut end = start;
-                while end < examples.len() && (end == start || jobs.len() < batch) {
-                    let mut item = Vec::new();
-                    example_calls(config, &examples[end], |call| {
-                        let key = shown(config, &call);
-                        item.push(match key {
-                            Some(key) => sharing.source(key, &mut in_batch, jobs.len()),
-                            None => (Source::Job(jobs.len()), false),
-                        });
-                        if let (Source::Job(k), false) = item[item.len() - 1] {
-                            debug_assert_eq!(k, jobs.len());
-                            jobs.push(Job {
-                                group,
-                                judge: config.judge.clone(),
-                                call,
-                            });
-                        }
+            continue;
+        }
+        let mut sharing = Sharing::count(config, examples);
+        let mut start = 0;
+        while start < examples.len() {
+            let mut jobs: Vec<Job> = Vec::new();
+            let mut sources: Vec<Vec<(Source, bool)>> = Vec::new();
+            let mut in_batch: HashMap<Shown, usize> = HashMap::new();
+            let mut end = start;
+            while end < examples.len() && (end == start || jobs.len() < batch) {
+                let mut item = Vec::new();
+                example_calls(config, &examples[end], |call| {
+                    let key = shown(config, &call);
+                    item.push(match key {
+                        Some(key) => sharing.source(key, &mut in_batch, jobs.len()),
+                        None => (Source::Job(jobs.len()), false),
                     });
-                    sources.push(item);
-                    end += 1;
-                }
-                let outcomes = executor.run(jobs);
-                for (example, item) in examples[start..end].iter().zip(sources) {
-                    let taken: Vec<Graded> = item
-                        .into_iter()
-                        .map(|(source, shared)| (sharing.outcome(&source, &outcomes), shared))
-                        .collect();
-                    let mut r = rating(config, example, taken);
-                    answers(group, &mut r);
-                    ratings.push(r);
-                }
-                sharing.keep(in_batch, &outcomes);
-                start = end;
+                    if let (Source::Job(k), false) = item[item.len() - 1] {
+                        debug_assert_eq!(k, jobs.len());
+                        jobs.push(Job {
+                            group,
+                            judge: config.judge.clone(),
+                            call,
+                        });
+                    }
+                });
+                sources.push(item);
+                end += 1;
             }
-            ratings
-        })
-        .collect()
+            let outcomes = executor.run(jobs);
+            for (example, item) in examples[start..end].iter().zip(sources) {
+                let taken: Vec<Graded> = item
+                    .into_iter()
+                    .map(|(source, shared)| (sharing.outcome(&source, &outcomes), shared))
+                    .collect();
+                answers(group, rating(config, example, taken));
+            }
+            sharing.keep(in_batch, &outcomes);
+            start = end;
+        }
+    }
 }
 
 /// One item's rating from its calls' outcomes (pointwise: response 1's, then response 2's).
@@ -307,7 +311,11 @@ impl Sharing {
         source: &Source,
         outcomes: &[Result<Completion, CallError>],
     ) -> Result<Completion, CallError> {
-        let missing = || Err(CallError::Connection("the shared call's answer is gone".into()));
+        let missing = || {
+            Err(CallError::Connection(
+                "the shared call's answer is gone".into(),
+            ))
+        };
         match source {
             Source::Job(k) => outcomes.get(*k).cloned().unwrap_or_else(missing),
             Source::Earlier(key) => self.kept.get(key).cloned().unwrap_or_else(missing),
@@ -316,9 +324,14 @@ impl Sharing {
 
     /// After a batch: forgets the answers no later item uses, and keeps this batch's answers
     /// that later items do.
-    fn keep(&mut self, in_batch: HashMap<Shown, usize>, outcomes: &[Result<Completion, CallError>]) {
+    fn keep(
+        &mut self,
+        in_batch: HashMap<Shown, usize>,
+        outcomes: &[Result<Completion, CallError>],
+    ) {
         let left = &self.left;
-        self.kept.retain(|key, _| left.get(key).is_some_and(|n| *n > 0));
+        self.kept
+            .retain(|key, _| left.get(key).is_some_and(|n| *n > 0));
         for (key, k) in in_batch {
             if self.left.get(&key).is_some_and(|n| *n > 0) {
                 if let Some(outcome) = outcomes.get(k) {
@@ -401,12 +414,16 @@ mod tests {
         };
         let run = |batch: usize| {
             let mut seen: Vec<(usize, String)> = Vec::new();
-            let ratings = rate_in_batches(
+            let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 3];
+            rate_in_batches(
                 &configs,
                 &examples,
                 budget,
                 Arc::new(crate::judge::execute::Silent),
-                &mut |group, r| seen.push((group, r.id.clone())),
+                &mut |group, r| {
+                    seen.push((group, r.id.clone()));
+                    ratings[group].push(r);
+                },
                 batch,
             );
             (ratings, seen)
@@ -430,9 +447,6 @@ mod tests {
             assert_eq!(used, calls, "batches of {batch}");
         }
         assert!(whole[1].iter().all(|r| r.status == Status::Rated));
-        assert!(whole[1]
-            .iter()
-            .flat_map(|r| &r.samples)
-            .any(|s| s.shared));
+        assert!(whole[1].iter().flat_map(|r| &r.samples).any(|s| s.shared));
     }
 }

@@ -9,13 +9,17 @@
 
 mod aggregate;
 mod calls;
+mod kept;
 mod kind;
 mod pointwise;
 
 pub use aggregate::aggregate;
 #[cfg(test)]
 use aggregate::baseline;
-pub use calls::{calls_per_config, for_each_call, messages, rate, rate_in_batches, Answers};
+pub use calls::{
+    calls_per_config, for_each_call, messages, rate, rate_all, rate_in_batches, Answers,
+};
+pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};
 #[cfg(test)]
 use pointwise::Graded;
@@ -108,24 +112,6 @@ pub struct Usage {
     pub cache_hits: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
-}
-
-/// Adds up the calls behind the ratings.
-pub fn usage(ratings: &[Rating]) -> Usage {
-    let mut u = Usage::default();
-    for s in ratings
-        .iter()
-        .flat_map(|r| &r.samples)
-        .filter(|s| !s.shared)
-    {
-        u.calls += 1;
-        if let Some(done) = &s.completion {
-            u.cache_hits += u64::from(done.cached);
-            u.tokens_in += done.tokens_in;
-            u.tokens_out += done.tokens_out;
-        }
-    }
-    u
 }
 
 /// The rating of one item by one configuration.

@@ -106,14 +106,16 @@ struct BrowserData<'a> {
     items: Vec<BrowserItem<'a>>,
     /// Per configuration, per item: its answers.
     completions: Vec<Vec<Vec<Answer>>>,
-    /// Items from this index on have no answers in the page (over `ANSWER_BYTES`).
+    /// Items from this index on have no answers in the page (over `ANSWER_BYTES`, in MB).
     #[serde(skip_serializing_if = "Option::is_none")]
     answers_cut: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answers_mb: Option<usize>,
 }
 
-/// At most this much answer text goes into a page (a browser holds the page whole): the
-/// items past it show where their answers are instead.
-const ANSWER_BYTES: usize = 64 << 20;
+/// At most this much of answers (as the page's JSON) goes into a page (a browser holds the
+/// page whole): the items past it show where their answers are instead.
+const ANSWER_BYTES: usize = 32 << 20;
 
 fn status(o: Outcome) -> &'static str {
     match o {
@@ -152,7 +154,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
     let mut bytes = vec![0usize; rec.items.len()];
     each_line(&path, |answer: Answer| {
         if let Some(&i) = index.get(answer.id.as_str()) {
-            bytes[i] += answer.text.as_ref().map_or(0, String::len);
+            bytes[i] += serde_json::to_vec(&answer).map_or(0, |v| v.len());
         }
     });
     let shown = fitting(&bytes, ANSWER_BYTES);
@@ -198,6 +200,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         items,
         completions,
         answers_cut: (shown < rec.items.len()).then_some(shown),
+        answers_mb: (shown < rec.items.len()).then_some(ANSWER_BYTES >> 20),
     };
     script_json(&data).map(Some)
 }

@@ -10,7 +10,7 @@ use crate::judge::openai::{OpenAi, OpenAiConfig};
 use crate::judge::replay::Replay;
 use crate::judge::sim::Sim;
 use crate::judge::{CallError, Judge, Params};
-use crate::raters::RaterKind;
+use crate::raters::{CallTally, RaterKind};
 use anyhow::Result;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
@@ -178,11 +178,7 @@ pub fn build(args: &JudgeArgs, model: Option<&str>, progress: &dyn Progress) -> 
             dir.display()
         ))
     })?);
-    let cached = Cached {
-        inner: judge,
-        cache: cache.clone(),
-        offline: args.offline,
-    };
+    let cached = Cached::new(judge, cache.clone(), args.offline);
     Ok(JudgeSetup {
         judge: Arc::new(cached),
         model,
@@ -203,7 +199,7 @@ pub fn completions_dir(given: Option<&std::path::Path>) -> PathBuf {
 pub fn check_failures<'a>(
     args: &JudgeArgs,
     cache: Option<&Cache>,
-    configs: impl Iterator<Item = (&'a str, &'a [crate::raters::Rating])>,
+    configs: impl Iterator<Item = (&'a str, &'a CallTally)>,
     written: &str,
 ) -> Result<()> {
     let (mut calls, mut missed, mut refused, mut not_sent) = (0usize, 0usize, 0usize, 0usize);
@@ -212,30 +208,15 @@ pub fn check_failures<'a>(
     let mut gone: Option<(&str, &str)> = None;
     // Configurations that made calls and got no answer at all, with their first error.
     let mut unanswered: Vec<(&str, &CallError)> = Vec::new();
-    for (name, ratings) in configs {
-        let (mut made, mut answered, mut first_error) = (0usize, 0usize, None);
-        for s in ratings.iter().flat_map(|r| &r.samples) {
-            calls += 1;
-            made += 1;
-            if s.completion.is_some() {
-                answers += 1;
-                answered += 1;
-            }
-            first_error = first_error.or(s.error.as_ref());
-            match &s.error {
-                Some(CallError::CacheMiss) => missed += 1,
-                Some(CallError::NotSent(_)) => not_sent += 1,
-                Some(CallError::EndpointGone { endpoint, reason }) => {
-                    gone.get_or_insert((endpoint, reason));
-                }
-                Some(e) if e.rejects_configuration() => {
-                    refused += 1;
-                    first_refusal.get_or_insert(e);
-                }
-                _ => {}
-            }
-        }
-        if let (true, 0, Some(error)) = (made > 0, answered, first_error) {
+    for (name, t) in configs {
+        calls += t.calls;
+        answers += t.answered;
+        missed += t.missed;
+        not_sent += t.not_sent;
+        refused += t.refused;
+        first_refusal = first_refusal.or(t.first_refusal.as_ref());
+        gone = gone.or(t.gone.as_ref().map(|(e, r)| (e.as_str(), r.as_str())));
+        if let (true, 0, Some(error)) = (t.calls > 0, t.answered, &t.first_error) {
             unanswered.push((name, error));
         }
     }

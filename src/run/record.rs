@@ -3,7 +3,7 @@
 
 use crate::evaluation::{Evaluation, RunRecord};
 use crate::judge::cache::Cache;
-use crate::raters::Rating;
+use crate::raters::{CallTally, RatingRow};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -47,7 +47,9 @@ pub struct Run {
     pub record: RunRecord,
     pub evaluation: Evaluation,
     /// Per configuration, per item (absent for `report DIR`, which reads them from files).
-    pub ratings: Option<Vec<Vec<Rating>>>,
+    pub ratings: Option<Vec<Vec<RatingRow>>>,
+    /// Per configuration, what its calls cost and how they failed (empty for `report DIR`).
+    pub tallies: Vec<CallTally>,
     /// The response caches the judges used (none for `report DIR`).
     pub caches: Vec<Arc<Cache>>,
     /// Each item's prompt and responses as shown (absent for `report DIR`, which reads

@@ -5,13 +5,14 @@
 
 mod legacy;
 mod store;
+mod upkeep;
 
-pub use store::{
-    now_unix, open_read_only, Cache, Entry, Filter, ModelStats, Stats, FILE, MIGRATED,
-};
+pub use store::{now_unix, open_read_only, Cache, FILE, MIGRATED};
+pub use upkeep::{Entry, Filter, ModelStats, Stats};
 
-use super::{Call, CallError, CallFuture, Judge};
+use super::{Call, CallError, CallFuture, Completion, Judge};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The cache key of a call.
@@ -19,18 +20,57 @@ pub fn key(call: &Call) -> String {
     hex(&key_digest(call))
 }
 
-/// The cache key of a call as its 32 bytes (what `key` writes in hex).
+/// The cache key of a call as its 32 bytes (what `key` writes in hex): SHA-256 of the call's
+/// canonical JSON, `{"max_tokens":…,"messages":[{"content":…,"role":…}],"model":…,"sample":…,
+/// "seed":…,"temperature":…,"v":1}` (keys sorted, no spaces), written straight into the hash
+/// (a run makes millions of keys; no JSON value is built).
 pub fn key_digest(call: &Call) -> [u8; 32] {
-    let canonical = serde_json::json!({
-        "v": 1,
-        "model": call.params.model,
-        "temperature": call.params.temperature,
-        "max_tokens": call.params.max_tokens,
-        "seed": call.params.seed,
-        "messages": call.messages,
-        "sample": call.sample,
-    });
-    Sha256::digest(canonical.to_string().as_bytes()).into()
+    /// A message with its keys in sorted order.
+    #[derive(serde::Serialize)]
+    struct Sorted<'a> {
+        content: &'a str,
+        role: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Canonical<'a> {
+        max_tokens: u32,
+        messages: Vec<Sorted<'a>>,
+        model: &'a str,
+        sample: u32,
+        seed: Option<u64>,
+        temperature: f64,
+        v: u32,
+    }
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let canonical = Canonical {
+        max_tokens: call.params.max_tokens,
+        messages: call
+            .messages
+            .iter()
+            .map(|m| Sorted {
+                content: &m.content,
+                role: &m.role,
+            })
+            .collect(),
+        model: &call.params.model,
+        sample: call.sample,
+        seed: call.params.seed,
+        temperature: call.params.temperature,
+        v: 1,
+    };
+    let mut hashing = Hashing(Sha256::new());
+    // Writing into a hash cannot fail, and these fields always serialize.
+    let _ = serde_json::to_writer(&mut hashing, &canonical);
+    hashing.0.finalize().into()
 }
 
 /// Lowercase hex of bytes (a table lookup: keys are made millions of times in an export).
@@ -93,6 +133,20 @@ pub struct Cached {
     pub inner: Arc<dyn Judge>,
     pub cache: Arc<Cache>,
     pub offline: bool,
+    /// The answers of the batch being run, read at once by `prefetch` (in key order: the
+    /// store's pages are visited in order, not at random).
+    ready: std::sync::Mutex<HashMap<String, Completion>>,
+}
+
+impl Cached {
+    pub fn new(inner: Arc<dyn Judge>, cache: Arc<Cache>, offline: bool) -> Self {
+        Self {
+            inner,
+            cache,
+            offline,
+            ready: Default::default(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Cached {
@@ -120,10 +174,21 @@ impl Judge for Cached {
     fn retry_policy(&self) -> super::RetryPolicy {
         self.inner.retry_policy()
     }
+    fn prefetch(&self, calls: &[&Call]) {
+        let mut keys: Vec<String> = calls.iter().map(|c| key(c)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let found = self.cache.get_many(&keys);
+        if let Ok(mut ready) = self.ready.lock() {
+            *ready = found;
+        }
+    }
+
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let key = key(call);
-            if let Some(mut hit) = self.cache.get(&key) {
+            let ready = self.ready.lock().ok().and_then(|mut r| r.remove(&key));
+            if let Some(mut hit) = ready.or_else(|| self.cache.get(&key)) {
                 hit.cached = true;
                 return Ok(hit);
             }
@@ -160,5 +225,67 @@ mod tests {
         let key: [u8; 32] = std::array::from_fn(|i| (i as u8).wrapping_mul(37));
         assert_eq!(key_bytes(&hex(&key)), Some(key));
         assert_eq!(hex(&[0xab, 0x0c]), format!("{:02x}{:02x}", 0xab, 0x0c));
+    }
+
+    /// Caches made by every earlier version stay valid: the key is the hash of the JSON value
+    /// those versions built (serde_json's sorted keys), byte for byte.
+    #[test]
+    fn keys_are_the_hash_of_the_canonical_json_value() {
+        use crate::judge::{ItemView, Message, Params};
+        let item = Arc::new(ItemView {
+            prompt: String::new(),
+            response1: String::new(),
+            response2: String::new(),
+            gold: -1,
+            parser: crate::verdicts::Parser::AbBrackets,
+            allows_tie: true,
+            graded: None,
+            pair_id: String::new(),
+            swapped: false,
+        });
+        let texts = ["", "plain", "quotes \" and \\ \n\t é 😀 \u{7f} </script>"];
+        let mut calls = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            for (temperature, seed) in [
+                (0.0, None),
+                (0.7, Some(42)),
+                (1e-7, Some(u64::MAX)),
+                (f64::NAN, None),
+            ] {
+                let mut messages = vec![Message::user(text.to_string())];
+                if i > 0 {
+                    messages.insert(0, Message::system("You are a judge."));
+                }
+                calls.push(Call {
+                    messages,
+                    params: Arc::new(Params {
+                        model: format!("model {i}"),
+                        temperature,
+                        max_tokens: 512 + i as u32,
+                        seed,
+                    }),
+                    sample: i as u32,
+                    item: item.clone(),
+                });
+            }
+        }
+        for call in &calls {
+            let value = serde_json::json!({
+                "v": 1,
+                "model": call.params.model,
+                "temperature": call.params.temperature,
+                "max_tokens": call.params.max_tokens,
+                "seed": call.params.seed,
+                "messages": call.messages,
+                "sample": call.sample,
+            });
+            let was: [u8; 32] = Sha256::digest(value.to_string().as_bytes()).into();
+            assert_eq!(key_digest(call), was, "{value}");
+        }
+        // And one key as a literal, so a change of serde_json cannot move both sides.
+        assert_eq!(
+            key(&calls[0]),
+            "7520a933c7762edc38e03dfeb8aff884e7f06aec0d4a87c2d2045abdc04bcbb0"
+        );
     }
 }

@@ -23,9 +23,8 @@ fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
     Some([chars(a)?, chars(b)?])
 }
 
-/// completions.jsonl, written while the run rates: each sample's answer (its text taken from
-/// the rating, so the run keeps no answer text), where the parser read the verdict, and its
-/// cost. Lines come in `ratings.csv`'s order (configuration, then item, then sample), which its
+/// completions.jsonl, written while the run rates: each sample's answer (so the run need
+/// keep no answer text), where the parser read the verdict, and its cost. Lines come in `ratings.csv`'s order (configuration, then item, then sample), which its
 /// `completion_ref` column counts on.
 #[derive(Debug)]
 pub struct AnswerLog {
@@ -39,8 +38,7 @@ impl AnswerLog {
     /// Creates `dir/completions.jsonl` for configurations named `names`.
     pub fn create(dir: &Path, names: Vec<String>) -> Result<Self> {
         let path = dir.join("completions.jsonl");
-        let file =
-            File::create(&path).with_context(|| format!("creating '{}'", path.display()))?;
+        let file = File::create(&path).with_context(|| format!("creating '{}'", path.display()))?;
         Ok(Self {
             out: BufWriter::new(file),
             path,
@@ -49,10 +47,10 @@ impl AnswerLog {
         })
     }
 
-    /// Writes a rating's answers and takes their texts. A write error is kept for `finish`.
-    pub fn add(&mut self, config: usize, rating: &mut crate::raters::Rating) {
+    /// Writes a rating's answers. A write error is kept for `finish`.
+    pub fn add(&mut self, config: usize, rating: &crate::raters::Rating) {
         let name = self.names.get(config).map_or("", String::as_str);
-        for s in &mut rating.samples {
+        for s in &rating.samples {
             let record = json!({
                 "config": name, "id": rating.id, "sample": s.sample,
                 "side": s.side, "grade": s.grade, "shared": s.shared,
@@ -64,9 +62,6 @@ impl AnswerLog {
                 "tokens_out": s.completion.as_ref().map(|x| x.tokens_out),
                 "cached": s.completion.as_ref().map(|x| x.cached),
             });
-            if let Some(c) = &mut s.completion {
-                c.text = String::new();
-            }
             if self.error.is_none() {
                 let written = serde_json::to_writer(&mut self.out, &record)
                     .map_err(std::io::Error::from)
@@ -109,7 +104,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                     .join(",")
             }));
             let first_line = line + 1;
-            line += r.samples.len();
+            line += r.samples();
             config.push(c.name.clone());
             id.push(item.id.clone());
             pair.push(item.pair_id.clone());
@@ -120,12 +115,11 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
             rating.push(r.rating);
             status.push(r.status.key().to_string());
             used.push(r.used);
-            reason.push(r.reason().map(str::to_string));
+            reason.push(r.reason.as_deref().map(str::to_string));
             grade1.push(r.grades.and_then(|g| g.0));
             grade2.push(r.grades.and_then(|g| g.1));
-            reference.push(
-                (!r.samples.is_empty()).then(|| format!("completions.jsonl:{first_line}-{line}")),
-            );
+            reference
+                .push((r.samples() > 0).then(|| format!("completions.jsonl:{first_line}-{line}")));
         }
     }
     if let Some(texts) = &run.texts {

@@ -74,7 +74,7 @@ function detail(i) {
     const [r, status] = it.ratings[k];
     box.appendChild(el('h4', 'C' + (k + 1) + ' ' + c + ': ' + (r === null ? status : label(r))));
     if (D.answers_cut !== undefined && i >= D.answers_cut) {
-      box.appendChild(el('div', 'The answers of items after the first ' + D.answers_cut + ' are not in this page (it keeps 64 MB of answers); they are in completions.jsonl, config "' + c + '", id "' + it.id + '".', 'note'));
+      box.appendChild(el('div', 'The answers of items after the first ' + D.answers_cut + ' are not in this page (it keeps ' + D.answers_mb + ' MB of answers); they are in completions.jsonl, config "' + c + '", id "' + it.id + '".', 'note'));
     }
     for (const s of (D.completions[k][i] || [])) {
       const pre = el('pre');
