@@ -9,7 +9,7 @@
 //! completions in that log, side by side, and after/before ratios. Also timed: moving a log of
 //! each size into the store (the one-time migration of the first open).
 //!
-//! Then a `calibrate --offline` over 10^6 cached calls (20,000 generated pairs × both orders × 5
+//! Then a `calibrate --offline` over 10^6 cached calls of 2 KB (20,000 generated pairs × both orders × 5
 //! prompts × sc:5, answered through `batch export`/`batch ingest`): its peak RSS beside the data
 //! alone (`data summary`), and with the former binary over the same answers in its log.
 //!
@@ -270,7 +270,9 @@ fn large_offline(dir: &Path, after: &str, before: Option<&str>) {
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     support::timed(after, &refs);
     let results = dir.join("large-results.jsonl");
-    let calls = support::write_results(&export, &results);
+    // Answers of 2 KB, as a reasoning judge writes them: 2 GB of text in all.
+    let answer = format!("{} {}", filler_text(0), support::ANSWER);
+    let calls = support::write_results_with(&export, &results, &answer);
     let offline = |binary: &str, cache: &Path| {
         ingest(binary, &results, &export, cache);
         let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
@@ -299,7 +301,7 @@ fn large_offline(dir: &Path, after: &str, before: Option<&str>) {
     };
     let now = offline(after, &dir.join("large-store"));
     println!(
-        "calibrate --offline over {calls} cached calls (5 configurations x 40,000 items x 5 samples): {:.1} s, peak {:.0} MB (the data alone: {data_mb:.0} MB)",
+        "calibrate --offline over {calls} cached calls of 2 KB (5 configurations x 40,000 items x 5 samples): {:.1} s, peak {:.0} MB (the data alone: {data_mb:.0} MB)",
         now.0, now.1
     );
     if let Some(binary) = before {

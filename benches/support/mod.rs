@@ -41,9 +41,17 @@ pub fn timed(binary: &str, args: &[&str]) -> (f64, f64, String) {
     )
 }
 
+/// The answer `write_results` gives every request: a verdict in each built-in prompt's form.
+pub const ANSWER: &str = "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]";
+
 /// OpenAI-format output lines answering every request of an export (out of order: each
 /// shard reversed); returns the number of lines.
 pub fn write_results(export: &Path, to: &Path) -> u64 {
+    write_results_with(export, to, ANSWER)
+}
+
+/// `write_results` with `answer` as every request's answer.
+pub fn write_results_with(export: &Path, to: &Path, answer: &str) -> u64 {
     let manifest: Value = serde_json::from_reader(
         std::fs::File::open(export.join("manifest.json")).expect("manifest"),
     )
@@ -61,7 +69,7 @@ pub fn write_results(export: &Path, to: &Path) -> u64 {
         }
         for id in ids.iter().rev() {
             let row = json!({"id": "batch_req", "custom_id": id, "response": {"status_code": 200, "request_id": "r",
-                "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]"}}],
+                "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}],
                          "usage": {"prompt_tokens": 300, "completion_tokens": 12}}}, "error": null});
             writeln!(out, "{row}").expect("write");
             n += 1;
