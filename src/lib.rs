@@ -74,14 +74,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             report::cache::emit(&done)
         }
         cli::Command::Data(args) => match args.command {
-            cli::DataCommand::Summary(data) => {
-                let dataset = run::data::load(
-                    &run::data::DataSettings::from_args(data)?,
-                    &report::progress::Download::default(),
-                )?;
-                let annotators = run::data::annotator_report(&dataset)?;
-                report::data::emit_summary(&dataset, annotators.as_ref())
-            }
+            cli::DataCommand::Summary(data) => match run::data::load_rows(
+                &run::data::DataSettings::from_args(data)?,
+                &report::progress::Download::default(),
+            )? {
+                run::data::Rows::Pairs(dataset) => {
+                    let annotators = run::data::annotator_report(&dataset)?;
+                    report::data::emit_summary(&dataset, annotators.as_ref())
+                }
+                run::data::Rows::BestOf(set) => report::data::emit_best_of(&set),
+            },
             cli::DataCommand::Export { data, out } => {
                 let dataset = run::data::load(
                     &run::data::DataSettings::from_args(data)?,

@@ -6,12 +6,14 @@
 //! - `frame`: CSV/Parquet/JSONL reading and typed columns;
 //! - `labels`: aligned (gold, rating) lists for `analyze`;
 //! - `pairs`: preference pairs (reward-bench and mapped generic files);
+//! - `best_of`: RewardBench 2's rows (several completions, some correct) in seeded orders;
 //! - `select`: subsets, sections, seeded stratified sampling;
 //! - `examples`: seeded positions, golden labels, both orders;
 //! - `hub`: downloading reward-bench splits into the cache;
 //! - `source`: `--data` (sample, split names, files, `--map`);
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
+pub mod best_of;
 pub mod examples;
 pub mod export;
 pub mod frame;

@@ -19,6 +19,21 @@ pub struct Selection {
     pub seed: u64,
 }
 
+/// What selection reads of an item: its subset and its unique id.
+pub trait Selectable {
+    fn subset(&self) -> &str;
+    fn id(&self) -> &str;
+}
+
+impl Selectable for Pair {
+    fn subset(&self) -> &str {
+        &self.subset
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 /// `*` matches any run of characters, `?` any one character.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
@@ -95,7 +110,7 @@ fn proportional(sizes: &[usize], limit: usize) -> Vec<usize> {
 
 impl Selection {
     /// Applies the selection. Order within the result follows the input order.
-    pub fn apply(&self, pairs: Vec<Pair>) -> Result<Vec<Pair>> {
+    pub fn apply<T: Selectable>(&self, pairs: Vec<T>) -> Result<Vec<T>> {
         if self.limit == Some(0) {
             return Err(input_error(
                 "--limit 0 selects nothing; give a positive number of pairs",
@@ -107,7 +122,7 @@ impl Selection {
             ));
         }
         let known: Vec<&str> = {
-            let mut names: Vec<&str> = pairs.iter().map(|p| p.subset.as_str()).collect();
+            let mut names: Vec<&str> = pairs.iter().map(|p| p.subset()).collect();
             names.sort_unstable();
             names.dedup();
             names
@@ -120,12 +135,12 @@ impl Selection {
                 )));
             }
         }
-        let keep = |p: &Pair| {
-            (self.subsets.is_empty() || self.subsets.iter().any(|g| glob_match(g, &p.subset)))
+        let keep = |p: &T| {
+            (self.subsets.is_empty() || self.subsets.iter().any(|g| glob_match(g, p.subset())))
                 && (self.sections.is_empty()
-                    || section_of(&p.subset).is_some_and(|s| self.sections.contains(&s)))
+                    || section_of(p.subset()).is_some_and(|s| self.sections.contains(&s)))
         };
-        let mut kept: Vec<Pair> = pairs.into_iter().filter(keep).collect();
+        let mut kept: Vec<T> = pairs.into_iter().filter(keep).collect();
         if kept.is_empty() {
             return Err(input_error(
                 "the selection keeps no pair; loosen --subset/--section",
@@ -136,10 +151,10 @@ impl Selection {
         }
         // Within each subset, a seeded order that depends only on the seed and the pair id.
         let seed = self.seed.to_le_bytes();
-        let rank = |p: &Pair| stable_hash(&[b"sample", &seed, p.id.as_bytes()]);
+        let rank = |p: &T| stable_hash(&[b"sample", &seed, p.id().as_bytes()]);
         let mut by_subset: BTreeMap<&str, Vec<(u64, usize)>> = BTreeMap::new();
         for (i, p) in kept.iter().enumerate() {
-            by_subset.entry(&p.subset).or_default().push((rank(p), i));
+            by_subset.entry(p.subset()).or_default().push((rank(p), i));
         }
         for members in by_subset.values_mut() {
             members.sort_unstable();

@@ -1,6 +1,7 @@
 //! `--data`: the bundled sample, a reward-bench split by name, or a file (reward-bench schema,
 //! or any pairwise file with a `--map` column mapping).
 
+use super::best_of::{self, BestOf};
 use super::frame::{self, Frame};
 use super::hub::{self, Progress};
 use super::labels::NoMajority;
@@ -12,11 +13,15 @@ use std::path::{Path, PathBuf};
 
 /// The bundled sample (data/sample.parquet), embedded in the binary.
 pub const SAMPLE: &[u8] = include_bytes!("../../data/sample.parquet");
+/// The bundled sample in RewardBench 2's shape (data/sample-v2.parquet).
+pub const SAMPLE_V2: &[u8] = include_bytes!("../../data/sample-v2.parquet");
 
 /// Where the pairs come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DataSpec {
     Sample,
+    /// The bundled RewardBench 2 sample.
+    SampleV2,
     /// reward-bench's `filtered` or `raw` split.
     Split(String),
     File(PathBuf),
@@ -26,6 +31,7 @@ impl DataSpec {
     pub fn parse(text: &str) -> Self {
         match text {
             "sample" => DataSpec::Sample,
+            "sample-v2" => DataSpec::SampleV2,
             "filtered" | "raw" => DataSpec::Split(text.to_string()),
             _ => DataSpec::File(PathBuf::from(text)),
         }
@@ -34,6 +40,7 @@ impl DataSpec {
     pub fn describe(&self) -> String {
         match self {
             DataSpec::Sample => "sample (bundled)".to_string(),
+            DataSpec::SampleV2 => "sample-v2 (bundled, RewardBench 2's shape)".to_string(),
             DataSpec::Split(s) => format!("reward-bench {s}"),
             DataSpec::File(p) => p.display().to_string(),
         }
@@ -125,6 +132,8 @@ impl Mapping {
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub pairs: Vec<Pair>,
+    /// RewardBench 2's rows, when the data is in that form (then `pairs` is empty).
+    pub best_of: Option<Vec<BestOf>>,
     /// Rows whose annotators had no majority (multi-annotator labels only).
     pub no_majority: usize,
     /// The label columns when the label is the majority of several annotators.
@@ -257,6 +266,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     pairs::check_unique_ids(&frame.path, &ids)?;
     Ok(Loaded {
         pairs,
+        best_of: None,
         no_majority,
         annotators: if label_cols.len() > 1 {
             label_cols.to_vec()
@@ -323,6 +333,7 @@ fn has_reward_bench_columns(frame: &Frame) -> bool {
 pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress) -> Result<Loaded> {
     let reward_bench = |pairs: Vec<Pair>| Loaded {
         pairs,
+        best_of: None,
         no_majority: 0,
         annotators: Vec::new(),
         source: spec.describe(),
@@ -332,6 +343,10 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
             "sample (bundled)",
             SAMPLE,
         )?)),
+        DataSpec::SampleV2 => Ok(Loaded {
+            best_of: Some(best_of::from_bytes(&spec.describe(), SAMPLE_V2)?),
+            ..reward_bench(Vec::new())
+        }),
         DataSpec::Split(split) => Ok(reward_bench(pairs::load_reward_bench(&find_split(
             split, progress,
         )?)?)),
@@ -343,8 +358,16 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
     let frame = frame::read(path)?;
     match mapping {
         Some(m) => from_mapped(&frame, m),
+        None if best_of::is_best_of(&frame) => Ok(Loaded {
+            pairs: Vec::new(),
+            best_of: Some(best_of::from_frame(frame)?),
+            no_majority: 0,
+            annotators: Vec::new(),
+            source: path.display().to_string(),
+        }),
         None if has_reward_bench_columns(&frame) || frame.height() == 0 => Ok(Loaded {
             pairs: pairs::from_reward_bench(frame)?,
+            best_of: None,
             no_majority: 0,
             annotators: Vec::new(),
             source: path.display().to_string(),

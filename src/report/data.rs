@@ -1,8 +1,9 @@
 //! Output of `raterlab data summary`.
 
 use super::table;
+use crate::dataset::best_of;
 use crate::dataset::sections::section_of;
-use crate::run::data::Dataset;
+use crate::run::data::{BestOfSet, Dataset};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -101,6 +102,110 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
     }
     table::align_numbers(&mut s);
     writeln!(out, "\n{s}")?;
+    Ok(())
+}
+
+/// Per subset of RewardBench 2 rows: how many, their completions and correct ones, and where
+/// the seeded orders put the correct ones.
+#[derive(Default)]
+struct BestOfTally {
+    rows: usize,
+    completions: (usize, usize, usize),
+    correct: (usize, usize, usize),
+    /// Correct completions shown at A, B, C, D, and later.
+    slots: [usize; 5],
+    /// The chance a pick at random is correct, summed over rows.
+    chance: f64,
+}
+
+fn span((lo, hi, _): (usize, usize, usize), rows: usize, total: usize) -> String {
+    let mean = total as f64 / rows.max(1) as f64;
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}–{hi} (mean {mean:.1})")
+    }
+}
+
+pub fn write_best_of(d: &BestOfSet, out: &mut dyn Write) -> Result<()> {
+    let mut by_subset: BTreeMap<&str, BestOfTally> = BTreeMap::new();
+    for r in &d.rows {
+        let t = by_subset.entry(&r.row.subset).or_default();
+        let (n, k) = (r.row.completions.len(), r.row.correct);
+        let widen = |(lo, hi, sum): (usize, usize, usize), v: usize| {
+            if t.rows == 0 {
+                (v, v, v)
+            } else {
+                (lo.min(v), hi.max(v), sum + v)
+            }
+        };
+        t.completions = widen(t.completions, n);
+        t.correct = widen(t.correct, k);
+        t.rows += 1;
+        for &slot in &r.gold {
+            t.slots[slot.min(4)] += 1;
+        }
+        t.chance += k as f64 / n as f64;
+    }
+    writeln!(out, "raterlab data summary: {}", d.source)?;
+    writeln!(
+        out,
+        "{} rows in RewardBench 2's form (several completions, some correct) · seed {} · completions shown in an order drawn from the seed",
+        d.rows.len(),
+        d.seed
+    )?;
+    let mut t = table::new_table(vec![
+        "subset",
+        "rows",
+        "completions per row",
+        "correct per row",
+        "chance",
+        "correct at A",
+        "B",
+        "C",
+        "D",
+        "later",
+    ]);
+    for (name, s) in &by_subset {
+        t.add_row(vec![
+            name.to_string(),
+            s.rows.to_string(),
+            span(s.completions, s.rows, s.completions.2),
+            span(s.correct, s.rows, s.correct.2),
+            format!("{:.3}", s.chance / s.rows as f64),
+            s.slots[0].to_string(),
+            s.slots[1].to_string(),
+            s.slots[2].to_string(),
+            s.slots[3].to_string(),
+            s.slots[4].to_string(),
+        ]);
+    }
+    table::align_numbers(&mut t);
+    writeln!(out, "\n{t}")?;
+    let questions = d
+        .rows
+        .iter()
+        .filter(|r| r.row.subset == best_of::TIES)
+        .count();
+    writeln!(
+        out,
+        "chance: how often a pick at random among a row's completions is correct (1/4 for one correct among four)"
+    )?;
+    if questions > 0 {
+        writeln!(
+            out,
+            "Ties: {questions} rows, ref:N (one correct answer) and tied:N (several) for the same question N"
+        )?;
+    }
+    Ok(())
+}
+
+/// `data summary` of RewardBench 2 rows, on stdout.
+pub fn emit_best_of(d: &BestOfSet) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    write_best_of(d, &mut out)?;
+    out.flush()?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! Data options checked into settings, and the examples they load (`data`, `calibrate`, `rate`).
 
 use crate::cli::DataArgs;
+use crate::dataset::best_of::{self, Shown};
 use crate::dataset::examples::{self, Example};
 use crate::dataset::hub::Progress;
 use crate::dataset::labels::NoMajority;
@@ -94,8 +95,53 @@ pub fn annotator_report(
     )?))
 }
 
+/// RewardBench 2's rows, each shown in its seeded order.
+#[derive(Debug, Clone)]
+pub struct BestOfSet {
+    pub source: String,
+    pub seed: u64,
+    pub rows: Vec<Shown>,
+}
+
+/// What `--data` holds: pairs (reward-bench's first version, mapped files) or RewardBench 2's
+/// rows.
+#[derive(Debug, Clone)]
+pub enum Rows {
+    Pairs(Dataset),
+    BestOf(BestOfSet),
+}
+
+/// The data in whichever form it comes, selected.
+pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Rows> {
+    let mut loaded = source::load(&settings.spec, settings.mapping.as_ref(), progress)?;
+    if let Some(rows) = loaded.best_of.take() {
+        if settings.both_orders {
+            return Err(input_error(format!(
+                "--both-orders: {} is RewardBench 2 data, whose rows show all their completions at once; drop --both-orders",
+                loaded.source
+            )));
+        }
+        return Ok(Rows::BestOf(BestOfSet {
+            source: loaded.source,
+            seed: settings.seed,
+            rows: best_of::show(settings.selection.apply(rows)?, settings.seed),
+        }));
+    }
+    Ok(Rows::Pairs(pairs_dataset(settings, loaded)?))
+}
+
+/// Pairs ready for rating; RewardBench 2 data is refused with what reads it.
 pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset> {
-    let loaded = source::load(&settings.spec, settings.mapping.as_ref(), progress)?;
+    match load_rows(settings, progress)? {
+        Rows::Pairs(dataset) => Ok(dataset),
+        Rows::BestOf(set) => Err(input_error(format!(
+            "{} is RewardBench 2 data (rows of several completions, some correct): `raterlab data summary` reads it, but rating it (the ranking, ratings, scores and pairwise protocols) is not built yet; for pairwise data use reward-bench's first version (--data filtered) or a pairwise file",
+            set.source
+        ))),
+    }
+}
+
+fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Dataset> {
     let pairs = settings.selection.apply(loaded.pairs)?;
     Ok(Dataset {
         source: loaded.source,

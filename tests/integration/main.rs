@@ -22,3 +22,4 @@ mod plan;
 mod pointwise;
 mod real_data;
 mod report_html;
+mod rewardbench2;

@@ -1,0 +1,200 @@
+//! RewardBench 2's form (rows of several completions, some correct): read from real parquet
+//! files with list columns, detected from the columns, summarized, and its wrong shapes named.
+
+use crate::common::{error_of, run};
+use polars::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// One row: (id, subset, chosen, rejected), the counts given as the lists are unless changed.
+type Row<'a> = (&'a str, &'a str, Vec<&'a str>, Vec<&'a str>);
+
+fn texts(lists: &[Vec<&str>]) -> Vec<Series> {
+    lists
+        .iter()
+        .map(|l| Series::new("".into(), l.as_slice()))
+        .collect()
+}
+
+/// Writes rows as a RewardBench 2 parquet file; `edit` may change the frame first.
+fn write(dir: &Path, name: &str, rows: &[Row<'_>], edit: impl FnOnce(&mut DataFrame)) -> PathBuf {
+    let chosen: Vec<Vec<&str>> = rows.iter().map(|r| r.2.clone()).collect();
+    let rejected: Vec<Vec<&str>> = rows.iter().map(|r| r.3.clone()).collect();
+    let mut df = DataFrame::new_infer_height(vec![
+        Column::new("id".into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+        Column::new(
+            "prompt".into(),
+            rows.iter()
+                .map(|r| format!("question {}", r.0))
+                .collect::<Vec<_>>(),
+        ),
+        Series::new("chosen".into(), texts(&chosen)).into(),
+        Series::new("rejected".into(), texts(&rejected)).into(),
+        Column::new(
+            "num_correct".into(),
+            chosen.iter().map(|c| c.len() as i64).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "num_incorrect".into(),
+            rejected.iter().map(|c| c.len() as i64).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "total_completions".into(),
+            rows.iter()
+                .map(|r| (r.2.len() + r.3.len()) as i64)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "subset".into(),
+            rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        ),
+    ])
+    .expect("frame");
+    edit(&mut df);
+    let path = dir.join(name);
+    ParquetWriter::new(std::fs::File::create(&path).expect("file"))
+        .finish(&mut df)
+        .expect("parquet");
+    path
+}
+
+fn good<'a>() -> Vec<Row<'a>> {
+    vec![
+        ("1", "Math", vec!["408"], vec!["398", "418", "388"]),
+        (
+            "2",
+            "Focus",
+            vec!["on topic"],
+            vec!["off", "off too", "elsewhere"],
+        ),
+        ("ref:1", "Ties", vec!["11"], vec!["15", "12", "21"]),
+        (
+            "tied:1",
+            "Ties",
+            vec!["11", "13", "17", "19"],
+            vec!["15", "12", "21"],
+        ),
+    ]
+}
+
+#[test]
+fn the_bundled_sample_is_summarized_per_subset() {
+    let (code, out, err) = run(&["data", "summary", "--data", "sample-v2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("19 rows in RewardBench 2's form"), "{out}");
+    for subset in ["Factuality", "Precise IF", "Math", "Safety", "Focus"] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(&format!("│ {subset} ")))
+            .unwrap_or_else(|| panic!("{subset} in {out}"));
+        let cells: Vec<&str> = line.split(['│', '┆']).map(str::trim).collect();
+        // subset, rows, completions, correct, chance, A, B, C, D, later
+        assert_eq!(&cells[1..6], [subset, "3", "4", "1", "0.250"], "{line}");
+        let at: usize = cells[6..11]
+            .iter()
+            .map(|c| c.parse::<usize>().expect("count"))
+            .sum();
+        assert_eq!(at, 3, "one correct completion a row: {line}");
+    }
+    let ties = out.lines().find(|l| l.contains("│ Ties ")).expect("Ties");
+    assert!(
+        ties.contains("4–7 (mean 5.2)") && ties.contains("1–4 (mean 2.2)"),
+        "{ties}"
+    );
+    assert!(out.contains("Ties: 4 rows"), "{out}");
+}
+
+#[test]
+fn the_form_is_read_from_the_columns_and_the_golds_follow_the_correct_completions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(dir.path(), "rb2.parquet", &good(), |_| {});
+    let path = path.to_str().expect("utf-8");
+    let (code, out, err) = run(&["data", "summary", "--data", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("4 rows in RewardBench 2's form"), "{out}");
+    // The correct completions' slots, summed over slots A..later, are the correct counts.
+    let ties = out.lines().find(|l| l.contains("│ Ties ")).expect("Ties");
+    let cells: Vec<&str> = ties.split(['│', '┆']).map(str::trim).collect();
+    let at: usize = cells[6..11]
+        .iter()
+        .map(|c| c.parse::<usize>().expect("count"))
+        .sum();
+    assert_eq!(at, 5, "1 + 4 correct: {ties}");
+    // Selecting a subset keeps its rows' orders: Math's correct slot is the same alone.
+    let slots = |out: &str| -> String {
+        let line = out.lines().find(|l| l.contains("│ Math ")).expect("Math");
+        line.split(['│', '┆'])
+            .map(str::trim)
+            .skip(6)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let alone = run(&["data", "summary", "--data", path, "--subset", "Math"]).1;
+    assert_eq!(slots(&alone), slots(&out));
+    // Rating it is not built yet, and says so.
+    let err = error_of(&["calibrate", "--data", path, "--judge", "sim"]);
+    assert!(
+        err.contains("is RewardBench 2 data") && err.contains("data summary"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_shapes_name_the_row_and_the_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let case = |name: &str, rows: Vec<Row<'_>>, edit: &dyn Fn(&mut DataFrame)| -> String {
+        let path = write(dir.path(), name, &rows, |df| edit(df));
+        error_of(&["data", "summary", "--data", path.to_str().expect("utf-8")])
+    };
+    let counts = |df: &mut DataFrame| {
+        df.replace(
+            "num_correct",
+            Column::new("num_correct".into(), [1i64, 2, 1, 4]),
+        )
+        .expect("replaced");
+    };
+    let err = case("count.parquet", good(), &counts);
+    assert!(
+        err.contains("row 2 (id '2')")
+            && err.contains("'chosen' holds 1 completions but num_correct says 2"),
+        "{err}"
+    );
+    let mut rows = good();
+    rows[0].2 = vec![];
+    let err = case("empty.parquet", rows, &|_| {});
+    assert!(
+        err.contains("row 1 (id '1'), column 'chosen': the list is empty"),
+        "{err}"
+    );
+    let mut rows = good();
+    rows[2].0 = "reference:1";
+    let err = case("ties.parquet", rows, &|_| {});
+    assert!(
+        err.contains("column 'id', row 3: the Ties id 'reference:1' is neither ref:N nor tied:N"),
+        "{err}"
+    );
+    let total = |df: &mut DataFrame| {
+        df.replace(
+            "total_completions",
+            Column::new("total_completions".into(), [4i64, 4, 4, 8]),
+        )
+        .expect("replaced");
+    };
+    let err = case("total.parquet", good(), &total);
+    assert!(
+        err.contains("row 4 (id 'tied:1')") && err.contains("total_completions says 8"),
+        "{err}"
+    );
+    let no_counts = |df: &mut DataFrame| {
+        let _ = df.drop_in_place("num_incorrect").expect("dropped");
+    };
+    let err = case("schema.parquet", good(), &no_counts);
+    assert!(
+        err.contains("looks like RewardBench 2") && err.contains("no column 'num_incorrect'"),
+        "{err}"
+    );
+    let mut rows = good();
+    rows[1].0 = "1";
+    rows[1].1 = "Math";
+    let err = case("dup.parquet", rows, &|_| {});
+    assert!(err.contains("duplicate example id 'Math-1'"), "{err}");
+}
