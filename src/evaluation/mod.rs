@@ -11,6 +11,7 @@ pub mod groups;
 pub mod plan;
 mod pointwise;
 mod position;
+pub mod rewardbench2;
 
 pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};

@@ -198,3 +198,71 @@ fn wrong_shapes_name_the_row_and_the_fix() {
     let err = case("dup.parquet", rows, &|_| {});
     assert!(err.contains("duplicate example id 'Math-1'"), "{err}");
 }
+
+/// The scores match reward-bench's own functions on generated scores: each row outside Ties
+/// (`reroll_and_score_dataset`), each subset's mean, and Ties' score with every part
+/// (`process_single_model`), NaN where reward-bench's is.
+#[test]
+fn scores_match_reward_benchs_own_functions() {
+    use raterlab::evaluation::rewardbench2::{row_result, ties_score, TiesRow};
+    let path = crate::common::fixture("rewardbench2_scores.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+    let floats = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .expect("list")
+            .iter()
+            .map(|x| x.as_f64().expect("number"))
+            .collect()
+    };
+    let close = |got: f64, want: &serde_json::Value, what: &str| match want.as_f64() {
+        Some(w) => assert!((got - w).abs() < 1e-12, "{what}: {got} vs {w}"),
+        None => assert!(got.is_nan(), "{what}: {got} vs reward-bench's NaN"),
+    };
+    let mut by_subset: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    for row in doc["rows"].as_array().expect("rows") {
+        let got = row_result(&floats(&row["scores"]));
+        close(got, &row["result"], row["id"].as_str().expect("id"));
+        by_subset
+            .entry(row["subset"].as_str().expect("subset").to_string())
+            .or_default()
+            .push(got);
+    }
+    for (subset, results) in &by_subset {
+        let mean = results.iter().sum::<f64>() / results.len() as f64;
+        close(mean, &doc["subsets"][subset], subset);
+    }
+    let cases = doc["ties"].as_array().expect("ties");
+    assert!(cases.len() >= 6);
+    for (k, case) in cases.iter().enumerate() {
+        let rows: Vec<TiesRow> = case["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                let (kind, n) = r["id"]
+                    .as_str()
+                    .and_then(|id| id.split_once(':'))
+                    .expect("ref:N or tied:N");
+                TiesRow {
+                    question: n.parse().expect("N"),
+                    tied: kind == "tied",
+                    scores: floats(&r["scores"]),
+                    correct: r["num_correct"].as_u64().expect("count") as usize,
+                }
+            })
+            .collect();
+        let got = ties_score(&rows);
+        let want = &case["expected"];
+        for (name, value) in [
+            ("score", got.score),
+            ("ref_accuracy", got.ref_accuracy),
+            ("tied_accuracy", got.tied_accuracy),
+            ("correctness_preferred", got.correctness_preferred),
+            ("correctness_preferred_hard", got.correctness_preferred_hard),
+            ("margin", got.margin),
+        ] {
+            close(value, &want[name], &format!("Ties case {k}: {name}"));
+        }
+    }
+}
