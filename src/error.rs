@@ -38,9 +38,33 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 }
 
 /// True when the error is a closed pipe on stdout (`raterlab ... | head`): exit quietly with 0.
+/// JSON written straight to stdout fails as a `serde_json::Error` around the io error.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    let broken = Some(std::io::ErrorKind::BrokenPipe);
     err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == broken
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == broken
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    /// `calibrate --json | head` exited 1 with "error: Broken pipe": the JSON writer's error
+    /// wraps the io error.
+    #[test]
+    fn a_closed_pipe_is_seen_through_the_json_writer() {
+        let pipe = || Error::from(ErrorKind::BrokenPipe);
+        assert!(is_broken_pipe(&anyhow::Error::from(pipe())));
+        assert!(is_broken_pipe(&anyhow::Error::from(serde_json::Error::io(
+            pipe()
+        ))));
+        let other = serde_json::Error::io(Error::from(ErrorKind::PermissionDenied));
+        assert!(!is_broken_pipe(&anyhow::Error::from(other)));
+        assert!(!is_broken_pipe(&input_error("bad")));
+    }
 }

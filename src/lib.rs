@@ -25,12 +25,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }
-        cli::Command::Calibrate(args) => {
-            let run = commands::calibrate::run(&args)?;
-            report::run_dir::write(&run)?;
-            report::calibrate::emit(&run, args.json)?;
-            commands::calibrate::finish(&args, &run)
-        }
+        cli::Command::Calibrate(args) => match commands::calibrate::run_any(&args)? {
+            commands::calibrate::Calibrated::Pairs(run) => {
+                report::run_dir::write(&run)?;
+                report::calibrate::emit(&run, args.json)?;
+                commands::calibrate::finish(&args, &run)
+            }
+            commands::calibrate::Calibrated::BestOf(run) => {
+                report::rewardbench2::emit(&run, args.json)
+            }
+        },
         cli::Command::Report(args) => {
             let run = commands::report::run(&args)?;
             report::run_dir::write(&run)?;

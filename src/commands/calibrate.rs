@@ -64,7 +64,31 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
         .collect()
 }
 
+/// What `calibrate` made: a run over pairs, or RewardBench 2's leaderboards.
+#[derive(Debug)]
+pub enum Calibrated {
+    Pairs(Box<Run>),
+    BestOf(crate::run::rewardbench2::Rb2Run),
+}
+
+/// `calibrate` on whichever form the data comes in.
+pub fn run_any(args: &CalibrateArgs) -> Result<Calibrated> {
+    check_sort(&args.sort)?;
+    let settings = data_settings(&args.plan)?;
+    match data::load_rows(&settings, &crate::report::progress::Download::default())? {
+        data::Rows::BestOf(set) => Ok(Calibrated::BestOf(super::rewardbench2::run(args, set)?)),
+        data::Rows::Pairs(dataset) => {
+            Ok(Calibrated::Pairs(Box::new(run_with(args, Some(dataset))?)))
+        }
+    }
+}
+
 pub fn run(args: &CalibrateArgs) -> Result<Run> {
+    run_with(args, None)
+}
+
+/// `run`, with the data already loaded (`run_any`) or not.
+fn run_with(args: &CalibrateArgs, loaded: Option<Dataset>) -> Result<Run> {
     check_sort(&args.sort)?;
     let data_settings = data_settings(&args.plan)?;
     let mut plan_args = args.plan.clone();
@@ -91,10 +115,13 @@ pub fn run(args: &CalibrateArgs) -> Result<Run> {
         }
     });
     let budget = judges::budget(&args.plan.judge)?;
-    let dataset = data::load(
-        &data_settings,
-        &crate::report::progress::Download::default(),
-    )?;
+    let dataset = match loaded {
+        Some(dataset) => dataset,
+        None => data::load(
+            &data_settings,
+            &crate::report::progress::Download::default(),
+        )?,
+    };
     judges::check_configs(&configs, &dataset.examples)?;
     let created_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -7,3 +7,4 @@ pub mod calibrate;
 pub mod plan;
 pub mod rate;
 pub mod report;
+pub mod rewardbench2;

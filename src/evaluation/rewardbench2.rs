@@ -5,6 +5,9 @@
 //! parts are kept. Checked against reward-bench's own functions
 //! (`tests/fixtures/generate_rewardbench2_fixtures.py`).
 
+use crate::raters::Missing;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 
 /// The six subsets whose mean is the leaderboard score, in reward-bench's order.
@@ -157,6 +160,170 @@ pub fn leaderboard(subsets: &BTreeMap<String, f64>) -> f64 {
             .iter()
             .map(|s| subsets.get(*s).copied().unwrap_or(f64::NAN)),
     )
+}
+
+/// A row's per-completion scores (the correct completions' first; `None`: no score).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub subset: String,
+    /// Ties rows: the question and whether the row is `tied` (else `ref`).
+    pub question: Option<(u64, bool)>,
+    pub scores: Vec<Option<f64>>,
+    pub correct: usize,
+}
+
+/// One subset's score, over the rows that count under the missing-score rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubsetScore {
+    pub name: String,
+    pub rows: usize,
+    /// Rows scored (under drop, those with every completion scored).
+    pub used: usize,
+    pub score: f64,
+    pub ci: (f64, f64),
+    /// A pick at random among a row's completions, averaged over the rows.
+    pub chance: f64,
+}
+
+/// The leaderboard under one missing-score rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Board {
+    pub missing: Missing,
+    pub subsets: Vec<SubsetScore>,
+    pub ties: Option<TiesScore>,
+    pub leaderboard: f64,
+    pub leaderboard_ci: (f64, f64),
+    /// Rows left out for a missing score (drop).
+    pub dropped: usize,
+}
+
+/// The scores a row counts with: drop → none when any is missing; lowest → a missing score
+/// below every other.
+fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
+    match missing {
+        Missing::Drop => row.scores.iter().copied().collect(),
+        Missing::Lowest => Some(
+            row.scores
+                .iter()
+                .map(|s| s.unwrap_or(f64::NEG_INFINITY))
+                .collect(),
+        ),
+    }
+}
+
+/// One subset's point score from its counted rows (Ties: `process_single_model`).
+fn subset_score(ties: bool, rows: &[(&Scored, Vec<f64>)]) -> f64 {
+    if ties {
+        ties_score(&ties_rows(rows)).score
+    } else {
+        mean(rows.iter().map(|(_, s)| row_result(s)))
+    }
+}
+
+fn ties_rows(rows: &[(&Scored, Vec<f64>)]) -> Vec<TiesRow> {
+    rows.iter()
+        .filter_map(|(r, s)| {
+            r.question.map(|(question, tied)| TiesRow {
+                question,
+                tied,
+                scores: s.clone(),
+                correct: r.correct,
+            })
+        })
+        .collect()
+}
+
+/// Every subset's score, Ties' parts and the leaderboard, with percentile-bootstrap 95% CIs
+/// from `resamples` redraws of the rows (Ties: of the questions, a `ref:N`/`tied:N` pair kept
+/// together), seeded with `seed`.
+pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> Board {
+    let mut by_subset: BTreeMap<&str, Vec<&Scored>> = BTreeMap::new();
+    for r in rows {
+        by_subset.entry(&r.subset).or_default().push(r);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut dropped = 0;
+    let mut subsets = Vec::new();
+    let mut ties = None;
+    let mut draws_by_subset: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (name, members) in &by_subset {
+        let counted: Vec<(&Scored, Vec<f64>)> = members
+            .iter()
+            .filter_map(|r| filled(r, missing).map(|s| (*r, s)))
+            .collect();
+        dropped += members.len() - counted.len();
+        let is_ties = *name == crate::dataset::best_of::TIES;
+        let score = subset_score(is_ties, &counted);
+        if is_ties {
+            ties = Some(ties_score(&ties_rows(&counted)));
+        }
+        // Resampling units: rows, or a Ties question's rows together.
+        let mut units: BTreeMap<(u64, bool), Vec<usize>> = BTreeMap::new();
+        for (k, (r, _)) in counted.iter().enumerate() {
+            let unit = match (is_ties, r.question) {
+                (true, Some((q, _))) => (q, true),
+                _ => (k as u64, false),
+            };
+            units.entry(unit).or_default().push(k);
+        }
+        let units: Vec<Vec<usize>> = units.into_values().collect();
+        let mut draws = Vec::with_capacity(resamples);
+        for _ in 0..if units.is_empty() { 0 } else { resamples } {
+            if is_ties {
+                // Each drawn question is a question of its own, even when drawn twice.
+                let mut redrawn: Vec<TiesRow> = Vec::new();
+                for j in 0..units.len() {
+                    for &k in &units[rng.random_range(0..units.len())] {
+                        let (r, scores) = &counted[k];
+                        redrawn.push(TiesRow {
+                            question: j as u64,
+                            tied: r.question.is_some_and(|q| q.1),
+                            scores: scores.clone(),
+                            correct: r.correct,
+                        });
+                    }
+                }
+                draws.push(ties_score(&redrawn).score);
+            } else {
+                draws.push(mean((0..units.len()).map(|_| {
+                    let k = units[rng.random_range(0..units.len())][0];
+                    row_result(&counted[k].1)
+                })));
+            }
+        }
+        let ci = crate::metrics::interval95(&mut draws.clone());
+        draws_by_subset.insert(name.to_string(), draws);
+        subsets.push(SubsetScore {
+            name: name.to_string(),
+            rows: members.len(),
+            used: counted.len(),
+            score,
+            ci,
+            chance: mean(
+                members
+                    .iter()
+                    .map(|r| r.correct as f64 / r.scores.len().max(1) as f64),
+            ),
+        });
+    }
+    let points: BTreeMap<String, f64> = subsets.iter().map(|s| (s.name.clone(), s.score)).collect();
+    let mut leaderboard_draws: Vec<f64> = (0..resamples)
+        .map(|i| {
+            let one: BTreeMap<String, f64> = draws_by_subset
+                .iter()
+                .map(|(name, d)| (name.clone(), d.get(i).copied().unwrap_or(f64::NAN)))
+                .collect();
+            leaderboard(&one)
+        })
+        .collect();
+    Board {
+        missing,
+        leaderboard: leaderboard(&points),
+        leaderboard_ci: crate::metrics::interval95(&mut leaderboard_draws),
+        subsets,
+        ties,
+        dropped,
+    }
 }
 
 #[cfg(test)]

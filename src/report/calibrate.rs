@@ -287,14 +287,5 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
 
 /// Prints the report (tables, or JSON).
 pub fn emit(run: &Run, json: bool) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
-    if json {
-        serde_json::to_writer_pretty(&mut w, &to_json(run))?;
-        writeln!(w)?;
-    } else {
-        write_terminal(run, &mut w)?;
-    }
-    w.flush()?;
-    Ok(())
+    super::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
 }

@@ -3,6 +3,25 @@
 use crate::metrics::{Agreement, Statistic};
 use serde_json::{json, Map, Value};
 
+/// Prints `doc()` as pretty JSON (with `json`), or the text `terminal` writes, on stdout.
+pub fn emit_either(
+    json: bool,
+    doc: impl FnOnce() -> Value,
+    terminal: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut w = stdout.lock();
+    if json {
+        serde_json::to_writer_pretty(&mut w, &doc())?;
+        writeln!(w)?;
+    } else {
+        terminal(&mut w)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// A number, or null for NaN and infinities.
 pub fn num(value: f64) -> Value {
     if value.is_finite() {

@@ -21,6 +21,7 @@ pub mod progress;
 pub mod prompts;
 pub mod ranking;
 pub mod ratings;
+pub mod rewardbench2;
 pub mod run_dir;
 pub mod summary;
 pub mod table;

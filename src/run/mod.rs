@@ -11,6 +11,7 @@ pub mod data;
 pub mod judges;
 pub mod plan;
 pub mod record;
+pub mod rewardbench2;
 
 /// The command as typed, with the program named `raterlab` rather than by its full path.
 pub fn command_line() -> Vec<String> {

@@ -130,10 +130,10 @@ fn the_form_is_read_from_the_columns_and_the_golds_follow_the_correct_completion
     };
     let alone = run(&["data", "summary", "--data", path, "--subset", "Math"]).1;
     assert_eq!(slots(&alone), slots(&out));
-    // Rating it is not built yet, and says so.
+    // Calling a judge on it is not built yet, and says so.
     let err = error_of(&["calibrate", "--data", path, "--judge", "sim"]);
     assert!(
-        err.contains("is RewardBench 2 data") && err.contains("data summary"),
+        err.contains("is RewardBench 2 data") && err.contains("scores:FILE"),
         "{err}"
     );
 }
@@ -265,4 +265,124 @@ fn scores_match_reward_benchs_own_functions() {
             close(value, &want[name], &format!("Ties case {k}: {name}"));
         }
     }
+}
+
+/// A scores file for the bundled sample: `score(correct)` for each completion (None: empty).
+fn sample_scores(dir: &Path, name: &str, score: impl Fn(bool) -> Option<f64>) -> String {
+    let df = ParquetReader::new(
+        std::fs::File::open(crate::common::root().join("data/sample-v2.parquet")).expect("sample"),
+    )
+    .finish()
+    .expect("parquet");
+    let prompts = df
+        .column("prompt")
+        .expect("prompt")
+        .str()
+        .expect("text")
+        .clone();
+    let mut seen = std::collections::HashSet::new();
+    let mut csv = String::from("prompt,response,score\n");
+    for (column, correct) in [("chosen", true), ("rejected", false)] {
+        let lists = df
+            .column(column)
+            .expect("list")
+            .list()
+            .expect("list")
+            .clone();
+        for (prompt, list) in prompts.iter().zip(lists.series_iter()) {
+            let prompt = prompt.expect("prompt");
+            for text in list.expect("list").str().expect("texts").iter() {
+                let text = text.expect("text");
+                if seen.insert((prompt.to_string(), text.to_string())) {
+                    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+                    let value = score(correct).map_or(String::new(), |v| v.to_string());
+                    csv.push_str(&format!("{},{},{value}\n", quote(prompt), quote(text)));
+                }
+            }
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, csv).expect("scores");
+    format!("scores:{}", path.display())
+}
+
+#[test]
+fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = |judge: &str, extra: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "--data",
+            "sample-v2",
+            "--judge",
+            judge,
+            "--json",
+        ];
+        args.extend(extra);
+        crate::common::json_of(&args)
+    };
+    // Correct completions above the rest: every subset 1; Ties' correct answers tie with
+    // each other (no margin to compare), so its margin term is 0 and it scores 1.
+    let perfect = sample_scores(dir.path(), "perfect.csv", |c| {
+        Some(if c { 1.0 } else { 0.0 })
+    });
+    let doc = json(&perfect, &[]);
+    let rb2 = &doc["configs"][0]["rewardbench2"];
+    assert_eq!(rb2["score"], 1.0, "{rb2}");
+    for subset in [
+        "Factuality",
+        "Precise IF",
+        "Math",
+        "Safety",
+        "Focus",
+        "Ties",
+    ] {
+        assert_eq!(rb2["subsets"][subset], 1.0, "{subset}: {rb2}");
+    }
+    assert_eq!(rb2["ties"]["margin"], 0.0);
+    assert_eq!(rb2["ties"]["correctness_preferred_hard"], 1.0);
+    assert_eq!(rb2["ci"], serde_json::json!([1.0, 1.0]));
+    // Every score equal: each row outside Ties is a four-way tie at the top (1/4); Ties gets
+    // nothing (no correct completion above an incorrect one).
+    let flat = sample_scores(dir.path(), "flat.csv", |_| Some(0.5));
+    let rb2 = json(&flat, &[])["configs"][0]["rewardbench2"].clone();
+    assert_eq!(rb2["subsets"]["Math"], 0.25);
+    assert_eq!(rb2["subsets"]["Ties"], 0.0);
+    let want = 5.0 * 0.25 / 6.0;
+    assert!(
+        (rb2["score"].as_f64().expect("score") - want).abs() < 1e-12,
+        "{rb2}"
+    );
+    // Incorrect completions unscored: drop leaves out every row; lowest puts them below the
+    // correct ones, so every row is right. Both are reported either way.
+    let partial = sample_scores(dir.path(), "partial.csv", |c| c.then_some(2.0));
+    let doc = json(&partial, &["--pointwise-missing", "lowest"]);
+    let config = &doc["configs"][0];
+    assert_eq!(config["missing"], "lowest");
+    assert_eq!(config["rewardbench2"]["score"], 1.0);
+    assert_eq!(config["rewardbench2_other_missing_rule"]["missing"], "drop");
+    assert_eq!(config["rewardbench2_other_missing_rule"]["dropped"], 19);
+    assert!(config["rewardbench2_other_missing_rule"]["score"].is_null());
+    // The terminal says the same.
+    let (code, out, err) = run(&["calibrate", "--data", "sample-v2", "--judge", &perfect]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("leaderboard (mean of the six)") && out.contains("1.000 [1.000, 1.000]"),
+        "{out}"
+    );
+    assert!(out.contains("Ties 1.0000: ref accuracy 1.0000"), "{out}");
+    // A judge that would have to be called is refused, and so is a file scoring nothing.
+    let err = error_of(&["calibrate", "--data", "sample-v2", "--judge", "sim"]);
+    assert!(
+        err.contains("only --judge scores:FILE") && err.contains("not built yet"),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join("other.csv"),
+        "prompt,response,score\nq,a,1\n",
+    )
+    .expect("file");
+    let other = format!("scores:{}", dir.path().join("other.csv").display());
+    let err = error_of(&["calibrate", "--data", "sample-v2", "--judge", &other]);
+    assert!(err.contains("scores none of the"), "{err}");
 }

@@ -1,0 +1,118 @@
+//! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
+//! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
+
+use super::format::{fixed, with_ci};
+use super::json::{ci_json, num};
+use super::table;
+use crate::evaluation::rewardbench2::Board;
+use crate::run::rewardbench2::Rb2Run;
+use anyhow::Result;
+use serde_json::{json, Value};
+use std::io::Write;
+
+fn board_json(b: &Board) -> Value {
+    let subsets: serde_json::Map<String, Value> = b
+        .subsets
+        .iter()
+        .map(|s| (s.name.clone(), num(s.score)))
+        .collect();
+    let cis: serde_json::Map<String, Value> = b
+        .subsets
+        .iter()
+        .map(|s| (s.name.clone(), ci_json(Some(s.ci))))
+        .collect();
+    json!({
+        "missing": b.missing.key(),
+        "score": num(b.leaderboard),
+        "ci": ci_json(Some(b.leaderboard_ci)),
+        "subsets": subsets,
+        "subset_ci": cis,
+        "rows": b.subsets.iter().map(|s| (s.name.clone(), json!({"rows": s.rows, "scored": s.used, "chance": num(s.chance)}))).collect::<serde_json::Map<_, _>>(),
+        "dropped": b.dropped,
+        "ties": b.ties.map(|t| json!({
+            "score": num(t.score), "ref_accuracy": num(t.ref_accuracy), "tied_accuracy": num(t.tied_accuracy),
+            "correctness_preferred": num(t.correctness_preferred),
+            "correctness_preferred_hard": num(t.correctness_preferred_hard), "margin": num(t.margin),
+        })),
+    })
+}
+
+pub fn to_json(run: &Rb2Run) -> Value {
+    json!({
+        "data": {"source": run.source, "seed": run.seed, "rows": run.rows, "form": "rewardbench2"},
+        "bootstrap": run.bootstrap,
+        "configs": run.configs.iter().map(|c| {
+            let mut doc = board_json(&c.boards[0]);
+            if let Value::Object(m) = &mut doc {
+                m.remove("missing");
+            }
+            json!({
+                "name": c.name,
+                "missing": c.boards[0].missing.key(),
+                "rewardbench2": doc,
+                "rewardbench2_other_missing_rule": board_json(&c.boards[1]),
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
+    writeln!(
+        w,
+        "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question)",
+        run.source, run.rows, run.seed, run.bootstrap
+    )?;
+    for c in &run.configs {
+        let (b, other) = (&c.boards[0], &c.boards[1]);
+        let mut t = table::new_table(vec!["subset", "rows", "scored", "score [95% CI]", "chance"]);
+        for s in &b.subsets {
+            t.add_row(vec![
+                s.name.clone(),
+                s.rows.to_string(),
+                s.used.to_string(),
+                with_ci(s.score, s.ci),
+                format!("{:.3}", s.chance),
+            ]);
+        }
+        t.add_row(vec![
+            "leaderboard (mean of the six)".into(),
+            run.rows.to_string(),
+            String::new(),
+            with_ci(b.leaderboard, b.leaderboard_ci),
+            String::new(),
+        ]);
+        table::align_numbers(&mut t);
+        writeln!(
+            w,
+            "\n{} (a missing score: {})\n{t}",
+            c.name,
+            b.missing.key()
+        )?;
+        if let Some(ties) = b.ties {
+            writeln!(
+                w,
+                "Ties {}: ref accuracy {}, tied accuracy {}, correctness preferred {}, hard {}, margin {} (weights 0.3/0.3/0.2/0.2/0.01)",
+                fixed(ties.score),
+                fixed(ties.ref_accuracy),
+                fixed(ties.tied_accuracy),
+                fixed(ties.correctness_preferred),
+                fixed(ties.correctness_preferred_hard),
+                fixed(ties.margin)
+            )?;
+        }
+        writeln!(
+            w,
+            "{} rows left out for a missing score; with the other rule ({}), the leaderboard is {}",
+            b.dropped,
+            other.missing.key(),
+            with_ci(other.leaderboard, other.leaderboard_ci)
+        )?;
+    }
+    writeln!(w, "Scored as reward-bench scores a reward model: a row is worth 1/k when its correct completion shares the top score with k-1 others, 0 when another is higher; chance: a pick at random.")?;
+    Ok(())
+}
+
+/// Prints the leaderboards (tables, or JSON).
+pub fn emit(run: &Rb2Run, json: bool) -> Result<()> {
+    super::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+}
