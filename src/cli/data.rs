@@ -6,8 +6,8 @@ use std::path::PathBuf;
 /// Which pairs to load and how to present them (shared by `data` and, later, `calibrate`).
 #[derive(Debug, Args, Clone)]
 pub struct DataArgs {
-    /// `sample` (bundled), `sample-v2` (bundled, RewardBench 2's shape: `data summary` only), `filtered`
-    /// or `raw` (reward-bench splits), or a CSV/Parquet/JSONL file (RewardBench 2 files are recognized).
+    /// `sample` (bundled), `sample-v2` (bundled, RewardBench 2's shape), `filtered` or `raw`
+    /// (reward-bench splits), `reward-bench-2` (its test split), or a CSV/Parquet/JSONL file.
     #[arg(long, value_name = "SPEC", default_value = "sample")]
     pub data: String,
 

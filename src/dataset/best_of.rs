@@ -223,8 +223,9 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
         ] {
             if list.len() as i64 != count {
                 return Err(input_error(format!(
-                    "{at}: '{name}' holds {} completions but {what} says {count}; fix {what} or the list",
-                    list.len()
+                    "{at}: '{name}' holds {} completion{} but {what} says {count}; fix {what} or the list",
+                    list.len(),
+                    if list.len() == 1 { "" } else { "s" }
                 )));
             }
         }

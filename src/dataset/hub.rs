@@ -44,12 +44,55 @@ pub fn offline() -> bool {
         .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "TRUE" | "yes" | "on"))
 }
 
-/// The URL of a file of the `allenai/reward-bench` dataset repository.
-pub fn reward_bench_url(file: &str) -> String {
-    format!(
-        "{}/datasets/allenai/reward-bench/resolve/main/data/{file}",
-        endpoint()
-    )
+/// A split's parquet file in a dataset repository of the Hub.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HubFile {
+    /// `allenai/reward-bench`.
+    pub repo: &'static str,
+    /// The split, as users name it (`filtered`, `raw`, `test`).
+    pub split: &'static str,
+    /// Its file under `data/`.
+    pub file: &'static str,
+    /// raterlab's cache folder for the repository.
+    pub folder: &'static str,
+}
+
+impl HubFile {
+    /// reward-bench's `filtered` or `raw` split, or RewardBench 2's `test` split.
+    pub fn named(name: &str) -> Option<Self> {
+        let v1 = |split, file| Self {
+            repo: "allenai/reward-bench",
+            split,
+            file,
+            folder: "reward-bench",
+        };
+        match name {
+            "filtered" => Some(v1("filtered", "filtered-00000-of-00001.parquet")),
+            "raw" => Some(v1("raw", "raw-00000-of-00001.parquet")),
+            "reward-bench-2" => Some(Self {
+                repo: "allenai/reward-bench-2",
+                split: "test",
+                file: "test-00000-of-00001.parquet",
+                folder: "reward-bench-2",
+            }),
+            _ => None,
+        }
+    }
+
+    /// Its URL at `$HF_ENDPOINT`.
+    pub fn url(&self) -> String {
+        format!(
+            "{}/datasets/{}/resolve/main/data/{}",
+            endpoint(),
+            self.repo,
+            self.file
+        )
+    }
+
+    /// The Hugging Face cache's folder name for the repository.
+    pub fn hf_cache_name(&self) -> String {
+        format!("datasets--{}", self.repo.replace('/', "--"))
+    }
 }
 
 fn is_parquet(path: &Path) -> bool {
@@ -117,9 +160,9 @@ fn fetch_into(url: &str, partial: &Path, progress: &dyn Progress) -> Result<()> 
     if !status.is_success() {
         let fix = match status.as_u16() {
             401 | 403 => {
-                "the Hub refused access; set HF_TOKEN to a token that can read allenai/reward-bench"
+                "the Hub refused access; set HF_TOKEN to a token that can read the dataset"
             }
-            404 => "no such file; check HF_ENDPOINT and the split name (filtered or raw)",
+            404 => "no such file; check HF_ENDPOINT and the split name (filtered, raw or reward-bench-2)",
             429 => "rate limited by the Hub; wait a minute and run the command again",
             _ => "the server failed; run the command again later",
         };
@@ -166,12 +209,15 @@ fn without_url(e: reqwest::Error) -> String {
 }
 
 /// Downloads a split into `dest` unless downloads are forbidden.
-pub fn fetch_split(split: &str, file: &str, dest: &Path, progress: &dyn Progress) -> Result<()> {
+pub fn fetch_split(hub: &HubFile, dest: &Path, progress: &dyn Progress) -> Result<()> {
     if offline() {
         return Err(input_error(format!(
-            "reward-bench's '{split}' split is not on this machine and HF_HUB_OFFLINE forbids downloading it; unset HF_HUB_OFFLINE, or put data/{file} into {}",
+            "{}'s '{}' split is not on this machine and HF_HUB_OFFLINE forbids downloading it; unset HF_HUB_OFFLINE, or put data/{} into {}",
+            hub.repo,
+            hub.split,
+            hub.file,
             dest.parent().map_or_else(String::new, |p| p.display().to_string())
         )));
     }
-    download(&reward_bench_url(file), dest, progress)
+    download(&hub.url(), dest, progress)
 }

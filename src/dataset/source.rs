@@ -3,7 +3,7 @@
 
 use super::best_of::{self, BestOf};
 use super::frame::{self, Frame};
-use super::hub::{self, Progress};
+use super::hub::{self, HubFile, Progress};
 use super::labels::NoMajority;
 use super::pairs::{self, Pair};
 use crate::error::input_error;
@@ -22,8 +22,8 @@ pub enum DataSpec {
     Sample,
     /// The bundled RewardBench 2 sample.
     SampleV2,
-    /// reward-bench's `filtered` or `raw` split.
-    Split(String),
+    /// A split on the Hub: reward-bench's `filtered` or `raw`, or RewardBench 2's.
+    Split(HubFile),
     File(PathBuf),
 }
 
@@ -32,8 +32,10 @@ impl DataSpec {
         match text {
             "sample" => DataSpec::Sample,
             "sample-v2" => DataSpec::SampleV2,
-            "filtered" | "raw" => DataSpec::Split(text.to_string()),
-            _ => DataSpec::File(PathBuf::from(text)),
+            _ => match HubFile::named(text) {
+                Some(hub) => DataSpec::Split(hub),
+                None => DataSpec::File(PathBuf::from(text)),
+            },
         }
     }
 
@@ -41,7 +43,10 @@ impl DataSpec {
         match self {
             DataSpec::Sample => "sample (bundled)".to_string(),
             DataSpec::SampleV2 => "sample-v2 (bundled, RewardBench 2's shape)".to_string(),
-            DataSpec::Split(s) => format!("reward-bench {s}"),
+            DataSpec::Split(h) if h.repo == "allenai/reward-bench" => {
+                format!("reward-bench {}", h.split)
+            }
+            DataSpec::Split(h) => format!("{} {}", h.repo, h.split),
             DataSpec::File(p) => p.display().to_string(),
         }
     }
@@ -277,10 +282,10 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     })
 }
 
-/// The local copy of a reward-bench split: the Hugging Face cache, then raterlab's own cache,
-/// else a download into raterlab's cache.
-pub fn find_split(split: &str, progress: &dyn Progress) -> Result<PathBuf> {
-    let file = format!("{split}-00000-of-00001.parquet");
+/// The local copy of a Hub split: the Hugging Face cache, then raterlab's own cache, else a
+/// download into raterlab's cache.
+pub fn find_split(hub: &HubFile, progress: &dyn Progress) -> Result<PathBuf> {
+    let file = hub.file;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
@@ -289,12 +294,12 @@ pub fn find_split(split: &str, progress: &dyn Progress) -> Result<PathBuf> {
         .unwrap_or_else(|| home.join(".cache").join("huggingface"));
     let snapshots = hf_home
         .join("hub")
-        .join("datasets--allenai--reward-bench")
+        .join(hub.hf_cache_name())
         .join("snapshots");
     if let Ok(entries) = std::fs::read_dir(&snapshots) {
         let mut candidates: Vec<PathBuf> = entries
             .filter_map(|e| e.ok())
-            .map(|e| e.path().join("data").join(&file))
+            .map(|e| e.path().join("data").join(file))
             .filter(|p| p.is_file())
             .collect();
         candidates.sort();
@@ -302,9 +307,9 @@ pub fn find_split(split: &str, progress: &dyn Progress) -> Result<PathBuf> {
             return Ok(found);
         }
     }
-    let own = cache_dir().join("reward-bench").join(&file);
+    let own = cache_dir().join(hub.folder).join(file);
     if !own.is_file() {
-        hub::fetch_split(split, &file, &own, progress)?;
+        hub::fetch_split(hub, &own, progress)?;
     }
     Ok(own)
 }
@@ -347,9 +352,10 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
             best_of: Some(best_of::from_bytes(&spec.describe(), SAMPLE_V2)?),
             ..reward_bench(Vec::new())
         }),
-        DataSpec::Split(split) => Ok(reward_bench(pairs::load_reward_bench(&find_split(
-            split, progress,
-        )?)?)),
+        DataSpec::Split(hub) => load_file(&find_split(hub, progress)?, None).map(|l| Loaded {
+            source: spec.describe(),
+            ..l
+        }),
         DataSpec::File(path) => load_file(path, mapping),
     }
 }

@@ -160,3 +160,51 @@ fn offline_forbids_downloads_and_hf_cache_comes_first() {
     assert!(out.contains("43 items"));
     assert_eq!(hub.count(), 0, "no request was made");
 }
+
+/// `--data reward-bench-2`: RewardBench 2's test split from its own repository, read in its
+/// form, then from raterlab's cache (HF_HUB_OFFLINE allows it).
+#[test]
+fn reward_bench_2_comes_from_its_own_repository() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let bytes = std::fs::read(root().join("data/sample-v2.parquet")).expect("sample-v2");
+    let hub = MockServer::start(move |_| Reply::bytes(bytes.clone()));
+    let (code, out, err) = summary(home.path(), &hub.url, "reward-bench-2", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("allenai/reward-bench-2 test"), "{out}");
+    assert!(out.contains("19 rows in RewardBench 2's form"), "{out}");
+    assert_eq!(
+        hub.requests.lock().expect("log")[0].path,
+        "/datasets/allenai/reward-bench-2/resolve/main/data/test-00000-of-00001.parquet"
+    );
+    let own = home
+        .path()
+        .join("raterlab-cache/reward-bench-2/test-00000-of-00001.parquet");
+    assert!(own.is_file());
+    let (code, out, err) = summary(
+        home.path(),
+        &hub.url,
+        "reward-bench-2",
+        &[("HF_HUB_OFFLINE", "1")],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("19 rows"), "{out}");
+    assert_eq!(
+        hub.requests.lock().expect("log").len(),
+        1,
+        "served from the cache"
+    );
+    // Offline without a copy: says what to do.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = summary(
+        empty.path(),
+        &hub.url,
+        "reward-bench-2",
+        &[("HF_HUB_OFFLINE", "1")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("allenai/reward-bench-2's 'test' split is not on this machine")
+            && err.contains("test-00000-of-00001.parquet"),
+        "{err}"
+    );
+}

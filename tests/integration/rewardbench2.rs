@@ -155,7 +155,7 @@ fn wrong_shapes_name_the_row_and_the_fix() {
     let err = case("count.parquet", good(), &counts);
     assert!(
         err.contains("row 2 (id '2')")
-            && err.contains("'chosen' holds 1 completions but num_correct says 2"),
+            && err.contains("'chosen' holds 1 completion but num_correct says 2"),
         "{err}"
     );
     let mut rows = good();
