@@ -79,16 +79,9 @@ fn main() {
         let (_, data_mb, _) = timed(&["data", "summary", "--data", &data_s, "--both-orders"]);
         let export = dir.join(format!("export-{pairs}-{samples}"));
         let cache = dir.join(format!("cache-{pairs}-{samples}"));
-        let mut args: Vec<String> = vec!["batch".into(), "export".into()];
-        args.extend(support::plan(&data_s, samples));
-        args.extend([
-            "--out".into(),
-            export.to_string_lossy().into_owned(),
-            "--cache-dir".into(),
-            cache.to_string_lossy().into_owned(),
-        ]);
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (export_s, export_mb, _) = timed(&refs);
+        let binary = env!("CARGO_BIN_EXE_raterlab");
+        let (export_s, export_mb) =
+            support::export(binary, &support::plan(&data_s, samples), &export, &cache);
         let results = dir.join(format!("results-{pairs}.jsonl"));
         let requests = support::write_results(&export, &results);
         let manifest: Value = serde_json::from_reader(
@@ -101,16 +94,7 @@ fn main() {
             .iter()
             .map(|s| s["bytes"].as_f64().unwrap_or(0.0) / 1e6)
             .fold(0.0, f64::max);
-        let (ingest_s, ingest_mb, out) = timed(&[
-            "batch",
-            "ingest",
-            &results.to_string_lossy(),
-            "--manifest",
-            &export.join("manifest.json").to_string_lossy(),
-            "--cache-dir",
-            &cache.to_string_lossy(),
-        ]);
-        assert!(out.contains("every request is answered"), "{out}");
+        let (ingest_s, ingest_mb) = support::ingest(binary, &results, &export, &cache);
         let reference_s = cache_writes(&dir.join(format!("reference-{pairs}-{samples}")), requests);
         if rows.is_empty() {
             // The report the ingest feeds: calibrate --offline over the same keys.

@@ -142,23 +142,6 @@ fn measure(binary: &str, cache: &Path, out: &Path) -> Figures {
     (seconds[RUNS / 2], peak)
 }
 
-/// `batch ingest` of the plan's answers into `cache` with `binary`.
-fn ingest(binary: &str, results: &Path, export: &Path, cache: &Path) {
-    let (_, _, out) = support::timed(
-        binary,
-        &[
-            "batch",
-            "ingest",
-            &results.to_string_lossy(),
-            "--manifest",
-            &export.join("manifest.json").to_string_lossy(),
-            "--cache-dir",
-            &cache.to_string_lossy(),
-        ],
-    );
-    assert!(out.contains("every request is answered"), "{out}");
-}
-
 fn main() {
     let after = env!("CARGO_BIN_EXE_raterlab");
     let before = std::env::var("RATERLAB_BENCH_BEFORE").ok();
@@ -166,16 +149,7 @@ fn main() {
     let dir = work.path();
     // The plan's 10 calls and an answer to each.
     let export = dir.join("export");
-    let mut args: Vec<String> = ["batch", "export", "--out", &export.to_string_lossy()]
-        .map(String::from)
-        .to_vec();
-    args.extend([
-        "--cache-dir".into(),
-        dir.join("empty").to_string_lossy().into_owned(),
-    ]);
-    args.extend(PLAN.map(String::from));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    support::timed(after, &refs);
+    support::export(after, &PLAN.map(String::from), &export, &dir.join("empty"));
     let results = dir.join("results.jsonl");
     assert_eq!(support::write_results(&export, &results), 10);
     println!(
@@ -205,13 +179,13 @@ fn main() {
     };
     for &n in sizes {
         let store = dir.join(format!("store-{n}"));
-        ingest(after, &results, &export, &store);
+        support::ingest(after, &results, &export, &store);
         fill_store(&store, n - 10);
         let now = measure(after, &store, &dir.join("run"));
         let (was, migrate_s) = match &before {
             Some(binary) => {
                 let log = dir.join(format!("log-{n}"));
-                ingest(binary, &results, &export, &log);
+                support::ingest(binary, &results, &export, &log);
                 fill_log(&log, n - 10);
                 let was = measure(binary, &log, &dir.join("run-before"));
                 // The first open of the new version moves the log into a store.
@@ -259,22 +233,18 @@ fn large_offline(dir: &Path, after: &str, before: Option<&str>) {
         &["data", "summary", "--data", &data_s, "--both-orders"],
     );
     let export = dir.join("large-export");
-    let mut args: Vec<String> = ["batch", "export", "--out", &export.to_string_lossy()]
-        .map(String::from)
-        .to_vec();
-    args.extend([
-        "--cache-dir".into(),
-        dir.join("empty").to_string_lossy().into_owned(),
-    ]);
-    args.extend(support::plan(&data_s, 5));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    support::timed(after, &refs);
+    support::export(
+        after,
+        &support::plan(&data_s, 5),
+        &export,
+        &dir.join("empty"),
+    );
     let results = dir.join("large-results.jsonl");
     // Answers of 2 KB, as a reasoning judge writes them: 2 GB of text in all.
     let answer = format!("{} {}", filler_text(0), support::ANSWER);
     let calls = support::write_results_with(&export, &results, &answer);
     let offline = |binary: &str, cache: &Path| {
-        ingest(binary, &results, &export, cache);
+        support::ingest(binary, &results, &export, cache);
         let mut args: Vec<String> = vec!["calibrate".into(), "--offline".into()];
         args.extend(support::plan(&data_s, 5));
         args.extend([

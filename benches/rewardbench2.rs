@@ -160,14 +160,7 @@ fn main() {
         );
     };
     close(&ours["score"], &theirs["leaderboard"], "leaderboard");
-    for subset in [
-        "Factuality",
-        "Precise IF",
-        "Math",
-        "Safety",
-        "Focus",
-        "Ties",
-    ] {
+    for subset in raterlab::evaluation::rewardbench2::SUBSETS {
         close(&ours["subsets"][subset], &theirs["subsets"][subset], subset);
     }
     let scoring = theirs["scoring_s"].as_f64().expect("seconds");

@@ -41,6 +41,40 @@ pub fn timed(binary: &str, args: &[&str]) -> (f64, f64, String) {
     )
 }
 
+/// `batch export` of `plan` into `out` (only what `cache` lacks): (seconds, peak MB).
+pub fn export(binary: &str, plan: &[String], out: &Path, cache: &Path) -> (f64, f64) {
+    let mut args: Vec<String> = vec!["batch".into(), "export".into()];
+    args.extend(plan.iter().cloned());
+    args.extend([
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+        "--cache-dir".into(),
+        cache.to_string_lossy().into_owned(),
+    ]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (seconds, mb, _) = timed(binary, &refs);
+    (seconds, mb)
+}
+
+/// `batch ingest` of `results` against `export`'s manifest into `cache`, which must leave
+/// every request answered: (seconds, peak MB).
+pub fn ingest(binary: &str, results: &Path, export: &Path, cache: &Path) -> (f64, f64) {
+    let (seconds, mb, out) = timed(
+        binary,
+        &[
+            "batch",
+            "ingest",
+            &results.to_string_lossy(),
+            "--manifest",
+            &export.join("manifest.json").to_string_lossy(),
+            "--cache-dir",
+            &cache.to_string_lossy(),
+        ],
+    );
+    assert!(out.contains("every request is answered"), "{out}");
+    (seconds, mb)
+}
+
 /// The answer `write_results` gives every request: a verdict in each built-in prompt's form.
 pub const ANSWER: &str = "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]";
 

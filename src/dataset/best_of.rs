@@ -211,10 +211,11 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
     };
     let mut rows = Vec::with_capacity(frame.height());
     for (row, (chosen, rejected)) in chosen.into_iter().zip(rejected).enumerate() {
-        let at = format!("'{path}', row {} (id '{}')", row + 1, raw_ids[row]);
+        let at = || format!("'{path}', row {} (id '{}')", row + 1, raw_ids[row]);
         if chosen.is_empty() {
             return Err(input_error(format!(
-                "{at}, column 'chosen': the list is empty; each row needs at least one correct completion"
+                "{}, column 'chosen': the list is empty; each row needs at least one correct completion",
+                at()
             )));
         }
         for (name, list, count, what) in [
@@ -223,7 +224,8 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
         ] {
             if list.len() as i64 != count {
                 return Err(input_error(format!(
-                    "{at}: '{name}' holds {} completion{} but {what} says {count}; fix {what} or the list",
+                    "{}: '{name}' holds {} completion{} but {what} says {count}; fix {what} or the list",
+                    at(),
                     list.len(),
                     if list.len() == 1 { "" } else { "s" }
                 )));
@@ -233,7 +235,8 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
         if let Some(total) = &total {
             if total[row] != n as i64 {
                 return Err(input_error(format!(
-                    "{at}: 'chosen' and 'rejected' hold {n} completions but total_completions says {}; fix total_completions or the lists",
+                    "{}: 'chosen' and 'rejected' hold {n} completions but total_completions says {}; fix total_completions or the lists",
+                    at(),
                     total[row]
                 )));
             }

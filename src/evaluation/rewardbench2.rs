@@ -211,15 +211,6 @@ fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
     }
 }
 
-/// One subset's point score from its counted rows (Ties: `process_single_model`).
-fn subset_score(ties: bool, rows: &[(&Scored, Vec<f64>)]) -> f64 {
-    if ties {
-        ties_score(&ties_rows(rows)).score
-    } else {
-        mean(rows.iter().map(|(_, s)| row_result(s)))
-    }
-}
-
 fn ties_rows(rows: &[(&Scored, Vec<f64>)]) -> Vec<TiesRow> {
     rows.iter()
         .filter_map(|(r, s)| {
@@ -253,27 +244,24 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             .collect();
         dropped += members.len() - counted.len();
         let is_ties = *name == crate::dataset::best_of::TIES;
-        let score = subset_score(is_ties, &counted);
-        if is_ties {
-            ties = Some(ties_score(&ties_rows(&counted)));
-        }
-        // Resampling units: rows, or a Ties question's rows together.
-        let mut units: BTreeMap<(u64, bool), Vec<usize>> = BTreeMap::new();
-        for (k, (r, _)) in counted.iter().enumerate() {
-            let unit = match (is_ties, r.question) {
-                (true, Some((q, _))) => (q, true),
-                _ => (k as u64, false),
-            };
-            units.entry(unit).or_default().push(k);
-        }
-        let units: Vec<Vec<usize>> = units.into_values().collect();
         let mut draws = Vec::with_capacity(resamples);
-        for _ in 0..if units.is_empty() { 0 } else { resamples } {
-            if is_ties {
-                // Each drawn question is a question of its own, even when drawn twice.
+        let score = if is_ties {
+            let parts = ties_score(&ties_rows(&counted));
+            ties = Some(parts);
+            // Resampled by question: a question's ref and tied rows go together, and each
+            // drawn question is a question of its own, even when drawn twice.
+            let mut questions: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for (k, (r, _)) in counted.iter().enumerate() {
+                questions
+                    .entry(r.question.map_or(0, |q| q.0))
+                    .or_default()
+                    .push(k);
+            }
+            let questions: Vec<Vec<usize>> = questions.into_values().collect();
+            for _ in 0..if questions.is_empty() { 0 } else { resamples } {
                 let mut redrawn: Vec<TiesRow> = Vec::new();
-                for j in 0..units.len() {
-                    for &k in &units[rng.random_range(0..units.len())] {
+                for j in 0..questions.len() {
+                    for &k in &questions[rng.random_range(0..questions.len())] {
                         let (r, scores) = &counted[k];
                         redrawn.push(TiesRow {
                             question: j as u64,
@@ -284,13 +272,17 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
                     }
                 }
                 draws.push(ties_score(&redrawn).score);
-            } else {
-                draws.push(mean((0..units.len()).map(|_| {
-                    let k = units[rng.random_range(0..units.len())][0];
-                    row_result(&counted[k].1)
-                })));
             }
-        }
+            parts.score
+        } else {
+            let results: Vec<f64> = counted.iter().map(|(_, s)| row_result(s)).collect();
+            for _ in 0..if results.is_empty() { 0 } else { resamples } {
+                draws.push(mean(
+                    (0..results.len()).map(|_| results[rng.random_range(0..results.len())]),
+                ));
+            }
+            mean(results.iter().copied())
+        };
         let ci = crate::metrics::interval95(&mut draws.clone());
         draws_by_subset.insert(name.to_string(), draws);
         subsets.push(SubsetScore {

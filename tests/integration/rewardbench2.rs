@@ -329,14 +329,7 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     let doc = json(&perfect, &[]);
     let rb2 = &doc["configs"][0]["rewardbench2"];
     assert_eq!(rb2["score"], 1.0, "{rb2}");
-    for subset in [
-        "Factuality",
-        "Precise IF",
-        "Math",
-        "Safety",
-        "Focus",
-        "Ties",
-    ] {
+    for subset in raterlab::evaluation::rewardbench2::SUBSETS {
         assert_eq!(rb2["subsets"][subset], 1.0, "{subset}: {rb2}");
     }
     assert_eq!(rb2["ties"]["margin"], 0.0);
