@@ -361,6 +361,13 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
 }
 
 fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
+    // No such file and no extension: a dataset name mistyped, most likely.
+    if path.extension().is_none() && !path.exists() {
+        return Err(input_error(format!(
+            "--data '{}' is neither a file nor a dataset name; the names are sample, sample-v2, filtered, raw and reward-bench-2",
+            path.display()
+        )));
+    }
     let frame = frame::read(path)?;
     match mapping {
         Some(m) => from_mapped(&frame, m),

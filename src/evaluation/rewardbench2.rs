@@ -181,8 +181,9 @@ pub struct SubsetScore {
     pub used: usize,
     pub score: f64,
     pub ci: (f64, f64),
-    /// A pick at random among a row's completions, averaged over the rows.
-    pub chance: f64,
+    /// What scores drawn at random get: a row's 1/n (its one correct completion on top),
+    /// averaged over the rows. None for Ties, whose weighted score has no such level.
+    pub chance: Option<f64>,
 }
 
 /// The leaderboard under one missing-score rule.
@@ -291,11 +292,13 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             used: counted.len(),
             score,
             ci,
-            chance: mean(
-                members
-                    .iter()
-                    .map(|r| r.correct as f64 / r.scores.len().max(1) as f64),
-            ),
+            chance: (!is_ties).then(|| {
+                mean(
+                    members
+                        .iter()
+                        .map(|r| r.correct as f64 / r.scores.len().max(1) as f64),
+                )
+            }),
         });
     }
     let points: BTreeMap<String, f64> = subsets.iter().map(|s| (s.name.clone(), s.score)).collect();

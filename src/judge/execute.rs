@@ -41,6 +41,8 @@ pub struct Budget {
 
 /// Told about every finished call (progress bars live in `report/`).
 pub trait Observer: Send + Sync {
+    /// A call of `group` is sent for the first time (retries are not told).
+    fn started(&self, _group: usize) {}
     fn finished(&self, group: usize, outcome: &Result<Completion, CallError>);
     /// Calls timed out, so at most `to` calls are now in flight (from `from`).
     fn concurrency_lowered(&self, _from: usize, _to: usize) {}
@@ -234,6 +236,9 @@ impl Executor {
                         };
                         if let Some(pace) = &pace {
                             pace.wait().await;
+                        }
+                        if attempt == 0 {
+                            observer.started(job.group);
                         }
                         let outcome = job.judge.complete(&job.call).await;
                         drop(slot);

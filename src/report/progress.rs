@@ -108,7 +108,9 @@ pub struct Calls {
     bars: Vec<ProgressBar>,
     counts: Vec<[std::sync::atomic::AtomicUsize; 2]>,
     started: std::time::Instant,
-    /// Seconds from the start to each configuration's last finished call.
+    /// Seconds from the start to each configuration's first sent call and its last finished
+    /// one.
+    first: Mutex<Vec<Option<f64>>>,
     last: Mutex<Vec<f64>>,
     /// The concurrency before the first lowering and after the last one.
     lowered: Mutex<Option<(usize, usize)>>,
@@ -144,6 +146,7 @@ impl Calls {
             .collect();
         let counts = configs.iter().map(|_| Default::default()).collect();
         std::sync::Arc::new(Self {
+            first: Mutex::new(vec![None; configs.len()]),
             last: Mutex::new(vec![0.0; configs.len()]),
             bars,
             counts,
@@ -154,13 +157,19 @@ impl Calls {
         })
     }
 
-    /// Wall time of a configuration: from the start of the run to its last answer.
+    /// Wall time of a configuration: from its first call to its last answer (the
+    /// configurations of a run share the time, one after another or overlapping).
     pub fn wall_seconds(&self, group: usize) -> f64 {
-        self.last
+        let first = self
+            .first
             .lock()
             .ok()
-            .and_then(|l| l.get(group).copied())
-            .unwrap_or(0.0)
+            .and_then(|f| f.get(group).copied().flatten());
+        let last = self.last.lock().ok().and_then(|l| l.get(group).copied());
+        match (first, last) {
+            (Some(first), Some(last)) => (last - first).max(0.0),
+            _ => 0.0,
+        }
     }
 
     /// Clears the bars; when stderr is not a terminal (no bars were drawn), prints one summary
@@ -216,6 +225,14 @@ impl Calls {
 }
 
 impl crate::judge::execute::Observer for Calls {
+    fn started(&self, group: usize) {
+        if let Ok(mut first) = self.first.lock() {
+            if let Some(slot) = first.get_mut(group) {
+                slot.get_or_insert(self.started.elapsed().as_secs_f64());
+            }
+        }
+    }
+
     fn concurrency_lowered(&self, from: usize, to: usize) {
         if let Ok(mut lowered) = self.lowered.lock() {
             let first = lowered.map_or(from, |l| l.0);

@@ -27,7 +27,7 @@ fn board_json(b: &Board) -> Value {
         "ci": ci_json(Some(b.leaderboard_ci)),
         "subsets": subsets,
         "subset_ci": cis,
-        "rows": b.subsets.iter().map(|s| (s.name.clone(), json!({"rows": s.rows, "scored": s.used, "chance": num(s.chance)}))).collect::<serde_json::Map<_, _>>(),
+        "rows": b.subsets.iter().map(|s| (s.name.clone(), json!({"rows": s.rows, "scored": s.used, "chance": s.chance.map_or(Value::Null, num)}))).collect::<serde_json::Map<_, _>>(),
         "dropped": b.dropped,
         "ties": b.ties.map(|t| json!({
             "score": num(t.score), "ref_accuracy": num(t.ref_accuracy), "tied_accuracy": num(t.tied_accuracy),
@@ -71,7 +71,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
                 s.rows.to_string(),
                 s.used.to_string(),
                 with_ci(s.score, s.ci),
-                format!("{:.3}", s.chance),
+                s.chance.map_or_else(|| "–".into(), |c| format!("{c:.3}")),
             ]);
         }
         t.add_row(vec![
@@ -108,7 +108,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
             with_ci(other.leaderboard, other.leaderboard_ci)
         )?;
     }
-    writeln!(w, "Scored as reward-bench scores a reward model: a row is worth 1/k when its correct completion shares the top score with k-1 others, 0 when another is higher; chance: a pick at random.")?;
+    writeln!(w, "Scored as reward-bench scores a reward model: a row is worth 1/k when its correct completion shares the top score with k-1 others, 0 when another is higher. chance: what scores drawn at random get (1/4 for one correct completion among four); Ties' weighted score has none.")?;
     Ok(())
 }
 

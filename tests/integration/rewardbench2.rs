@@ -130,6 +130,13 @@ fn the_form_is_read_from_the_columns_and_the_golds_follow_the_correct_completion
     };
     let alone = run(&["data", "summary", "--data", path, "--subset", "Math"]).1;
     assert_eq!(slots(&alone), slots(&out));
+    // A mistyped dataset name says which names there are.
+    let err = error_of(&["data", "summary", "--data", "reward-bench2"]);
+    assert!(
+        err.contains("'reward-bench2' is neither a file nor a dataset name")
+            && err.contains("reward-bench-2"),
+        "{err}"
+    );
     // Calling a judge on it is not built yet, and says so.
     let err = error_of(&["calibrate", "--data", path, "--judge", "sim"]);
     assert!(
@@ -333,6 +340,9 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
         assert_eq!(rb2["subsets"][subset], 1.0, "{subset}: {rb2}");
     }
     assert_eq!(rb2["ties"]["margin"], 0.0);
+    // Chance beside each subset: 1/4 for one correct among four; none for Ties' weighted score.
+    assert_eq!(rb2["rows"]["Math"]["chance"], 0.25);
+    assert!(rb2["rows"]["Ties"]["chance"].is_null(), "{rb2}");
     assert_eq!(rb2["ties"]["correctness_preferred_hard"], 1.0);
     assert_eq!(rb2["ci"], serde_json::json!([1.0, 1.0]));
     // Every score equal: each row outside Ties is a four-way tie at the top (1/4); Ties gets
