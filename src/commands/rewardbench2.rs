@@ -1,31 +1,67 @@
 //! `raterlab calibrate` on RewardBench 2 rows: a reward model's per-completion scores
-//! (`--judge scores:FILE`) scored as reward-bench scores them, under both missing-score rules,
-//! with bootstrap CIs. The protocols that call a judge (ranking, ratings, pairwise) are not
-//! built yet.
+//! (`--judge scores:FILE`), or judge configurations by their protocol (a ranking template:
+//! four-way; a pointwise one: ratings; a pairwise one: the correct completion against each
+//! incorrect one; Ties rows always by ratings), scored as reward-bench scores them, under both
+//! missing-score rules, with bootstrap CIs.
 
 use crate::cli::CalibrateArgs;
-use crate::dataset::best_of::{ties_number, TIES};
+use crate::dataset::best_of::{ties_number, Shown, TIES};
 use crate::error::input_error;
 use crate::evaluation::rewardbench2::{board, Scored};
-use crate::raters::Missing;
+use crate::raters::best_of::{fold, items, ties_config, Items, Protocol, RowOutcome};
+use crate::raters::{CallTally, Config, Missing};
 use crate::run::data::BestOfSet;
+use crate::run::judges;
+use crate::run::plan::plan;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::Result;
 
-pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
-    let judge = args.plan.judge.judge.as_deref().unwrap_or("");
-    let Some(path) = judge.strip_prefix("scores:") else {
-        return Err(input_error(format!(
-            "{} is RewardBench 2 data: only --judge scores:FILE (a reward model's per-completion scores: prompt, response, score) rates it so far; the ranking, ratings and pairwise protocols that call a judge are not built yet",
-            set.source
-        )));
-    };
-    let table = crate::dataset::scores::load(std::path::Path::new(path))?;
-    let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
-    let other = match missing {
+/// A row as the scoring sees it, its scores or decided result given.
+fn scored(shown: &Shown, scores: Vec<Option<f64>>, decided: Option<f64>) -> Scored {
+    let row = &shown.row;
+    Scored {
+        subset: row.subset.clone(),
+        question: (row.subset == TIES)
+            .then(|| row.id.strip_prefix("Ties-").and_then(ties_number))
+            .flatten(),
+        scores,
+        correct: row.correct,
+        decided,
+    }
+}
+
+fn other(missing: Missing) -> Missing {
+    match missing {
         Missing::Drop => Missing::Lowest,
         Missing::Lowest => Missing::Drop,
+    }
+}
+
+pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
+    let judge = args.plan.judge.judge.as_deref().unwrap_or("");
+    let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
+    let configs = match judge.strip_prefix("scores:") {
+        Some(path) => vec![from_scores(args, &set, judge, path, missing)?],
+        None => from_judges(args, &set, missing)?,
     };
+    Ok(Rb2Run {
+        rows: set.rows.len(),
+        configs,
+        source: set.source,
+        seed: set.seed,
+        bootstrap: args.bootstrap,
+    })
+}
+
+/// The scores protocol: a reward model's per-completion scores, no calls.
+fn from_scores(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    judge: &str,
+    path: &str,
+    missing: Missing,
+) -> Result<Rb2Config> {
+    let table = crate::dataset::scores::load(std::path::Path::new(path))?;
     let rows: Vec<Scored> = set
         .rows
         .iter()
@@ -39,40 +75,150 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
                     .copied()
                     .flatten()
             };
-            Scored {
-                subset: row.subset.clone(),
-                question: (row.subset == TIES)
-                    .then(|| row.id.strip_prefix("Ties-").and_then(ties_number))
-                    .flatten(),
-                scores: row.completions.iter().map(score).collect(),
-                correct: row.correct,
-            }
+            scored(shown, row.completions.iter().map(score).collect(), None)
         })
         .collect();
-    let scored = rows
+    let scored_count = rows
         .iter()
         .flat_map(|r| &r.scores)
         .filter(|s| s.is_some())
         .count();
-    if scored == 0 {
+    if scored_count == 0 {
         return Err(input_error(format!(
             "'{path}' scores none of the {} completions of {}: its prompt and response columns must hold the rows' prompts and completions as they are",
             rows.iter().map(|r| r.scores.len()).sum::<usize>(),
             set.source
         )));
     }
-    let seed = set.seed;
-    Ok(Rb2Run {
-        rows: rows.len(),
-        configs: vec![Rb2Config {
-            name: judge.to_string(),
-            boards: [
-                board(&rows, missing, args.bootstrap, seed),
-                board(&rows, other, args.bootstrap, seed),
-            ],
-        }],
-        source: set.source,
-        seed,
-        bootstrap: args.bootstrap,
+    Ok(Rb2Config {
+        name: judge.to_string(),
+        protocol: "scores".into(),
+        boards: [
+            board(&rows, missing, args.bootstrap, set.seed),
+            board(&rows, other(missing), args.bootstrap, set.seed),
+        ],
+        tally: CallTally::default(),
+        readers_disagree: None,
+        outcomes: Vec::new(),
     })
+}
+
+/// The protocols that call a judge: every configuration of the plan, one budget.
+fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Result<Vec<Rb2Config>> {
+    let plan = plan(
+        &args.plan,
+        set.seed,
+        &crate::report::progress::Steps::default(),
+    )?;
+    if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
+        return Err(input_error(format!(
+            "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
+            c.rater, c.name
+        )));
+    }
+    let both_orders = args.plan.data.both_orders;
+    let mut parts: Vec<(Config, Items)> = Vec::new();
+    for config in &plan.configs {
+        let items = items(config, &set.rows, both_orders)?;
+        parts.push((ties_config(config)?, items.clone()));
+        parts.insert(parts.len() - 1, (config.clone(), items));
+    }
+    let configs: Vec<Config> = parts.iter().map(|(c, _)| c.clone()).collect();
+    let part_items: Vec<&[crate::dataset::examples::Example]> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, (_, items))| {
+            if k % 2 == 0 {
+                items.main.examples.as_slice()
+            } else {
+                items.ties.examples.as_slice()
+            }
+        })
+        .collect();
+    let rate_parts: Vec<crate::raters::Part<'_>> =
+        configs.iter().zip(part_items.iter().copied()).collect();
+    let observer = crate::report::progress::Calls::new(
+        &configs,
+        &crate::raters::calls_per_part(&rate_parts),
+    );
+    let mut outcomes: Vec<Vec<RowOutcome>> =
+        vec![vec![RowOutcome::default(); set.rows.len()]; plan.configs.len()];
+    let mut tallies: Vec<CallTally> = vec![CallTally::default(); plan.configs.len()];
+    let mut next = vec![0usize; parts.len()];
+    crate::raters::rate_parts(
+        &rate_parts,
+        judges::budget(&args.plan.judge)?,
+        observer.clone(),
+        &mut |part, rating| {
+            let (config, items) = &parts[part];
+            let which = if part % 2 == 0 {
+                &items.main
+            } else {
+                &items.ties
+            };
+            fold(
+                &mut outcomes[part / 2],
+                &set.rows,
+                which,
+                next[part],
+                config,
+                &rating,
+            );
+            next[part] += 1;
+            tallies[part / 2].add(&rating);
+        },
+    );
+    observer.finish();
+    let mut out = Vec::new();
+    for (k, config) in plan.configs.iter().enumerate() {
+        let protocol = Protocol::of(&config.template);
+        let rows: Vec<Scored> = set
+            .rows
+            .iter()
+            .zip(&outcomes[k])
+            .map(|(shown, o)| {
+                let n = shown.row.completions.len();
+                let grades = if o.grades.is_empty() {
+                    vec![None; n]
+                } else {
+                    o.grades.clone()
+                };
+                let decided = (shown.row.subset != TIES).then(|| match protocol {
+                    Protocol::Ratings => None,
+                    Protocol::Ranking => Some(f64::from(u8::from(
+                        o.pick.is_some_and(|p| shown.gold.contains(&p)),
+                    ))),
+                    Protocol::Pairwise => Some(f64::from(u8::from(
+                        !o.wins.is_empty() && o.wins.iter().all(|w| *w == Some(true)),
+                    ))),
+                });
+                scored(shown, grades, decided.flatten())
+            })
+            .collect();
+        let readers_disagree = (protocol == Protocol::Ranking).then(|| {
+            outcomes[k]
+                .iter()
+                .zip(&set.rows)
+                .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
+                .count()
+        });
+        out.push(Rb2Config {
+            name: config.name.clone(),
+            protocol: protocol.key().into(),
+            boards: [
+                board(&rows, missing, args.bootstrap, set.seed),
+                board(&rows, other(missing), args.bootstrap, set.seed),
+            ],
+            tally: tallies[k].clone(),
+            readers_disagree,
+            outcomes: std::mem::take(&mut outcomes[k]),
+        });
+    }
+    judges::check_failures(
+        &args.plan.judge,
+        plan.caches.first().map(std::sync::Arc::as_ref),
+        out.iter().map(|c| (c.name.as_str(), &c.tally)),
+        "nothing was written",
+    )?;
+    Ok(out)
 }

@@ -36,6 +36,10 @@ pub struct Example {
     pub prompt: String,
     pub response1: String,
     pub response2: String,
+    /// A ranking item's further responses (shown as C, D); empty for a pair.
+    pub more: Vec<String>,
+    /// Pairs: -1 (response 1 better), 0, 1. Ranking items: the slot of the correct response
+    /// (0 for A).
     pub gold: i64,
     pub order: Order,
     /// The pair's reference answer, if the data has one.
@@ -77,6 +81,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         prompt: pair.prompt,
         response1,
         response2,
+        more: Vec::new(),
         gold,
         order,
         reference: pair.reference,

@@ -14,6 +14,7 @@
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
 pub mod best_of;
+pub mod best_of_items;
 pub mod examples;
 pub mod export;
 pub mod frame;

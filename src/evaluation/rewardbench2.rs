@@ -170,6 +170,9 @@ pub struct Scored {
     pub question: Option<(u64, bool)>,
     pub scores: Vec<Option<f64>>,
     pub correct: usize,
+    /// The row's result when a protocol decides it without scores (ranking: 1 when the pick
+    /// is correct; pairwise: 1 when the correct completion wins every pair), else None.
+    pub decided: Option<f64>,
 }
 
 /// One subset's score, over the rows that count under the missing-score rule.
@@ -201,6 +204,9 @@ pub struct Board {
 /// The scores a row counts with: drop → none when any is missing; lowest → a missing score
 /// below every other.
 fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
+    if row.decided.is_some() {
+        return Some(Vec::new());
+    }
     match missing {
         Missing::Drop => row.scores.iter().copied().collect(),
         Missing::Lowest => Some(
@@ -276,7 +282,10 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             }
             parts.score
         } else {
-            let results: Vec<f64> = counted.iter().map(|(_, s)| row_result(s)).collect();
+            let results: Vec<f64> = counted
+                .iter()
+                .map(|(r, s)| r.decided.unwrap_or_else(|| row_result(s)))
+                .collect();
             for _ in 0..if results.is_empty() { 0 } else { resamples } {
                 draws.push(mean(
                     (0..results.len()).map(|_| results[rng.random_range(0..results.len())]),

@@ -118,6 +118,12 @@ impl Sim {
         if let Some(side) = item.graded {
             return self.grade(item, side, &mut rng);
         }
+        if item.parser.reads_picks() {
+            return format!(
+                "(simulated judge) Comparing the four responses.\n{}",
+                item.parser.render(self.pick(item.gold, &mut rng))
+            );
+        }
         let verdict = self.verdict(item.gold, item.allows_tie, &mut rng);
         format!(
             "(simulated judge) Comparing the two responses.\n{}",
@@ -127,6 +133,23 @@ impl Sim {
 }
 
 impl Sim {
+    /// A four-way pick: slot A with `position_bias`, else the correct slot `gold` with
+    /// `accuracy`, else one of the other three at random.
+    fn pick(&self, gold: i64, rng: &mut ChaCha8Rng) -> i64 {
+        if rng.random_bool(self.position_bias) {
+            0
+        } else if rng.random_bool(self.accuracy) {
+            gold
+        } else {
+            let other = rng.random_range(0..3i64);
+            if other >= gold {
+                other + 1
+            } else {
+                other
+            }
+        }
+    }
+
     /// A pointwise answer: the better response of the pair gets a high grade with probability
     /// `accuracy`, else a low one (and the worse one the other way round); a tie-rate share
     /// gets the middle grade.

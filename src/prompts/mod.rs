@@ -1,8 +1,10 @@
 //! Prompt templates: the built-ins and user templates from TOML files, rendered in one pass.
 
 mod builtin;
+mod rewardbench2;
 
 pub use builtin::SCORES_PROMPT;
+pub use rewardbench2::{RATING_NAME, RATING_TIES_NAME};
 
 use crate::error::input_error;
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};
@@ -18,6 +20,9 @@ pub enum Mode {
     /// `{response}` (and optionally `{reference}`) in one call per response; the parser reads
     /// a grade, and the two grades are compared.
     Pointwise,
+    /// `{response1}`..`{response4}` in one call (RewardBench 2's four-way judge); the parser
+    /// reads the slot picked.
+    Ranking,
 }
 
 impl Mode {
@@ -25,6 +30,7 @@ impl Mode {
         match self {
             Mode::Pairwise => "pairwise",
             Mode::Pointwise => "pointwise",
+            Mode::Ranking => "ranking",
         }
     }
 }
@@ -46,29 +52,37 @@ pub struct Template {
     pub scale: Option<(f64, f64)>,
 }
 
-/// The placeholders, in the order they are looked for (`{response}` after `{response1}` and
-/// `{response2}`, which it prefixes).
-const PLACEHOLDERS: [&str; 5] = [
+/// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
+/// which it prefixes).
+const PLACEHOLDERS: [&str; 7] = [
     "{prompt}",
     "{response1}",
     "{response2}",
     "{response}",
     "{reference}",
+    "{response3}",
+    "{response4}",
 ];
 
 impl Template {
     /// Fills the pairwise placeholders in a single pass over the template: braces or
     /// placeholder names inside the data are copied as they are, never expanded.
     pub fn render(&self, prompt: &str, response1: &str, response2: &str) -> String {
-        self.fill(&[prompt, response1, response2, "", ""])
+        self.fill(&[prompt, response1, response2, "", "", "", ""])
+    }
+
+    /// Fills the ranking placeholders: four responses, as shown (A to D).
+    pub fn render_ranking(&self, prompt: &str, responses: [&str; 4]) -> String {
+        let [a, b, c, d] = responses;
+        self.fill(&[prompt, a, b, "", "", c, d])
     }
 
     /// Fills the pointwise placeholders: the graded response and the reference answer.
     pub fn render_pointwise(&self, prompt: &str, response: &str, reference: &str) -> String {
-        self.fill(&[prompt, "", "", response, reference])
+        self.fill(&[prompt, "", "", response, reference, "", ""])
     }
 
-    fn fill(&self, values: &[&str; 5]) -> String {
+    fn fill(&self, values: &[&str; 7]) -> String {
         let mut out =
             String::with_capacity(self.text.len() + values.iter().map(|v| v.len()).sum::<usize>());
         let mut rest = self.text.as_str();
@@ -117,6 +131,14 @@ impl Template {
                 "parser '{}' reads pairwise verdicts, not grades; a pointwise template takes {}",
                 self.parser.name(),
                 Parser::grading_names()
+            )),
+            (Mode::Ranking, _, _) if !self.parser.reads_picks() => Err(format!(
+                "parser '{}' does not read a four-way pick; a ranking template takes rb2_ranking or rb2_ranking_published",
+                self.parser.name()
+            )),
+            (Mode::Pairwise | Mode::Pointwise, _, _) if self.parser.reads_picks() => Err(format!(
+                "parser '{}' reads a four-way pick [[A]]..[[D]]; use it with a ranking template (rb2_ranking, rb2_ranking_gemini)",
+                self.parser.name()
             )),
             (Mode::Pairwise, _, false) => Err(format!(
                 "parser '{}' reads grades of one response; use it with mode = \"pointwise\"",
@@ -245,26 +267,29 @@ pub fn load_file(path: &Path) -> Result<Template> {
     let mode = match file.mode.as_deref() {
         None | Some("pairwise") => Mode::Pairwise,
         Some("pointwise") => Mode::Pointwise,
+        Some("ranking") => Mode::Ranking,
         Some(other) => {
             return Err(bad(format!(
-                "mode = \"{other}\" is not a mode; use \"pairwise\" (both responses in one call) or \"pointwise\" (one response per call)"
+                "mode = \"{other}\" is not a mode; use \"pairwise\" (both responses in one call), \"pointwise\" (one response per call) or \"ranking\" (four responses, RewardBench 2)"
             )))
         }
     };
     let needed: &[&str] = match mode {
         Mode::Pairwise => &["{response1}", "{response2}"],
         Mode::Pointwise => &["{response}"],
+        Mode::Ranking => &["{response1}", "{response2}", "{response3}", "{response4}"],
     };
     for needed in needed {
         if !file.template.contains(needed) {
             return Err(bad(match mode {
                 Mode::Pairwise => format!("the template has no {needed} placeholder; use {{prompt}}, {{response1}} and {{response2}} (or mode = \"pointwise\" with {{response}})"),
                 Mode::Pointwise => format!("a pointwise template needs {needed}; use {{prompt}}, {{response}} and optionally {{reference}}"),
+                Mode::Ranking => format!("a ranking template needs {needed}; use {{prompt}} and {{response1}} to {{response4}}"),
             }));
         }
     }
     let scale = match (mode, file.scale) {
-        (Mode::Pairwise, Some(_)) => {
+        (Mode::Pairwise | Mode::Ranking, Some(_)) => {
             return Err(bad("scale goes with mode = \"pointwise\"".into()))
         }
         (Mode::Pointwise, Some([lo, hi])) if lo >= hi || lo.is_nan() || hi.is_nan() => {
@@ -274,7 +299,7 @@ pub fn load_file(path: &Path) -> Result<Template> {
         }
         (Mode::Pointwise, Some([lo, hi])) => Some((lo, hi)),
         (Mode::Pointwise, None) => parser.default_scale(),
-        (Mode::Pairwise, None) => None,
+        (Mode::Pairwise | Mode::Ranking, None) => None,
     };
     let template = Template {
         name: file.name,
@@ -293,6 +318,8 @@ pub fn load_file(path: &Path) -> Result<Template> {
 pub fn parser_names() -> String {
     Parser::ALL
         .iter()
+        .chain(&Parser::GRADE_ONLY)
+        .chain(&Parser::PICKS)
         .map(|p| p.name())
         .collect::<Vec<_>>()
         .join(", ")
@@ -300,7 +327,9 @@ pub fn parser_names() -> String {
 
 /// The built-in templates.
 pub fn builtins() -> Vec<Template> {
-    builtin::all()
+    let mut all = builtin::all();
+    all.extend(rewardbench2::all());
+    all
 }
 
 /// A built-in by name, or a TOML file by path.
@@ -330,6 +359,9 @@ pub fn to_toml(t: &Template) -> String {
     }
     if let Some(system) = &t.system {
         out.push_str(&format!("system = {system:?}\n"));
+    }
+    if t.mode == Mode::Ranking {
+        out.push_str("mode = \"ranking\"\n");
     }
     if t.mode == Mode::Pointwise {
         out.push_str("mode = \"pointwise\"\n");
@@ -395,7 +427,11 @@ mod tests {
                 "mt-bench_single",
                 "reference_1-5",
                 "correct_json",
-                "scores"
+                "scores",
+                "rb2_ranking",
+                "rb2_ranking_gemini",
+                "rb2_rating",
+                "rb2_rating_ties"
             ]
         );
         for t in builtins() {
@@ -404,6 +440,7 @@ mod tests {
             let needed: &[&str] = match t.mode {
                 Mode::Pairwise => &["{prompt}", "{response1}", "{response2}"],
                 Mode::Pointwise => &["{response}"],
+                Mode::Ranking => &["{prompt}", "{response1}", "{response4}"],
             };
             for p in needed {
                 assert!(t.text.contains(p), "{} lacks {p}", t.name);

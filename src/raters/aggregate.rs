@@ -80,6 +80,19 @@ pub fn aggregate(
     let rating = match verdicts.as_slice() {
         [] => None,
         [one] => Some(*one),
+        // A four-way pick has no mean: the samples' most frequent pick, none when several
+        // are (or, unanimous, when any sample differs).
+        _ if template.mode == crate::prompts::Mode::Ranking => match rule {
+            Aggregation::Unanimous => verdicts
+                .iter()
+                .all(|&v| v == verdicts[0])
+                .then_some(verdicts[0]),
+            _ => crate::metrics::raters::unique_mode(
+                verdicts.iter().map(|&v| v.clamp(0, 3) as usize),
+                4,
+            )
+            .map(|slot| slot as i64),
+        },
         _ => Some(rule.apply(&verdicts)),
     };
     let status = Status::of(rating, &samples);

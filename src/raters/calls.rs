@@ -48,6 +48,13 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
             },
             example.reference.as_deref().unwrap_or(""),
         ),
+        (Mode::Ranking, _) => {
+            let more = |k: usize| example.more.get(k).map_or("", String::as_str);
+            template.render_ranking(
+                &example.prompt,
+                [&example.response1, &example.response2, more(0), more(1)],
+            )
+        }
         _ => template.render(&example.prompt, &example.response1, &example.response2),
     };
     out.push(Message::user(text));
@@ -58,7 +65,7 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
 /// response in turn) each sample.
 fn example_calls(config: &Config, example: &Example, mut f: impl FnMut(Call)) {
     let sides: &[Option<u8>] = match config.template.mode {
-        Mode::Pairwise => &[None],
+        Mode::Pairwise | Mode::Ranking => &[None],
         Mode::Pointwise => &[Some(1), Some(2)],
     };
     for &side in sides {
@@ -111,10 +118,22 @@ fn shown(config: &Config, call: &Call) -> Option<Shown> {
 /// How many calls each configuration sends (pointwise grades shared between items count
 /// once).
 pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {
-    configs
+    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
+    calls_per_part(&parts)
+}
+
+/// A configuration and the items it rates (RewardBench 2's protocols rate different items
+/// with each configuration).
+pub type Part<'a> = (&'a Config, &'a [Example]);
+
+/// `calls_per_config` for parts.
+pub fn calls_per_part(parts: &[Part<'_>]) -> Vec<u64> {
+    parts
         .iter()
-        .map(|config| match config.template.mode {
-            Mode::Pairwise => examples.len() as u64 * u64::from(config.rater.samples()),
+        .map(|&(config, examples)| match config.template.mode {
+            Mode::Pairwise | Mode::Ranking => {
+                examples.len() as u64 * u64::from(config.rater.samples())
+            }
             Mode::Pointwise => {
                 let mut seen: std::collections::HashSet<Shown> = Default::default();
                 for example in examples {
@@ -148,8 +167,19 @@ pub fn rate(
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
 ) {
+    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
+    rate_parts(&parts, budget, observer, answers);
+}
+
+/// `rate` with each configuration's own items; `answers` gets (part, rating).
+pub fn rate_parts(
+    parts: &[Part<'_>],
+    budget: Budget,
+    observer: Arc<dyn Observer>,
+    answers: &mut Answers<'_>,
+) {
     let batch = BATCH_CALLS.max(budget.concurrency.saturating_mul(64));
-    rate_in_batches(configs, examples, budget, observer, answers, batch);
+    rate_parts_in_batches(parts, budget, observer, answers, batch);
 }
 
 /// `rate`, every rating kept: one list per configuration, in example order.
@@ -175,8 +205,19 @@ pub fn rate_in_batches(
     answers: &mut Answers<'_>,
     batch: usize,
 ) {
+    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
+    rate_parts_in_batches(&parts, budget, observer, answers, batch);
+}
+
+fn rate_parts_in_batches(
+    parts: &[Part<'_>],
+    budget: Budget,
+    observer: Arc<dyn Observer>,
+    answers: &mut Answers<'_>,
+    batch: usize,
+) {
     let executor = Executor::new(budget, observer);
-    for (group, config) in configs.iter().enumerate() {
+    for (group, &(config, examples)) in parts.iter().enumerate() {
         if config.rater.is_baseline() {
             for example in examples {
                 let r = Rating {
@@ -235,7 +276,7 @@ pub fn rate_in_batches(
 /// One item's rating from its calls' outcomes (pointwise: response 1's, then response 2's).
 fn rating(config: &Config, example: &Example, mut taken: Vec<Graded>) -> Rating {
     match config.template.mode {
-        Mode::Pairwise => aggregate(
+        Mode::Pairwise | Mode::Ranking => aggregate(
             &example.id,
             config.rater,
             &config.template,

@@ -8,6 +8,7 @@
 //! answer text).
 
 mod aggregate;
+pub mod best_of;
 mod calls;
 mod kept;
 mod kind;
@@ -17,7 +18,8 @@ pub use aggregate::aggregate;
 #[cfg(test)]
 use aggregate::baseline;
 pub use calls::{
-    calls_per_config, for_each_call, messages, rate, rate_all, rate_in_batches, Answers,
+    calls_per_config, calls_per_part, for_each_call, messages, rate, rate_all, rate_in_batches,
+    rate_parts, Answers, Part,
 };
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};

@@ -115,12 +115,6 @@ pub enum Rows {
 pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Rows> {
     let mut loaded = source::load(&settings.spec, settings.mapping.as_ref(), progress)?;
     if let Some(rows) = loaded.best_of.take() {
-        if settings.both_orders {
-            return Err(input_error(format!(
-                "--both-orders: {} is RewardBench 2 data, whose rows show all their completions at once; drop --both-orders",
-                loaded.source
-            )));
-        }
         return Ok(Rows::BestOf(BestOfSet {
             source: loaded.source,
             seed: settings.seed,

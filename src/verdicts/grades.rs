@@ -40,6 +40,16 @@ pub(super) fn binary(text: &str) -> Verdict {
 regex!(RATING_DOUBLE, r"\[\[\s*([-+]?\d+(?:\.\d+)?)\s*\]\]");
 regex!(RATING_SINGLE, r"\[\s*([-+]?\d+(?:\.\d+)?)\s*\]");
 
+regex!(FINAL_RATING, r"\b([1-9]|10)\b\s*$");
+
+/// reward-bench's RewardBench 2 ratings reader: an integer 1-10 ending the stripped answer.
+pub(super) fn final_rating(text: &str) -> Result<f64, String> {
+    FINAL_RATING
+        .captures(text.trim())
+        .and_then(|c| number(c.get(1)))
+        .ok_or_else(|| "no rating 1-10 ending the answer (nothing may follow it)".to_string())
+}
+
 /// MT-Bench's rating: the last `[[n]]` (after any reasoning), else the first `[n]`, as
 /// MT-Bench falls back.
 pub(super) fn rating(text: &str) -> Result<f64, String> {

@@ -22,8 +22,8 @@ mod statements;
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
 
 use grades::{
-    binary, binary_answer, comparative, json_grade, json_label, labelled_numbers, opening_numbers,
-    rating, score,
+    binary, binary_answer, comparative, final_rating, json_grade, json_label, labelled_numbers,
+    opening_numbers, rating, score,
 };
 use regex::Regex;
 pub use statements::Span;
@@ -89,6 +89,16 @@ pub enum Parser {
     Rating,
     /// Pointwise only: a real number opening the text (a reward model's score).
     Number,
+    /// Pointwise only: an integer 1-10 ending the answer, nothing after it, as reward-bench
+    /// reads RewardBench 2's ratings (`\b([1-9]|10)\b\s*$` on the stripped text).
+    FinalRating,
+    /// Four-way (RewardBench 2's ranking): the stated `[[A]]`..`[[D]]`, read with the care of
+    /// the pairwise tags (quoted, listed or conditional tags are mentions, not verdicts).
+    /// The verdict is the slot picked: 0 for A .. 3 for D.
+    Ranking,
+    /// Four-way, as reward-bench reads it: `"[[A]]" in text` first, then B, C, D, so an answer
+    /// that names several tags reads as the earliest letter.
+    RankingPublished,
 }
 
 impl Parser {
@@ -118,43 +128,67 @@ impl Parser {
             Parser::Regex(_) => "regex",
             Parser::Rating => "rating",
             Parser::Number => "number",
+            Parser::FinalRating => "final_rating",
+            Parser::Ranking => "rb2_ranking",
+            Parser::RankingPublished => "rb2_ranking_published",
         }
     }
 
     /// The parsers that read only grades (pointwise templates).
-    pub const GRADE_ONLY: [Parser; 2] = [Parser::Rating, Parser::Number];
+    pub const GRADE_ONLY: [Parser; 3] = [Parser::Rating, Parser::Number, Parser::FinalRating];
+
+    /// The parsers that read a four-way pick (ranking templates).
+    pub const PICKS: [Parser; 2] = [Parser::Ranking, Parser::RankingPublished];
 
     /// A built-in parser by name (`regex` needs its patterns: see [`RegexParser`]).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL
             .into_iter()
             .chain(Self::GRADE_ONLY)
+            .chain(Self::PICKS)
             .find(|p| p.name() == name)
     }
 
     /// Whether the parser reads a pairwise verdict.
     pub fn reads_verdicts(&self) -> bool {
-        !matches!(self, Parser::Rating | Parser::Number)
+        !matches!(
+            self,
+            Parser::Rating
+                | Parser::Number
+                | Parser::FinalRating
+                | Parser::Ranking
+                | Parser::RankingPublished
+        )
+    }
+
+    /// Whether the parser reads a four-way pick (the verdict is the slot, 0 for A).
+    pub fn reads_picks(&self) -> bool {
+        matches!(self, Parser::Ranking | Parser::RankingPublished)
     }
 
     /// Whether the parser reads the grade of one response (pointwise).
     pub fn reads_grades(&self) -> bool {
         matches!(
             self,
-            Parser::Score | Parser::Binary | Parser::JsonLabel | Parser::Rating | Parser::Number
+            Parser::Score
+                | Parser::Binary
+                | Parser::JsonLabel
+                | Parser::Rating
+                | Parser::Number
+                | Parser::FinalRating
         )
     }
 
     /// The parsers a pointwise template takes, for messages.
     pub fn grading_names() -> &'static str {
-        "score (1-5), rating ([[1..10]]), binary (yes/no, 1/0), json_label ({\"label\": 1|0}) or number"
+        "score (1-5), rating ([[1..10]]), final_rating (1-10 ending the answer), binary (yes/no, 1/0), json_label ({\"label\": 1|0}) or number"
     }
 
     /// The grade range a pointwise template has unless it says otherwise.
     pub fn default_scale(&self) -> Option<(f64, f64)> {
         match self {
             Parser::Score => Some((1.0, 5.0)),
-            Parser::Rating => Some((1.0, 10.0)),
+            Parser::Rating | Parser::FinalRating => Some((1.0, 10.0)),
             Parser::Binary | Parser::JsonLabel => Some((0.0, 1.0)),
             _ => None,
         }
@@ -174,6 +208,7 @@ impl Parser {
                 .copied()
                 .ok_or_else(|| "no number opening the text".to_string()),
             Parser::Rating => rating(text),
+            Parser::FinalRating => final_rating(text),
             Parser::Binary => match binary_answer(text) {
                 Some(true) => Ok(1.0),
                 Some(false) => Ok(0.0),
@@ -191,6 +226,7 @@ impl Parser {
     pub fn render_grade(&self, grade: f64) -> String {
         match self {
             Parser::Rating => format!("The answer is adequate.\nRating: [[{grade}]]"),
+            Parser::FinalRating => format!("The answer is adequate.\n\n{grade}"),
             Parser::Score => format!("Score: {grade}"),
             Parser::Binary => if grade >= 0.5 { "yes" } else { "no" }.to_string(),
             Parser::JsonLabel => format!(
@@ -224,6 +260,8 @@ impl Parser {
             Parser::Regex(_) => &[],
             Parser::Rating => &["[["],
             Parser::Number => &[],
+            Parser::FinalRating => &["1 to 10"],
+            Parser::Ranking | Parser::RankingPublished => &["[[D]]"],
         }
     }
 
@@ -254,7 +292,12 @@ impl Parser {
                 r#"{"label": 2, "reason": "Response 2 is better."}"#,
             ),
             Parser::Regex(r) => r.example(verdict),
-            Parser::Rating | Parser::Number => self.render_grade(verdict as f64),
+            Parser::Rating | Parser::Number | Parser::FinalRating => {
+                self.render_grade(verdict as f64)
+            }
+            Parser::Ranking | Parser::RankingPublished => {
+                format!("[[{}]]", (b'A' + verdict.clamp(0, 3) as u8) as char)
+            }
         }
     }
 
@@ -277,7 +320,9 @@ impl Parser {
             Parser::Comparative => unspanned(comparative(text)),
             Parser::JsonLabel => unspanned(json_label(text)),
             Parser::Regex(r) => r.read(text),
-            Parser::Rating | Parser::Number => unspanned(none(format!(
+            Parser::Ranking => ranking(text),
+            Parser::RankingPublished => ranking_published(text),
+            Parser::Rating | Parser::Number | Parser::FinalRating => unspanned(none(format!(
                 "parser '{}' reads grades of one response (pointwise), not verdicts",
                 self.name()
             ))),
@@ -297,6 +342,7 @@ impl fmt::Display for Parser {
 regex!(WINNER, r"(?s)<winner>(.*?)</winner>");
 regex!(TIE, r"<tie\s*/?>");
 regex!(AB, r"\[\[([ABC])\]\]");
+regex!(FOUR_WAY, r"\[\[([ABCD])\]\]");
 regex!(ARENA, r"\[\[([AB][<>=]{1,2}[AB])\]\]");
 regex!(OUTPUT, r"(?i)output\s*\(([ab])\)");
 // "Output (a) is better", "Output (b) is slightly better than ...", "Output (a) is worse".
@@ -408,6 +454,27 @@ fn ab_brackets(text: &str) -> (Verdict, Span) {
         })
     });
     read_tags(text, found, "[[A]], [[B]] or [[C]]")
+}
+
+fn ranking(text: &str) -> (Verdict, Span) {
+    let found = spans(&FOUR_WAY, text, |inner| {
+        Ok(inner.bytes().next().map_or(0, |b| i64::from(b - b'A')))
+    });
+    read_tags(text, found, "[[A]], [[B]], [[C]] or [[D]]")
+}
+
+/// reward-bench's `process_judgement`: the first of A, B, C, D whose tag is anywhere in the
+/// text, whatever else it says.
+fn ranking_published(text: &str) -> (Verdict, Span) {
+    for (slot, tag) in ["[[A]]", "[[B]]", "[[C]]", "[[D]]"].iter().enumerate() {
+        if let Some(start) = text.find(tag) {
+            return (
+                Verdict::Rated(slot as i64),
+                Some((start, start + tag.len())),
+            );
+        }
+    }
+    (none("none of [[A]], [[B]], [[C]], [[D]] in the text"), None)
 }
 
 fn arena_hard(text: &str) -> (Verdict, Span) {

@@ -1,0 +1,167 @@
+//! RewardBench 2's protocols that call a judge: which items each configuration rates (a
+//! four-way item per row, or pairs of its completions), and each row's outcome folded back from
+//! the ratings as they come. Ties rows are always rated with ratings, as reward-bench does, so
+//! every configuration has the whole leaderboard.
+
+use super::{aggregate, Config, Rating};
+use crate::dataset::best_of::{Shown, TIES};
+use crate::dataset::best_of_items::{four_way, pairs, RowItems, Showing};
+use crate::judge::CallError;
+use crate::prompts::{Mode, Template};
+use crate::verdicts::Parser;
+use anyhow::Result;
+
+/// How a configuration rates a row outside Ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// One call shows the four completions; the row is right when the pick is correct.
+    Ranking,
+    /// Each completion graded alone; the row is worth 1/k when the correct one shares the top
+    /// grade with k-1 others.
+    Ratings,
+    /// The correct completion against each incorrect one; the row is right when it wins every
+    /// pair.
+    Pairwise,
+}
+
+impl Protocol {
+    pub fn of(template: &Template) -> Self {
+        match template.mode {
+            Mode::Ranking => Protocol::Ranking,
+            Mode::Pointwise => Protocol::Ratings,
+            Mode::Pairwise => Protocol::Pairwise,
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Protocol::Ranking => "ranking",
+            Protocol::Ratings => "ratings",
+            Protocol::Pairwise => "pairwise",
+        }
+    }
+}
+
+/// What one configuration made of one row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowOutcome {
+    /// Ratings, and Ties rows under every protocol: each completion's grade (the row's order:
+    /// correct completions first), None when none was read.
+    pub grades: Vec<Option<f64>>,
+    /// Ranking: the slot picked, by the configuration's reader and by the other reader
+    /// (`rb2_ranking` and reward-bench's `rb2_ranking_published`).
+    pub pick: Option<usize>,
+    pub other_pick: Option<usize>,
+    /// Pairwise: per item judged, whether the correct completion won (None: no verdict).
+    pub wins: Vec<Option<bool>>,
+}
+
+/// A configuration's items: rows outside Ties by its protocol, Ties rows by ratings.
+#[derive(Debug, Clone, Default)]
+pub struct Items {
+    pub main: RowItems,
+    pub ties: RowItems,
+}
+
+/// The rows by subset: Ties, then the others.
+fn split(rows: &[Shown]) -> (Vec<usize>, Vec<usize>) {
+    (0..rows.len()).partition(|&r| rows[r].row.subset == TIES)
+}
+
+/// The items `config` rates; an error names a row a ranking prompt cannot show.
+pub fn items(config: &Config, rows: &[Shown], both_orders: bool) -> Result<Items> {
+    let (ties, others) = split(rows);
+    let main = match Protocol::of(&config.template) {
+        Protocol::Ranking => {
+            if let Some(&r) = others.iter().find(|&&r| rows[r].order.len() != 4) {
+                return Err(crate::error::input_error(format!(
+                    "row {} has {} completions: the four-way prompt of '{}' shows exactly four; rate it with rb2_rating or a pairwise prompt, or leave it out with --subsets",
+                    rows[r].row.id,
+                    rows[r].order.len(),
+                    config.name
+                )));
+            }
+            four_way(rows, &others)
+        }
+        Protocol::Ratings => pairs(rows, &others, false),
+        Protocol::Pairwise => pairs(rows, &others, both_orders),
+    };
+    Ok(Items {
+        main,
+        ties: pairs(rows, &ties, false),
+    })
+}
+
+/// The configuration that rates Ties rows: reward-bench's Ties ratings prompt for a ranking or
+/// pairwise configuration and for `rb2_rating`; any other pointwise template rates them too.
+pub fn ties_config(config: &Config) -> Result<Config> {
+    let own = config.template.mode == Mode::Pointwise
+        && config.template.name != crate::prompts::RATING_NAME;
+    let mut ties = config.clone();
+    if !own {
+        ties.template = crate::prompts::resolve(crate::prompts::RATING_TIES_NAME)?;
+    }
+    ties.name = format!("{} · Ties", config.name);
+    Ok(ties)
+}
+
+/// The other ranking reader: reward-bench's for `rb2_ranking`, and the other way round.
+pub fn other_reader(parser: &Parser) -> Option<Parser> {
+    match parser {
+        Parser::Ranking => Some(Parser::RankingPublished),
+        Parser::RankingPublished => Some(Parser::Ranking),
+        _ => None,
+    }
+}
+
+/// Folds the rating of item `k` of `items` (rated by `config`) into the rows' outcomes.
+pub fn fold(
+    outcomes: &mut [RowOutcome],
+    rows: &[Shown],
+    items: &RowItems,
+    k: usize,
+    config: &Config,
+    rating: &Rating,
+) {
+    let Some(&(r, showing)) = items.of.get(k) else {
+        return;
+    };
+    let outcome = &mut outcomes[r];
+    if outcome.grades.is_empty() {
+        outcome.grades = vec![None; rows[r].row.completions.len()];
+    }
+    match (showing, config.template.mode) {
+        (Showing::Four, _) => {
+            outcome.pick = rating.rating.map(|v| v as usize);
+            if let Some(other) = other_reader(&config.template.parser) {
+                let template = config.template.clone().with_parser(other);
+                let again = aggregate(
+                    &rating.id,
+                    config.rater,
+                    &template,
+                    rating
+                        .samples
+                        .iter()
+                        .map(|s| {
+                            s.completion.clone().ok_or_else(|| {
+                                s.error
+                                    .clone()
+                                    .unwrap_or(CallError::BadResponse(String::new()))
+                            })
+                        })
+                        .collect(),
+                );
+                outcome.other_pick = again.rating.map(|v| v as usize);
+            }
+        }
+        (Showing::Two { first, second }, Mode::Pointwise) => {
+            let (g1, g2) = rating.grades.unwrap_or((None, None));
+            outcome.grades[first] = g1;
+            outcome.grades[second] = g2;
+        }
+        (Showing::Two { .. }, _) => {
+            let gold = items.examples[k].gold;
+            outcome.wins.push(rating.rating.map(|v| v == gold));
+        }
+    }
+}
