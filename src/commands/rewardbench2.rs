@@ -7,7 +7,9 @@
 use crate::cli::CalibrateArgs;
 use crate::dataset::best_of::{ties_number, Shown, TIES};
 use crate::error::input_error;
+use crate::evaluation::best_of;
 use crate::evaluation::rewardbench2::{board, Scored};
+use crate::raters::best_of::RowOutcome as Outcome;
 use crate::raters::best_of::{fold, items, ties_config, Items, Protocol, RowOutcome};
 use crate::raters::{CallTally, Config, Missing};
 use crate::run::data::BestOfSet;
@@ -44,13 +46,56 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
         Some(path) => vec![from_scores(args, &set, judge, path, missing)?],
         None => from_judges(args, &set, missing)?,
     };
+    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
+    let comparisons = best_of::compare(&scored, missing, args.bootstrap, set.seed);
+    let group = best_of::best_group(
+        &configs
+            .iter()
+            .map(|c| c.boards[0].leaderboard)
+            .collect::<Vec<_>>(),
+        &comparisons,
+    );
     Ok(Rb2Run {
         rows: set.rows.len(),
         configs,
         source: set.source,
         seed: set.seed,
         bootstrap: args.bootstrap,
+        shown: set.rows,
+        comparisons,
+        group,
+        both_orders: args.plan.data.both_orders,
     })
+}
+
+/// A configuration's record from its rows' scores: both boards and the analytics.
+fn config(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    name: String,
+    protocol: &str,
+    scored: Vec<Scored>,
+    missing: Missing,
+    (tally, outcomes): (CallTally, Vec<Outcome>),
+) -> Rb2Config {
+    let results = best_of::results(&scored, missing);
+    let picks: Option<Vec<Option<usize>>> =
+        (protocol == "ranking").then(|| outcomes.iter().map(|o| o.pick).collect());
+    Rb2Config {
+        name,
+        protocol: protocol.into(),
+        boards: [
+            board(&scored, missing, args.bootstrap, set.seed),
+            board(&scored, other(missing), args.bootstrap, set.seed),
+        ],
+        tally,
+        readers_disagree: None,
+        outcomes,
+        slots: best_of::slots(&set.rows, picks.as_deref(), &results),
+        grades: matches!(protocol, "ratings" | "scores").then(|| best_of::grades(&scored)),
+        results,
+        scored,
+    }
 }
 
 /// The scores protocol: a reward model's per-completion scores, no calls.
@@ -90,17 +135,15 @@ fn from_scores(
             set.source
         )));
     }
-    Ok(Rb2Config {
-        name: judge.to_string(),
-        protocol: "scores".into(),
-        boards: [
-            board(&rows, missing, args.bootstrap, set.seed),
-            board(&rows, other(missing), args.bootstrap, set.seed),
-        ],
-        tally: CallTally::default(),
-        readers_disagree: None,
-        outcomes: Vec::new(),
-    })
+    Ok(config(
+        args,
+        set,
+        judge.to_string(),
+        "scores",
+        rows,
+        missing,
+        (CallTally::default(), Vec::new()),
+    ))
 }
 
 /// The protocols that call a judge: every configuration of the plan, one budget.
@@ -202,17 +245,17 @@ fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Resul
                 .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
                 .count()
         });
-        out.push(Rb2Config {
-            name: config.name.clone(),
-            protocol: protocol.key().into(),
-            boards: [
-                board(&rows, missing, args.bootstrap, set.seed),
-                board(&rows, other(missing), args.bootstrap, set.seed),
-            ],
-            tally: tallies[k].clone(),
-            readers_disagree,
-            outcomes: std::mem::take(&mut outcomes[k]),
-        });
+        let mut c = self::config(
+            args,
+            set,
+            config.name.clone(),
+            protocol.key(),
+            rows,
+            missing,
+            (tallies[k].clone(), std::mem::take(&mut outcomes[k])),
+        );
+        c.readers_disagree = readers_disagree;
+        out.push(c);
     }
     judges::check_failures(
         &args.plan.judge,

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod annotators;
 pub mod batch;
+pub mod best_of;
 pub mod bias;
 pub mod cache;
 pub mod calibrate;

@@ -46,13 +46,19 @@ pub fn to_json(run: &Rb2Run) -> Value {
             if let Value::Object(m) = &mut doc {
                 m.remove("missing");
             }
-            json!({
+            let mut entry = json!({
                 "name": c.name,
                 "missing": c.boards[0].missing.key(),
                 "rewardbench2": doc,
                 "rewardbench2_other_missing_rule": board_json(&c.boards[1]),
-            })
+            });
+            if let (Value::Object(m), Value::Object(more)) = (&mut entry, super::best_of::config_json(run, c)) {
+                m.extend(more);
+            }
+            entry
         }).collect::<Vec<_>>(),
+        "comparisons": run.comparisons.iter().map(|p| super::best_of::comparison_json(run, p)).collect::<Vec<_>>(),
+        "best_group": run.group.iter().map(|&k| run.configs[k].name.clone()).collect::<Vec<_>>(),
     })
 }
 
@@ -107,8 +113,25 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
             other.missing.key(),
             with_ci(other.leaderboard, other.leaderboard_ci)
         )?;
+        for line in super::best_of::config_lines(run, c) {
+            writeln!(w, "{line}")?;
+        }
     }
-    writeln!(w, "Scored as reward-bench scores a reward model: a row is worth 1/k when its correct completion shares the top score with k-1 others, 0 when another is higher. chance: what scores drawn at random get (1/4 for one correct completion among four); Ties' weighted score has none.")?;
+    let comparisons = super::best_of::comparison_lines(run);
+    if !comparisons.is_empty() {
+        writeln!(w, "\n{}", comparisons.join("\n"))?;
+    }
+    let protocols: std::collections::BTreeSet<&str> =
+        run.configs.iter().map(|c| c.protocol.as_str()).collect();
+    writeln!(w, "\nScored as reward-bench scores RewardBench 2:")?;
+    for p in protocols {
+        writeln!(w, "  {}", match p {
+            "ranking" => "ranking: a row is right when the judge picks the correct completion (no pick read: wrong);",
+            "pairwise" => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won);",
+            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher;",
+        })?;
+    }
+    writeln!(w, "  Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a pick at random gets (1/4 for one correct completion among four); Ties' weighted score has none.")?;
     Ok(())
 }
 

@@ -1,7 +1,9 @@
 //! What `calibrate` produced on RewardBench 2 rows: each configuration's leaderboard under
 //! both missing-score rules (the chosen one first), its calls and its rows' outcomes.
 
-use crate::evaluation::rewardbench2::Board;
+use crate::dataset::best_of::Shown;
+use crate::evaluation::best_of::{Grades, Paired, Slots};
+use crate::evaluation::rewardbench2::{Board, Scored};
 use crate::raters::best_of::RowOutcome;
 use crate::raters::CallTally;
 
@@ -19,6 +21,14 @@ pub struct Rb2Config {
     pub readers_disagree: Option<usize>,
     /// Per row (the set's order): what the judge made of it; empty for scores.
     pub outcomes: Vec<RowOutcome>,
+    /// Per row: its scores (or decided result) as scored.
+    pub scored: Vec<Scored>,
+    /// Each row's result under the chosen rule (None: Ties, or left out).
+    pub results: Vec<Option<f64>>,
+    /// Picks and accuracy by the correct completion's slot.
+    pub slots: Slots,
+    /// Ratings and scores: forced ties and AUC.
+    pub grades: Option<Grades>,
 }
 
 /// A RewardBench 2 run.
@@ -29,4 +39,12 @@ pub struct Rb2Run {
     pub bootstrap: usize,
     pub rows: usize,
     pub configs: Vec<Rb2Config>,
+    /// The rows as shown (completions in their slots).
+    pub shown: Vec<Shown>,
+    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
+    pub comparisons: Vec<Paired>,
+    /// The configurations no comparison finds worse than the best, the best first.
+    pub group: Vec<usize>,
+    /// Pairwise configurations saw each pair in both orders.
+    pub both_orders: bool,
 }

@@ -1,0 +1,425 @@
+//! RewardBench 2 beyond the peers: where a judge's picks fall among the four slots against
+//! where the correct completion was drawn, accuracy by the correct completion's slot, how often
+//! grades force a tie at the top and how well they separate correct from incorrect completions
+//! (AUC), and paired comparisons between configurations on the same rows.
+
+use super::compare::{bootstrap_p, holm};
+use super::rewardbench2::{row_result, ties_score, Scored, TiesRow, SUBSETS};
+use super::MetricTest;
+use crate::dataset::best_of::{Shown, TIES};
+use crate::raters::Missing;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+use std::collections::BTreeMap;
+
+/// Slots the position analytics look at (RewardBench 2's best-of-4).
+pub const SLOTS: usize = 4;
+
+/// Each row's result under a missing-score rule: None for Ties rows (scored as a whole) and
+/// for rows left out (drop).
+pub fn results(rows: &[Scored], missing: Missing) -> Vec<Option<f64>> {
+    rows.iter()
+        .map(|r| {
+            if r.question.is_some() || r.subset == TIES {
+                return None;
+            }
+            if let Some(d) = r.decided {
+                return Some(d);
+            }
+            let scores: Option<Vec<f64>> = match missing {
+                Missing::Drop => r.scores.iter().copied().collect(),
+                Missing::Lowest => Some(
+                    r.scores
+                        .iter()
+                        .map(|s| s.unwrap_or(f64::NEG_INFINITY))
+                        .collect(),
+                ),
+            };
+            scores.map(|s| row_result(&s))
+        })
+        .collect()
+}
+
+/// Where picks fall and how accuracy depends on the correct completion's slot, over rows
+/// outside Ties with four completions and one correct.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slots {
+    /// Rows whose correct completion was drawn into each slot.
+    pub correct_at: [usize; SLOTS],
+    /// Ranking: the picks in each slot (None for other protocols).
+    pub picked_at: Option<[usize; SLOTS]>,
+    /// Ranking: Pearson's chi-square of the picks against the correct slots' shares (3
+    /// degrees of freedom) and its p-value; NaN without picks.
+    pub chi2: f64,
+    pub p: f64,
+    /// The mean row result of the rows whose correct completion is in each slot (NaN: none).
+    pub accuracy_by_slot: [f64; SLOTS],
+}
+
+/// `Slots` for one configuration: `picks` per row (ranking) or None, `results` per row.
+pub fn slots(rows: &[Shown], picks: Option<&[Option<usize>]>, results: &[Option<f64>]) -> Slots {
+    let mut correct_at = [0usize; SLOTS];
+    let mut picked_at = [0usize; SLOTS];
+    let mut sums = [(0.0, 0usize); SLOTS];
+    for (r, shown) in rows.iter().enumerate() {
+        if shown.row.subset == TIES || shown.order.len() != SLOTS || shown.gold.len() != 1 {
+            continue;
+        }
+        let gold = shown.gold[0];
+        correct_at[gold] += 1;
+        if let Some(p) = picks.and_then(|p| p.get(r).copied().flatten()) {
+            if p < SLOTS {
+                picked_at[p] += 1;
+            }
+        }
+        if let Some(x) = results.get(r).copied().flatten() {
+            sums[gold].0 += x;
+            sums[gold].1 += 1;
+        }
+    }
+    let (chi2, p) = match picks {
+        Some(_) => chi_square(&picked_at, &correct_at),
+        None => (f64::NAN, f64::NAN),
+    };
+    Slots {
+        correct_at,
+        picked_at: picks.map(|_| picked_at),
+        chi2,
+        p,
+        accuracy_by_slot: sums.map(|(s, n)| if n == 0 { f64::NAN } else { s / n as f64 }),
+    }
+}
+
+/// Pearson's chi-square goodness of fit of `observed` against the shares of `expected`
+/// (cells expected empty are left out, with a degree of freedom each).
+fn chi_square(observed: &[usize; SLOTS], expected: &[usize; SLOTS]) -> (f64, f64) {
+    let n: usize = observed.iter().sum();
+    let total: usize = expected.iter().sum();
+    if n == 0 || total == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut chi2 = 0.0;
+    let mut cells = 0;
+    for (o, e) in observed.iter().zip(expected) {
+        if *e == 0 {
+            continue;
+        }
+        let e = n as f64 * *e as f64 / total as f64;
+        chi2 += (*o as f64 - e).powi(2) / e;
+        cells += 1;
+    }
+    if observed.iter().zip(expected).any(|(o, e)| *e == 0 && *o > 0) {
+        return (f64::INFINITY, 0.0);
+    }
+    let p = match ChiSquared::new((cells - 1).max(1) as f64) {
+        Ok(d) if cells > 1 => d.sf(chi2),
+        _ => f64::NAN,
+    };
+    (chi2, p)
+}
+
+/// What per-completion grades (ratings, scores) say beyond the row results.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grades {
+    /// Rows outside Ties with every completion graded and one correct.
+    pub rows: usize,
+    /// The share of them whose correct completion shares the top grade with another (the
+    /// 1/k rule's forced ties).
+    pub forced_tie: f64,
+    /// Rows of any subset with every completion graded and both kinds.
+    pub auc_rows: usize,
+    /// The mean over those rows of the AUC of correct vs incorrect grades (a correct one
+    /// above an incorrect one 1, equal 1/2).
+    pub auc: f64,
+}
+
+pub fn grades(rows: &[Scored]) -> Grades {
+    let (mut n, mut forced) = (0usize, 0usize);
+    let (mut auc_rows, mut auc_sum) = (0usize, 0.0);
+    for r in rows.iter().filter(|r| r.decided.is_none()) {
+        let Some(s) = r.scores.iter().copied().collect::<Option<Vec<f64>>>() else {
+            continue;
+        };
+        let (correct, incorrect) = s.split_at(r.correct.min(s.len()));
+        if r.subset != TIES && correct.len() == 1 {
+            n += 1;
+            let top = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            forced += usize::from(correct[0] == top && s.iter().filter(|&&x| x == top).count() > 1);
+        }
+        if !correct.is_empty() && !incorrect.is_empty() {
+            let mut wins = 0.0;
+            for c in correct {
+                for i in incorrect {
+                    wins += if c > i {
+                        1.0
+                    } else if c == i {
+                        0.5
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            auc_sum += wins / (correct.len() * incorrect.len()) as f64;
+            auc_rows += 1;
+        }
+    }
+    let share = |a: f64, b: usize| if b == 0 { f64::NAN } else { a / b as f64 };
+    Grades {
+        rows: n,
+        forced_tie: share(forced as f64, n),
+        auc_rows,
+        auc: share(auc_sum, auc_rows),
+    }
+}
+
+/// The overall score the comparisons test: the mean of the subset scores present (the
+/// leaderboard when all six are).
+fn overall(subsets: &BTreeMap<&str, f64>) -> f64 {
+    let present: Vec<f64> = SUBSETS
+        .iter()
+        .filter_map(|s| subsets.get(s).copied())
+        .filter(|v| !v.is_nan())
+        .collect();
+    if present.is_empty() {
+        f64::NAN
+    } else {
+        present.iter().sum::<f64>() / present.len() as f64
+    }
+}
+
+/// One configuration's score on some draw of the rows: `picked[k]` lists the rows drawn for
+/// subset k (with repeats; Ties rows carry their drawn question's number).
+fn score_on(
+    rows: &[Scored],
+    results: &[Option<f64>],
+    missing: Missing,
+    drawn: &BTreeMap<&str, Vec<(usize, u64)>>,
+) -> f64 {
+    let mut subsets: BTreeMap<&str, f64> = BTreeMap::new();
+    for (&name, members) in drawn {
+        if name == TIES {
+            let ties: Vec<TiesRow> = members
+                .iter()
+                .filter_map(|&(k, q)| {
+                    let r = &rows[k];
+                    let scores: Option<Vec<f64>> = match missing {
+                        Missing::Drop => r.scores.iter().copied().collect(),
+                        Missing::Lowest => Some(
+                            r.scores
+                                .iter()
+                                .map(|s| s.unwrap_or(f64::NEG_INFINITY))
+                                .collect(),
+                        ),
+                    };
+                    scores.map(|scores| TiesRow {
+                        question: q,
+                        tied: r.question.is_some_and(|x| x.1),
+                        scores,
+                        correct: r.correct,
+                    })
+                })
+                .collect();
+            subsets.insert(name, ties_score(&ties).score);
+        } else {
+            let counted: Vec<f64> = members.iter().filter_map(|&(k, _)| results[k]).collect();
+            subsets.insert(
+                name,
+                if counted.is_empty() {
+                    f64::NAN
+                } else {
+                    counted.iter().sum::<f64>() / counted.len() as f64
+                },
+            );
+        }
+    }
+    overall(&subsets)
+}
+
+/// The rows by subset (Ties: by question, its rows together).
+fn strata(rows: &[Scored]) -> BTreeMap<&str, Vec<Vec<usize>>> {
+    let mut out: BTreeMap<&str, BTreeMap<u64, Vec<usize>>> = BTreeMap::new();
+    for (k, r) in rows.iter().enumerate() {
+        let group = if r.subset == TIES {
+            r.question.map_or(u64::MAX, |q| q.0)
+        } else {
+            k as u64
+        };
+        out.entry(r.subset.as_str())
+            .or_default()
+            .entry(group)
+            .or_default()
+            .push(k);
+    }
+    out.into_iter()
+        .map(|(s, groups)| (s, groups.into_values().collect()))
+        .collect()
+}
+
+/// Configuration B against A on the same rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired {
+    pub a: usize,
+    pub b: usize,
+    /// B − A on the mean of the subset scores (the leaderboard with all six), its paired
+    /// bootstrap CI and two-sided p (Holm over every pair).
+    pub test: MetricTest,
+}
+
+/// Every pair of configurations (rows in the same order for each), one paired bootstrap:
+/// each redraw draws rows within each subset (Ties by question) once for all configurations.
+pub fn compare(
+    configs: &[&[Scored]],
+    missing: Missing,
+    resamples: usize,
+    seed: u64,
+) -> Vec<Paired> {
+    let Some(first) = configs.first() else {
+        return Vec::new();
+    };
+    let results: Vec<Vec<Option<f64>>> = configs.iter().map(|c| results(c, missing)).collect();
+    let strata = strata(first);
+    let whole: BTreeMap<&str, Vec<(usize, u64)>> = strata
+        .iter()
+        .map(|(&s, groups)| {
+            let rows = groups
+                .iter()
+                .enumerate()
+                .flat_map(|(j, g)| g.iter().map(move |&k| (k, j as u64)))
+                .collect();
+            (s, rows)
+        })
+        .collect();
+    let points: Vec<f64> = configs
+        .iter()
+        .zip(&results)
+        .map(|(c, r)| score_on(c, r, missing, &whole))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5242_3270_6169_7273);
+    let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); configs.len()];
+    for _ in 0..resamples {
+        let drawn: BTreeMap<&str, Vec<(usize, u64)>> = strata
+            .iter()
+            .map(|(&s, groups)| {
+                let mut rows = Vec::new();
+                for j in 0..groups.len() {
+                    let g = &groups[rng.random_range(0..groups.len())];
+                    rows.extend(g.iter().map(|&k| (k, j as u64)));
+                }
+                (s, rows)
+            })
+            .collect();
+        for (k, c) in configs.iter().enumerate() {
+            draws[k].push(score_on(c, &results[k], missing, &drawn));
+        }
+    }
+    let mut out = Vec::new();
+    for a in 0..configs.len() {
+        for b in a + 1..configs.len() {
+            let mut diffs: Vec<f64> = draws[b].iter().zip(&draws[a]).map(|(y, x)| y - x).collect();
+            let p = if resamples == 0 {
+                f64::NAN
+            } else {
+                bootstrap_p(&diffs)
+            };
+            out.push(Paired {
+                a,
+                b,
+                test: MetricTest {
+                    diff: points[b] - points[a],
+                    ci: crate::metrics::interval95(&mut diffs),
+                    p,
+                    p_holm: p,
+                },
+            });
+        }
+    }
+    let adjusted = holm(&out.iter().map(|x| x.test.p).collect::<Vec<_>>());
+    for (x, p) in out.iter_mut().zip(adjusted) {
+        x.test.p_holm = p;
+    }
+    out
+}
+
+/// The configurations no comparison finds worse than the best (by `scores`), the best first.
+pub fn best_group(scores: &[f64], pairs: &[Paired]) -> Vec<usize> {
+    let Some(best) = (0..scores.len())
+        .filter(|&k| !scores[k].is_nan())
+        .max_by(|&i, &j| scores[i].total_cmp(&scores[j]).then(j.cmp(&i)))
+    else {
+        return Vec::new();
+    };
+    let mut group = vec![best];
+    for k in 0..scores.len() {
+        if k == best {
+            continue;
+        }
+        let worse = pairs.iter().any(|p| {
+            use super::Finding::*;
+            (p.a == best && p.b == k && p.test.finding() == ABetter)
+                || (p.b == best && p.a == k && p.test.finding() == BBetter)
+        });
+        if !worse {
+            group.push(k);
+        }
+    }
+    group
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(subset: &str, scores: &[f64], decided: Option<f64>) -> Scored {
+        Scored {
+            subset: subset.into(),
+            question: None,
+            scores: scores.iter().map(|&s| Some(s)).collect(),
+            correct: 1,
+            decided,
+        }
+    }
+
+    #[test]
+    fn forced_ties_and_auc_by_hand() {
+        let rows = [
+            row("Math", &[5.0, 5.0, 1.0, 2.0], None),
+            row("Math", &[5.0, 4.0, 6.0, 2.0], None),
+            row("Math", &[9.0, 1.0, 1.0, 1.0], None),
+        ];
+        let g = grades(&rows);
+        assert_eq!(g.rows, 3);
+        assert!((g.forced_tie - 1.0 / 3.0).abs() < 1e-15);
+        // AUCs: (0.5 + 1 + 1)/3, (1 + 0 + 1)/3, 1.
+        let expected = (2.5 / 3.0 + 2.0 / 3.0 + 1.0) / 3.0;
+        assert!((g.auc - expected).abs() < 1e-15, "{}", g.auc);
+    }
+
+    #[test]
+    fn chi_square_by_hand() {
+        // Picks 40/20/20/20 against correct slots drawn evenly: (15² + 3·5²)/25 = 12.
+        let (chi2, p) = chi_square(&[40, 20, 20, 20], &[25, 25, 25, 25]);
+        assert!((chi2 - 12.0).abs() < 1e-12);
+        // scipy.stats.chi2.sf(12, 3)
+        assert!((p - 0.007383160505359769).abs() < 1e-12, "{p}");
+        let (even, p_even) = chi_square(&[10, 10, 10, 10], &[25, 25, 25, 25]);
+        assert_eq!((even, p_even), (0.0, 1.0));
+    }
+
+    #[test]
+    fn a_configuration_against_itself_differs_by_nothing() {
+        let rows: Vec<Scored> = (0..20)
+            .map(|i| row("Math", &[1.0, 0.0], Some(f64::from(u8::from(i % 3 == 0)))))
+            .collect();
+        let better: Vec<Scored> = (0..20)
+            .map(|_| row("Math", &[1.0, 0.0], Some(1.0)))
+            .collect();
+        let pairs = compare(&[&rows, &rows, &better], Missing::Drop, 200, 7);
+        assert_eq!(pairs.len(), 3);
+        assert_eq!(pairs[0].test.diff, 0.0);
+        assert_eq!(pairs[0].test.finding(), super::super::Finding::NoDifference);
+        assert!((pairs[1].test.diff - 13.0 / 20.0).abs() < 1e-12);
+        assert_eq!(pairs[1].test.finding(), super::super::Finding::BBetter);
+        assert_eq!(best_group(&[0.35, 0.35, 1.0], &pairs), [2]);
+    }
+}

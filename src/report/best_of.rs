@@ -1,0 +1,208 @@
+//! RewardBench 2's analytics as text and JSON: what each configuration's calls read (missing
+//! picks, grades and verdicts; the two ranking readers' disagreement), picks and accuracy by
+//! slot, forced ties and AUC, and the paired comparisons with the group of the best.
+
+use super::format::{fixed, p_value};
+use crate::dataset::best_of::{slot_letter, TIES};
+use crate::evaluation::best_of::{Paired, Slots, SLOTS};
+use crate::evaluation::Finding;
+use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use serde_json::{json, Value};
+
+/// What a configuration's answers held: (missing, out of) for picks, pairwise verdicts and
+/// grades, each where the protocol has them.
+#[derive(Debug, Clone, Copy)]
+pub struct Read {
+    pub picks: Option<(usize, usize)>,
+    pub verdicts: Option<(usize, usize)>,
+    pub grades: Option<(usize, usize)>,
+}
+
+pub fn read(run: &Rb2Run, c: &Rb2Config) -> Read {
+    let outside = |k: usize| run.shown[k].row.subset != TIES;
+    let rows = 0..c.outcomes.len();
+    let picks = (c.protocol == "ranking").then(|| {
+        let mine: Vec<usize> = rows.clone().filter(|&k| outside(k)).collect();
+        (
+            mine.iter().filter(|&&k| c.outcomes[k].pick.is_none()).count(),
+            mine.len(),
+        )
+    });
+    let verdicts = (c.protocol == "pairwise").then(|| {
+        let all = c.outcomes.iter().flat_map(|o| &o.wins);
+        (all.clone().filter(|w| w.is_none()).count(), all.count())
+    });
+    let graded = c.scored.iter().filter(|s| s.decided.is_none());
+    let grades = (graded.clone().next().is_some()).then(|| {
+        let all = graded.flat_map(|s| &s.scores);
+        (all.clone().filter(|g| g.is_none()).count(), all.count())
+    });
+    Read {
+        picks,
+        verdicts,
+        grades,
+    }
+}
+
+fn missing_json(m: Option<(usize, usize)>) -> Value {
+    m.map_or(Value::Null, |(missing, of)| json!({"missing": missing, "of": of}))
+}
+
+fn finite(v: f64) -> Value {
+    super::json::num(v)
+}
+
+pub fn slots_json(s: &Slots) -> Value {
+    json!({
+        "correct_at": s.correct_at,
+        "picked_at": s.picked_at,
+        "chi2": finite(s.chi2),
+        "p": finite(s.p),
+        "accuracy_by_slot": s.accuracy_by_slot.iter().map(|&v| finite(v)).collect::<Vec<_>>(),
+    })
+}
+
+/// The per-configuration fields beside `rewardbench2`.
+pub fn config_json(run: &Rb2Run, c: &Rb2Config) -> Value {
+    let r = read(run, c);
+    let u = c.tally.usage;
+    json!({
+        "protocol": c.protocol,
+        "calls": {"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out},
+        "read": {"picks": missing_json(r.picks), "verdicts": missing_json(r.verdicts), "grades": missing_json(r.grades)},
+        "readers_disagree": c.readers_disagree,
+        "slots": slots_json(&c.slots),
+        "grades": c.grades.map(|g| json!({
+            "rows": g.rows, "forced_tie_rate": finite(g.forced_tie),
+            "auc_rows": g.auc_rows, "auc": finite(g.auc),
+        })),
+    })
+}
+
+pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
+    json!({
+        "a": run.configs[p.a].name,
+        "b": run.configs[p.b].name,
+        "statistic": "mean of the subset scores (B - A)",
+        "diff": finite(p.test.diff),
+        "ci": super::json::ci_json(Some(p.test.ci)),
+        "p": finite(p.test.p),
+        "p_holm": finite(p.test.p_holm),
+        "finding": finding_key(p.test.finding()),
+    })
+}
+
+fn finding_key(f: Finding) -> &'static str {
+    match f {
+        Finding::BBetter => "b_better",
+        Finding::ABetter => "a_better",
+        Finding::NoDifference => "no_difference",
+        Finding::Untested => "untested",
+    }
+}
+
+fn counts(v: &[usize; SLOTS]) -> String {
+    (0..SLOTS)
+        .map(|k| format!("{} {}", slot_letter(k), v[k]))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The lines under a configuration's table.
+pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
+    let mut out = Vec::new();
+    let r = read(run, c);
+    let u = c.tally.usage;
+    if c.protocol != "scores" {
+        let mut what = vec![format!(
+            "{} protocol (Ties by ratings): {} calls, {} from the cache",
+            c.protocol, u.calls, u.cache_hits
+        )];
+        if let Some((m, of)) = r.picks {
+            what.push(format!("no pick read in {m} of {of} rows (counted wrong)"));
+        }
+        if let Some((m, of)) = r.verdicts {
+            what.push(format!(
+                "no verdict in {m} of {of} pairs (a row is right only when every pair is won)"
+            ));
+        }
+        if let Some((m, of)) = r.grades {
+            what.push(format!("no grade read for {m} of {of} completions"));
+        }
+        out.push(what.join("; "));
+    }
+    if let Some(n) = c.readers_disagree {
+        out.push(format!(
+            "the two ranking readers (rb2_ranking: stated verdicts; rb2_ranking_published: reward-bench's first tag in A-D order) disagree on {n} of {} rows",
+            r.picks.map_or(0, |p| p.1)
+        ));
+    }
+    let s = &c.slots;
+    if let Some(picked) = s.picked_at {
+        out.push(format!(
+            "picks by slot: {} against the correct slots {} (chi-square {} on 3 df, p {})",
+            counts(&picked),
+            counts(&s.correct_at),
+            fixed(s.chi2),
+            p_value(s.p)
+        ));
+    }
+    if s.correct_at.iter().sum::<usize>() > 0 {
+        out.push(format!(
+            "accuracy by the correct completion's slot: {}",
+            (0..SLOTS)
+                .map(|k| format!("{} {}", slot_letter(k), fixed(s.accuracy_by_slot[k])))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(g) = c.grades {
+        out.push(format!(
+            "grades: the correct completion tied at the top in {} of {} rows (forced ties); AUC of correct vs incorrect grades {} (mean over {} rows)",
+            fixed(g.forced_tie),
+            g.rows,
+            fixed(g.auc),
+            g.auc_rows
+        ));
+    }
+    out
+}
+
+/// The comparison lines after every configuration.
+pub fn comparison_lines(run: &Rb2Run) -> Vec<String> {
+    if run.configs.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = vec![format!(
+        "Paired comparisons (the mean of the subset scores, B - A; {} paired bootstrap redraws of the rows, Ties by question; Holm over {} pairs):",
+        run.bootstrap,
+        run.comparisons.len()
+    )];
+    for p in &run.comparisons {
+        let (a, b) = (&run.configs[p.a].name, &run.configs[p.b].name);
+        let t = &p.test;
+        let verdict = match t.finding() {
+            Finding::BBetter => format!("{b} better"),
+            Finding::ABetter => format!("{a} better"),
+            Finding::NoDifference => "no difference found".into(),
+            Finding::Untested => "not tested".into(),
+        };
+        out.push(format!(
+            "  {b} vs {a}: {:+.3} [{:+.3}, {:+.3}], Holm p = {}: {verdict}",
+            t.diff,
+            t.ci.0,
+            t.ci.1,
+            p_value(t.p_holm)
+        ));
+    }
+    let names: Vec<&str> = run
+        .group
+        .iter()
+        .map(|&k| run.configs[k].name.as_str())
+        .collect();
+    out.push(format!(
+        "Indistinguishable from the best: {}",
+        names.join(", ")
+    ));
+    out
+}
