@@ -79,15 +79,29 @@ fn config(
     (tally, outcomes): (CallTally, Vec<Outcome>),
 ) -> Rb2Config {
     let results = best_of::results(&scored, missing);
+    let mut boards = [
+        board(&scored, missing, args.bootstrap, set.seed),
+        board(&scored, other(missing), args.bootstrap, set.seed),
+    ];
+    if protocol == "pairwise" {
+        // A coin-flipping pairwise judge wins all of a row's n-1 pairs with 2^-(n-1).
+        for b in &mut boards {
+            for s in b.subsets.iter_mut().filter(|s| s.chance.is_some()) {
+                let rows: Vec<f64> = scored
+                    .iter()
+                    .filter(|r| r.subset == s.name)
+                    .map(|r| 0.5f64.powi(r.scores.len().saturating_sub(1) as i32))
+                    .collect();
+                s.chance = Some(rows.iter().sum::<f64>() / rows.len().max(1) as f64);
+            }
+        }
+    }
     let picks: Option<Vec<Option<usize>>> =
         (protocol == "ranking").then(|| outcomes.iter().map(|o| o.pick).collect());
     Rb2Config {
         name,
         protocol: protocol.into(),
-        boards: [
-            board(&scored, missing, args.bootstrap, set.seed),
-            board(&scored, other(missing), args.bootstrap, set.seed),
-        ],
+        boards,
         tally,
         readers_disagree: None,
         outcomes,
@@ -163,6 +177,7 @@ fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Resul
     let mut parts: Vec<(Config, Items)> = Vec::new();
     for config in &plan.configs {
         let items = items(config, &set.rows, both_orders)?;
+        judges::check_configs(std::slice::from_ref(config), &items.main.examples)?;
         parts.push((ties_config(config)?, items.clone()));
         parts.insert(parts.len() - 1, (config.clone(), items));
     }

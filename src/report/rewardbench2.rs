@@ -131,7 +131,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
             _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher;",
         })?;
     }
-    writeln!(w, "  Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a pick at random gets (1/4 for one correct completion among four); Ties' weighted score has none.")?;
+    writeln!(w, "  Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.")?;
     Ok(())
 }
 

@@ -264,6 +264,12 @@ pub fn check_configs(
 ) -> Result<()> {
     for c in configs.iter().filter(|c| !c.rater.is_baseline()) {
         let t = &c.template;
+        if t.mode == crate::prompts::Mode::Ranking && examples.iter().any(|e| e.more.len() != 2) {
+            return Err(input_error(format!(
+                "prompt '{}' shows four responses at once, for RewardBench 2 rows (--data sample-v2, reward-bench-2 or a file in its form); these items are pairs: use a pairwise or pointwise prompt (raterlab prompts list)",
+                t.name
+            )));
+        }
         if t.uses_reference() && examples.iter().any(|e| e.reference.is_none()) {
             return Err(input_error(format!(
                 "prompt '{}' uses {{reference}}, but the data has no reference answers; map a column with --map reference=COL",
