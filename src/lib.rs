@@ -32,7 +32,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 commands::calibrate::finish(&args, &run)
             }
             commands::calibrate::Calibrated::BestOf(run) => {
-                report::rewardbench2::emit(&run, args.json)
+                report::run_dir::best_of::write(&run)?;
+                report::rewardbench2::emit(&run, args.json)?;
+                commands::rewardbench2::finish(&args, &run)
             }
         },
         cli::Command::Report(args) => {

@@ -123,23 +123,7 @@ fn run_with(args: &CalibrateArgs, loaded: Option<Dataset>) -> Result<Run> {
         )?,
     };
     judges::check_configs(&configs, &dataset.examples)?;
-    let created_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let dir = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("notebooks-export").join("runs").join(format!(
-            "{}-{}",
-            timestamp(created_unix),
-            sanitize(&name)
-        ))
-    });
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        input_error(format!(
-            "cannot create the run directory '{}': {e}; pass --out DIR",
-            dir.display()
-        ))
-    })?;
+    let (dir, created_unix) = run_dir(args, &name)?;
     let configs = if args.batch.batch {
         super::batch::rounds::run_batches(
             args,
@@ -295,6 +279,29 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
             .zip(&run.tallies),
         &format!("the run directory was written: {}", run.meta.dir.display()),
     )
+}
+
+/// The run directory (`--out`, else `notebooks-export/runs/TIMESTAMP-NAME`), created, and
+/// the time it was made.
+pub fn run_dir(args: &CalibrateArgs, name: &str) -> Result<(PathBuf, u64)> {
+    let created_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let dir = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("notebooks-export").join("runs").join(format!(
+            "{}-{}",
+            timestamp(created_unix),
+            sanitize(name)
+        ))
+    });
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        input_error(format!(
+            "cannot create the run directory '{}': {e}; pass --out DIR",
+            dir.display()
+        ))
+    })?;
+    Ok((dir, created_unix))
 }
 
 fn sanitize(name: &str) -> String {

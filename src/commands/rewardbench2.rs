@@ -42,8 +42,21 @@ fn other(missing: Missing) -> Missing {
 pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
     let judge = args.plan.judge.judge.as_deref().unwrap_or("");
     let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
-    let configs = match judge.strip_prefix("scores:") {
-        Some(path) => vec![from_scores(args, &set, judge, path, missing)?],
+    let (configs, made) = match judge.strip_prefix("scores:") {
+        Some(path) => {
+            let config = from_scores(args, &set, judge, path, missing)?;
+            let name = args.name.clone().unwrap_or_else(|| "calibrate".into());
+            let (dir, created) = super::calibrate::run_dir(args, &name)?;
+            (
+                vec![config],
+                Made {
+                    name,
+                    dir,
+                    created,
+                    cache: None,
+                },
+            )
+        }
         None => from_judges(args, &set, missing)?,
     };
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
@@ -65,6 +78,11 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
         comparisons,
         group,
         both_orders: args.plan.data.both_orders,
+        dir: Some(made.dir),
+        name: made.name,
+        command: crate::run::command_line().join(" "),
+        created_unix: made.created,
+        cache: made.cache,
     })
 }
 
@@ -100,6 +118,7 @@ fn config(
         (protocol == "ranking").then(|| outcomes.iter().map(|o| o.pick).collect());
     Rb2Config {
         name,
+        simulated: false,
         protocol: protocol.into(),
         boards,
         tally,
@@ -160,13 +179,46 @@ fn from_scores(
     ))
 }
 
+/// Where a run went: its name, directory, when, and the judges' cache.
+struct Made {
+    name: String,
+    dir: std::path::PathBuf,
+    created: u64,
+    cache: Option<std::sync::Arc<crate::judge::cache::Cache>>,
+}
+
+/// Failures that fail the run once its directory is written (exit code 2): refusals, and
+/// with `--offline` calls missing from the cache.
+pub fn finish(args: &CalibrateArgs, run: &Rb2Run) -> Result<()> {
+    judges::check_failures(
+        &args.plan.judge,
+        run.cache.as_deref(),
+        run.configs.iter().map(|c| (c.name.as_str(), &c.tally)),
+        &format!(
+            "the run directory was written: {}",
+            run.dir
+                .as_ref()
+                .map_or_else(String::new, |d| d.display().to_string())
+        ),
+    )
+}
+
 /// The protocols that call a judge: every configuration of the plan, one budget.
-fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Result<Vec<Rb2Config>> {
+fn from_judges(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    missing: Missing,
+) -> Result<(Vec<Rb2Config>, Made)> {
     let plan = plan(
         &args.plan,
         set.seed,
         &crate::report::progress::Steps::default(),
     )?;
+    let name = args
+        .name
+        .clone()
+        .or(plan.name.clone())
+        .unwrap_or_else(|| "calibrate".into());
     if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
         return Err(input_error(format!(
             "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
@@ -195,10 +247,13 @@ fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Resul
         .collect();
     let rate_parts: Vec<crate::raters::Part<'_>> =
         configs.iter().zip(part_items.iter().copied()).collect();
-    let observer = crate::report::progress::Calls::new(
-        &configs,
-        &crate::raters::calls_per_part(&rate_parts),
-    );
+    let (dir, created) = super::calibrate::run_dir(args, &name)?;
+    let mut log = crate::report::run_dir::AnswerLog::create(
+        &dir,
+        configs.iter().map(|c| c.name.clone()).collect(),
+    )?;
+    let observer =
+        crate::report::progress::Calls::new(&configs, &crate::raters::calls_per_part(&rate_parts));
     let mut outcomes: Vec<Vec<RowOutcome>> =
         vec![vec![RowOutcome::default(); set.rows.len()]; plan.configs.len()];
     let mut tallies: Vec<CallTally> = vec![CallTally::default(); plan.configs.len()];
@@ -224,9 +279,11 @@ fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Resul
             );
             next[part] += 1;
             tallies[part / 2].add(&rating);
+            log.add(part, &rating);
         },
     );
     observer.finish();
+    log.finish()?;
     let mut out = Vec::new();
     for (k, config) in plan.configs.iter().enumerate() {
         let protocol = Protocol::of(&config.template);
@@ -270,13 +327,16 @@ fn from_judges(args: &CalibrateArgs, set: &BestOfSet, missing: Missing) -> Resul
             (tallies[k].clone(), std::mem::take(&mut outcomes[k])),
         );
         c.readers_disagree = readers_disagree;
+        c.simulated = config.judge.is_simulated();
         out.push(c);
     }
-    judges::check_failures(
-        &args.plan.judge,
-        plan.caches.first().map(std::sync::Arc::as_ref),
-        out.iter().map(|c| (c.name.as_str(), &c.tally)),
-        "nothing was written",
-    )?;
-    Ok(out)
+    Ok((
+        out,
+        Made {
+            name,
+            dir,
+            created,
+            cache: plan.caches.first().cloned(),
+        },
+    ))
 }

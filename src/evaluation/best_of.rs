@@ -109,7 +109,11 @@ fn chi_square(observed: &[usize; SLOTS], expected: &[usize; SLOTS]) -> (f64, f64
         chi2 += (*o as f64 - e).powi(2) / e;
         cells += 1;
     }
-    if observed.iter().zip(expected).any(|(o, e)| *e == 0 && *o > 0) {
+    if observed
+        .iter()
+        .zip(expected)
+        .any(|(o, e)| *e == 0 && *o > 0)
+    {
         return (f64::INFINITY, 0.0);
     }
     let p = match ChiSquared::new((cells - 1).max(1) as f64) {

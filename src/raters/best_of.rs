@@ -54,6 +54,22 @@ pub struct RowOutcome {
     pub other_pick: Option<usize>,
     /// Pairwise: per item judged, whether the correct completion won (None: no verdict).
     pub wins: Vec<Option<bool>>,
+    /// Every answer behind the outcome, once each (a grade shared by several pairs once).
+    pub answers: Vec<Answer>,
+}
+
+/// One answer of the judge about a row, as the item browser shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// What was asked: "A-D" (the four-way call), "grade C", "A vs C".
+    pub asked: String,
+    pub sample: u32,
+    /// The answer, or None when the call failed.
+    pub text: Option<String>,
+    /// What was read: "pick B", "grade 7", "verdict: response 1", or why nothing was.
+    pub read: String,
+    /// Where in the text it was read (byte offsets).
+    pub span: Option<(usize, usize)>,
 }
 
 /// A configuration's items: rows outside Ties by its protocol, Ties rows by ratings.
@@ -114,6 +130,61 @@ pub fn other_reader(parser: &Parser) -> Option<Parser> {
     }
 }
 
+/// The letter of completion `k`'s slot.
+fn letter(shown: &Shown, k: usize) -> String {
+    crate::dataset::best_of::slot_letter(shown.order.iter().position(|&i| i == k).unwrap_or(0))
+}
+
+fn keep_answers(
+    outcome: &mut RowOutcome,
+    shown: &Shown,
+    showing: Showing,
+    config: &Config,
+    rating: &Rating,
+) {
+    for s in &rating.samples {
+        let asked = match (showing, s.side) {
+            (Showing::Four, _) => format!("A-{}", crate::dataset::best_of::slot_letter(3)),
+            (Showing::Two { first, .. }, Some(1)) => format!("grade {}", letter(shown, first)),
+            (Showing::Two { second, .. }, Some(_)) => format!("grade {}", letter(shown, second)),
+            (Showing::Two { first, second }, None) => {
+                format!("{} vs {}", letter(shown, first), letter(shown, second))
+            }
+        };
+        if outcome
+            .answers
+            .iter()
+            .any(|a| a.asked == asked && a.sample == s.sample)
+        {
+            continue;
+        }
+        let read = match (s.grade, s.verdict, &s.problem) {
+            (Some(g), _, _) => format!("grade {g}"),
+            (None, Some(v), _) if config.template.mode == Mode::Ranking => format!(
+                "pick {}",
+                crate::dataset::best_of::slot_letter(v.max(0) as usize)
+            ),
+            (None, Some(v), _) => format!(
+                "verdict: {}",
+                match v {
+                    -1 => "response 1",
+                    1 => "response 2",
+                    _ => "tie",
+                }
+            ),
+            (None, None, Some(problem)) => problem.clone(),
+            _ => String::new(),
+        };
+        outcome.answers.push(Answer {
+            asked,
+            sample: s.sample,
+            text: s.completion.as_ref().map(|c| c.text.clone()),
+            read,
+            span: s.span,
+        });
+    }
+}
+
 /// Folds the rating of item `k` of `items` (rated by `config`) into the rows' outcomes.
 pub fn fold(
     outcomes: &mut [RowOutcome],
@@ -130,6 +201,7 @@ pub fn fold(
     if outcome.grades.is_empty() {
         outcome.grades = vec![None; rows[r].row.completions.len()];
     }
+    keep_answers(outcome, &rows[r], showing, config, rating);
     match (showing, config.template.mode) {
         (Showing::Four, _) => {
             outcome.pick = rating.rating.map(|v| v as usize);

@@ -3,6 +3,7 @@
 //! slot, forced ties and AUC, and the paired comparisons with the group of the best.
 
 use super::format::{fixed, p_value};
+use super::table::Table;
 use crate::dataset::best_of::{slot_letter, TIES};
 use crate::evaluation::best_of::{Paired, Slots, SLOTS};
 use crate::evaluation::Finding;
@@ -24,7 +25,9 @@ pub fn read(run: &Rb2Run, c: &Rb2Config) -> Read {
     let picks = (c.protocol == "ranking").then(|| {
         let mine: Vec<usize> = rows.clone().filter(|&k| outside(k)).collect();
         (
-            mine.iter().filter(|&&k| c.outcomes[k].pick.is_none()).count(),
+            mine.iter()
+                .filter(|&&k| c.outcomes[k].pick.is_none())
+                .count(),
             mine.len(),
         )
     });
@@ -44,8 +47,31 @@ pub fn read(run: &Rb2Run, c: &Rb2Config) -> Read {
     }
 }
 
+/// What was not read on row `k`: a pick, pairwise verdicts, grades.
+pub fn read_row(c: &Rb2Config, k: usize) -> usize {
+    let Some(o) = c.outcomes.get(k) else {
+        return 0;
+    };
+    let pick = usize::from(
+        c.protocol == "ranking"
+            && !o.grades.is_empty()
+            && o.pick.is_none()
+            && c.scored.get(k).is_some_and(|s| s.decided.is_some()),
+    );
+    let verdicts = o.wins.iter().filter(|w| w.is_none()).count();
+    let grades = c
+        .scored
+        .get(k)
+        .filter(|s| s.decided.is_none())
+        .map_or(0, |s| s.scores.iter().filter(|g| g.is_none()).count());
+    pick + verdicts + grades
+}
+
 fn missing_json(m: Option<(usize, usize)>) -> Value {
-    m.map_or(Value::Null, |(missing, of)| json!({"missing": missing, "of": of}))
+    m.map_or(
+        Value::Null,
+        |(missing, of)| json!({"missing": missing, "of": of}),
+    )
 }
 
 fn finite(v: f64) -> Value {
@@ -92,7 +118,7 @@ pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
     })
 }
 
-fn finding_key(f: Finding) -> &'static str {
+pub fn finding_key(f: Finding) -> &'static str {
     match f {
         Finding::BBetter => "b_better",
         Finding::ABetter => "a_better",
@@ -168,41 +194,44 @@ pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
     out
 }
 
-/// The comparison lines after every configuration.
-pub fn comparison_lines(run: &Rb2Run) -> Vec<String> {
+/// The paired comparisons as a table, the group of the best in its notes (none with one
+/// configuration).
+pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
     if run.configs.len() < 2 {
-        return Vec::new();
+        return None;
     }
-    let mut out = vec![format!(
-        "Paired comparisons (the mean of the subset scores, B - A; {} paired bootstrap redraws of the rows, Ties by question; Holm over {} pairs):",
-        run.bootstrap,
-        run.comparisons.len()
-    )];
+    let mut t = Table::new(
+        format!(
+            "Paired comparisons: the mean of the subset scores, B - A ({} paired bootstrap redraws of the rows, Ties by question; Holm over {} pairs)",
+            run.bootstrap,
+            run.comparisons.len()
+        ),
+        &["B vs A", "B - A [95% CI]", "Holm p", "finding"],
+    );
     for p in &run.comparisons {
         let (a, b) = (&run.configs[p.a].name, &run.configs[p.b].name);
-        let t = &p.test;
-        let verdict = match t.finding() {
+        let x = &p.test;
+        let finding = match x.finding() {
             Finding::BBetter => format!("{b} better"),
             Finding::ABetter => format!("{a} better"),
             Finding::NoDifference => "no difference found".into(),
             Finding::Untested => "not tested".into(),
         };
-        out.push(format!(
-            "  {b} vs {a}: {:+.3} [{:+.3}, {:+.3}], Holm p = {}: {verdict}",
-            t.diff,
-            t.ci.0,
-            t.ci.1,
-            p_value(t.p_holm)
-        ));
+        t.rows.push(vec![
+            format!("{b} vs {a}"),
+            format!("{:+.3} [{:+.3}, {:+.3}]", x.diff, x.ci.0, x.ci.1),
+            p_value(x.p_holm),
+            finding,
+        ]);
     }
     let names: Vec<&str> = run
         .group
         .iter()
         .map(|&k| run.configs[k].name.as_str())
         .collect();
-    out.push(format!(
-        "Indistinguishable from the best: {}",
+    t.notes.push(format!(
+        "Indistinguishable from the best (no test finds them worse): {}",
         names.join(", ")
     ));
-    out
+    Some(t)
 }

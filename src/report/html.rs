@@ -21,6 +21,7 @@ use std::path::Path;
 
 const TEMPLATE: &str = include_str!("templates/report.html");
 const BROWSER: &str = include_str!("templates/browser.js");
+const BROWSER_BEST_OF: &str = include_str!("templates/browser_best_of.js");
 
 #[derive(Debug, Serialize)]
 pub struct Plot {
@@ -238,6 +239,8 @@ pub struct Page {
     pub tables: Vec<Table>,
     pub plots: Vec<Plot>,
     pub data: Option<String>,
+    /// The data is RewardBench 2's rows (all their completions in slots), not pairs.
+    pub best_of: bool,
 }
 
 /// Where the browser's data goes: the template renders this, and the data (tens of megabytes
@@ -256,8 +259,9 @@ fn page(p: Page) -> Result<[String; 3]> {
         simulated => p.simulated,
         tables => p.tables,
         plots => p.plots,
-        browser => p.data.is_some(),
-        script => BROWSER,
+        browser => p.data.is_some() && !p.best_of,
+        best_of => p.data.is_some() && p.best_of,
+        script => if p.best_of { BROWSER_BEST_OF } else { BROWSER },
     })?;
     Ok(match (p.data, text.find(DATA_SLOT)) {
         (Some(data), Some(at)) => {
@@ -385,6 +389,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         tables,
         plots: figures,
         data: browser_data(run, dir)?,
+        best_of: false,
     })
 }
 

@@ -7,7 +7,7 @@ use crate::run::record::Run;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-fn escape(s: &str) -> String {
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -24,7 +24,7 @@ fn escape(s: &str) -> String {
     out
 }
 
-fn cell(v: f64, ci: Option<(f64, f64)>) -> String {
+pub fn cell(v: f64, ci: Option<(f64, f64)>) -> String {
     if !v.is_finite() {
         return "--".into();
     }

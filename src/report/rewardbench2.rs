@@ -3,7 +3,7 @@
 
 use super::format::{fixed, with_ci};
 use super::json::{ci_json, num};
-use super::table;
+use super::table::{self, Table};
 use crate::evaluation::rewardbench2::Board;
 use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
@@ -62,17 +62,33 @@ pub fn to_json(run: &Rb2Run) -> Value {
     })
 }
 
-pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
-    writeln!(
-        w,
-        "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question)",
-        run.source, run.rows, run.seed, run.bootstrap
-    )?;
+/// The header line of a RewardBench 2 run.
+pub fn header(run: &Rb2Run) -> String {
+    format!(
+        "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question){}",
+        run.source,
+        run.rows,
+        run.seed,
+        run.bootstrap,
+        if run.both_orders {
+            " · pairwise configurations in both orders"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The run as text tables, built once: the terminal and `report.html` show the same numbers.
+pub fn tables(run: &Rb2Run) -> Vec<Table> {
+    let mut out = Vec::new();
     for c in &run.configs {
         let (b, other) = (&c.boards[0], &c.boards[1]);
-        let mut t = table::new_table(vec!["subset", "rows", "scored", "score [95% CI]", "chance"]);
+        let mut t = Table::new(
+            format!("{} (a missing score: {})", c.name, b.missing.key()),
+            &["subset", "rows", "scored", "score [95% CI]", "chance"],
+        );
         for s in &b.subsets {
-            t.add_row(vec![
+            t.rows.push(vec![
                 s.name.clone(),
                 s.rows.to_string(),
                 s.used.to_string(),
@@ -80,23 +96,15 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
                 s.chance.map_or_else(|| "–".into(), |c| format!("{c:.3}")),
             ]);
         }
-        t.add_row(vec![
+        t.rows.push(vec![
             "leaderboard (mean of the six)".into(),
             run.rows.to_string(),
             String::new(),
             with_ci(b.leaderboard, b.leaderboard_ci),
             String::new(),
         ]);
-        table::align_numbers(&mut t);
-        writeln!(
-            w,
-            "\n{} (a missing score: {})\n{t}",
-            c.name,
-            b.missing.key()
-        )?;
         if let Some(ties) = b.ties {
-            writeln!(
-                w,
+            t.notes.push(format!(
                 "Ties {}: ref accuracy {}, tied accuracy {}, correctness preferred {}, hard {}, margin {} (weights 0.3/0.3/0.2/0.2/0.01)",
                 fixed(ties.score),
                 fixed(ties.ref_accuracy),
@@ -104,34 +112,50 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
                 fixed(ties.correctness_preferred),
                 fixed(ties.correctness_preferred_hard),
                 fixed(ties.margin)
-            )?;
+            ));
         }
-        writeln!(
-            w,
+        t.notes.push(format!(
             "{} rows left out for a missing score; with the other rule ({}), the leaderboard is {}",
             b.dropped,
             other.missing.key(),
             with_ci(other.leaderboard, other.leaderboard_ci)
-        )?;
-        for line in super::best_of::config_lines(run, c) {
-            writeln!(w, "{line}")?;
-        }
+        ));
+        t.notes.extend(super::best_of::config_lines(run, c));
+        out.push(t);
     }
-    let comparisons = super::best_of::comparison_lines(run);
-    if !comparisons.is_empty() {
-        writeln!(w, "\n{}", comparisons.join("\n"))?;
-    }
+    out.extend(super::best_of::comparison_table(run));
     let protocols: std::collections::BTreeSet<&str> =
         run.configs.iter().map(|c| c.protocol.as_str()).collect();
-    writeln!(w, "\nScored as reward-bench scores RewardBench 2:")?;
+    let mut how = Table::new(
+        "How rows are scored (as reward-bench scores RewardBench 2)",
+        &[],
+    );
     for p in protocols {
-        writeln!(w, "  {}", match p {
-            "ranking" => "ranking: a row is right when the judge picks the correct completion (no pick read: wrong);",
-            "pairwise" => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won);",
-            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher;",
-        })?;
+        how.notes.push(match p {
+            "ranking" => "ranking: a row is right when the judge picks the correct completion (no pick read: wrong).",
+            "pairwise" => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won).",
+            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher.",
+        }.to_string());
     }
-    writeln!(w, "  Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.")?;
+    how.notes.push("Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.".into());
+    out.push(how);
+    out
+}
+
+pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
+    writeln!(w, "{}", header(run))?;
+    for t in tables(run) {
+        writeln!(w, "\n{}", t.title)?;
+        if !t.headers.is_empty() {
+            writeln!(w, "{}", table::render(&t))?;
+        }
+        for n in &t.notes {
+            writeln!(w, "{n}")?;
+        }
+    }
+    if let Some(dir) = &run.dir {
+        writeln!(w, "\nrun directory: {}", dir.display())?;
+    }
     Ok(())
 }
 

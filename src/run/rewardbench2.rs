@@ -11,6 +11,8 @@ use crate::raters::CallTally;
 #[derive(Debug, Clone)]
 pub struct Rb2Config {
     pub name: String,
+    /// The judge is the simulated one.
+    pub simulated: bool,
     /// `scores`, `ranking`, `ratings` or `pairwise`.
     pub protocol: String,
     /// Under `--pointwise-missing`'s rule, then under the other.
@@ -47,4 +49,11 @@ pub struct Rb2Run {
     pub group: Vec<usize>,
     /// Pairwise configurations saw each pair in both orders.
     pub both_orders: bool,
+    /// The run directory, once written; its name and the command line.
+    pub dir: Option<std::path::PathBuf>,
+    pub name: String,
+    pub command: String,
+    pub created_unix: u64,
+    /// The judges' response cache, when they have one.
+    pub cache: Option<std::sync::Arc<crate::judge::cache::Cache>>,
 }

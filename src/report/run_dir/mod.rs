@@ -1,6 +1,7 @@
 //! The run directory: everything a calibrate run produced, in files a paper (or
 //! `raterlab report DIR`) can use without calling any judge again.
 
+pub mod best_of;
 pub mod read;
 
 pub use read::read;

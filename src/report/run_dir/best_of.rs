@@ -1,0 +1,338 @@
+//! A RewardBench 2 run directory: `items.jsonl` (each row's completions in their slots and
+//! the correct slots), `ratings.csv`/`.parquet` (per configuration and row: the result, the pick
+//! or the grades, the correct slots), `metrics.csv`, `comparisons.csv`, `table.tex`, `run.json`
+//! (the `--json` document) and `report.html` with the row browser. `completions.jsonl` was
+//! written while the run rated.
+
+use super::super::csv::{write_csv, TidyRows};
+use super::super::html::{script_json, write_page, Page};
+use crate::dataset::best_of::{slot_letter, Shown};
+use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use anyhow::{Context, Result};
+use polars::prelude::*;
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+
+/// Each completion's grade, in slot order.
+fn slot_grades(shown: &Shown, c: &Rb2Config, row: usize) -> Option<Vec<Option<f64>>> {
+    let scored = c.scored.get(row)?;
+    if scored.decided.is_some() {
+        return None;
+    }
+    Some(
+        shown
+            .order
+            .iter()
+            .map(|&k| scored.scores.get(k).copied().flatten())
+            .collect(),
+    )
+}
+
+fn letters(slots: &[usize]) -> String {
+    slots
+        .iter()
+        .map(|&s| slot_letter(s))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn write_items(run: &Rb2Run, dir: &Path) -> Result<()> {
+    let path = dir.join("items.jsonl");
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
+    );
+    for shown in &run.shown {
+        let slots: Vec<&str> = (0..shown.order.len()).map(|s| shown.at(s)).collect();
+        serde_json::to_writer(
+            &mut out,
+            &json!({
+                "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
+                "completions": slots,
+                "correct": shown.gold.iter().map(|&s| slot_letter(s)).collect::<Vec<_>>(),
+            }),
+        )?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+        .with_context(|| format!("writing '{}'", path.display()))
+}
+
+fn write_ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
+    let (mut config, mut protocol, mut id, mut subset, mut correct) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut result, mut pick, mut other, mut grades, mut won) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for c in &run.configs {
+        for (k, shown) in run.shown.iter().enumerate() {
+            let o = c.outcomes.get(k);
+            config.push(c.name.clone());
+            protocol.push(c.protocol.clone());
+            id.push(shown.row.id.clone());
+            subset.push(shown.row.subset.clone());
+            correct.push(letters(&shown.gold));
+            result.push(c.results.get(k).copied().flatten());
+            pick.push(o.and_then(|o| o.pick).map(slot_letter));
+            other.push(o.and_then(|o| o.other_pick).map(slot_letter));
+            grades.push(slot_grades(shown, c, k).map(|g| {
+                g.iter()
+                    .map(|x| x.map_or_else(String::new, |v| v.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(";")
+            }));
+            won.push(o.filter(|o| !o.wins.is_empty()).map(|o| {
+                format!(
+                    "{}/{}",
+                    o.wins.iter().filter(|w| **w == Some(true)).count(),
+                    o.wins.len()
+                )
+            }));
+        }
+    }
+    let df = DataFrame::new_infer_height(vec![
+        Column::new("config".into(), config),
+        Column::new("protocol".into(), protocol),
+        Column::new("id".into(), id),
+        Column::new("subset".into(), subset),
+        Column::new("correct".into(), correct),
+        Column::new("result".into(), result),
+        Column::new("pick".into(), pick),
+        Column::new("pick_other_reader".into(), other),
+        Column::new("grades".into(), grades),
+        Column::new("pairs_won".into(), won),
+    ])?;
+    crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
+    write_csv(df, &dir.join("ratings.csv"))
+}
+
+fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
+    let mut rows = TidyRows::default();
+    for c in &run.configs {
+        rows.set_config(&c.name);
+        for (b, suffix) in [
+            (&c.boards[0], String::new()),
+            (&c.boards[1], format!("_{}", c.boards[1].missing.key())),
+        ] {
+            for s in &b.subsets {
+                rows.push(
+                    &s.name,
+                    s.used as u64,
+                    &format!("score{suffix}"),
+                    s.score,
+                    Some(s.ci),
+                );
+                if suffix.is_empty() {
+                    rows.push(
+                        &s.name,
+                        s.rows as u64,
+                        "chance",
+                        s.chance.unwrap_or(f64::NAN),
+                        None,
+                    );
+                }
+            }
+            rows.push(
+                "leaderboard",
+                run.rows as u64,
+                &format!("score{suffix}"),
+                b.leaderboard,
+                Some(b.leaderboard_ci),
+            );
+            if let (Some(t), true) = (b.ties, suffix.is_empty()) {
+                for (metric, v) in [
+                    ("ref_accuracy", t.ref_accuracy),
+                    ("tied_accuracy", t.tied_accuracy),
+                    ("correctness_preferred", t.correctness_preferred),
+                    ("correctness_preferred_hard", t.correctness_preferred_hard),
+                    ("margin", t.margin),
+                ] {
+                    let used = b
+                        .subsets
+                        .iter()
+                        .find(|s| s.name == crate::dataset::best_of::TIES)
+                        .map_or(0, |s| s.used);
+                    rows.push("Ties", used as u64, metric, v, None);
+                }
+            }
+        }
+        let n: u64 = c.slots.correct_at.iter().sum::<usize>() as u64;
+        for (s, v) in c.slots.accuracy_by_slot.iter().enumerate() {
+            rows.push(
+                &format!("correct at {}", slot_letter(s)),
+                c.slots.correct_at[s] as u64,
+                "accuracy",
+                *v,
+                None,
+            );
+        }
+        if let Some(picked) = c.slots.picked_at {
+            for (s, v) in picked.iter().enumerate() {
+                rows.push(
+                    &format!("picked {}", slot_letter(s)),
+                    n,
+                    "share",
+                    *v as f64 / n.max(1) as f64,
+                    None,
+                );
+            }
+            rows.push("position", n, "chi2", c.slots.chi2, None);
+            rows.push("position", n, "chi2_p", c.slots.p, None);
+        }
+        if let Some(d) = c.readers_disagree {
+            rows.push("readers", n, "rows_disagreeing", d as f64, None);
+        }
+        if let Some(g) = c.grades {
+            rows.push(
+                "grades",
+                g.rows as u64,
+                "forced_tie_rate",
+                g.forced_tie,
+                None,
+            );
+            rows.push("grades", g.auc_rows as u64, "auc", g.auc, None);
+        }
+    }
+    rows.write(&dir.join("metrics.csv"))
+}
+
+fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
+    let name = |k: usize| run.configs[k].name.clone();
+    let c = &run.comparisons;
+    let df = DataFrame::new_infer_height(vec![
+        Column::new("a".into(), c.iter().map(|p| name(p.a)).collect::<Vec<_>>()),
+        Column::new("b".into(), c.iter().map(|p| name(p.b)).collect::<Vec<_>>()),
+        Column::new(
+            "diff".into(),
+            c.iter().map(|p| p.test.diff).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "ci_lo".into(),
+            c.iter().map(|p| p.test.ci.0).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "ci_hi".into(),
+            c.iter().map(|p| p.test.ci.1).collect::<Vec<_>>(),
+        ),
+        Column::new("p".into(), c.iter().map(|p| p.test.p).collect::<Vec<_>>()),
+        Column::new(
+            "p_holm".into(),
+            c.iter().map(|p| p.test.p_holm).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "finding".into(),
+            c.iter()
+                .map(|p| super::super::best_of::finding_key(p.test.finding()))
+                .collect::<Vec<_>>(),
+        ),
+    ])?;
+    write_csv(df, &dir.join("comparisons.csv"))
+}
+
+/// `table.tex`: the configurations against the six subsets and the leaderboard.
+pub fn latex(run: &Rb2Run) -> String {
+    let subsets = crate::evaluation::rewardbench2::SUBSETS;
+    let mut out = String::from(
+        "% Generated by raterlab; needs \\usepackage{booktabs}.\n\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{l",
+    );
+    out.push_str(&"r".repeat(subsets.len() + 1));
+    out.push_str("}\n\\toprule\nConfiguration");
+    for s in subsets {
+        out.push_str(&format!(" & {s}"));
+    }
+    out.push_str(" & Score \\\\\n\\midrule\n");
+    for c in &run.configs {
+        let b = &c.boards[0];
+        out.push_str(&super::super::latex::escape(&c.name));
+        for s in subsets {
+            let v = b
+                .subsets
+                .iter()
+                .find(|x| x.name == s)
+                .map_or(f64::NAN, |x| x.score);
+            out.push_str(&format!(" & {}", super::super::latex::cell(v, None)));
+        }
+        out.push_str(&format!(
+            " & {} \\\\\n",
+            super::super::latex::cell(b.leaderboard, Some(b.leaderboard_ci))
+        ));
+    }
+    out.push_str(&format!(
+        "\\bottomrule\n\\end{{tabular}}\n\\caption{{RewardBench 2 scores as reward-bench computes them ({} rows); the score is the mean of the six subsets, with a {}-resample bootstrap 95\\% CI (rows resampled, Ties by question).}}\n\\end{{table}}\n",
+        run.rows, run.bootstrap
+    ));
+    out
+}
+
+/// The browser's data: each row with its slots and every configuration's result and answers.
+fn browser(run: &Rb2Run) -> Result<String> {
+    let rows: Vec<serde_json::Value> = run
+        .shown
+        .iter()
+        .enumerate()
+        .map(|(k, shown)| {
+            let results: Vec<serde_json::Value> = run
+                .configs
+                .iter()
+                .map(|c| {
+                    let o = c.outcomes.get(k);
+                    let read = super::super::best_of::read_row(c, k);
+                    json!({
+                        "result": c.results.get(k).copied().flatten(),
+                        "pick": o.and_then(|o| o.pick),
+                        "grades": slot_grades(shown, c, k),
+                        "wins": o.filter(|o| !o.wins.is_empty()).map(|o| format!("{}/{}", o.wins.iter().filter(|w| **w == Some(true)).count(), o.wins.len())),
+                        "missing": read,
+                        "answers": o.map(|o| o.answers.iter().map(|a| json!({
+                            "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
+                            "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),
+                        })).collect::<Vec<_>>()).unwrap_or_default(),
+                    })
+                })
+                .collect();
+            json!({
+                "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
+                "slots": (0..shown.order.len()).map(|s| shown.at(s)).collect::<Vec<_>>(),
+                "correct": shown.gold, "results": results,
+            })
+        })
+        .collect();
+    script_json(&json!({
+        "configs": run.configs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+        "rows": rows,
+    }))
+}
+
+/// Writes everything but `completions.jsonl`.
+pub fn write(run: &Rb2Run) -> Result<()> {
+    let Some(dir) = &run.dir else {
+        return Ok(());
+    };
+    write_items(run, dir)?;
+    write_ratings(run, dir)?;
+    write_metrics(run, dir)?;
+    write_comparisons(run, dir)?;
+    let tex = dir.join("table.tex");
+    std::fs::write(&tex, latex(run)).with_context(|| format!("writing '{}'", tex.display()))?;
+    let mut doc = super::super::rewardbench2::to_json(run);
+    if let serde_json::Value::Object(m) = &mut doc {
+        m.insert("name".into(), json!(run.name));
+        m.insert("command".into(), json!(run.command));
+        m.insert("created_unix".into(), json!(run.created_unix));
+    }
+    let path = dir.join("run.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
+        .with_context(|| format!("writing '{}'", path.display()))?;
+    write_page(
+        Page {
+            title: run.name.clone(),
+            header: vec![super::super::rewardbench2::header(run)],
+            command: run.command.clone(),
+            simulated: run.configs.iter().any(|c| c.simulated),
+            tables: super::super::rewardbench2::tables(run),
+            plots: Vec::new(),
+            data: Some(browser(run)?),
+            best_of: true,
+        },
+        &dir.join("report.html"),
+    )
+}
