@@ -23,3 +23,4 @@ mod pointwise;
 mod real_data;
 mod report_html;
 mod rewardbench2;
+mod rewardbench2_judges;

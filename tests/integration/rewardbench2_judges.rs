@@ -1,0 +1,396 @@
+//! RewardBench 2's protocols that call a judge, against an in-process OpenAI-compatible mock
+//! that knows which completions are correct: four-way answers (right, wrong, unreadable, and a
+//! quoted tag that the two readers read differently), grades (ties at the top, an unreadable
+//! grade) and pairwise verdicts. Every result, count and the readers' disagreement are computed
+//! here from the data and checked against the run.
+
+use crate::judge_cli::{completion, user_text};
+use crate::mock_http::{MockServer, Reply};
+use polars::prelude::*;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// One row of the bundled sample.
+struct Row {
+    subset: String,
+    prompt: String,
+    correct: Vec<String>,
+    incorrect: Vec<String>,
+}
+
+fn sample() -> Vec<Row> {
+    let df = ParquetReader::new(
+        std::fs::File::open(crate::common::root().join("data/sample-v2.parquet")).expect("sample"),
+    )
+    .finish()
+    .expect("parquet");
+    let text = |c: &str| -> Vec<String> {
+        df.column(c)
+            .expect("column")
+            .str()
+            .expect("text")
+            .iter()
+            .map(|s| s.expect("text").to_string())
+            .collect()
+    };
+    let list = |c: &str| -> Vec<Vec<String>> {
+        df.column(c)
+            .expect("column")
+            .list()
+            .expect("list")
+            .series_iter()
+            .map(|s| {
+                s.expect("list")
+                    .str()
+                    .expect("texts")
+                    .iter()
+                    .map(|t| t.expect("text").to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (subsets, prompts, chosen, rejected) = (
+        text("subset"),
+        text("prompt"),
+        list("chosen"),
+        list("rejected"),
+    );
+    (0..prompts.len())
+        .map(|k| Row {
+            subset: subsets[k].clone(),
+            prompt: prompts[k].clone(),
+            correct: chosen[k].clone(),
+            incorrect: rejected[k].clone(),
+        })
+        .collect()
+}
+
+/// What the mock does with a row (outside Ties), by the row's index.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Way {
+    Right,
+    /// The instructions quoted, then the correct slot stated: reward-bench's reader takes the
+    /// quoted [[A]].
+    Quoted,
+    Unreadable,
+    Wrong,
+    /// Ratings: an incorrect completion graded as high as the correct one; pairwise: a tie
+    /// tag the no-tie prompt does not allow (no verdict).
+    Tied,
+}
+
+fn way(k: usize) -> Way {
+    [
+        Way::Right,
+        Way::Quoted,
+        Way::Unreadable,
+        Way::Wrong,
+        Way::Tied,
+    ][k % 5]
+}
+
+fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+    let start = text.find(open).map_or(0, |i| i + open.len());
+    let end = text[start..].find(close).map_or(text.len(), |i| start + i);
+    &text[start..end]
+}
+
+/// The mock judge: answers ranking, ratings and pairwise requests from the truth.
+fn judge(rows: Arc<Vec<Row>>) -> MockServer {
+    let index: HashMap<String, usize> = rows
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(k, r)| (r.prompt.clone(), k))
+        .collect();
+    // A completion is correct when a row of its prompt lists it as correct (Ties' ref and
+    // tied rows share a question).
+    let correct: HashSet<(String, String)> = rows
+        .iter()
+        .flat_map(|r| r.correct.iter().map(move |c| (r.prompt.clone(), c.clone())))
+        .collect();
+    MockServer::start(move |r| {
+        let text = user_text(r);
+        let system = String::from_utf8_lossy(&r.body).to_string();
+        if text.contains("[The Start of Assistant D's Answer]")
+            || system.contains("four AI assistants") && text.contains("Assistant D")
+        {
+            let prompt = between(&text, "[User Question]\n", "\n\n[The Start of Assistant A");
+            let k = index[prompt];
+            let row = &rows[k];
+            let answers: Vec<&str> = ["A", "B", "C", "D"]
+                .iter()
+                .map(|l| {
+                    between(
+                        &text,
+                        &format!("[The Start of Assistant {l}'s Answer]\n"),
+                        &format!("\n[The End of Assistant {l}'s Answer]"),
+                    )
+                })
+                .collect();
+            let right = answers
+                .iter()
+                .position(|a| row.correct.iter().any(|c| c == a))
+                .expect("a correct one");
+            let wrong = (right + 1) % 4;
+            let tag = |s: usize| format!("[[{}]]", ["A", "B", "C", "D"][s]);
+            return completion(&match way(k) {
+                Way::Right | Way::Tied => format!(
+                    "Assistant {} answers best.\n\n{}",
+                    &tag(right)[2..3],
+                    tag(right)
+                ),
+                Way::Quoted => format!(
+                    "I must answer \"[[A]]\" if assistant A is best, and so on.\nFinal verdict: {}",
+                    tag(right)
+                ),
+                Way::Unreadable => "All four have merits; I cannot pick one.".into(),
+                Way::Wrong => format!("Final verdict: {}", tag(wrong)),
+            });
+        }
+        if text.contains("[Your judgement]") {
+            let prompt = between(&text, "[Query]\n", "\n\n[Response]\n");
+            let answer = between(&text, "[Response]\n", "\n\n[Your judgement]");
+            let k = index[prompt];
+            let row = &rows[k];
+            let correct = correct.contains(&(prompt.to_string(), answer.to_string()));
+            let first_incorrect = row.incorrect.first().is_some_and(|i| i == answer);
+            return completion(&match (correct, way(k), first_incorrect) {
+                (true, _, _) => "Accurate and complete.\n\n9".to_string(),
+                (false, Way::Tied, true) => "Also fine.\n\n9".into(),
+                (false, Way::Unreadable, true) => "Weak: 3.".into(),
+                _ => "Weak.\n\n3".into(),
+            });
+        }
+        if text.contains("<winner>") {
+            let prompt = between(&text, "[User prompt]\n", "\n\n[Response 1]\n");
+            let one = between(&text, "[Response 1]\n", "\n\n[Response 2]\n");
+            let k = index[prompt];
+            let row = &rows[k];
+            let first_correct = row.correct.iter().any(|c| c == one);
+            let two = between(&text, "[Response 2]\n", "\n\nExplain");
+            let against_first = row.incorrect.first().is_some_and(|i| i == one || i == two);
+            let winner = if first_correct { 1 } else { 2 };
+            return completion(&match (way(k), against_first) {
+                (Way::Wrong, true) => format!("<winner>{}</winner>", 3 - winner),
+                (Way::Tied, true) => "<tie>".into(),
+                _ => format!("Response {winner} is right. <winner>{winner}</winner>"),
+            });
+        }
+        Reply::status(400, "unexpected request")
+    })
+}
+
+fn calibrate(url: &str, out: &std::path::Path, prompts: &[&str], extra: &[&str]) -> Value {
+    let cache = out.join("cache");
+    let mut args = vec![
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--endpoint",
+        url,
+        "--model",
+        "mock",
+        "--cache-dir",
+        cache.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ];
+    for p in prompts {
+        args.extend(["--prompt", p]);
+    }
+    args.extend(extra);
+    crate::common::json_of(&args)
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() < 1e-12, "{what}: {a} != {b}");
+}
+
+#[test]
+fn the_protocols_score_every_row_as_the_truth_says() {
+    let rows = Arc::new(sample());
+    let server = judge(rows.clone());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let doc = calibrate(
+        &server.url,
+        &out,
+        &["rb2_ranking", "rb2_rating", "simple_no_tie"],
+        &[],
+    );
+    let configs = doc["configs"].as_array().expect("configs");
+    assert_eq!(configs.len(), 3);
+    // The expected result of each row outside Ties, per protocol.
+    let expected = |protocol: &str, k: usize, published: bool| -> f64 {
+        match (protocol, way(k)) {
+            ("ranking", Way::Right | Way::Tied) => 1.0,
+            ("ranking", Way::Quoted) => f64::from(u8::from(!published)),
+            ("ranking", _) => 0.0,
+            ("ratings", Way::Tied) => 0.5,
+            ("ratings", _) => 1.0,
+            ("pairwise", Way::Wrong | Way::Tied) => 0.0,
+            ("pairwise", _) => 1.0,
+            _ => unreachable!(),
+        }
+    };
+    for (c, protocol) in configs.iter().zip(["ranking", "ratings", "pairwise"]) {
+        assert_eq!(c["protocol"], protocol);
+        let mut by_subset: HashMap<&str, Vec<f64>> = HashMap::new();
+        for (k, row) in rows.iter().enumerate().filter(|(_, r)| r.subset != "Ties") {
+            // Ratings under drop: the row whose grade could not be read is left out.
+            if protocol == "ratings" && way(k) == Way::Unreadable {
+                continue;
+            }
+            by_subset
+                .entry(&row.subset)
+                .or_default()
+                .push(expected(protocol, k, false));
+        }
+        for (subset, results) in &by_subset {
+            let mean = results.iter().sum::<f64>() / results.len() as f64;
+            close(
+                c["rewardbench2"]["subsets"][subset]
+                    .as_f64()
+                    .expect("score"),
+                mean,
+                &format!("{protocol} {subset}"),
+            );
+        }
+        // Ties by ratings: every correct answer 9, every incorrect 3.
+        let ties = &c["rewardbench2"]["ties"];
+        for part in [
+            "ref_accuracy",
+            "tied_accuracy",
+            "correctness_preferred",
+            "correctness_preferred_hard",
+        ] {
+            assert_eq!(ties[part], 1.0, "{protocol} {part}");
+        }
+        assert_eq!(ties["score"], 1.0);
+    }
+    // The quoted rows are the ones the two readers disagree on (unless the correct one is A).
+    let ranking = &configs[0];
+    let quoted: Vec<usize> = (0..rows.len())
+        .filter(|&k| rows[k].subset != "Ties" && way(k) == Way::Quoted)
+        .collect();
+    let disagree = ranking["readers_disagree"].as_u64().expect("count") as usize;
+    assert!(
+        disagree <= quoted.len() && disagree >= quoted.len() / 2,
+        "{disagree} of {}",
+        quoted.len()
+    );
+    let unreadable = (0..rows.len())
+        .filter(|&k| rows[k].subset != "Ties" && way(k) == Way::Unreadable)
+        .count();
+    assert_eq!(ranking["read"]["picks"]["missing"], unreadable);
+    // Calls add up: a ranking call per row outside Ties; a grade per distinct completion
+    // (Ties' prompt its own); a pair per incorrect completion; the mock saw them all.
+    let outside: Vec<&Row> = rows.iter().filter(|r| r.subset != "Ties").collect();
+    let distinct = |rs: &[&Row]| -> usize {
+        rs.iter()
+            .flat_map(|r| {
+                r.correct
+                    .iter()
+                    .chain(&r.incorrect)
+                    .map(move |t| (r.prompt.clone(), t.clone()))
+            })
+            .collect::<HashSet<_>>()
+            .len()
+    };
+    let ties: Vec<&Row> = rows.iter().filter(|r| r.subset == "Ties").collect();
+    let calls: Vec<usize> = configs
+        .iter()
+        .map(|c| c["calls"]["calls"].as_u64().expect("calls") as usize)
+        .collect();
+    assert_eq!(calls[0], outside.len() + distinct(&ties));
+    assert_eq!(calls[1], distinct(&outside) + distinct(&ties));
+    let pairs: usize = outside.iter().map(|r| r.incorrect.len()).sum();
+    assert_eq!(calls[2], pairs + distinct(&ties));
+    // The Ties grades are one call each for all three configurations: the cache answered
+    // the second and third configuration's.
+    assert_eq!(
+        server.count(),
+        calls.iter().sum::<usize>() - 2 * distinct(&ties)
+    );
+    // The run directory holds every row and every answer.
+    let ratings = std::fs::read_to_string(out.join("ratings.csv")).expect("ratings.csv");
+    assert_eq!(ratings.lines().count(), 1 + 3 * rows.len());
+    let answers = std::fs::read_to_string(out.join("completions.jsonl")).expect("answers");
+    assert!(answers.lines().count() >= calls[0]);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(html.contains("RewardBench 2's row browser") && html.contains("Factuality-0"));
+}
+
+#[test]
+fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs() {
+    let rows = Arc::new(sample());
+    let server = judge(rows.clone());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = calibrate(
+        &server.url,
+        &dir.path().join("run"),
+        &["rb2_ranking"],
+        &["--parser", "rb2_ranking_published"],
+    );
+    let c = &doc["configs"][0];
+    // ratings.csv: config,protocol,id,subset,correct,result,pick,pick_other_reader,...
+    let ratings = std::fs::read_to_string(dir.path().join("run/ratings.csv")).expect("ratings");
+    let mut disagreeing = 0;
+    let mut by_subset: HashMap<String, Vec<f64>> = HashMap::new();
+    for line in ratings.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[3] == "Ties" {
+            continue;
+        }
+        let k: usize = f[2]
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("row index");
+        // reward-bench's reader takes the quoted [[A]]: wrong unless A is correct.
+        let want = match way(k) {
+            Way::Right | Way::Tied => 1.0,
+            Way::Quoted => f64::from(u8::from(f[4] == "A")),
+            _ => 0.0,
+        };
+        assert_eq!(f[5].parse::<f64>().expect("result"), want, "{line}");
+        if f[6] != f[7] {
+            assert!(
+                way(k) == Way::Quoted && f[6] == "A" && f[7] == f[4],
+                "{line}"
+            );
+            disagreeing += 1;
+        }
+        by_subset.entry(f[3].to_string()).or_default().push(want);
+    }
+    assert_eq!(c["readers_disagree"].as_u64(), Some(disagreeing as u64));
+    assert!(disagreeing > 0);
+    for (subset, results) in &by_subset {
+        let mean = results.iter().sum::<f64>() / results.len() as f64;
+        close(
+            c["rewardbench2"]["subsets"][subset]
+                .as_f64()
+                .expect("score"),
+            mean,
+            subset,
+        );
+    }
+    let both = calibrate(
+        &server.url,
+        &dir.path().join("both"),
+        &["simple_no_tie"],
+        &["--both-orders"],
+    );
+    let outside: Vec<&Row> = rows.iter().filter(|r| r.subset != "Ties").collect();
+    let pairs: usize = outside.iter().map(|r| r.incorrect.len()).sum();
+    let read = &both["configs"][0]["read"]["verdicts"];
+    assert_eq!(read["of"], 2 * pairs);
+    // The tie tag is no verdict in both orders of each Tied row's first pair.
+    let tied = (0..rows.len())
+        .filter(|&k| rows[k].subset != "Ties" && way(k) == Way::Tied)
+        .count();
+    assert_eq!(read["missing"], 2 * tied);
+}
