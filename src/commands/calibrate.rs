@@ -2,7 +2,6 @@
 //! compared, written to a run directory.
 
 use crate::cli::CalibrateArgs;
-use crate::error::input_error;
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
 use crate::raters::{self, CallTally, RaterKind, RatingRow};
 use crate::run::data::{self, Dataset};
@@ -11,7 +10,6 @@ use crate::run::plan::{check_sort, data_settings, plan, Plan};
 use crate::run::record::{Run, RunMeta};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// SHA-256 of the examples as the judge saw them (ids, golds, texts).
@@ -30,12 +28,6 @@ pub fn checksum(dataset: &Dataset) -> String {
         }
     }
     crate::judge::cache::hex(&h.finalize())
-}
-
-/// `YYYYMMDD-HHMMSS` (UTC) for a Unix time.
-pub fn timestamp(unix: u64) -> String {
-    let [y, m, d, h, mi, s] = crate::report::format::civil(unix as i64);
-    format!("{y:04}{m:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
 fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
@@ -68,7 +60,7 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
 #[derive(Debug)]
 pub enum Calibrated {
     Pairs(Box<Run>),
-    BestOf(crate::run::rewardbench2::Rb2Run),
+    BestOf(Box<crate::run::rewardbench2::Rb2Run>),
 }
 
 /// `calibrate` on whichever form the data comes in.
@@ -76,7 +68,9 @@ pub fn run_any(args: &CalibrateArgs) -> Result<Calibrated> {
     check_sort(&args.sort)?;
     let settings = data_settings(&args.plan)?;
     match data::load_rows(&settings, &crate::report::progress::Download::default())? {
-        data::Rows::BestOf(set) => Ok(Calibrated::BestOf(super::rewardbench2::run(args, set)?)),
+        data::Rows::BestOf(set) => Ok(Calibrated::BestOf(Box::new(super::rewardbench2::run(
+            args, set,
+        )?))),
         data::Rows::Pairs(dataset) => {
             Ok(Calibrated::Pairs(Box::new(run_with(args, Some(dataset))?)))
         }
@@ -123,7 +117,7 @@ fn run_with(args: &CalibrateArgs, loaded: Option<Dataset>) -> Result<Run> {
         )?,
     };
     judges::check_configs(&configs, &dataset.examples)?;
-    let (dir, created_unix) = run_dir(args, &name)?;
+    let (dir, created_unix) = super::out::create(args.out.as_deref(), &name)?;
     let configs = if args.batch.batch {
         super::batch::rounds::run_batches(
             args,
@@ -279,52 +273,4 @@ pub fn finish(args: &CalibrateArgs, run: &Run) -> Result<()> {
             .zip(&run.tallies),
         &format!("the run directory was written: {}", run.meta.dir.display()),
     )
-}
-
-/// The run directory (`--out`, else `notebooks-export/runs/TIMESTAMP-NAME`), created, and
-/// the time it was made.
-pub fn run_dir(args: &CalibrateArgs, name: &str) -> Result<(PathBuf, u64)> {
-    let created_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let dir = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("notebooks-export").join("runs").join(format!(
-            "{}-{}",
-            timestamp(created_unix),
-            sanitize(name)
-        ))
-    });
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        input_error(format!(
-            "cannot create the run directory '{}': {e}; pass --out DIR",
-            dir.display()
-        ))
-    })?;
-    Ok((dir, created_unix))
-}
-
-fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(timestamp(0), "19700101-000000");
-        // 2026-11-23 00:10:05 UTC (python: datetime.utcfromtimestamp)
-        assert_eq!(timestamp(1_795_392_605), "20261123-001005");
-        assert_eq!(timestamp(951_782_400), "20000229-000000");
-    }
 }

@@ -46,7 +46,7 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
         Some(path) => {
             let config = from_scores(args, &set, judge, path, missing)?;
             let name = args.name.clone().unwrap_or_else(|| "calibrate".into());
-            let (dir, created) = super::calibrate::run_dir(args, &name)?;
+            let (dir, created) = super::out::create(args.out.as_deref(), &name)?;
             (
                 vec![config],
                 Made {
@@ -247,7 +247,7 @@ fn from_judges(
         .collect();
     let rate_parts: Vec<crate::raters::Part<'_>> =
         configs.iter().zip(part_items.iter().copied()).collect();
-    let (dir, created) = super::calibrate::run_dir(args, &name)?;
+    let (dir, created) = super::out::create(args.out.as_deref(), &name)?;
     let mut log = crate::report::run_dir::AnswerLog::create(
         &dir,
         configs.iter().map(|c| c.name.clone()).collect(),

@@ -4,7 +4,7 @@
 //! (AUC), and paired comparisons between configurations on the same rows.
 
 use super::compare::{bootstrap_p, holm};
-use super::rewardbench2::{row_result, ties_score, Scored, TiesRow, SUBSETS};
+use super::rewardbench2::{filled, row_result, ties_score, Scored, TiesRow, SUBSETS};
 use super::MetricTest;
 use crate::dataset::best_of::{Shown, TIES};
 use crate::raters::Missing;
@@ -27,16 +27,7 @@ pub fn results(rows: &[Scored], missing: Missing) -> Vec<Option<f64>> {
             if let Some(d) = r.decided {
                 return Some(d);
             }
-            let scores: Option<Vec<f64>> = match missing {
-                Missing::Drop => r.scores.iter().copied().collect(),
-                Missing::Lowest => Some(
-                    r.scores
-                        .iter()
-                        .map(|s| s.unwrap_or(f64::NEG_INFINITY))
-                        .collect(),
-                ),
-            };
-            scores.map(|s| row_result(&s))
+            filled(r, missing).map(|s| row_result(&s))
         })
         .collect()
 }
@@ -207,16 +198,7 @@ fn score_on(
                 .iter()
                 .filter_map(|&(k, q)| {
                     let r = &rows[k];
-                    let scores: Option<Vec<f64>> = match missing {
-                        Missing::Drop => r.scores.iter().copied().collect(),
-                        Missing::Lowest => Some(
-                            r.scores
-                                .iter()
-                                .map(|s| s.unwrap_or(f64::NEG_INFINITY))
-                                .collect(),
-                        ),
-                    };
-                    scores.map(|scores| TiesRow {
+                    filled(r, missing).map(|scores| TiesRow {
                         question: q,
                         tied: r.question.is_some_and(|x| x.1),
                         scores,

@@ -203,7 +203,7 @@ pub struct Board {
 
 /// The scores a row counts with: drop → none when any is missing; lowest → a missing score
 /// below every other.
-fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
+pub(super) fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
     if row.decided.is_some() {
         return Some(Vec::new());
     }

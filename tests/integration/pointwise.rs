@@ -211,7 +211,7 @@ fn pointwise_mistakes_are_named_before_any_call() {
     let t = template.to_str().expect("utf-8");
     assert_eq!(
         error_of(&["prompts", "show", t]),
-        format!("error: prompt file '{t}': parser 'winner_tag' reads pairwise verdicts, not grades; a pointwise template takes score (1-5), rating ([[1..10]]), binary (yes/no, 1/0), json_label ({{\"label\": 1|0}}) or number")
+        format!("error: prompt file '{t}': parser 'winner_tag' reads pairwise verdicts, not grades; a pointwise template takes score (1-5), rating ([[1..10]]), final_rating (1-10 ending the answer), binary (yes/no, 1/0), json_label ({{\"label\": 1|0}}) or number")
     );
     write(
         dir.path(),

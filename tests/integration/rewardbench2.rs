@@ -137,10 +137,24 @@ fn the_form_is_read_from_the_columns_and_the_golds_follow_the_correct_completion
             && err.contains("reward-bench-2"),
         "{err}"
     );
-    // Calling a judge on it is not built yet, and says so.
-    let err = error_of(&["calibrate", "--data", path, "--judge", "sim"]);
+    // A four-way prompt needs four completions a row.
+    let three = write(
+        dir.path(),
+        "three.parquet",
+        &[("1", "Math", vec!["408"], vec!["398", "418"])],
+        |_| {},
+    );
+    let err = error_of(&[
+        "calibrate",
+        "--data",
+        three.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+        "--prompt",
+        "rb2_ranking",
+    ]);
     assert!(
-        err.contains("is RewardBench 2 data") && err.contains("scores:FILE"),
+        err.contains("row Math-1 has 3 completions") && err.contains("shows exactly four"),
         "{err}"
     );
 }
@@ -316,6 +330,8 @@ fn sample_scores(dir: &Path, name: &str, score: impl Fn(bool) -> Option<f64>) ->
 #[test]
 fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     let dir = tempfile::tempdir().expect("tempdir");
+    let out_dir = dir.path().join("run");
+    let out_dir = out_dir.to_str().expect("utf-8");
     let json = |judge: &str, extra: &[&str]| {
         let mut args = vec![
             "calibrate",
@@ -324,6 +340,8 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
             "--judge",
             judge,
             "--json",
+            "--out",
+            out_dir,
         ];
         args.extend(extra);
         crate::common::json_of(&args)
@@ -367,19 +385,32 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     assert_eq!(config["rewardbench2_other_missing_rule"]["dropped"], 19);
     assert!(config["rewardbench2_other_missing_rule"]["score"].is_null());
     // The terminal says the same.
-    let (code, out, err) = run(&["calibrate", "--data", "sample-v2", "--judge", &perfect]);
+    let (code, out, err) = run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        &perfect,
+        "--out",
+        out_dir,
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("leaderboard (mean of the six)") && out.contains("1.000 [1.000, 1.000]"),
         "{out}"
     );
     assert!(out.contains("Ties 1.0000: ref accuracy 1.0000"), "{out}");
-    // A judge that would have to be called is refused, and so is a file scoring nothing.
-    let err = error_of(&["calibrate", "--data", "sample-v2", "--judge", "sim"]);
-    assert!(
-        err.contains("only --judge scores:FILE") && err.contains("not built yet"),
-        "{err}"
-    );
+    // A baseline for pairs is refused, and so is a file scoring nothing.
+    let err = error_of(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        "sim",
+        "--rater",
+        "random",
+    ]);
+    assert!(err.contains("is a baseline for pairs"), "{err}");
     std::fs::write(
         dir.path().join("other.csv"),
         "prompt,response,score\nq,a,1\n",
