@@ -420,3 +420,84 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     let err = error_of(&["calibrate", "--data", "sample-v2", "--judge", &other]);
     assert!(err.contains("scores none of the"), "{err}");
 }
+
+/// The four-way and ratings prompts are reward-bench's, byte for byte, and its two readers
+/// read as reward-bench's code does (tests/fixtures/generate_rewardbench2_judge_fixtures.py
+/// runs its `format_judge_answers`, `process_judgement` and `_get_single_rating`'s pattern).
+#[test]
+fn judge_prompts_and_readers_are_reward_benchs() {
+    use raterlab::prompts::resolve;
+    use raterlab::verdicts::{Parser, Verdict};
+    let text = std::fs::read_to_string(crate::common::fixture("rewardbench2_judge.json"))
+        .expect("fixture");
+    let want: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let question = want["question"].as_str().expect("question");
+    let answers: Vec<&str> = want["answers"]
+        .as_array()
+        .expect("answers")
+        .iter()
+        .map(|a| a.as_str().expect("text"))
+        .collect();
+    let four = [answers[0], answers[1], answers[2], answers[3]];
+    for (name, case) in ["rb2_ranking", "rb2_ranking_gemini"]
+        .iter()
+        .zip(want["ranking"].as_array().expect("ranking"))
+    {
+        let t = resolve(name).expect("built-in");
+        assert_eq!(
+            t.system.as_deref(),
+            case["system"].as_str(),
+            "{name} system"
+        );
+        assert_eq!(
+            t.render_ranking(question, four),
+            case["user"].as_str().expect("user"),
+            "{name} user"
+        );
+    }
+    for (name, key) in [
+        ("rb2_rating", "ratings_prompt"),
+        ("rb2_rating_ties", "ratings_prompt_ties"),
+    ] {
+        let t = resolve(name).expect("built-in");
+        assert_eq!(t.system, None);
+        assert_eq!(
+            t.render_pointwise(question, answers[1], ""),
+            want[key].as_str().expect("prompt"),
+            "{name}"
+        );
+    }
+    let letters = ["A", "B", "C", "D"];
+    let mut careful = Vec::new();
+    for case in want["process_judgement"].as_array().expect("cases") {
+        let (judgement, theirs) = (
+            case[0].as_str().expect("text"),
+            case[1].as_str().expect("pick"),
+        );
+        let ours = match Parser::RankingPublished.parse(judgement) {
+            Verdict::Rated(slot) => letters[slot as usize],
+            Verdict::Unparseable(_) => "error",
+        };
+        assert_eq!(ours, theirs, "{judgement:?}");
+        careful.push(match Parser::Ranking.parse(judgement) {
+            Verdict::Rated(slot) => letters[slot as usize],
+            Verdict::Unparseable(_) => "none",
+        });
+    }
+    // The careful reader, as the pairwise tags are read: the quoted [[A]] of the
+    // instructions and the listed [[B]] are mentions; a labelled "Verdict: [[A]]" is the
+    // statement read over a later aside.
+    assert_eq!(
+        careful,
+        ["C", "B", "D", "C", "none", "none", "none", "A"],
+        "{careful:?}"
+    );
+    for case in want["ratings"].as_array().expect("cases") {
+        let (answer, theirs) = (
+            case[0].as_str().expect("text"),
+            case[1].as_i64().expect("rating"),
+        );
+        let ours = Parser::FinalRating.grade(answer).map_or(-1, |g| g as i64);
+        assert_eq!(ours, theirs, "{answer:?}");
+    }
+}
