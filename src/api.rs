@@ -80,11 +80,20 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
         Command::Calibrate(args) => Some(args),
         _ => None,
     })?;
-    let run = commands::calibrate::run(&args)?;
-    report::run_dir::write(&run)?;
-    let doc = report::calibrate::to_json(&run);
-    commands::calibrate::finish(&args, &run)?;
-    Ok((doc, run.meta.dir.clone()))
+    match commands::calibrate::run_any(&args)? {
+        commands::calibrate::Calibrated::Pairs(run) => {
+            report::run_dir::write(&run)?;
+            let doc = report::calibrate::to_json(&run);
+            commands::calibrate::finish(&args, &run)?;
+            Ok((doc, run.meta.dir.clone()))
+        }
+        commands::calibrate::Calibrated::BestOf(run) => {
+            report::run_dir::best_of::write(&run)?;
+            let doc = report::rewardbench2::to_json(&run);
+            commands::rewardbench2::finish(&args, &run)?;
+            Ok((doc, run.dir.clone().unwrap_or_default()))
+        }
+    }
 }
 
 /// `plan` with `flags` as on the command line: the document `plan --json` prints.

@@ -184,8 +184,9 @@ _TABLES = ("ratings", "metrics", "comparisons", "confusion")
 
 def read_run(path: str | Path, *, polars: bool = False) -> dict:
     """A run directory written by ``calibrate`` (or ``report``) as a dict: ``ratings``,
-    ``metrics``, ``comparisons``, ``confusion`` (its CSV files) and ``items`` (items.jsonl) as
-    pandas DataFrames (polars with ``polars=True``), and ``run``, the parsed run.json."""
+    ``metrics``, ``comparisons``, ``confusion`` (its CSV files; RewardBench 2 runs have no
+    confusion) and ``items`` (items.jsonl) as pandas DataFrames (polars with ``polars=True``),
+    and ``run``, the parsed run.json."""
     run_dir = Path(path)
     if not (run_dir / "run.json").is_file():
         raise _bad_input(
@@ -205,7 +206,9 @@ def read_run(path: str | Path, *, polars: bool = False) -> dict:
     except ImportError as e:
         raise _bad_input(f"read_run needs {e.name}: pip install {e.name}") from None
     out: dict[str, Any] = {"run": json.loads((run_dir / "run.json").read_text())}
-    for name in _TABLES:
+    # A RewardBench 2 run has no confusion matrix: its rows are scored, not labelled.
+    best_of = out["run"].get("data", {}).get("form") == "rewardbench2"
+    for name in _TABLES[:3] if best_of else _TABLES:
         file = run_dir / f"{name}.csv"
         if not file.is_file():
             raise _bad_input(f"'{run_dir}' has no {name}.csv; the run directory is incomplete")

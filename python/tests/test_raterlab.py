@@ -165,6 +165,30 @@ def test_calibrate_returns_the_commands_json_and_the_run(tmp_path):
     assert value == pytest.approx(first["overall"]["kappa_quadratic"], abs=1e-12)
 
 
+def test_calibrate_on_rewardbench2_rows_equals_the_command(tmp_path):
+    prompts = ["rb2_ranking", "rb2_rating", "simple_no_tie"]
+    with contextlib.redirect_stderr(io.StringIO()):
+        report, run_dir = raterlab.calibrate(data="sample-v2", judge="sim", prompt=prompts,
+                                             out=tmp_path / "py")
+    flags = [f for p in prompts for f in ("--prompt", p)]
+    expected = command_json("calibrate", "--data", "sample-v2", "--judge", "sim", "--out",
+                            str(tmp_path / "cmd"), *flags)
+    assert [c["protocol"] for c in report["configs"]] == ["ranking", "ratings", "pairwise"]
+    for a, b in zip(report["configs"], expected["configs"]):
+        assert a["name"] == b["name"]
+        same(a["rewardbench2"], b["rewardbench2"])
+    assert report["data"]["form"] == "rewardbench2"
+    # The directory reads back: a row per configuration and row, the leaderboard in metrics.
+    run = raterlab.read_run(run_dir)
+    assert len(run["ratings"]) == 3 * 19 and len(run["items"]) == 19
+    assert "confusion" not in run
+    m = run["metrics"]
+    board = m[(m.scope == "leaderboard") & (m.metric == "score")]
+    for c in report["configs"]:
+        value = board[board.config == c["name"]].value.iloc[0]
+        assert value == pytest.approx(c["rewardbench2"]["score"], abs=1e-12)
+
+
 def test_plan_equals_the_command():
     same(raterlab.plan(diff=0.05, discordance=0.2), command_json("plan", "--diff", "0.05", "--discordance", "0.2"))
 

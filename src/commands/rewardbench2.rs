@@ -19,7 +19,7 @@ use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::Result;
 
 /// A row as the scoring sees it, its scores or decided result given.
-fn scored(shown: &Shown, scores: Vec<Option<f64>>, decided: Option<f64>) -> Scored {
+fn scored(shown: &Shown, scores: Vec<Option<f64>>, decided: Option<f64>, floor: f64) -> Scored {
     let row = &shown.row;
     Scored {
         subset: row.subset.clone(),
@@ -29,8 +29,16 @@ fn scored(shown: &Shown, scores: Vec<Option<f64>>, decided: Option<f64>) -> Scor
         scores,
         correct: row.correct,
         decided,
+        floor,
     }
 }
+
+/// What reward-bench gives a four-way answer it cannot read (`run_generative_v2.py`: "effectively
+/// a tie").
+const UNREAD_PICK: f64 = 0.25;
+
+/// reward-bench's rating of a completion whose answer it cannot read (`_get_single_rating`).
+const FAILED_RATING: f64 = -1.0;
 
 fn other(missing: Missing) -> Missing {
     match missing {
@@ -140,21 +148,40 @@ fn from_scores(
     missing: Missing,
 ) -> Result<Rb2Config> {
     let table = crate::dataset::scores::load(std::path::Path::new(path))?;
-    let rows: Vec<Scored> = set
+    let score = |shown: &Shown, text: &String| {
+        let key = (shown.row.prompt.clone(), text.clone());
+        table
+            .by_text
+            .get(&key)
+            .or_else(|| table.by_text.get(&(String::new(), text.clone())))
+            .copied()
+            .flatten()
+    };
+    let scores: Vec<Vec<Option<f64>>> = set
         .rows
         .iter()
         .map(|shown| {
-            let row = &shown.row;
-            let score = |text: &String| {
-                table
-                    .by_text
-                    .get(&(row.prompt.clone(), text.clone()))
-                    .or_else(|| table.by_text.get(&(String::new(), text.clone())))
-                    .copied()
-                    .flatten()
-            };
-            scored(shown, row.completions.iter().map(score).collect(), None)
+            shown
+                .row
+                .completions
+                .iter()
+                .map(|t| score(shown, t))
+                .collect()
         })
+        .collect();
+    // A missing score under `lowest`: below the file's lowest (finite, so Ties' margins are).
+    let floor = scores
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        - 1.0;
+    let rows: Vec<Scored> = set
+        .rows
+        .iter()
+        .zip(scores)
+        .map(|(shown, scores)| scored(shown, scores, None, floor))
         .collect();
     let scored_count = rows
         .iter()
@@ -209,8 +236,24 @@ fn from_judges(
     set: &BestOfSet,
     missing: Missing,
 ) -> Result<(Vec<Rb2Config>, Made)> {
+    // Without --prompt: reward-bench's four-way judge; the demo shows the three protocols.
+    let mut plan_args = args.plan.clone();
+    if plan_args.prompts.is_empty() {
+        plan_args.prompts = if plan_args.demo {
+            vec![
+                "rb2_ranking".into(),
+                "rb2_rating".into(),
+                "simple_no_tie".into(),
+            ]
+        } else {
+            vec!["rb2_ranking".into()]
+        };
+    }
+    if plan_args.demo && plan_args.raters.is_empty() {
+        plan_args.raters = vec!["basic".into()];
+    }
     let plan = plan(
-        &args.plan,
+        &plan_args,
         set.seed,
         &crate::report::progress::Steps::default(),
     )?;
@@ -218,7 +261,7 @@ fn from_judges(
         .name
         .clone()
         .or(plan.name.clone())
-        .unwrap_or_else(|| "calibrate".into());
+        .unwrap_or_else(|| if args.plan.demo { "demo" } else { "calibrate" }.into());
     if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
         return Err(input_error(format!(
             "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
@@ -300,14 +343,15 @@ fn from_judges(
                 };
                 let decided = (shown.row.subset != TIES).then(|| match protocol {
                     Protocol::Ratings => None,
-                    Protocol::Ranking => Some(f64::from(u8::from(
-                        o.pick.is_some_and(|p| shown.gold.contains(&p)),
-                    ))),
+                    // No pick read: 1/4, reward-bench's "effectively a tie".
+                    Protocol::Ranking => Some(o.pick.map_or(UNREAD_PICK, |p| {
+                        f64::from(u8::from(shown.gold.contains(&p)))
+                    })),
                     Protocol::Pairwise => Some(f64::from(u8::from(
                         !o.wins.is_empty() && o.wins.iter().all(|w| *w == Some(true)),
                     ))),
                 });
-                scored(shown, grades, decided.flatten())
+                scored(shown, grades, decided.flatten(), FAILED_RATING)
             })
             .collect();
         let readers_disagree = (protocol == Protocol::Ranking).then(|| {

@@ -363,6 +363,7 @@ mod tests {
             scores: scores.iter().map(|&s| Some(s)).collect(),
             correct: 1,
             decided,
+            floor: -1.0,
         }
     }
 

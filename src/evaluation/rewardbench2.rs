@@ -173,6 +173,9 @@ pub struct Scored {
     /// The row's result when a protocol decides it without scores (ranking: 1 when the pick
     /// is correct; pairwise: 1 when the correct completion wins every pair), else None.
     pub decided: Option<f64>,
+    /// The score a missing one counts as under `lowest`: below every score (a judge's failed
+    /// rating is reward-bench's -1; a scores file's, its lowest score minus 1).
+    pub floor: f64,
 }
 
 /// One subset's score, over the rows that count under the missing-score rule.
@@ -202,19 +205,14 @@ pub struct Board {
 }
 
 /// The scores a row counts with: drop → none when any is missing; lowest → a missing score
-/// below every other.
+/// at the row's floor, below every other.
 pub(super) fn filled(row: &Scored, missing: Missing) -> Option<Vec<f64>> {
     if row.decided.is_some() {
         return Some(Vec::new());
     }
     match missing {
         Missing::Drop => row.scores.iter().copied().collect(),
-        Missing::Lowest => Some(
-            row.scores
-                .iter()
-                .map(|s| s.unwrap_or(f64::NEG_INFINITY))
-                .collect(),
-        ),
+        Missing::Lowest => Some(row.scores.iter().map(|s| s.unwrap_or(row.floor)).collect()),
     }
 }
 

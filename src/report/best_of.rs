@@ -145,7 +145,7 @@ pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
             c.protocol, u.calls, u.cache_hits
         )];
         if let Some((m, of)) = r.picks {
-            what.push(format!("no pick read in {m} of {of} rows (counted wrong)"));
+            what.push(format!("no pick read in {m} of {of} rows (each scored 1/4, as reward-bench scores an unread answer)"));
         }
         if let Some((m, of)) = r.verdicts {
             what.push(format!(

@@ -132,9 +132,9 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
     );
     for p in protocols {
         how.notes.push(match p {
-            "ranking" => "ranking: a row is right when the judge picks the correct completion (no pick read: wrong).",
+            "ranking" => "ranking: a row is right when the judge picks the correct completion; no pick read scores 1/4 (reward-bench's \"effectively a tie\").",
             "pairwise" => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won).",
-            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher.",
+            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher; a missing grade: left out (drop), or below every grade (lowest: reward-bench's own rule, a failed rating is -1).",
         }.to_string());
     }
     how.notes.push("Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.".into());

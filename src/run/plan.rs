@@ -341,14 +341,11 @@ pub fn plan(args: &PlanArgs, seed: u64, progress: &dyn Progress) -> Result<Plan>
 
 /// The data options of a plan (`--demo` means the bundled sample), checked.
 pub fn data_settings(args: &PlanArgs) -> Result<DataSettings> {
-    let mut data_args = args.data.clone();
-    if args.demo && data_args.data != "sample" {
+    let data_args = args.data.clone();
+    if args.demo && !["sample", "sample-v2"].contains(&data_args.data.as_str()) {
         return Err(input_error(
-            "--demo runs on the bundled sample; drop --data, or drop --demo",
+            "--demo runs on a bundled sample: sample (pairs), or --data sample-v2 (RewardBench 2); drop --data, or drop --demo",
         ));
-    }
-    if args.demo {
-        data_args.data = "sample".into();
     }
     DataSettings::from_args(data_args)
 }

@@ -228,6 +228,8 @@ fn the_protocols_score_every_row_as_the_truth_says() {
         match (protocol, way(k)) {
             ("ranking", Way::Right | Way::Tied) => 1.0,
             ("ranking", Way::Quoted) => f64::from(u8::from(!published)),
+            // reward-bench scores an answer it cannot read 1/4.
+            ("ranking", Way::Unreadable) => 0.25,
             ("ranking", _) => 0.0,
             ("ratings", Way::Tied) => 0.5,
             ("ratings", _) => 1.0,
@@ -354,7 +356,8 @@ fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs()
         let want = match way(k) {
             Way::Right | Way::Tied => 1.0,
             Way::Quoted => f64::from(u8::from(f[4] == "A")),
-            _ => 0.0,
+            Way::Unreadable => 0.25,
+            Way::Wrong => 0.0,
         };
         assert_eq!(f[5].parse::<f64>().expect("result"), want, "{line}");
         if f[6] != f[7] {
