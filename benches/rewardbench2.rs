@@ -123,6 +123,8 @@ fn main() {
     let rows = write_data(&data, &scores);
     let judge = format!("scores:{}", scores.display());
     let data_s = data.to_string_lossy().into_owned();
+    let out_s = work.path().join("run").to_string_lossy().into_owned();
+    // The whole process: the run directory (ratings, metrics, LaTeX, report.html) included.
     let args = [
         "calibrate",
         "--data",
@@ -132,6 +134,8 @@ fn main() {
         "--json",
         "--bootstrap",
         "1000",
+        "--out",
+        &out_s,
     ];
     let binary = env!("CARGO_BIN_EXE_raterlab");
     let mut runs: Vec<(f64, f64, String)> =

@@ -75,7 +75,11 @@ pub fn header(run: &Rb2Run) -> String {
         } else {
             ""
         }
-    )
+    ) + if run.configs.iter().any(|c| c.simulated) {
+        "\nSIMULATED judge: these results come from the simulated judge, not from an LLM."
+    } else {
+        ""
+    }
 }
 
 /// The run as text tables, built once: the terminal and `report.html` show the same numbers.

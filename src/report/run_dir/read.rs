@@ -24,6 +24,12 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
         .map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
+    if doc["data"]["form"] == "rewardbench2" {
+        return Err(input_error(format!(
+            "'{}' is a RewardBench 2 run: `raterlab report` re-renders runs over pairs only; its report.html, run.json and ratings.csv are complete, and the same calibrate command with --offline remakes it from the cache",
+            dir.display()
+        )));
+    }
     let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let configs_json = doc["configs"]
         .as_array()
