@@ -237,3 +237,47 @@ pub fn fold(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::Completion;
+    use crate::raters::RaterKind;
+
+    fn answers(texts: &[&str]) -> Vec<Result<Completion, CallError>> {
+        texts
+            .iter()
+            .map(|t| {
+                Ok(Completion {
+                    text: t.to_string(),
+                    tokens_in: 0,
+                    tokens_out: 0,
+                    latency_ms: 0.0,
+                    cached: false,
+                })
+            })
+            .collect()
+    }
+
+    /// Self-consistency on four-way picks: the most frequent pick, none when two are, and
+    /// unanimous only when every sample agrees; a pick is never averaged.
+    #[test]
+    fn samples_of_picks_take_the_most_frequent() {
+        let t = crate::prompts::resolve("rb2_ranking").expect("built-in");
+        let pick = |rater: &str, texts: &[&str]| {
+            aggregate(
+                "r",
+                RaterKind::parse(rater, 0).expect("rater"),
+                &t,
+                answers(texts),
+            )
+            .rating
+        };
+        assert_eq!(pick("sc:3", &["[[B]]", "[[D]]", "[[B]]"]), Some(1));
+        // A and D average to B or C; they are not B.
+        assert_eq!(pick("sc:2", &["[[A]]", "[[D]]"]), None);
+        assert_eq!(pick("sc:3:unanimous", &["[[C]]", "[[C]]", "[[B]]"]), None);
+        assert_eq!(pick("sc:2:unanimous", &["[[C]]", "[[C]]"]), Some(2));
+        assert_eq!(pick("sc:3", &["[[C]]", "no idea", "no idea"]), Some(2));
+    }
+}

@@ -52,12 +52,9 @@ pub fn read_row(c: &Rb2Config, k: usize) -> usize {
     let Some(o) = c.outcomes.get(k) else {
         return 0;
     };
-    let pick = usize::from(
-        c.protocol == "ranking"
-            && !o.grades.is_empty()
-            && o.pick.is_none()
-            && c.scored.get(k).is_some_and(|s| s.decided.is_some()),
-    );
+    // A ranking row outside Ties (decided by its pick) with none read.
+    let decided = c.scored.get(k).is_some_and(|s| s.decided.is_some());
+    let pick = usize::from(c.protocol == "ranking" && decided && o.pick.is_none());
     let verdicts = o.wins.iter().filter(|w| w.is_none()).count();
     let grades = c
         .scored

@@ -287,7 +287,7 @@ fn misconfiguration_fails_before_any_call() {
     );
     assert_eq!(
         error_of(&["calibrate", "--demo", "--data", "filtered", "--out", o]),
-        "error: --demo runs on the bundled sample; drop --data, or drop --demo"
+        "error: --demo runs on a bundled sample: sample (pairs), or --data sample-v2 (RewardBench 2); drop --data, or drop --demo"
     );
     assert!(!out.exists(), "nothing was written");
     assert!(error_of(&["report", dir.path().to_str().expect("utf-8")])

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `raterlab calibrate` with `args` and returns the run directory's page.
-fn calibrate(out: &Path, args: &[&str]) -> String {
+pub(crate) fn calibrate(out: &Path, args: &[&str]) -> String {
     let mut all = vec!["calibrate", "--out", out.to_str().expect("utf-8")];
     all.extend(args);
     let (code, _, err) = run(&all);
@@ -25,7 +25,7 @@ fn calibrate(out: &Path, args: &[&str]) -> String {
 }
 
 /// The item browser's data, read back from its `<script type="application/json">`.
-fn page_data(page: &str) -> Value {
+pub(crate) fn page_data(page: &str) -> Value {
     let start = r#"<script type="application/json" id="data">"#;
     let from = page.find(start).expect("data element") + start.len();
     let to = from + page[from..].find("</script>").expect("end of data");
@@ -206,7 +206,7 @@ fn hostile_texts_stay_text() {
 // ---- in a real browser ----
 
 /// Chromium's binary, or `None` with a notice (a failure under RATERLAB_REQUIRE_CHROMIUM=1).
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let named = std::env::var_os("RATERLAB_CHROMIUM").map(PathBuf::from);
     let found = named.or_else(|| {
         let path = std::env::var_os("PATH")?;
@@ -264,7 +264,7 @@ fn headless(browser: &Path, url: &str, extra: &[&str]) -> String {
 }
 
 /// The DOM after the page's scripts ran, for `page` opened with `fragment`.
-fn dom(browser: &Path, page: &Path, fragment: &str) -> String {
+pub(crate) fn dom(browser: &Path, page: &Path, fragment: &str) -> String {
     let url = format!("file://{}{fragment}", page.display());
     let dom = headless(browser, &url, &["--virtual-time-budget=5000", "--dump-dom"]);
     assert!(dom.contains("</html>"), "Chromium dumped the DOM of {url}");
@@ -279,7 +279,7 @@ fn html_text(text: &str) -> String {
 }
 
 /// The "N of M items" line of the browser.
-fn shown(dom: &str) -> String {
+pub(crate) fn shown(dom: &str) -> String {
     let from = dom
         .find(r#"<span id="count" class="note">"#)
         .expect("count")

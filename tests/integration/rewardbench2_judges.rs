@@ -400,3 +400,57 @@ fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs()
         .count();
     assert_eq!(read["missing"], 2 * tied);
 }
+
+/// The row browser in Chromium: filters count what the data says, and a row's detail shows
+/// its four completions with the correct one marked, the pick and the grades.
+#[test]
+fn the_row_browser_in_chromium_filters_and_shows_the_slots() {
+    use crate::report_html::{calibrate, chromium, dom, page_data, shown};
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let text = calibrate(
+        &out,
+        &["--demo", "--data", "sample-v2", "--bootstrap", "100"],
+    );
+    let data = page_data(&text);
+    let rows = data["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 19);
+    let page = out.join("report.html");
+    let all = dom(&browser, &page, "");
+    assert_eq!(shown(&all), "19 of 19 rows");
+    // Wrong for some configuration, in Math.
+    let wrong = rows
+        .iter()
+        .filter(|r| r["subset"] == "Math")
+        .filter(|r| {
+            r["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .any(|x| x["result"].as_f64().is_some_and(|v| v < 1.0))
+        })
+        .count();
+    let filtered = dom(&browser, &page, "#filter=wrong&subset=Math");
+    assert_eq!(shown(&filtered), format!("{wrong} of 19 rows"));
+    // Row 6's detail: every slot, the correct one marked, the ranking pick and grades named.
+    let detail = dom(&browser, &page, "#item=6");
+    let row = &rows[6];
+    let correct = row["correct"][0].as_u64().expect("slot") as usize;
+    let letter = ["A", "B", "C", "D"][correct];
+    assert!(
+        detail.contains(&format!("<h4 class=\"r-right\">{letter} (correct)")),
+        "{letter}"
+    );
+    let pick = row["results"][0]["pick"].as_u64().expect("a pick") as usize;
+    assert!(
+        detail.contains("C1: picked"),
+        "the pick of {}",
+        ["A", "B", "C", "D"][pick]
+    );
+    assert!(detail.contains("C2: grade "), "the ratings' grades");
+    assert!(
+        detail.contains("A-D, sample 0: pick "),
+        "the four-way answer"
+    );
+}

@@ -29,6 +29,24 @@ fn slot_grades(shown: &Shown, c: &Rb2Config, row: usize) -> Option<Vec<Option<f6
     )
 }
 
+/// Pairs won of pairs judged ("2/3"), for pairwise configurations.
+fn won(c: &Rb2Config, row: usize) -> Option<String> {
+    let o = c.outcomes.get(row).filter(|o| !o.wins.is_empty())?;
+    let n = o.wins.iter().filter(|w| **w == Some(true)).count();
+    Some(format!("{n}/{}", o.wins.len()))
+}
+
+/// What a configuration made of a row: its result, pick, grades by slot and pairs won.
+fn outcome_json(shown: &Shown, c: &Rb2Config, row: usize) -> serde_json::Value {
+    json!({
+        "config": c.name,
+        "result": c.results.get(row).copied().flatten(),
+        "pick": c.outcomes.get(row).and_then(|o| o.pick),
+        "grades": slot_grades(shown, c, row),
+        "wins": won(c, row),
+    })
+}
+
 fn letters(slots: &[usize]) -> String {
     slots
         .iter()
@@ -42,7 +60,7 @@ fn write_items(run: &Rb2Run, dir: &Path) -> Result<()> {
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
     );
-    for shown in &run.shown {
+    for (k, shown) in run.shown.iter().enumerate() {
         let slots: Vec<&str> = (0..shown.order.len()).map(|s| shown.at(s)).collect();
         serde_json::to_writer(
             &mut out,
@@ -50,6 +68,7 @@ fn write_items(run: &Rb2Run, dir: &Path) -> Result<()> {
                 "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
                 "completions": slots,
                 "correct": shown.gold.iter().map(|&s| slot_letter(s)).collect::<Vec<_>>(),
+                "results": run.configs.iter().map(|c| outcome_json(shown, c, k)).collect::<Vec<_>>(),
             }),
         )?;
         out.write_all(b"\n")?;
@@ -80,13 +99,7 @@ fn write_ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
                     .collect::<Vec<_>>()
                     .join(";")
             }));
-            won.push(o.filter(|o| !o.wins.is_empty()).map(|o| {
-                format!(
-                    "{}/{}",
-                    o.wins.iter().filter(|w| **w == Some(true)).count(),
-                    o.wins.len()
-                )
-            }));
+            won.push(self::won(c, k));
         }
     }
     let df = DataFrame::new_infer_height(vec![
@@ -275,18 +288,13 @@ fn browser(run: &Rb2Run) -> Result<String> {
                 .iter()
                 .map(|c| {
                     let o = c.outcomes.get(k);
-                    let read = super::super::best_of::read_row(c, k);
-                    json!({
-                        "result": c.results.get(k).copied().flatten(),
-                        "pick": o.and_then(|o| o.pick),
-                        "grades": slot_grades(shown, c, k),
-                        "wins": o.filter(|o| !o.wins.is_empty()).map(|o| format!("{}/{}", o.wins.iter().filter(|w| **w == Some(true)).count(), o.wins.len())),
-                        "missing": read,
-                        "answers": o.map(|o| o.answers.iter().map(|a| json!({
+                    let mut x = outcome_json(shown, c, k);
+                    x["missing"] = json!(super::super::best_of::read_row(c, k));
+                    x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
                             "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
                             "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),
-                        })).collect::<Vec<_>>()).unwrap_or_default(),
-                    })
+                        })).collect::<Vec<_>>()).unwrap_or_default());
+                    x
                 })
                 .collect();
             json!({
