@@ -6,10 +6,10 @@
 
 use crate::cli::CalibrateArgs;
 use crate::dataset::best_of::{ties_number, Shown, TIES};
+use crate::dataset::best_of_items::RowItems;
 use crate::error::input_error;
 use crate::evaluation::best_of;
 use crate::evaluation::rewardbench2::{board, Scored};
-use crate::raters::best_of::RowOutcome as Outcome;
 use crate::raters::best_of::{fold, items, ties_config, Items, Protocol, RowOutcome};
 use crate::raters::{CallTally, Config, Missing};
 use crate::run::data::BestOfSet;
@@ -102,7 +102,7 @@ fn config(
     protocol: &str,
     scored: Vec<Scored>,
     missing: Missing,
-    (tally, outcomes): (CallTally, Vec<Outcome>),
+    (tally, outcomes): (CallTally, Vec<RowOutcome>),
 ) -> Rb2Config {
     let results = best_of::results(&scored, missing);
     let mut boards = [
@@ -214,6 +214,14 @@ struct Made {
     cache: Option<std::sync::Arc<crate::judge::cache::Cache>>,
 }
 
+/// What one configuration rates: its rows outside Ties, or its Ties rows.
+struct Part {
+    /// The configuration of the plan it belongs to.
+    of: usize,
+    config: Config,
+    items: RowItems,
+}
+
 /// Failures that fail the run once its directory is written (exit code 2): refusals, and
 /// with `--offline` calls missing from the cache.
 pub fn finish(args: &CalibrateArgs, run: &Rb2Run) -> Result<()> {
@@ -268,61 +276,50 @@ fn from_judges(
             c.rater, c.name
         )));
     }
-    let both_orders = args.plan.data.both_orders;
-    let mut parts: Vec<(Config, Items)> = Vec::new();
-    for config in &plan.configs {
-        let items = items(config, &set.rows, both_orders)?;
-        judges::check_configs(std::slice::from_ref(config), &items.main.examples)?;
-        parts.push((ties_config(config)?, items.clone()));
-        parts.insert(parts.len() - 1, (config.clone(), items));
-    }
-    let configs: Vec<Config> = parts.iter().map(|(c, _)| c.clone()).collect();
-    let part_items: Vec<&[crate::dataset::examples::Example]> = parts
-        .iter()
-        .enumerate()
-        .map(|(k, (_, items))| {
-            if k % 2 == 0 {
-                items.main.examples.as_slice()
-            } else {
-                items.ties.examples.as_slice()
+    // Each configuration rates its rows outside Ties by its protocol, and Ties by ratings.
+    let mut parts: Vec<Part> = Vec::new();
+    for (of, config) in plan.configs.iter().enumerate() {
+        let Items { main, ties } = items(config, &set.rows, args.plan.data.both_orders)?;
+        judges::check_configs(std::slice::from_ref(config), &main.examples)?;
+        for (config, items) in [(config.clone(), main), (ties_config(config)?, ties)] {
+            if !items.examples.is_empty() {
+                parts.push(Part { of, config, items });
             }
-        })
+        }
+    }
+    let configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();
+    let rated: Vec<crate::raters::Part<'_>> = parts
+        .iter()
+        .map(|p| (&p.config, p.items.examples.as_slice()))
         .collect();
-    let rate_parts: Vec<crate::raters::Part<'_>> =
-        configs.iter().zip(part_items.iter().copied()).collect();
     let (dir, created) = super::out::create(args.out.as_deref(), &name)?;
     let mut log = crate::report::run_dir::AnswerLog::create(
         &dir,
         configs.iter().map(|c| c.name.clone()).collect(),
     )?;
     let observer =
-        crate::report::progress::Calls::new(&configs, &crate::raters::calls_per_part(&rate_parts));
+        crate::report::progress::Calls::new(&configs, &crate::raters::calls_per_part(&rated));
     let mut outcomes: Vec<Vec<RowOutcome>> =
         vec![vec![RowOutcome::default(); set.rows.len()]; plan.configs.len()];
     let mut tallies: Vec<CallTally> = vec![CallTally::default(); plan.configs.len()];
     let mut next = vec![0usize; parts.len()];
     crate::raters::rate_parts(
-        &rate_parts,
+        &rated,
         judges::budget(&args.plan.judge)?,
         observer.clone(),
-        &mut |part, rating| {
-            let (config, items) = &parts[part];
-            let which = if part % 2 == 0 {
-                &items.main
-            } else {
-                &items.ties
-            };
+        &mut |k, rating| {
+            let p = &parts[k];
             fold(
-                &mut outcomes[part / 2],
+                &mut outcomes[p.of],
                 &set.rows,
-                which,
-                next[part],
-                config,
+                &p.items,
+                next[k],
+                &p.config,
                 &rating,
             );
-            next[part] += 1;
-            tallies[part / 2].add(&rating);
-            log.add(part, &rating);
+            next[k] += 1;
+            tallies[p.of].add(&rating);
+            log.add(k, &rating);
         },
     );
     observer.finish();
