@@ -15,6 +15,10 @@ Examples:
       --data filtered --limit 200 --both-orders \\
       --prompt simple_with_tie --prompt mt-bench_pairwise --rater basic --rater sc:5 --rater longer
 
+  # RewardBench 2 (best-of-4 rows): reward-bench's four-way judge, its ratings and a pairwise prompt
+  raterlab calibrate --data reward-bench-2 --endpoint http://127.0.0.1:8080/v1 --model qwen \\
+      --prompt rb2_ranking --prompt rb2_rating --prompt simple_no_tie
+
   # an experiment file naming several judges (see README, \"Experiment files\")
   raterlab calibrate --config experiment.toml --json > results.json
 

@@ -51,7 +51,8 @@ pub struct DataArgs {
     #[arg(long, value_name = "S", default_value_t = crate::dataset::examples::DEFAULT_SEED)]
     pub seed: u64,
 
-    /// Show every pair in both orders (two items, ids suffixed #ab and #ba).
+    /// Show every pair in both orders (two items, ids suffixed #ab and #ba); on RewardBench 2
+    /// rows, the pairs of pairwise configurations.
     #[arg(long)]
     pub both_orders: bool,
 }

@@ -129,7 +129,7 @@ pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset>
     match load_rows(settings, progress)? {
         Rows::Pairs(dataset) => Ok(dataset),
         Rows::BestOf(set) => Err(input_error(format!(
-            "{} is RewardBench 2 data (rows of several completions, some correct): `raterlab data summary` and `raterlab calibrate --judge scores:FILE` read it, this command does not yet; for pairwise data use reward-bench's first version (--data filtered) or a pairwise file",
+            "{} is RewardBench 2 data (rows of several completions, some correct): `raterlab data summary` and `raterlab calibrate` (every protocol) read it, this command does not yet; for pairwise data use reward-bench's first version (--data filtered) or a pairwise file",
             set.source
         ))),
     }
