@@ -9,6 +9,7 @@ use crate::mock_http::{MockServer, Reply};
 use polars::prelude::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// One row of the bundled sample.
@@ -96,8 +97,13 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
     &text[start..end]
 }
 
-/// The mock judge: answers ranking, ratings and pairwise requests from the truth.
-fn judge(rows: Arc<Vec<Row>>) -> MockServer {
+/// The mock judge: answers ranking, ratings and pairwise requests from the truth; every 9th
+/// request is answered 503 and every 13th dropped, as an overloaded server does (the client
+/// retries them). Also the count of those faults.
+fn judge(rows: Arc<Vec<Row>>) -> (MockServer, Arc<AtomicUsize>) {
+    let seen = AtomicUsize::new(0);
+    let faults = Arc::new(AtomicUsize::new(0));
+    let failed = faults.clone();
     let index: HashMap<String, usize> = rows
         .iter()
         .enumerate()
@@ -110,7 +116,16 @@ fn judge(rows: Arc<Vec<Row>>) -> MockServer {
         .iter()
         .flat_map(|r| r.correct.iter().map(move |c| (r.prompt.clone(), c.clone())))
         .collect();
-    MockServer::start(move |r| {
+    let server = MockServer::start(move |r| {
+        let n = seen.fetch_add(1, Ordering::SeqCst);
+        if n % 9 == 4 || n % 13 == 7 {
+            failed.fetch_add(1, Ordering::SeqCst);
+            return if n % 9 == 4 {
+                Reply::status(503, "overloaded")
+            } else {
+                Reply::Hangup
+            };
+        }
         let text = user_text(r);
         let system = String::from_utf8_lossy(&r.body).to_string();
         if text.contains("[The Start of Assistant D's Answer]")
@@ -179,7 +194,8 @@ fn judge(rows: Arc<Vec<Row>>) -> MockServer {
             });
         }
         Reply::status(400, "unexpected request")
-    })
+    });
+    (server, faults)
 }
 
 fn calibrate(url: &str, out: &std::path::Path, prompts: &[&str], extra: &[&str]) -> Value {
@@ -197,6 +213,8 @@ fn calibrate(url: &str, out: &std::path::Path, prompts: &[&str], extra: &[&str])
         "--out",
         out.to_str().expect("utf-8"),
         "--json",
+        "--retry-base-ms",
+        "1",
     ];
     for p in prompts {
         args.extend(["--prompt", p]);
@@ -212,7 +230,7 @@ fn close(a: f64, b: f64, what: &str) {
 #[test]
 fn the_protocols_score_every_row_as_the_truth_says() {
     let rows = Arc::new(sample());
-    let server = judge(rows.clone());
+    let (server, faults) = judge(rows.clone());
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("run");
     let doc = calibrate(
@@ -312,9 +330,11 @@ fn the_protocols_score_every_row_as_the_truth_says() {
     let pairs: usize = outside.iter().map(|r| r.incorrect.len()).sum();
     assert_eq!(calls[2], pairs + distinct(&ties));
     // The Ties grades are one call each for all three configurations: the cache answered
-    // the second and third configuration's.
+    // the second and third configuration's. The faults were retried.
+    let faults = faults.load(Ordering::SeqCst);
+    assert!(faults > 10, "{faults} faults");
     assert_eq!(
-        server.count(),
+        server.count() - faults,
         calls.iter().sum::<usize>() - 2 * distinct(&ties)
     );
     // The run directory holds every row and every answer.
@@ -332,7 +352,7 @@ fn the_protocols_score_every_row_as_the_truth_says() {
 #[test]
 fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs() {
     let rows = Arc::new(sample());
-    let server = judge(rows.clone());
+    let (server, _) = judge(rows.clone());
     let dir = tempfile::tempdir().expect("tempdir");
     let doc = calibrate(
         &server.url,
