@@ -783,12 +783,9 @@ fn user_templates_from_toml() {
 
 #[test]
 fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
-    // 250 ms an answer, two at a time: the run takes over 5 s, so the interrupt after six
-    // answers lands long before its end even on a loaded 2-core machine (at 60 ms, with the
-    // browser tests beside it, CI once saw all 43 answered first).
     let server = MockServer::start(|r| {
         Reply::Delayed(
-            Duration::from_millis(250),
+            Duration::from_millis(60),
             Box::new(completion(verdict_for(&user_text(r)))),
         )
     });
