@@ -141,7 +141,7 @@ pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
             "{} protocol (Ties by ratings): {} calls, {} from the cache",
             c.protocol, u.calls, u.cache_hits
         )];
-        if let Some((m, of)) = r.picks {
+        if let Some((m, of)) = r.picks.filter(|p| p.1 > 0) {
             what.push(format!("no pick read in {m} of {of} rows (each scored 1/4, as reward-bench scores an unread answer)"));
         }
         if let Some((m, of)) = r.verdicts {
@@ -161,7 +161,7 @@ pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
         ));
     }
     let s = &c.slots;
-    if let Some(picked) = s.picked_at {
+    if let Some(picked) = s.picked_at.filter(|p| p.iter().sum::<usize>() > 0) {
         out.push(format!(
             "picks by slot: {} against the correct slots {} (chi-square {} on 3 df, p {})",
             counts(&picked),

@@ -118,6 +118,12 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
                 fixed(ties.margin)
             ));
         }
+        let present = b.subsets.len();
+        if present < crate::evaluation::rewardbench2::SUBSETS.len() {
+            t.notes.push(format!(
+                "the leaderboard is the mean of all six subsets, and this run has {present}; the paired comparisons use the mean of the {present} present"
+            ));
+        }
         t.notes.push(format!(
             "{} rows left out for a missing score; with the other rule ({}), the leaderboard is {}",
             b.dropped,
