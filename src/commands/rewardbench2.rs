@@ -72,7 +72,7 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
     let group = best_of::best_group(
         &configs
             .iter()
-            .map(|c| c.boards[0].leaderboard)
+            .map(|c| best_of::overall_of(&c.boards[0]))
             .collect::<Vec<_>>(),
         &comparisons,
     );

@@ -44,6 +44,8 @@ pub struct Slots {
     /// degrees of freedom) and its p-value; NaN without picks.
     pub chi2: f64,
     pub p: f64,
+    /// Its degrees of freedom: the slots where a correct completion was drawn, less one.
+    pub df: usize,
     /// The mean row result of the rows whose correct completion is in each slot (NaN: none).
     pub accuracy_by_slot: [f64; SLOTS],
 }
@@ -73,11 +75,17 @@ pub fn slots(rows: &[Shown], picks: Option<&[Option<usize>]>, results: &[Option<
         Some(_) => chi_square(&picked_at, &correct_at),
         None => (f64::NAN, f64::NAN),
     };
+    let df = correct_at
+        .iter()
+        .filter(|&&n| n > 0)
+        .count()
+        .saturating_sub(1);
     Slots {
         correct_at,
         picked_at: picks.map(|_| picked_at),
         chi2,
         p,
+        df,
         accuracy_by_slot: sums.map(|(s, n)| if n == 0 { f64::NAN } else { s / n as f64 }),
     }
 }
@@ -181,6 +189,18 @@ fn overall(subsets: &BTreeMap<&str, f64>) -> f64 {
     } else {
         present.iter().sum::<f64>() / present.len() as f64
     }
+}
+
+/// The score the comparisons test, of a configuration's board: the mean of its subset scores
+/// (the leaderboard when all six are there).
+pub fn overall_of(board: &super::rewardbench2::Board) -> f64 {
+    overall(
+        &board
+            .subsets
+            .iter()
+            .map(|s| (s.name.as_str(), s.score))
+            .collect(),
+    )
 }
 
 /// One configuration's score on some draw of the rows: `picked[k]` lists the rows drawn for

@@ -80,6 +80,7 @@ pub fn slots_json(s: &Slots) -> Value {
         "correct_at": s.correct_at,
         "picked_at": s.picked_at,
         "chi2": finite(s.chi2),
+        "df": s.df,
         "p": finite(s.p),
         "accuracy_by_slot": s.accuracy_by_slot.iter().map(|&v| finite(v)).collect::<Vec<_>>(),
     })
@@ -163,10 +164,11 @@ pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
     let s = &c.slots;
     if let Some(picked) = s.picked_at.filter(|p| p.iter().sum::<usize>() > 0) {
         out.push(format!(
-            "picks by slot: {} against the correct slots {} (chi-square {} on 3 df, p {})",
+            "picks by slot: {} against the correct slots {} (chi-square {} on {} df, p {})",
             counts(&picked),
             counts(&s.correct_at),
             fixed(s.chi2),
+            s.df,
             p_value(s.p)
         ));
     }
