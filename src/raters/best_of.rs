@@ -91,7 +91,7 @@ pub fn items(config: &Config, rows: &[Shown], both_orders: bool) -> Result<Items
         Protocol::Ranking => {
             if let Some(&r) = others.iter().find(|&&r| rows[r].order.len() != 4) {
                 return Err(crate::error::input_error(format!(
-                    "row {} has {} completions, and '{}' uses a four-way prompt, which shows exactly four; rate it with rb2_rating or a pairwise prompt, or leave it out with --subsets",
+                    "row {} has {} completions, and '{}' uses a four-way prompt, which shows exactly four; rate it with rb2_rating or a pairwise prompt, or leave its subset out (--subset selects the others)",
                     rows[r].row.id,
                     rows[r].order.len(),
                     config.name
