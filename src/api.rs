@@ -80,20 +80,11 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
         Command::Calibrate(args) => Some(args),
         _ => None,
     })?;
-    match commands::calibrate::run_any(&args)? {
-        commands::calibrate::Calibrated::Pairs(run) => {
-            report::run_dir::write(&run)?;
-            let doc = report::calibrate::to_json(&run);
-            commands::calibrate::finish(&args, &run)?;
-            Ok((doc, run.meta.dir.clone()))
-        }
-        commands::calibrate::Calibrated::BestOf(run) => {
-            report::run_dir::best_of::write(&run)?;
-            let doc = report::rewardbench2::to_json(&run);
-            commands::rewardbench2::finish(&args, &run)?;
-            Ok((doc, run.dir.clone().unwrap_or_default()))
-        }
-    }
+    let calibrated = commands::calibrate::run(&args)?;
+    report::calibrate::write_dir(&calibrated)?;
+    let doc = report::calibrate::json_any(&calibrated);
+    commands::calibrate::finish(&args, &calibrated)?;
+    Ok((doc, calibrated.dir().to_path_buf()))
 }
 
 /// `plan` with `flags` as on the command line: the document `plan --json` prints.

@@ -25,18 +25,12 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }
-        cli::Command::Calibrate(args) => match commands::calibrate::run_any(&args)? {
-            commands::calibrate::Calibrated::Pairs(run) => {
-                report::run_dir::write(&run)?;
-                report::calibrate::emit(&run, args.json)?;
-                commands::calibrate::finish(&args, &run)
-            }
-            commands::calibrate::Calibrated::BestOf(run) => {
-                report::run_dir::best_of::write(&run)?;
-                report::rewardbench2::emit(&run, args.json)?;
-                commands::rewardbench2::finish(&args, &run)
-            }
-        },
+        cli::Command::Calibrate(args) => {
+            let calibrated = commands::calibrate::run(&args)?;
+            report::calibrate::write_dir(&calibrated)?;
+            report::calibrate::emit_any(&calibrated, args.json)?;
+            commands::calibrate::finish(&args, &calibrated)
+        }
         cli::Command::Report(args) => {
             let run = commands::report::run(&args)?;
             report::run_dir::write(&run)?;

@@ -8,4 +8,3 @@ pub mod out;
 pub mod plan;
 pub mod rate;
 pub mod report;
-pub mod rewardbench2;

@@ -4,7 +4,7 @@
 //! (AUC), and paired comparisons between configurations on the same rows.
 
 use super::compare::{bootstrap_p, holm};
-use super::rewardbench2::{filled, row_result, ties_score, Scored, TiesRow, SUBSETS};
+use super::rewardbench2::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
 use super::MetricTest;
 use crate::dataset::best_of::{Shown, TIES};
 use crate::raters::Missing;
@@ -20,15 +20,7 @@ pub const SLOTS: usize = 4;
 /// for rows left out (drop).
 pub fn results(rows: &[Scored], missing: Missing) -> Vec<Option<f64>> {
     rows.iter()
-        .map(|r| {
-            if r.question.is_some() || r.subset == TIES {
-                return None;
-            }
-            if let Some(d) = r.decided {
-                return Some(d);
-            }
-            filled(r, missing).map(|s| row_result(&s))
-        })
+        .map(|r| (r.subset != TIES).then(|| result(r, missing)).flatten())
         .collect()
 }
 
@@ -384,6 +376,7 @@ mod tests {
             correct: 1,
             decided,
             floor: -1.0,
+            chance: 0.25,
         }
     }
 

@@ -5,6 +5,7 @@
 //! parts are kept. Checked against reward-bench's own functions
 //! (`tests/fixtures/generate_rewardbench2_fixtures.py`).
 
+use crate::raters::best_of::{Protocol, RowOutcome};
 use crate::raters::Missing;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -176,6 +177,8 @@ pub struct Scored {
     /// The score a missing one counts as under `lowest`: below every score (a judge's failed
     /// rating is reward-bench's -1; a scores file's, its lowest score minus 1).
     pub floor: f64,
+    /// What a judge at random gets on this row under its protocol (the chance column).
+    pub chance: f64,
 }
 
 /// One subset's score, over the rows that count under the missing-score rule.
@@ -229,6 +232,51 @@ fn ties_rows(rows: &[(&Scored, Vec<f64>)]) -> Vec<TiesRow> {
         .collect()
 }
 
+/// What reward-bench gives a four-way answer it cannot read (`run_generative_v2.py`:
+/// "effectively a tie").
+pub const UNREAD_PICK: f64 = 0.25;
+
+/// reward-bench's rating of a completion whose answer it cannot read (`_get_single_rating`).
+pub const FAILED_RATING: f64 = -1.0;
+
+/// What a judge at random gets on a row of `n` completions, `correct` of them correct under
+/// `protocol`: a pick (or a top grade) at random, or, pairwise, a coin won on each of the n-1
+/// pairs.
+pub fn chance(protocol: Protocol, correct: usize, n: usize) -> f64 {
+    match protocol {
+        Protocol::Pairwise => 0.5f64.powi(n.saturating_sub(1) as i32),
+        _ => correct as f64 / n.max(1) as f64,
+    }
+}
+
+/// A row's result as its protocol decides it, when it does: ranking, 1 for a correct pick
+/// (`gold`: the correct slots), 0 for another, `UNREAD_PICK` for none; pairwise, 1 when every
+/// pair is won. Ratings and scores leave it to the 1/k rule of the grades.
+pub fn decided(protocol: Protocol, outcome: &RowOutcome, gold: &[usize]) -> Option<f64> {
+    match protocol {
+        Protocol::Ratings | Protocol::Scores => None,
+        Protocol::Ranking => Some(
+            outcome
+                .pick
+                .map_or(UNREAD_PICK, |p| f64::from(u8::from(gold.contains(&p)))),
+        ),
+        Protocol::Pairwise => Some(f64::from(u8::from(
+            !outcome.wins.is_empty() && outcome.wins.iter().all(|w| *w == Some(true)),
+        ))),
+    }
+}
+
+/// A row's result from its scores as the missing-score rule fills them: the result its
+/// protocol decided, else the 1/k rule.
+fn result_of(row: &Scored, filled: &[f64]) -> f64 {
+    row.decided.unwrap_or_else(|| row_result(filled))
+}
+
+/// A row's result under a missing-score rule (None when the rule leaves it out).
+pub fn result(row: &Scored, missing: Missing) -> Option<f64> {
+    filled(row, missing).map(|s| result_of(row, &s))
+}
+
 /// Every subset's score, Ties' parts and the leaderboard, with percentile-bootstrap 95% CIs
 /// from `resamples` redraws of the rows (Ties: of the questions, a `ref:N`/`tied:N` pair kept
 /// together), seeded with `seed`.
@@ -280,10 +328,7 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             }
             parts.score
         } else {
-            let results: Vec<f64> = counted
-                .iter()
-                .map(|(r, s)| r.decided.unwrap_or_else(|| row_result(s)))
-                .collect();
+            let results: Vec<f64> = counted.iter().map(|(r, s)| result_of(r, s)).collect();
             for _ in 0..if results.is_empty() { 0 } else { resamples } {
                 draws.push(mean(
                     (0..results.len()).map(|_| results[rng.random_range(0..results.len())]),
@@ -299,13 +344,7 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             used: counted.len(),
             score,
             ci,
-            chance: (!is_ties).then(|| {
-                mean(
-                    members
-                        .iter()
-                        .map(|r| r.correct as f64 / r.scores.len().max(1) as f64),
-                )
-            }),
+            chance: (!is_ties).then(|| mean(members.iter().map(|r| r.chance))),
         });
     }
     let points: BTreeMap<String, f64> = subsets.iter().map(|s| (s.name.clone(), s.score)).collect();

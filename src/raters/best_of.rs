@@ -22,9 +22,12 @@ pub enum Protocol {
     /// The correct completion against each incorrect one; the row is right when it wins every
     /// pair.
     Pairwise,
+    /// A reward model's per-completion scores from a file (no calls), scored as ratings.
+    Scores,
 }
 
 impl Protocol {
+    /// The protocol of a template that calls a judge.
     pub fn of(template: &Template) -> Self {
         match template.mode {
             Mode::Ranking => Protocol::Ranking,
@@ -38,7 +41,13 @@ impl Protocol {
             Protocol::Ranking => "ranking",
             Protocol::Ratings => "ratings",
             Protocol::Pairwise => "pairwise",
+            Protocol::Scores => "scores",
         }
+    }
+
+    /// Whether the row results come from per-completion grades (the 1/k rule).
+    pub fn grades(self) -> bool {
+        matches!(self, Protocol::Ratings | Protocol::Scores)
     }
 }
 
@@ -58,6 +67,18 @@ pub struct RowOutcome {
     pub answers: Vec<Answer>,
 }
 
+impl RowOutcome {
+    /// Nothing yet for each row: no grade of any completion.
+    pub fn for_rows(rows: &[Shown]) -> Vec<Self> {
+        rows.iter()
+            .map(|shown| RowOutcome {
+                grades: vec![None; shown.row.completions.len()],
+                ..RowOutcome::default()
+            })
+            .collect()
+    }
+}
+
 /// One answer of the judge about a row, as the item browser shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
@@ -72,40 +93,42 @@ pub struct Answer {
     pub span: Option<(usize, usize)>,
 }
 
-/// A configuration's items: rows outside Ties by its protocol, Ties rows by ratings.
-#[derive(Debug, Clone, Default)]
-pub struct Items {
-    pub main: RowItems,
-    pub ties: RowItems,
-}
-
 /// The rows by subset: Ties, then the others.
 fn split(rows: &[Shown]) -> (Vec<usize>, Vec<usize>) {
     (0..rows.len()).partition(|&r| rows[r].row.subset == TIES)
 }
 
-/// The items `config` rates; an error names a row a ranking prompt cannot show.
-pub fn items(config: &Config, rows: &[Shown], both_orders: bool) -> Result<Items> {
-    let (ties, others) = split(rows);
-    let main = match Protocol::of(&config.template) {
-        Protocol::Ranking => {
-            if let Some(&r) = others.iter().find(|&&r| rows[r].order.len() != 4) {
-                return Err(crate::error::input_error(format!(
-                    "row {} has {} completions, and '{}' uses a four-way prompt, which shows exactly four; rate it with rb2_rating or a pairwise prompt, or leave its subset out (--subset selects the others)",
-                    rows[r].row.id,
-                    rows[r].order.len(),
-                    config.name
-                )));
-            }
-            four_way(rows, &others)
-        }
-        Protocol::Ratings => pairs(rows, &others, false),
+/// The items of the rows outside Ties under `protocol` (the same for every configuration of
+/// it, so a run makes them once).
+pub fn items(protocol: Protocol, rows: &[Shown], both_orders: bool) -> RowItems {
+    let others = split(rows).1;
+    match protocol {
+        Protocol::Ranking => four_way(rows, &others),
         Protocol::Pairwise => pairs(rows, &others, both_orders),
-    };
-    Ok(Items {
-        main,
-        ties: pairs(rows, &ties, false),
-    })
+        Protocol::Ratings | Protocol::Scores => pairs(rows, &others, false),
+    }
+}
+
+/// The items of the Ties rows, which every configuration rates by ratings.
+pub fn ties_items(rows: &[Shown]) -> RowItems {
+    pairs(rows, &split(rows).0, false)
+}
+
+/// Whether `config` can show every row outside Ties: a four-way prompt needs four completions.
+pub fn check_rows(config: &Config, rows: &[Shown]) -> Result<()> {
+    if Protocol::of(&config.template) != Protocol::Ranking {
+        return Ok(());
+    }
+    let others = split(rows).1;
+    match others.iter().find(|&&r| rows[r].order.len() != 4) {
+        Some(&r) => Err(crate::error::input_error(format!(
+            "row {} has {} completions, and '{}' uses a four-way prompt, which shows exactly four; rate it with rb2_rating or a pairwise prompt, or leave its subset out (--subset selects the others)",
+            rows[r].row.id,
+            rows[r].order.len(),
+            config.name
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The configuration that rates Ties rows: reward-bench's Ties ratings prompt for a ranking or
@@ -198,9 +221,6 @@ pub fn fold(
         return;
     };
     let outcome = &mut outcomes[r];
-    if outcome.grades.is_empty() {
-        outcome.grades = vec![None; rows[r].row.completions.len()];
-    }
     keep_answers(outcome, &rows[r], showing, config, rating);
     match (showing, config.template.mode) {
         (Showing::Four, _) => {

@@ -89,12 +89,14 @@ fn example_calls(config: &Config, example: &Example, mut f: impl FnMut(Call)) {
 /// prompt processing: 2.46× faster than sample-major order on llama.cpp
 /// (benches/kv_prefix_order.py). Nothing is kept, so a batch export of millions of calls holds
 /// one at a time. Pointwise grades shared between items come once per item.
-pub fn for_each_call(
-    configs: &[Config],
-    examples: &[Example],
-    mut f: impl FnMut(usize, usize, Call),
-) {
-    for (group, config) in configs.iter().enumerate() {
+pub fn for_each_call(configs: &[Config], examples: &[Example], f: impl FnMut(usize, usize, Call)) {
+    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
+    for_each_part_call(&parts, f);
+}
+
+/// `for_each_call` when each configuration rates its own items: (part, item, call).
+pub fn for_each_part_call(parts: &[Part<'_>], mut f: impl FnMut(usize, usize, Call)) {
+    for (group, &(config, examples)) in parts.iter().enumerate() {
         if config.rater.is_baseline() {
             continue;
         }
@@ -196,19 +198,8 @@ pub fn rate_all(
     all
 }
 
-/// `rate` with batches of about `batch` calls (whole items: an item's calls share a batch).
-pub fn rate_in_batches(
-    configs: &[Config],
-    examples: &[Example],
-    budget: Budget,
-    observer: Arc<dyn Observer>,
-    answers: &mut Answers<'_>,
-    batch: usize,
-) {
-    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
-    rate_parts_in_batches(&parts, budget, observer, answers, batch);
-}
-
+/// `rate_parts` with batches of about `batch` calls (whole items: an item's calls share a
+/// batch).
 fn rate_parts_in_batches(
     parts: &[Part<'_>],
     budget: Budget,
@@ -456,9 +447,9 @@ mod tests {
         let run = |batch: usize| {
             let mut seen: Vec<(usize, String)> = Vec::new();
             let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 3];
-            rate_in_batches(
-                &configs,
-                &examples,
+            let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, &examples[..])).collect();
+            rate_parts_in_batches(
+                &parts,
                 budget,
                 Arc::new(crate::judge::execute::Silent),
                 &mut |group, r| {

@@ -18,7 +18,7 @@ pub use aggregate::aggregate;
 #[cfg(test)]
 use aggregate::baseline;
 pub use calls::{
-    calls_per_config, calls_per_part, for_each_call, messages, rate, rate_all, rate_in_batches,
+    calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, rate, rate_all,
     rate_parts, Answers, Part,
 };
 pub use kept::{usage, CallTally, RatingRow};

@@ -4,64 +4,72 @@
 
 use super::format::{fixed, p_value};
 use super::table::Table;
-use crate::dataset::best_of::{slot_letter, TIES};
+use crate::dataset::best_of::slot_letter;
 use crate::evaluation::best_of::{Paired, Slots, SLOTS};
 use crate::evaluation::Finding;
+use crate::raters::best_of::Protocol;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use serde_json::{json, Value};
 
-/// What a configuration's answers held: (missing, out of) for picks, pairwise verdicts and
-/// grades, each where the protocol has them.
-#[derive(Debug, Clone, Copy)]
+/// What a configuration's answers held, on a row or on all: (missing, out of) for picks,
+/// pairwise verdicts and grades, each where the protocol has them.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Read {
     pub picks: Option<(usize, usize)>,
     pub verdicts: Option<(usize, usize)>,
     pub grades: Option<(usize, usize)>,
 }
 
-pub fn read(run: &Rb2Run, c: &Rb2Config) -> Read {
-    let outside = |k: usize| run.shown[k].row.subset != TIES;
-    let rows = 0..c.outcomes.len();
-    let picks = (c.protocol == "ranking").then(|| {
-        let mine: Vec<usize> = rows.clone().filter(|&k| outside(k)).collect();
-        (
-            mine.iter()
-                .filter(|&&k| c.outcomes[k].pick.is_none())
-                .count(),
-            mine.len(),
-        )
-    });
-    let verdicts = (c.protocol == "pairwise").then(|| {
-        let all = c.outcomes.iter().flat_map(|o| &o.wins);
-        (all.clone().filter(|w| w.is_none()).count(), all.count())
-    });
-    let graded = c.scored.iter().filter(|s| s.decided.is_none());
-    let grades = (graded.clone().next().is_some()).then(|| {
-        let all = graded.flat_map(|s| &s.scores);
-        (all.clone().filter(|g| g.is_none()).count(), all.count())
-    });
-    Read {
-        picks,
-        verdicts,
-        grades,
+impl Read {
+    fn plus(self, other: Read) -> Read {
+        let add = |a: Option<(usize, usize)>, b: Option<(usize, usize)>| match (a, b) {
+            (Some(x), Some(y)) => Some((x.0 + y.0, x.1 + y.1)),
+            _ => a.or(b),
+        };
+        Read {
+            picks: add(self.picks, other.picks),
+            verdicts: add(self.verdicts, other.verdicts),
+            grades: add(self.grades, other.grades),
+        }
+    }
+
+    /// Everything not read.
+    pub fn missing(&self) -> usize {
+        [self.picks, self.verdicts, self.grades]
+            .iter()
+            .flatten()
+            .map(|m| m.0)
+            .sum()
     }
 }
 
-/// What was not read on row `k`: a pick, pairwise verdicts, grades.
-pub fn read_row(c: &Rb2Config, k: usize) -> usize {
-    let Some(o) = c.outcomes.get(k) else {
-        return 0;
-    };
-    // A ranking row outside Ties (decided by its pick) with none read.
-    let decided = c.scored.get(k).is_some_and(|s| s.decided.is_some());
-    let pick = usize::from(c.protocol == "ranking" && decided && o.pick.is_none());
-    let verdicts = o.wins.iter().filter(|w| w.is_none()).count();
-    let grades = c
-        .scored
-        .get(k)
-        .filter(|s| s.decided.is_none())
-        .map_or(0, |s| s.scores.iter().filter(|g| g.is_none()).count());
-    pick + verdicts + grades
+/// (missing, out of) in some values read.
+fn unread<T>(of: &[Option<T>]) -> (usize, usize) {
+    (of.iter().filter(|x| x.is_none()).count(), of.len())
+}
+
+/// What was read on row `k`: its pick (a ranking row outside Ties, decided by it), its pairs'
+/// verdicts, its grades.
+pub fn read_row(c: &Rb2Config, k: usize) -> Read {
+    let (o, scored) = (c.outcomes.get(k), c.scored.get(k));
+    let decided = scored.is_some_and(|s| s.decided.is_some());
+    Read {
+        picks: (c.protocol == Protocol::Ranking).then(|| {
+            (
+                usize::from(decided && o.is_some_and(|o| o.pick.is_none())),
+                usize::from(decided),
+            )
+        }),
+        verdicts: (c.protocol == Protocol::Pairwise).then(|| o.map_or((0, 0), |o| unread(&o.wins))),
+        grades: scored
+            .filter(|s| s.decided.is_none())
+            .map(|s| unread(&s.scores)),
+    }
+}
+
+/// What was read on every row.
+pub fn read(c: &Rb2Config) -> Read {
+    (0..c.scored.len()).fold(Read::default(), |all, k| all.plus(read_row(c, k)))
 }
 
 fn missing_json(m: Option<(usize, usize)>) -> Value {
@@ -87,11 +95,11 @@ pub fn slots_json(s: &Slots) -> Value {
 }
 
 /// The per-configuration fields beside `rewardbench2`.
-pub fn config_json(run: &Rb2Run, c: &Rb2Config) -> Value {
-    let r = read(run, c);
+pub fn config_json(c: &Rb2Config) -> Value {
+    let r = read(c);
     let u = c.tally.usage;
     json!({
-        "protocol": c.protocol,
+        "protocol": c.protocol.key(),
         "calls": {"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out},
         "read": {"picks": missing_json(r.picks), "verdicts": missing_json(r.verdicts), "grades": missing_json(r.grades)},
         "readers_disagree": c.readers_disagree,
@@ -133,14 +141,16 @@ fn counts(v: &[usize; SLOTS]) -> String {
 }
 
 /// The lines under a configuration's table.
-pub fn config_lines(run: &Rb2Run, c: &Rb2Config) -> Vec<String> {
+pub fn config_lines(c: &Rb2Config) -> Vec<String> {
     let mut out = Vec::new();
-    let r = read(run, c);
+    let r = read(c);
     let u = c.tally.usage;
-    if c.protocol != "scores" {
+    if c.protocol != Protocol::Scores {
         let mut what = vec![format!(
             "{} protocol (Ties by ratings): {} calls, {} from the cache",
-            c.protocol, u.calls, u.cache_hits
+            c.protocol.key(),
+            u.calls,
+            u.cache_hits
         )];
         if let Some((m, of)) = r.picks.filter(|p| p.1 > 0) {
             what.push(format!("no pick read in {m} of {of} rows (each scored 1/4, as reward-bench scores an unread answer)"));

@@ -5,7 +5,7 @@ use super::json::{agreement, num};
 use super::ranking::{order, ranking_note, verdict};
 use super::{format, table};
 use crate::evaluation::{Finding, Headline, PointwiseStats, Position, Scope};
-use crate::run::record::Run;
+use crate::run::record::{Calibrated, Run};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -288,4 +288,28 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
 /// Prints the report (tables, or JSON).
 pub fn emit(run: &Run, json: bool) -> Result<()> {
     super::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+}
+
+/// Writes the run directory of whatever `calibrate` made.
+pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
+    match calibrated {
+        Calibrated::Pairs(run) => super::run_dir::write(run),
+        Calibrated::RewardBench2(run) => super::run_dir::best_of::write(run),
+    }
+}
+
+/// The terminal tables, or with `json` the document, of whatever `calibrate` made.
+pub fn emit_any(calibrated: &Calibrated, json: bool) -> Result<()> {
+    match calibrated {
+        Calibrated::Pairs(run) => emit(run, json),
+        Calibrated::RewardBench2(run) => super::rewardbench2::emit(run, json),
+    }
+}
+
+/// The `--json` document of whatever `calibrate` made.
+pub fn json_any(calibrated: &Calibrated) -> Value {
+    match calibrated {
+        Calibrated::Pairs(run) => to_json(run),
+        Calibrated::RewardBench2(run) => super::rewardbench2::to_json(run),
+    }
 }

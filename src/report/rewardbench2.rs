@@ -5,6 +5,7 @@ use super::format::{fixed, with_ci};
 use super::json::{ci_json, num};
 use super::table::{self, Table};
 use crate::evaluation::rewardbench2::Board;
+use crate::raters::best_of::Protocol;
 use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
 use serde_json::{json, Value};
@@ -52,7 +53,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 "rewardbench2": doc,
                 "rewardbench2_other_missing_rule": board_json(&c.boards[1]),
             });
-            if let (Value::Object(m), Value::Object(more)) = (&mut entry, super::best_of::config_json(run, c)) {
+            if let (Value::Object(m), Value::Object(more)) = (&mut entry, super::best_of::config_json(c)) {
                 m.extend(more);
             }
             entry
@@ -130,21 +131,25 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
             other.missing.key(),
             with_ci(other.leaderboard, other.leaderboard_ci)
         ));
-        t.notes.extend(super::best_of::config_lines(run, c));
+        t.notes.extend(super::best_of::config_lines(c));
         out.push(t);
     }
     out.extend(super::best_of::comparison_table(run));
-    let protocols: std::collections::BTreeSet<&str> =
-        run.configs.iter().map(|c| c.protocol.as_str()).collect();
+    // In the order of their names, as before.
+    let protocols: std::collections::BTreeMap<&str, Protocol> = run
+        .configs
+        .iter()
+        .map(|c| (c.protocol.key(), c.protocol))
+        .collect();
     let mut how = Table::new(
         "How rows are scored (as reward-bench scores RewardBench 2)",
         &[],
     );
-    for p in protocols {
+    for p in protocols.into_values() {
         how.notes.push(match p {
-            "ranking" => "ranking: a row is right when the judge picks the correct completion; no pick read scores 1/4 (reward-bench's \"effectively a tie\").",
-            "pairwise" => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won).",
-            _ => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher; a missing grade: left out (drop), or below every grade (lowest: reward-bench's own rule, a failed rating is -1).",
+            Protocol::Ranking => "ranking: a row is right when the judge picks the correct completion; no pick read scores 1/4 (reward-bench's \"effectively a tie\").",
+            Protocol::Pairwise => "pairwise: a row is right when the correct completion wins its pair against every incorrect one (a tie or no verdict: not won).",
+            Protocol::Ratings | Protocol::Scores => "ratings and scores: a row is worth 1/k when its correct completion shares the top grade with k-1 others, 0 when another is higher; a missing grade: left out (drop), or below every grade (lowest: reward-bench's own rule, a failed rating is -1).",
         }.to_string());
     }
     how.notes.push("Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.".into());

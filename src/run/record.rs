@@ -56,3 +56,22 @@ pub struct Run {
     /// items.jsonl).
     pub texts: Option<Vec<[String; 3]>>,
 }
+
+/// What `calibrate` made, by the data's form.
+#[derive(Debug)]
+pub enum Calibrated {
+    /// A run over pairs.
+    Pairs(Box<Run>),
+    /// RewardBench 2's leaderboards.
+    RewardBench2(Box<super::rewardbench2::Rb2Run>),
+}
+
+impl Calibrated {
+    /// The run directory.
+    pub fn dir(&self) -> &std::path::Path {
+        match self {
+            Calibrated::Pairs(run) => &run.meta.dir,
+            Calibrated::RewardBench2(run) => run.dir.as_deref().unwrap_or(std::path::Path::new("")),
+        }
+    }
+}

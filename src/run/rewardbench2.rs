@@ -4,7 +4,7 @@
 use crate::dataset::best_of::Shown;
 use crate::evaluation::best_of::{Grades, Paired, Slots};
 use crate::evaluation::rewardbench2::{Board, Scored};
-use crate::raters::best_of::RowOutcome;
+use crate::raters::best_of::{Protocol, RowOutcome};
 use crate::raters::CallTally;
 
 /// One configuration scored on RewardBench 2.
@@ -13,8 +13,7 @@ pub struct Rb2Config {
     pub name: String,
     /// The judge is the simulated one.
     pub simulated: bool,
-    /// `scores`, `ranking`, `ratings` or `pairwise`.
-    pub protocol: String,
+    pub protocol: Protocol,
     /// Under `--pointwise-missing`'s rule, then under the other.
     pub boards: [Board; 2],
     /// Its calls (Ties' ratings included): cost and failures.
@@ -54,6 +53,6 @@ pub struct Rb2Run {
     pub name: String,
     pub command: String,
     pub created_unix: u64,
-    /// The judges' response cache, when they have one.
-    pub cache: Option<std::sync::Arc<crate::judge::cache::Cache>>,
+    /// The judges' response caches.
+    pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
 }

@@ -25,6 +25,17 @@ fn answer(body: &Value) -> String {
     if user.contains("Rating: [[") {
         return format!("Fine. Rating: [[{}]]", user.len() % 10 + 1);
     }
+    // RewardBench 2's four-way prompt (its instructions are the system message) and its 1-10
+    // ratings prompts.
+    if user.contains("[The Start of Assistant D's Answer]") {
+        return format!(
+            "Assistant {0} is best. [[{0}]]",
+            ["A", "B", "C", "D"][user.len() % 4]
+        );
+    }
+    if user.contains("rate the response on a scale of 1 to 10") {
+        return format!("A fair answer.\n{}", user.len() % 10 + 1);
+    }
     match user.len() % 3 {
         0 => "Response 2 is clearer. <winner>2</winner>".into(),
         1 => "Response 1 is right. <winner>1</winner>".into(),
@@ -693,20 +704,15 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     panic!("timed out waiting for {what}");
 }
 
-#[test]
-fn kill_9_while_polling_then_the_same_command_resumes_without_a_second_batch() {
-    let server = BatchServer::start(Faults::default());
-    server.hold.store(true, Ordering::SeqCst);
-    let runs = Runs::new();
-    let online = runs.online(&server);
-    let args = runs.batch_args(&server, &[]);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
-        .args(&args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+/// Starts `raterlab ARGS` (a `--batch` run), waits until its first batch was polled `polls`
+/// times (the mock holds it in progress), and returns the running process.
+fn spawn_polling(server: &BatchServer, args: &[String], polls: usize) -> std::process::Child {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let cache = PathBuf::from(runs.path("batch-cache"));
     wait_for("the batch to be created and polled", || {
         server
             .world
@@ -714,8 +720,20 @@ fn kill_9_while_polling_then_the_same_command_resumes_without_a_second_batch() {
             .expect("world")
             .batches
             .first()
-            .is_some_and(|b| b.polls >= 3)
+            .is_some_and(|b| b.polls >= polls)
     });
+    child
+}
+
+#[test]
+fn kill_9_while_polling_then_the_same_command_resumes_without_a_second_batch() {
+    let server = BatchServer::start(Faults::default());
+    server.hold.store(true, Ordering::SeqCst);
+    let runs = Runs::new();
+    let online = runs.online(&server);
+    let args = runs.batch_args(&server, &[]);
+    let mut child = spawn_polling(&server, &args, 3);
+    let cache = PathBuf::from(runs.path("batch-cache"));
     child.kill().expect("kill -9");
     let _ = child.wait();
     let state = state_file(&cache).expect("the state file was written before polling");
@@ -739,21 +757,7 @@ fn ctrl_c_leaves_the_batch_running_and_says_how_to_resume_or_cancel() {
     server.hold.store(true, Ordering::SeqCst);
     let runs = Runs::new();
     let args = runs.batch_args(&server, &[]);
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
-        .args(&args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    wait_for("polling", || {
-        server
-            .world
-            .lock()
-            .expect("world")
-            .batches
-            .first()
-            .is_some_and(|b| b.polls >= 2)
-    });
+    let child = spawn_polling(&server, &args, 2);
     let interrupted = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -1173,4 +1177,121 @@ fn two_runs_and_an_ingest_write_one_cache_at_once_and_offline_finds_every_answer
             assert_eq!(c["counts"]["call_failures"], 0, "seed {seed}: {c}");
         }
     }
+}
+
+/// `calibrate --json` on RewardBench 2's bundled sample, ranking and ratings, against `server`.
+fn rb2_args(runs: &Runs, server: &BatchServer, cache: &str, out: &str, batch: bool) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "calibrate",
+        "--json",
+        "--data",
+        "sample-v2",
+        "--prompt",
+        "rb2_ranking",
+        "--prompt",
+        "rb2_rating",
+        "--model",
+        "mock-judge",
+        "--bootstrap",
+        "0",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend([
+        "--endpoint".to_string(),
+        server.endpoint(),
+        "--cache-dir".into(),
+        runs.path(cache),
+        "--out".into(),
+        runs.path(out),
+    ]);
+    if batch {
+        args.extend(["--batch", "--poll-interval", "0.02"].map(String::from));
+    }
+    args
+}
+
+/// What a RewardBench 2 batch run must reproduce of the online run: every score and reading.
+fn rb2_figures(doc: &Value) -> Value {
+    let configs = doc["configs"].as_array().cloned().unwrap_or_default();
+    assert!(!configs.is_empty(), "{doc}");
+    Value::Array(
+        configs
+            .iter()
+            .map(|c| json!({"name": c["name"], "scores": c["rewardbench2"], "read": c["read"], "calls": c["calls"]["calls"]}))
+            .collect(),
+    )
+}
+
+/// RewardBench 2 rows go through the Batch API like pairs: one batch, no online call, the
+/// same leaderboards as the online run; the run directory holds every answer.
+#[test]
+fn rewardbench2_rows_go_through_the_batch_api_and_equal_the_online_run() {
+    let server = BatchServer::start(Faults::default());
+    let runs = Runs::new();
+    let (code, online, err) = calibrate(&rb2_args(&runs, &server, "online-cache", "online", false));
+    assert_eq!(code, 0, "{err}");
+    let chat = server.chat_calls();
+    // 15 four-way calls and the distinct completions' grades (sample-v2: 15 rows outside
+    // Ties with 4 completions, 2 Ties rows graded by both configurations from one cache).
+    assert!(chat > 15, "{chat}");
+    let (code, batched, err) = calibrate(&rb2_args(&runs, &server, "batch-cache", "batched", true));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        server.chat_calls(),
+        chat,
+        "a batch run makes no online call"
+    );
+    assert_eq!(server.created(), 1, "{err}");
+    assert_eq!(
+        server.batch_sizes(),
+        [chat],
+        "every call in one batch, each once"
+    );
+    assert_eq!(rb2_figures(&batched), rb2_figures(&online));
+    assert!(
+        err.contains(&format!(
+            "batch batch_1 completed: {chat} answered, 0 failed"
+        )),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(Path::new(&runs.path("batched")).join("completions.jsonl"))
+        .expect("the answers are in the run directory");
+    assert!(log.contains("[[") && log.lines().count() >= chat, "{log}");
+    // Everything cached now: the same command creates no batch and sends nothing.
+    let (code, again, err) = calibrate(&rb2_args(&runs, &server, "batch-cache", "again", true));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((server.created(), server.chat_calls()), (1, chat));
+    assert_eq!(
+        rb2_figures(&again)[0]["scores"],
+        rb2_figures(&online)[0]["scores"]
+    );
+}
+
+#[test]
+fn rewardbench2_batch_killed_while_polling_resumes_without_a_second_batch() {
+    let server = BatchServer::start(Faults::default());
+    server.hold.store(true, Ordering::SeqCst);
+    let runs = Runs::new();
+    let (code, online, err) = calibrate(&rb2_args(&runs, &server, "online-cache", "online", false));
+    assert_eq!(code, 0, "{err}");
+    let chat = server.chat_calls();
+    let args = rb2_args(&runs, &server, "batch-cache", "batched", true);
+    let mut child = spawn_polling(&server, &args, 3);
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    let state = state_file(Path::new(&runs.path("batch-cache"))).expect("the state file");
+    assert!(std::fs::read_to_string(&state)
+        .expect("state")
+        .contains("batch_1"));
+    server.hold.store(false, Ordering::SeqCst);
+    let (code, resumed, err) = calibrate(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        server.created(),
+        1,
+        "resumed the batch instead of paying twice"
+    );
+    assert_eq!(server.chat_calls(), chat, "no call went online");
+    assert_eq!(rb2_figures(&resumed), rb2_figures(&online));
 }

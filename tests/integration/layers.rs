@@ -218,7 +218,7 @@ fn the_house_reads_one_way_with_no_circle() {
     assert!(files.len() > 50, "read {} files from src/", files.len());
     let edges = graph(&files);
     // The graph is read, not empty: commands use the run room, report uses evaluation.
-    assert!(edges[Path::new("commands/calibrate.rs")].contains(Path::new("run/plan.rs")));
+    assert!(edges[Path::new("commands/calibrate/session.rs")].contains(Path::new("run/plan.rs")));
     assert!(edges[Path::new("report/summary.rs")].contains(Path::new("evaluation/mod.rs")));
     let found = problems(&edges);
     assert!(found.is_empty(), "{}", found.join("\n"));

@@ -223,6 +223,36 @@ fn calibrate(url: &str, out: &std::path::Path, prompts: &[&str], extra: &[&str])
     crate::common::json_of(&args)
 }
 
+/// A row's result outside Ties under `protocol` when the mock answers it `way`; ranking read
+/// by reward-bench's reader when `published` says whether the correct completion is in A.
+fn expected(protocol: &str, way: Way, published: Option<bool>) -> f64 {
+    match (protocol, way) {
+        ("ranking", Way::Right | Way::Tied) => 1.0,
+        // The quoted [[A]] is a mention to the careful reader, the pick to reward-bench's.
+        ("ranking", Way::Quoted) => f64::from(u8::from(published.unwrap_or(true))),
+        // reward-bench scores an answer it cannot read 1/4.
+        ("ranking", Way::Unreadable) => 0.25,
+        ("ranking", _) => 0.0,
+        ("ratings", Way::Tied) => 0.5,
+        ("ratings", _) => 1.0,
+        ("pairwise", Way::Wrong | Way::Tied) => 0.0,
+        ("pairwise", _) => 1.0,
+        _ => unreachable!(),
+    }
+}
+
+/// Each subset's score in the run is the mean of the results expected of its rows.
+fn subsets_are_the_means<K: AsRef<str>>(c: &Value, by_subset: &HashMap<K, Vec<f64>>, what: &str) {
+    for (subset, results) in by_subset {
+        let subset = subset.as_ref();
+        let mean = results.iter().sum::<f64>() / results.len() as f64;
+        let got = c["rewardbench2"]["subsets"][subset]
+            .as_f64()
+            .expect("score");
+        close(got, mean, &format!("{what} {subset}"));
+    }
+}
+
 fn close(a: f64, b: f64, what: &str) {
     assert!((a - b).abs() < 1e-12, "{what}: {a} != {b}");
 }
@@ -242,20 +272,6 @@ fn the_protocols_score_every_row_as_the_truth_says() {
     let configs = doc["configs"].as_array().expect("configs");
     assert_eq!(configs.len(), 3);
     // The expected result of each row outside Ties, per protocol.
-    let expected = |protocol: &str, k: usize, published: bool| -> f64 {
-        match (protocol, way(k)) {
-            ("ranking", Way::Right | Way::Tied) => 1.0,
-            ("ranking", Way::Quoted) => f64::from(u8::from(!published)),
-            // reward-bench scores an answer it cannot read 1/4.
-            ("ranking", Way::Unreadable) => 0.25,
-            ("ranking", _) => 0.0,
-            ("ratings", Way::Tied) => 0.5,
-            ("ratings", _) => 1.0,
-            ("pairwise", Way::Wrong | Way::Tied) => 0.0,
-            ("pairwise", _) => 1.0,
-            _ => unreachable!(),
-        }
-    };
     for (c, protocol) in configs.iter().zip(["ranking", "ratings", "pairwise"]) {
         assert_eq!(c["protocol"], protocol);
         let mut by_subset: HashMap<&str, Vec<f64>> = HashMap::new();
@@ -267,18 +283,9 @@ fn the_protocols_score_every_row_as_the_truth_says() {
             by_subset
                 .entry(&row.subset)
                 .or_default()
-                .push(expected(protocol, k, false));
+                .push(expected(protocol, way(k), None));
         }
-        for (subset, results) in &by_subset {
-            let mean = results.iter().sum::<f64>() / results.len() as f64;
-            close(
-                c["rewardbench2"]["subsets"][subset]
-                    .as_f64()
-                    .expect("score"),
-                mean,
-                &format!("{protocol} {subset}"),
-            );
-        }
+        subsets_are_the_means(c, &by_subset, protocol);
         // Ties by ratings: every correct answer 9, every incorrect 3.
         let ties = &c["rewardbench2"]["ties"];
         for part in [
@@ -376,12 +383,7 @@ fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs()
             .and_then(|n| n.parse().ok())
             .expect("row index");
         // reward-bench's reader takes the quoted [[A]]: wrong unless A is correct.
-        let want = match way(k) {
-            Way::Right | Way::Tied => 1.0,
-            Way::Quoted => f64::from(u8::from(f[4] == "A")),
-            Way::Unreadable => 0.25,
-            Way::Wrong => 0.0,
-        };
+        let want = expected("ranking", way(k), Some(f[4] == "A"));
         assert_eq!(f[5].parse::<f64>().expect("result"), want, "{line}");
         if f[6] != f[7] {
             assert!(
@@ -394,16 +396,7 @@ fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs()
     }
     assert_eq!(c["readers_disagree"].as_u64(), Some(disagreeing as u64));
     assert!(disagreeing > 0);
-    for (subset, results) in &by_subset {
-        let mean = results.iter().sum::<f64>() / results.len() as f64;
-        close(
-            c["rewardbench2"]["subsets"][subset]
-                .as_f64()
-                .expect("score"),
-            mean,
-            subset,
-        );
-    }
+    subsets_are_the_means(c, &by_subset, "rb2_ranking_published");
     let both = calibrate(
         &server.url,
         &dir.path().join("both"),

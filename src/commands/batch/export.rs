@@ -51,7 +51,7 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
         settings.seed,
         &crate::report::progress::Steps::default(),
     )?;
-    check_batchable(&planned.configs, "batch export")?;
+    check_batchable(planned.configs.iter(), "batch export")?;
     let dataset = data::load(&settings, &crate::report::progress::Download::default())?;
     judges::check_configs(&planned.configs, &dataset.examples)?;
     let cache_dir = completions_dir(args.judge.cache_dir.as_deref());
@@ -68,14 +68,12 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
             let _ = std::fs::remove_file(out.join(s.file));
         }
     }
-    let (shards, counts) = write_shards(
-        &cache_dir,
-        &planned.configs,
-        &dataset.examples,
-        out,
-        format,
-        &HashSet::new(),
-    )?;
+    let parts: Vec<crate::raters::Part<'_>> = planned
+        .configs
+        .iter()
+        .map(|c| (c, dataset.examples.as_slice()))
+        .collect();
+    let (shards, counts) = write_shards(&cache_dir, &parts, out, format, &HashSet::new())?;
     let manifest = Manifest {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         format,

@@ -8,11 +8,10 @@ pub mod export;
 pub mod ingest;
 pub mod rounds;
 
-use crate::dataset::examples::Example;
 use crate::error::input_error;
 use crate::judge::batch::{self, Counts, Format, Key, Shard, Shards};
 use crate::judge::Call;
-use crate::raters::{for_each_call, Config};
+use crate::raters::{for_each_part_call, Config, Part};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
@@ -20,9 +19,12 @@ use std::path::Path;
 
 /// Every judged configuration must call an OpenAI-compatible endpoint: the simulator,
 /// replays and score files answer locally.
-pub(super) fn check_batchable(configs: &[Config], what: &str) -> Result<()> {
+pub(super) fn check_batchable<'a>(
+    configs: impl Iterator<Item = &'a Config> + Clone,
+    what: &str,
+) -> Result<()> {
     if let Some(c) = configs
-        .iter()
+        .clone()
         .find(|c| !c.rater.is_baseline() && !c.judge.cacheable())
     {
         return Err(input_error(format!(
@@ -31,7 +33,7 @@ pub(super) fn check_batchable(configs: &[Config], what: &str) -> Result<()> {
             c.judge.describe()
         )));
     }
-    if configs.iter().all(|c| c.rater.is_baseline()) {
+    if configs.clone().all(|c| c.rater.is_baseline()) {
         return Err(input_error(format!(
             "{what}: the plan has no judge call (only baselines); add --rater basic or sc:N"
         )));
@@ -40,19 +42,16 @@ pub(super) fn check_batchable(configs: &[Config], what: &str) -> Result<()> {
 }
 
 /// The plan's calls, one at a time (the same ones at each call).
-pub(super) fn calls<'a>(
-    configs: &'a [Config],
-    examples: &'a [Example],
-) -> impl Fn(&mut dyn FnMut(Call)) + 'a {
-    move |f: &mut dyn FnMut(Call)| for_each_call(configs, examples, |_, _, call| f(call))
+pub(super) fn calls<'a>(parts: &'a [Part<'a>]) -> impl Fn(&mut dyn FnMut(Call)) + 'a {
+    move |f: &mut dyn FnMut(Call)| for_each_part_call(parts, |_, _, call| f(call))
 }
 
 /// The plan's keys, and its name: a SHA-256 over every key in order, which names the plan's
 /// batch state. One pass over the calls.
-pub(super) fn plan_keys(configs: &[Config], examples: &[Example]) -> (String, HashSet<Key>) {
+pub(super) fn plan_keys(parts: &[Part<'_>]) -> (String, HashSet<Key>) {
     let mut h = Sha256::new();
     let mut keys = HashSet::new();
-    for_each_call(configs, examples, |_, _, call| {
+    for_each_part_call(parts, |_, _, call| {
         let hex = crate::judge::cache::key(&call);
         h.update(hex.as_bytes());
         keys.extend(Key::parse(&hex));
@@ -64,8 +63,7 @@ pub(super) fn plan_keys(configs: &[Config], examples: &[Example]) -> (String, Ha
 /// shard files; returns the shards and counts.
 pub(super) fn write_shards(
     cache_dir: &Path,
-    configs: &[Config],
-    examples: &[Example],
+    parts: &[Part<'_>],
     dir: &Path,
     format: Format,
     skip: &HashSet<Key>,
@@ -84,7 +82,7 @@ pub(super) fn write_shards(
         }
         shards.push(key, &call)
     };
-    let mut counts = batch::pending(cache_dir, dir, calls(configs, examples), write, &progress)
+    let mut counts = batch::pending(cache_dir, dir, calls(parts), write, &progress)
         .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
     let shards = shards
         .finish()

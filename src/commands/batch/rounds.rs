@@ -4,14 +4,13 @@
 use super::ingest::{read_results, stopped};
 use super::{check_batchable, plan_keys, write_shards};
 use crate::cli::{CalibrateArgs, PlanArgs};
-use crate::dataset::examples::Example;
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
 use crate::judge::batch::ingest::{self, Tally};
 use crate::judge::batch::{Format, Key, Settled};
 use crate::judge::cache::Cache;
 use crate::judge::Judge;
-use crate::raters::Config;
+use crate::raters::{Config, Part};
 use crate::run::batch::Watch;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -176,17 +175,42 @@ fn resume_hint(api: &BatchApi, state_path: &Path, running: &[String]) -> String 
     )
 }
 
-/// `calibrate --batch`: every uncached call of the plan goes through the Batch API; returns
-/// the configurations with judges that answer from the cache (or with the failure a batch
-/// reported), so the run rates and reports as usual.
+/// What the batches settled: a configuration's judge then answers from the cache, or with the
+/// failure a batch reported, so the run rates and reports as usual.
+#[derive(Debug)]
+pub struct Settle {
+    cache: Arc<Cache>,
+    failures: Arc<HashMap<Key, crate::judge::CallError>>,
+    fresh: Arc<HashSet<Key>>,
+    missing: String,
+}
+
+impl Settle {
+    /// Gives `config` (unless a baseline) the judge that answers from the batches.
+    pub fn settle(&self, config: &mut Config) {
+        if config.rater.is_baseline() {
+            return;
+        }
+        let settled: Arc<dyn Judge> = Arc::new(Settled {
+            cache: self.cache.clone(),
+            failures: self.failures.clone(),
+            fresh: self.fresh.clone(),
+            missing: self.missing.clone(),
+            describe: config.judge.describe(),
+        });
+        config.judge = settled;
+    }
+}
+
+/// `calibrate --batch`: every uncached call of the parts (configurations and their items)
+/// goes through the Batch API; returns what settles their judges.
 pub fn run_batches(
     args: &CalibrateArgs,
-    configs: Vec<Config>,
-    examples: &[Example],
+    parts: &[Part<'_>],
     caches: &[Arc<Cache>],
     watch: &dyn Watch,
-) -> Result<Vec<Config>> {
-    check_batchable(&configs, "--batch")?;
+) -> Result<Settle> {
+    check_batchable(parts.iter().map(|p| p.0), "--batch")?;
     let Some(cache) = caches.first().cloned() else {
         return Err(input_error(
             "--batch needs the response cache; drop --no-cache",
@@ -203,7 +227,7 @@ pub fn run_batches(
         Duration::from_secs_f64(judge.timeout.max(1.0)),
     )
     .map_err(|e| input_error(format!("--endpoint: {e}")))?;
-    let (plan_name, known) = plan_keys(&configs, examples);
+    let (plan_name, known) = plan_keys(parts);
     let dir = cache.path().with_file_name("batches").join(&plan_name);
     let cache_dir = cache.path().parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(&dir)
@@ -305,14 +329,8 @@ pub fn run_batches(
             break;
         }
         let round_dir = dir.join(format!("round-{}", round + 1));
-        let (shards, counts) = write_shards(
-            cache_dir,
-            &configs,
-            examples,
-            &round_dir,
-            Format::Openai,
-            &settled,
-        )?;
+        let (shards, counts) =
+            write_shards(cache_dir, parts, &round_dir, Format::Openai, &settled)?;
         if shards.is_empty() {
             break;
         }
@@ -369,24 +387,12 @@ pub fn run_batches(
         "no batch answered it in {rounds_done} round(s) (last: {}); raise --batch-rounds or run the same command again",
         if last_batch.is_empty() { "none" } else { &last_batch }
     );
-    let failures = Arc::new(failures);
-    let fresh = Arc::new(tally.fresh.clone().unwrap_or_default());
-    Ok(configs
-        .into_iter()
-        .map(|mut c| {
-            if !c.rater.is_baseline() {
-                let settled: Arc<dyn Judge> = Arc::new(Settled {
-                    cache: cache.clone(),
-                    failures: failures.clone(),
-                    fresh: fresh.clone(),
-                    missing: missing.clone(),
-                    describe: c.judge.describe(),
-                });
-                c.judge = settled;
-            }
-            c
-        })
-        .collect())
+    Ok(Settle {
+        cache,
+        failures: Arc::new(failures),
+        fresh: Arc::new(tally.fresh.clone().unwrap_or_default()),
+        missing,
+    })
 }
 
 /// The plan's options for the hint that names `batch export` (the data and model).

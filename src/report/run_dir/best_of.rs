@@ -86,7 +86,7 @@ fn write_ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
         for (k, shown) in run.shown.iter().enumerate() {
             let o = c.outcomes.get(k);
             config.push(c.name.clone());
-            protocol.push(c.protocol.clone());
+            protocol.push(c.protocol.key());
             id.push(shown.row.id.clone());
             subset.push(shown.row.subset.clone());
             correct.push(letters(&shown.gold));
@@ -289,7 +289,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
                 .map(|c| {
                     let o = c.outcomes.get(k);
                     let mut x = outcome_json(shown, c, k);
-                    x["missing"] = json!(super::super::best_of::read_row(c, k));
+                    x["missing"] = json!(super::super::best_of::read_row(c, k).missing());
                     x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
                             "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
                             "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),

@@ -1,0 +1,55 @@
+//! `raterlab calibrate`: judge configurations over a data set, evaluated, compared and
+//! written to a run directory. The one place that chooses the data's form: `session.rs` does
+//! what every form does (plan, run directory, `--batch` rounds, answer log, progress, budget,
+//! tallies, finish); each form's file says only what differs (its items, how a rating folds
+//! into its rows, its evaluation):
+//!
+//! - `pairs.rs`: every configuration rates every pair (and order);
+//! - `rewardbench2.rs`: RewardBench 2's best-of-4 rows, by each configuration's protocol.
+
+pub mod pairs;
+pub mod rewardbench2;
+pub mod session;
+
+use crate::cli::CalibrateArgs;
+use crate::run::data::{self, Rows};
+use crate::run::plan::{check_sort, data_settings};
+use crate::run::record::Calibrated;
+use anyhow::Result;
+
+/// `calibrate` on whichever form the data comes in.
+pub fn run(args: &CalibrateArgs) -> Result<Calibrated> {
+    check_sort(&args.sort)?;
+    let settings = data_settings(&args.plan)?;
+    Ok(
+        match data::load_rows(&settings, &crate::report::progress::Download::default())? {
+            Rows::Pairs(dataset) => {
+                Calibrated::Pairs(Box::new(pairs::run(args, dataset, settings.seed)?))
+            }
+            Rows::BestOf(set) => Calibrated::RewardBench2(Box::new(rewardbench2::run(args, set)?)),
+        },
+    )
+}
+
+/// Problems to report once the run directory is written (`session::finish`): notes of the
+/// caches, unwritten answers, and the failures that fail the run.
+pub fn finish(args: &CalibrateArgs, calibrated: &Calibrated) -> Result<()> {
+    match calibrated {
+        Calibrated::Pairs(run) => session::finish(
+            args,
+            &run.caches,
+            run.meta
+                .configs
+                .iter()
+                .map(|c| c.name.as_str())
+                .zip(&run.tallies),
+            &run.meta.dir,
+        ),
+        Calibrated::RewardBench2(run) => session::finish(
+            args,
+            &run.caches,
+            run.configs.iter().map(|c| (c.name.as_str(), &c.tally)),
+            calibrated.dir(),
+        ),
+    }
+}

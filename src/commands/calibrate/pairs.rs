@@ -1,0 +1,174 @@
+//! `calibrate`'s pairs form: every judge configuration rates the same examples; the record is
+//! evaluated and compared.
+
+use super::session::{Part, Session};
+use crate::cli::CalibrateArgs;
+use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
+use crate::raters::{self, RaterKind, RatingRow};
+use crate::run::data::Dataset;
+use crate::run::judges;
+use crate::run::plan::Plan;
+use crate::run::record::{Run, RunMeta};
+use anyhow::Result;
+use sha2::{Digest, Sha256};
+
+/// SHA-256 of the examples as the judge saw them (ids, golds, texts).
+pub fn checksum(dataset: &Dataset) -> String {
+    let mut h = Sha256::new();
+    for e in &dataset.examples {
+        for part in [
+            e.id.as_str(),
+            &e.gold.to_string(),
+            &e.prompt,
+            &e.response1,
+            &e.response2,
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+    }
+    crate::judge::cache::hex(&h.finalize())
+}
+
+fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
+    Cost {
+        calls: u.calls,
+        cache_hits: u.cache_hits,
+        tokens_in: u.tokens_in,
+        tokens_out: u.tokens_out,
+        wall_seconds,
+    }
+}
+
+/// Items as the evaluation sees them.
+pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
+    dataset
+        .examples
+        .iter()
+        .map(|e| ItemRow {
+            id: e.id.clone(),
+            pair_id: e.pair_id.clone(),
+            subset: e.subset.clone(),
+            order: e.order,
+            gold: e.gold,
+            seeded: e.seeded,
+        })
+        .collect()
+}
+
+/// `calibrate` on pairs: every configuration rates every example.
+pub fn run(args: &CalibrateArgs, dataset: Dataset, seed: u64) -> Result<Run> {
+    let session = Session::plan(args, seed, |_| {})?;
+    let Plan {
+        configs,
+        metas,
+        caches,
+        ..
+    } = &session.plan;
+    judges::check_configs(configs, &dataset.examples)?;
+    let parts = configs
+        .iter()
+        .enumerate()
+        .map(|(of, config)| Part {
+            of,
+            config: config.clone(),
+            items: &dataset.examples,
+        })
+        .collect();
+    // The run keeps a row per rating; the answers went to the run directory.
+    let mut ratings: Vec<Vec<RatingRow>> = configs
+        .iter()
+        .map(|_| Vec::with_capacity(dataset.examples.len()))
+        .collect();
+    let rated = session.rate(args, parts, &mut |k, rating| {
+        ratings[k].push(RatingRow::from(rating));
+    })?;
+    let metas = metas.clone();
+    let record = RunRecord {
+        items: items(&dataset),
+        configs: metas
+            .iter()
+            .zip(&ratings)
+            .zip(&rated.tallies)
+            .enumerate()
+            .map(|(i, ((m, r), tally))| ConfigRecord {
+                name: m.name.clone(),
+                prompt: m.prompt.clone(),
+                rater: m.rater.clone(),
+                judge: m.judge.clone(),
+                simulated: m.simulated,
+                outcomes: r.iter().map(Outcome::from).collect(),
+                cost: cost(tally.usage, rated.wall_seconds[i]),
+                reasons: evaluation::tally(
+                    r.iter()
+                        .filter(|x| x.status != raters::Status::Rated)
+                        .filter_map(|x| x.reason.as_deref()),
+                ),
+                pointwise: (configs[i].template.mode == crate::prompts::Mode::Pointwise
+                    && !configs[i].rater.is_baseline())
+                .then(|| evaluation::PointwiseRecord {
+                    grades: r.iter().map(|x| x.grades.unwrap_or((None, None))).collect(),
+                    tie_margin: configs[i].pointwise.tie_margin,
+                    lowest: configs[i].template.scale.map(|s| s.0),
+                    order_blind: configs[i].judge.is_order_blind(),
+                }),
+                samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
+                    && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
+                .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
+            })
+            .collect(),
+        both_orders: dataset.both_orders,
+        annotators: (!dataset.annotators.is_empty()).then(|| evaluation::Annotations {
+            names: dataset.annotators.clone(),
+            votes: dataset.examples.iter().map(|e| e.votes.clone()).collect(),
+            no_majority: dataset.no_majority,
+            policy: dataset.no_majority_policy.name().to_string(),
+        }),
+        shapes: dataset
+            .examples
+            .iter()
+            .map(|e| {
+                [
+                    evaluation::bias::Shape::of(&e.response1),
+                    evaluation::bias::Shape::of(&e.response2),
+                ]
+            })
+            .collect(),
+    };
+    let evaluation = evaluation::evaluate(
+        &record,
+        EvalSettings {
+            bootstrap: args.bootstrap,
+            seed,
+        },
+    );
+    let meta = RunMeta {
+        name: session.name.clone(),
+        dir: rated.dir,
+        source: dataset.source.clone(),
+        seed,
+        both_orders: dataset.both_orders,
+        bootstrap: args.bootstrap,
+        checksum: checksum(&dataset),
+        configs: metas,
+        command: crate::run::command_line(),
+        created_unix: rated.created_unix,
+        sort: args.sort.clone(),
+        no_majority: dataset.no_majority,
+    };
+    Ok(Run {
+        meta,
+        record,
+        evaluation,
+        ratings: Some(ratings),
+        tallies: rated.tallies,
+        caches: caches.clone(),
+        texts: Some(
+            dataset
+                .examples
+                .iter()
+                .map(|e| [e.prompt.clone(), e.response1.clone(), e.response2.clone()])
+                .collect(),
+        ),
+    })
+}

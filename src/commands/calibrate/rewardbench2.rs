@@ -1,0 +1,333 @@
+//! `calibrate`'s RewardBench 2 form: a reward model's per-completion scores
+//! (`--judge scores:FILE`), or judge configurations by their protocol (a ranking template:
+//! four-way; a pointwise one: ratings; a pairwise one: the correct completion against each
+//! incorrect one; Ties rows always by ratings), scored as reward-bench scores them, under both
+//! missing-score rules, with bootstrap CIs.
+
+use super::session::{Part, Session};
+use crate::cli::{CalibrateArgs, PlanArgs};
+use crate::dataset::best_of::{ties_number, Shown, TIES};
+use crate::dataset::best_of_items::RowItems;
+use crate::error::input_error;
+use crate::evaluation::best_of;
+use crate::evaluation::rewardbench2::{board, chance, decided, Scored, FAILED_RATING};
+use crate::raters::best_of::{
+    check_rows, fold, items, ties_config, ties_items, Protocol, RowOutcome,
+};
+use crate::raters::{CallTally, Missing};
+use crate::run::data::BestOfSet;
+use crate::run::judges;
+use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use anyhow::Result;
+
+/// A row as the scoring sees it under `protocol`, its scores or decided result given.
+fn scored(
+    shown: &Shown,
+    protocol: Protocol,
+    scores: Vec<Option<f64>>,
+    decided: Option<f64>,
+    floor: f64,
+) -> Scored {
+    let row = &shown.row;
+    Scored {
+        chance: chance(protocol, row.correct, row.completions.len()),
+        subset: row.subset.clone(),
+        question: (row.subset == TIES)
+            .then(|| row.id.strip_prefix("Ties-").and_then(ties_number))
+            .flatten(),
+        scores,
+        correct: row.correct,
+        decided,
+        floor,
+    }
+}
+
+fn other(missing: Missing) -> Missing {
+    match missing {
+        Missing::Drop => Missing::Lowest,
+        Missing::Lowest => Missing::Drop,
+    }
+}
+
+pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
+    let judge = args.plan.judge.judge.as_deref().unwrap_or("");
+    let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
+    let (configs, made) = match judge.strip_prefix("scores:") {
+        Some(path) => {
+            let config = from_scores(args, &set, judge, path, missing)?;
+            let name = args.name.clone().unwrap_or_else(|| "calibrate".into());
+            let (dir, created) = super::super::out::create(args.out.as_deref(), &name)?;
+            (
+                vec![config],
+                Made {
+                    name,
+                    dir,
+                    created,
+                    caches: Vec::new(),
+                },
+            )
+        }
+        None => from_judges(args, &set, missing)?,
+    };
+    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
+    let comparisons = best_of::compare(&scored, missing, args.bootstrap, set.seed);
+    let group = best_of::best_group(
+        &configs
+            .iter()
+            .map(|c| best_of::overall_of(&c.boards[0]))
+            .collect::<Vec<_>>(),
+        &comparisons,
+    );
+    Ok(Rb2Run {
+        rows: set.rows.len(),
+        configs,
+        source: set.source,
+        seed: set.seed,
+        bootstrap: args.bootstrap,
+        shown: set.rows,
+        comparisons,
+        group,
+        both_orders: args.plan.data.both_orders,
+        dir: Some(made.dir),
+        name: made.name,
+        command: crate::run::command_line().join(" "),
+        created_unix: made.created,
+        caches: made.caches,
+    })
+}
+
+/// A configuration's record from its rows' scores: both boards and the analytics.
+fn config(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    (name, protocol): (String, Protocol),
+    scored: Vec<Scored>,
+    missing: Missing,
+    (tally, outcomes): (CallTally, Vec<RowOutcome>),
+) -> Rb2Config {
+    let results = best_of::results(&scored, missing);
+    let ranking = protocol == Protocol::Ranking;
+    let picks: Option<Vec<Option<usize>>> =
+        ranking.then(|| outcomes.iter().map(|o| o.pick).collect());
+    // The rows outside Ties whose pick the other reader reads differently.
+    let readers_disagree = ranking.then(|| {
+        outcomes
+            .iter()
+            .zip(&set.rows)
+            .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
+            .count()
+    });
+    Rb2Config {
+        name,
+        simulated: false,
+        protocol,
+        boards: [
+            board(&scored, missing, args.bootstrap, set.seed),
+            board(&scored, other(missing), args.bootstrap, set.seed),
+        ],
+        tally,
+        readers_disagree,
+        outcomes,
+        slots: best_of::slots(&set.rows, picks.as_deref(), &results),
+        grades: protocol.grades().then(|| best_of::grades(&scored)),
+        results,
+        scored,
+    }
+}
+
+/// The scores protocol: a reward model's per-completion scores, no calls.
+fn from_scores(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    judge: &str,
+    path: &str,
+    missing: Missing,
+) -> Result<Rb2Config> {
+    let table = crate::dataset::scores::load(std::path::Path::new(path))?;
+    let score = |shown: &Shown, text: &String| {
+        let key = (shown.row.prompt.clone(), text.clone());
+        table
+            .by_text
+            .get(&key)
+            .or_else(|| table.by_text.get(&(String::new(), text.clone())))
+            .copied()
+            .flatten()
+    };
+    let scores: Vec<Vec<Option<f64>>> = set
+        .rows
+        .iter()
+        .map(|shown| {
+            shown
+                .row
+                .completions
+                .iter()
+                .map(|t| score(shown, t))
+                .collect()
+        })
+        .collect();
+    // A missing score under `lowest`: below the file's lowest (finite, so Ties' margins are).
+    let floor = scores
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        - 1.0;
+    let rows: Vec<Scored> = set
+        .rows
+        .iter()
+        .zip(scores)
+        .map(|(shown, scores)| scored(shown, Protocol::Scores, scores, None, floor))
+        .collect();
+    let scored_count = rows
+        .iter()
+        .flat_map(|r| &r.scores)
+        .filter(|s| s.is_some())
+        .count();
+    if scored_count == 0 {
+        return Err(input_error(format!(
+            "'{path}' scores none of the {} completions of {}: its prompt and response columns must hold the rows' prompts and completions as they are",
+            rows.iter().map(|r| r.scores.len()).sum::<usize>(),
+            set.source
+        )));
+    }
+    Ok(config(
+        args,
+        set,
+        (judge.to_string(), Protocol::Scores),
+        rows,
+        missing,
+        (CallTally::default(), Vec::new()),
+    ))
+}
+
+/// Where a run went: its name, directory, when, and the judges' caches.
+struct Made {
+    name: String,
+    dir: std::path::PathBuf,
+    created: u64,
+    caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
+}
+
+/// Without --prompt: reward-bench's four-way judge; the demo shows the three protocols.
+fn defaults(plan: &mut PlanArgs) {
+    if plan.prompts.is_empty() {
+        plan.prompts = if plan.demo {
+            vec![
+                "rb2_ranking".into(),
+                "rb2_rating".into(),
+                "simple_no_tie".into(),
+            ]
+        } else {
+            vec!["rb2_ranking".into()]
+        };
+    }
+    if plan.demo && plan.raters.is_empty() {
+        plan.raters = vec!["basic".into()];
+    }
+}
+
+/// The protocols that call a judge: every configuration of the plan, one budget.
+fn from_judges(
+    args: &CalibrateArgs,
+    set: &BestOfSet,
+    missing: Missing,
+) -> Result<(Vec<Rb2Config>, Made)> {
+    let session = Session::plan(args, set.seed, defaults)?;
+    let plan = &session.plan;
+    if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
+        return Err(input_error(format!(
+            "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
+            c.rater, c.name
+        )));
+    }
+    // Each configuration rates its rows outside Ties by its protocol, and Ties by ratings; the
+    // items are made once per protocol, and Ties' once.
+    let ties = ties_items(&set.rows);
+    let mut mains: Vec<(Protocol, RowItems)> = Vec::new();
+    for config in &plan.configs {
+        check_rows(config, &set.rows)?;
+        let protocol = Protocol::of(&config.template);
+        if !mains.iter().any(|m| m.0 == protocol) {
+            mains.push((
+                protocol,
+                items(protocol, &set.rows, args.plan.data.both_orders),
+            ));
+        }
+    }
+    let items_of = |protocol: Option<Protocol>| match protocol {
+        Some(p) => mains.iter().find(|m| m.0 == p).map_or(&ties, |m| &m.1),
+        None => &ties,
+    };
+    // Each part's items: its protocol's, or Ties' (None).
+    let mut kinds: Vec<Option<Protocol>> = Vec::new();
+    let mut parts: Vec<Part<'_>> = Vec::new();
+    for (of, config) in plan.configs.iter().enumerate() {
+        let protocol = Protocol::of(&config.template);
+        judges::check_configs(
+            std::slice::from_ref(config),
+            &items_of(Some(protocol)).examples,
+        )?;
+        for (config, kind) in [
+            (config.clone(), Some(protocol)),
+            (ties_config(config)?, None),
+        ] {
+            let items = &items_of(kind).examples;
+            if !items.is_empty() {
+                kinds.push(kind);
+                parts.push(Part { of, config, items });
+            }
+        }
+    }
+    let called: Vec<(usize, crate::raters::Config)> =
+        parts.iter().map(|p| (p.of, p.config.clone())).collect();
+    let mut outcomes: Vec<Vec<RowOutcome>> =
+        vec![RowOutcome::for_rows(&set.rows); plan.configs.len()];
+    let mut next = vec![0usize; parts.len()];
+    let rated = session.rate(args, parts, &mut |k, rating| {
+        let (of, config) = &called[k];
+        fold(
+            &mut outcomes[*of],
+            &set.rows,
+            items_of(kinds[k]),
+            next[k],
+            config,
+            rating,
+        );
+        next[k] += 1;
+    })?;
+    let mut out = Vec::new();
+    for ((config, outcomes), tally) in plan.configs.iter().zip(outcomes).zip(rated.tallies) {
+        let protocol = Protocol::of(&config.template);
+        let rows: Vec<Scored> = set
+            .rows
+            .iter()
+            .zip(&outcomes)
+            .map(|(shown, o)| {
+                let decided = (shown.row.subset != TIES)
+                    .then(|| decided(protocol, o, &shown.gold))
+                    .flatten();
+                scored(shown, protocol, o.grades.clone(), decided, FAILED_RATING)
+            })
+            .collect();
+        let mut c = self::config(
+            args,
+            set,
+            (config.name.clone(), protocol),
+            rows,
+            missing,
+            (tally, outcomes),
+        );
+        c.simulated = config.judge.is_simulated();
+        out.push(c);
+    }
+    Ok((
+        out,
+        Made {
+            name: session.name.clone(),
+            dir: rated.dir,
+            created: rated.created_unix,
+            caches: plan.caches.clone(),
+        },
+    ))
+}

@@ -1,0 +1,160 @@
+//! What a `calibrate` run does whatever the data's form: the plan (with `--batch`, every call
+//! answered by a batch), the run directory, the Batch API rounds, the answer log, the progress
+//! bars, one budget over every call, each configuration's tally, and the finish (cache notes,
+//! the unwritten-answers warning, the failure checks). A form says only which items each
+//! configuration rates and how a rating folds back into its rows.
+
+use crate::cli::{CalibrateArgs, PlanArgs};
+use crate::dataset::examples::Example;
+use crate::judge::cache::Cache;
+use crate::raters::{self, CallTally, Config, Rating};
+use crate::run::judges;
+use crate::run::plan::{plan, Plan};
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A run's plan and name, before its directory exists.
+#[derive(Debug)]
+pub struct Session {
+    pub plan: Plan,
+    /// `--name`, the experiment file's, else the form's default.
+    pub name: String,
+}
+
+/// What one configuration of the plan rates: its configuration as called (RewardBench 2's
+/// Ties part rates with the Ties prompt) and its items.
+#[derive(Debug)]
+pub struct Part<'a> {
+    /// The plan's configuration it belongs to (its tally).
+    pub of: usize,
+    pub config: Config,
+    pub items: &'a [Example],
+}
+
+/// Where a run went and what its calls cost.
+#[derive(Debug)]
+pub struct Rated {
+    pub dir: PathBuf,
+    pub created_unix: u64,
+    /// Per configuration of the plan: cost and failures.
+    pub tallies: Vec<CallTally>,
+    /// Per part: from its first call to its last answer.
+    pub wall_seconds: Vec<f64>,
+}
+
+/// The run's name: `--name`, the experiment file's, else `demo` or `calibrate`.
+pub fn name(args: &CalibrateArgs, planned: Option<String>) -> String {
+    args.name
+        .clone()
+        .or(planned)
+        .unwrap_or_else(|| if args.plan.demo { "demo" } else { "calibrate" }.into())
+}
+
+impl Session {
+    /// The plan of `args` as `form_defaults` completes it (a form's default prompts and
+    /// raters); with `--batch`, checked for a Batch API and answered from the cache only.
+    pub fn plan(
+        args: &CalibrateArgs,
+        seed: u64,
+        form_defaults: impl FnOnce(&mut PlanArgs),
+    ) -> Result<Self> {
+        let mut plan_args = args.plan.clone();
+        form_defaults(&mut plan_args);
+        if args.batch.batch {
+            // Every call is answered by a batch (or fails as the batch said): none goes out alone.
+            super::super::batch::rounds::check_batch_judges(&plan_args)?;
+            plan_args.judge.offline = true;
+        }
+        let plan = plan(&plan_args, seed, &crate::report::progress::Steps::default())?;
+        judges::budget(&args.plan.judge)?;
+        Ok(Self {
+            name: name(args, plan.name.clone()),
+            plan,
+        })
+    }
+
+    /// Creates the run directory, sends every part's calls (through the Batch API first with
+    /// `--batch`), writes the answers to `completions.jsonl` as they come and hands each
+    /// rating to `fold` with its part's index.
+    pub fn rate(
+        &self,
+        args: &CalibrateArgs,
+        parts: Vec<Part<'_>>,
+        fold: &mut dyn FnMut(usize, &Rating),
+    ) -> Result<Rated> {
+        let (dir, created_unix) = super::super::out::create(args.out.as_deref(), &self.name)?;
+        let mut parts = parts;
+        if args.batch.batch {
+            let called: Vec<raters::Part<'_>> =
+                parts.iter().map(|p| (&p.config, p.items)).collect();
+            let settle = super::super::batch::rounds::run_batches(
+                args,
+                &called,
+                &self.plan.caches,
+                &crate::report::batch::Watcher::default(),
+            )?;
+            for p in &mut parts {
+                settle.settle(&mut p.config);
+            }
+        }
+        let configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();
+        let called: Vec<raters::Part<'_>> = parts.iter().map(|p| (&p.config, p.items)).collect();
+        let observer =
+            crate::report::progress::Calls::new(&configs, &raters::calls_per_part(&called));
+        let mut log = crate::report::run_dir::AnswerLog::create(
+            &dir,
+            configs.iter().map(|c| c.name.clone()).collect(),
+        )?;
+        let mut tallies = vec![CallTally::default(); self.plan.configs.len()];
+        raters::rate_parts(
+            &called,
+            judges::budget(&args.plan.judge)?,
+            observer.clone(),
+            &mut |k, rating| {
+                log.add(k, &rating);
+                tallies[parts[k].of].add(&rating);
+                fold(k, &rating);
+            },
+        );
+        observer.finish();
+        log.finish()?;
+        Ok(Rated {
+            dir,
+            created_unix,
+            tallies,
+            wall_seconds: (0..parts.len()).map(|k| observer.wall_seconds(k)).collect(),
+        })
+    }
+}
+
+/// Problems to report after the run directory is written: notes of each cache, answers that
+/// could not be cached, and failures that fail the run (exit code 2): refusals, and with
+/// `--offline` calls missing from the cache.
+pub fn finish<'a>(
+    args: &CalibrateArgs,
+    caches: &[Arc<Cache>],
+    tallies: impl Iterator<Item = (&'a str, &'a CallTally)>,
+    dir: &Path,
+) -> Result<()> {
+    let unwritten: usize = caches
+        .iter()
+        .map(|c| c.write_errors.load(std::sync::atomic::Ordering::Relaxed))
+        .sum();
+    for cache in caches {
+        for note in crate::report::ratings::cache_notes(cache) {
+            crate::report::format::stderr_line(&format!("note: {note}"));
+        }
+    }
+    if unwritten > 0 {
+        crate::report::format::warn(&format!(
+            "{unwritten} answers could not be written to the cache; they are in the run directory"
+        ));
+    }
+    judges::check_failures(
+        &args.plan.judge,
+        caches.first().map(Arc::as_ref),
+        tallies,
+        &format!("the run directory was written: {}", dir.display()),
+    )
+}
