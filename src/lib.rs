@@ -33,8 +33,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         }
         cli::Command::Report(args) => {
             let run = commands::report::run(&args)?;
-            report::run_dir::write(&run)?;
-            report::calibrate::emit(&run, args.json)
+            report::calibrate::write_dir(&run)?;
+            report::calibrate::emit_any(&run, args.json)
         }
         cli::Command::Rate(args) => commands::rate::run(*args),
         cli::Command::Prompts(args) => match args.command {

@@ -1,32 +1,66 @@
-//! `raterlab report DIR`: re-evaluate and re-render a finished run; no judge is called.
+//! `raterlab report DIR`: re-evaluate and re-render a finished run, whatever its form; no
+//! judge is called.
 
 use crate::cli::ReportArgs;
 use crate::evaluation::{evaluate, EvalSettings};
+use crate::raters::Missing;
+use crate::report::run_dir::{read, read_rewardbench2};
+use crate::run::file::RunFile;
 use crate::run::plan::check_sort;
-use crate::run::record::Run;
+use crate::run::record::{Calibrated, Run};
+use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
 
-pub fn run(args: &ReportArgs) -> Result<Run> {
+pub fn run(args: &ReportArgs) -> Result<Calibrated> {
     check_sort(&args.sort)?;
-    let (mut meta, record) = crate::report::run_dir::read(&args.dir)?;
-    if let Some(b) = args.bootstrap {
-        meta.bootstrap = b;
-    }
-    meta.sort = args.sort.clone();
-    let evaluation = evaluate(
-        &record,
-        EvalSettings {
-            bootstrap: meta.bootstrap,
-            seed: meta.seed,
-        },
-    );
-    Ok(Run {
-        meta,
-        record,
-        evaluation,
-        ratings: None,
-        tallies: vec![],
-        caches: Vec::new(),
-        texts: None,
+    let dir = &args.dir;
+    Ok(match read::run_file(dir)? {
+        RunFile::Pairs(file) => {
+            let (mut meta, record) = read(dir, &file)?;
+            if let Some(b) = args.bootstrap {
+                meta.bootstrap = b;
+            }
+            meta.sort = args.sort.clone();
+            let evaluation = evaluate(
+                &record,
+                EvalSettings {
+                    bootstrap: meta.bootstrap,
+                    seed: meta.seed,
+                },
+            );
+            Calibrated::Pairs(Box::new(Run {
+                meta,
+                record,
+                evaluation,
+                ratings: None,
+                tallies: vec![],
+                caches: Vec::new(),
+                texts: None,
+            }))
+        }
+        RunFile::RewardBench2(file) => {
+            let (rows, made) = read_rewardbench2::read(dir, &file)?;
+            let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
+            let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
+            let seed = file.data.seed;
+            let (configs, comparisons, group) =
+                super::calibrate::rewardbench2::score(&rows, made, missing, bootstrap, seed);
+            Calibrated::RewardBench2(Box::new(Rb2Run {
+                source: file.data.source,
+                seed,
+                bootstrap,
+                rows: rows.len(),
+                configs,
+                shown: rows,
+                comparisons,
+                group,
+                both_orders: file.data.both_orders.unwrap_or(false),
+                dir: Some(dir.clone()),
+                name: file.name,
+                command: file.command,
+                created_unix: file.created_unix,
+                caches: Vec::new(),
+            }))
+        }
     })
 }

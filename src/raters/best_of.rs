@@ -3,7 +3,7 @@
 //! the ratings as they come. Ties rows are always rated with ratings, as reward-bench does, so
 //! every configuration has the whole leaderboard.
 
-use super::{aggregate, Config, Rating};
+use super::{aggregate, Config, Rating, SampleTrace};
 use crate::dataset::best_of::{Shown, TIES};
 use crate::dataset::best_of_items::{four_way, pairs, RowItems, Showing};
 use crate::judge::CallError;
@@ -34,6 +34,18 @@ impl Protocol {
             Mode::Pointwise => Protocol::Ratings,
             Mode::Pairwise => Protocol::Pairwise,
         }
+    }
+
+    /// The protocol named by `key` (as run.json writes it).
+    pub fn parse(key: &str) -> Option<Self> {
+        [
+            Protocol::Ranking,
+            Protocol::Ratings,
+            Protocol::Pairwise,
+            Protocol::Scores,
+        ]
+        .into_iter()
+        .find(|p| p.key() == key)
     }
 
     pub fn key(self) -> &'static str {
@@ -140,8 +152,13 @@ pub fn ties_config(config: &Config) -> Result<Config> {
     if !own {
         ties.template = crate::prompts::resolve(crate::prompts::RATING_TIES_NAME)?;
     }
-    ties.name = format!("{} · Ties", config.name);
+    ties.name = ties_part_name(&config.name);
     Ok(ties)
+}
+
+/// The name of a configuration's Ties part (its answers in completions.jsonl).
+pub fn ties_part_name(config: &str) -> String {
+    format!("{config} · Ties")
 }
 
 /// The other ranking reader: reward-bench's for `rb2_ranking`, and the other way round.
@@ -158,14 +175,17 @@ fn letter(shown: &Shown, k: usize) -> String {
     crate::dataset::best_of::slot_letter(shown.order.iter().position(|&i| i == k).unwrap_or(0))
 }
 
-fn keep_answers(
+/// Keeps the answers of `samples` (of an item showing `showing` of the row) in the row's
+/// outcome, each once: what was asked, the text, what was read and where. `ranking`: the
+/// answers are four-way picks. `report DIR` keeps completions.jsonl's answers here too.
+pub fn keep_answers(
     outcome: &mut RowOutcome,
     shown: &Shown,
     showing: Showing,
-    config: &Config,
-    rating: &Rating,
+    ranking: bool,
+    samples: &[SampleTrace],
 ) {
-    for s in &rating.samples {
+    for s in samples {
         let asked = match (showing, s.side) {
             (Showing::Four, _) => format!("A-{}", crate::dataset::best_of::slot_letter(3)),
             (Showing::Two { first, .. }, Some(1)) => format!("grade {}", letter(shown, first)),
@@ -183,7 +203,7 @@ fn keep_answers(
         }
         let read = match (s.grade, s.verdict, &s.problem) {
             (Some(g), _, _) => format!("grade {g}"),
-            (None, Some(v), _) if config.template.mode == Mode::Ranking => format!(
+            (None, Some(v), _) if ranking => format!(
                 "pick {}",
                 crate::dataset::best_of::slot_letter(v.max(0) as usize)
             ),
@@ -221,7 +241,8 @@ pub fn fold(
         return;
     };
     let outcome = &mut outcomes[r];
-    keep_answers(outcome, &rows[r], showing, config, rating);
+    let ranking = config.template.mode == Mode::Ranking;
+    keep_answers(outcome, &rows[r], showing, ranking, &rating.samples);
     match (showing, config.template.mode) {
         (Showing::Four, _) => {
             outcome.pick = rating.rating.map(|v| v as usize);

@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod batch;
 pub mod cache;
 pub mod data;
+pub mod file;
 pub mod judges;
 pub mod plan;
 pub mod record;

@@ -7,6 +7,22 @@ use crate::evaluation::rewardbench2::{Board, Scored};
 use crate::raters::best_of::{Protocol, RowOutcome};
 use crate::raters::CallTally;
 
+/// What one configuration made of the rows, before they are scored: `calibrate` rates them,
+/// `report DIR` reads them back.
+#[derive(Debug, Clone)]
+pub struct Rb2Made {
+    pub name: String,
+    pub protocol: Protocol,
+    /// The judge is the simulated one.
+    pub simulated: bool,
+    /// The score a missing one counts as under `lowest`.
+    pub floor: f64,
+    /// Its calls (Ties' ratings included): cost and failures.
+    pub tally: CallTally,
+    /// Per row (the set's order): its pick, grades, pairs won and answers.
+    pub outcomes: Vec<RowOutcome>,
+}
+
 /// One configuration scored on RewardBench 2.
 #[derive(Debug, Clone)]
 pub struct Rb2Config {

@@ -21,6 +21,7 @@ mod mock_http;
 mod plan;
 mod pointwise;
 mod real_data;
+mod report_dirs;
 mod report_html;
 mod rewardbench2;
 mod rewardbench2_judges;

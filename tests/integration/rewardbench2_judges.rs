@@ -349,11 +349,11 @@ fn the_protocols_score_every_row_as_the_truth_says() {
     assert_eq!(ratings.lines().count(), 1 + 3 * rows.len());
     let answers = std::fs::read_to_string(out.join("completions.jsonl")).expect("answers");
     assert!(answers.lines().count() >= calls[0]);
-    // `report DIR` says what it does with such a directory.
-    let err = crate::common::error_of(&["report", out.to_str().expect("utf-8")]);
-    assert!(err.contains("is a RewardBench 2 run"), "{err}");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.contains("RewardBench 2's row browser") && html.contains("Factuality-0"));
+    // report DIR remakes every file from the directory: unread, quoted and failed answers
+    // included.
+    crate::report_dirs::report_remakes(&out, &doc, &dir.path().join("copy"));
 }
 
 #[test]

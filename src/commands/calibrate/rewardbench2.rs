@@ -17,7 +17,7 @@ use crate::raters::best_of::{
 use crate::raters::{CallTally, Missing};
 use crate::run::data::BestOfSet;
 use crate::run::judges;
-use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use crate::run::rewardbench2::{Rb2Config, Rb2Made, Rb2Run};
 use anyhow::Result;
 
 /// A row as the scoring sees it under `protocol`, its scores or decided result given.
@@ -52,14 +52,14 @@ fn other(missing: Missing) -> Missing {
 pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
     let judge = args.plan.judge.judge.as_deref().unwrap_or("");
     let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
-    let (configs, made) = match judge.strip_prefix("scores:") {
+    let (made, out) = match judge.strip_prefix("scores:") {
         Some(path) => {
-            let config = from_scores(args, &set, judge, path, missing)?;
+            let made = from_scores(&set, judge, path)?;
             let name = args.name.clone().unwrap_or_else(|| "calibrate".into());
             let (dir, created) = super::super::out::create(args.out.as_deref(), &name)?;
             (
-                vec![config],
-                Made {
+                vec![made],
+                Out {
                     name,
                     dir,
                     created,
@@ -67,17 +67,9 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
                 },
             )
         }
-        None => from_judges(args, &set, missing)?,
+        None => from_judges(args, &set)?,
     };
-    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
-    let comparisons = best_of::compare(&scored, missing, args.bootstrap, set.seed);
-    let group = best_of::best_group(
-        &configs
-            .iter()
-            .map(|c| best_of::overall_of(&c.boards[0]))
-            .collect::<Vec<_>>(),
-        &comparisons,
-    );
+    let (configs, comparisons, group) = score(&set.rows, made, missing, args.bootstrap, set.seed);
     Ok(Rb2Run {
         rows: set.rows.len(),
         configs,
@@ -88,47 +80,83 @@ pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
         comparisons,
         group,
         both_orders: args.plan.data.both_orders,
-        dir: Some(made.dir),
-        name: made.name,
+        dir: Some(out.dir),
+        name: out.name,
         command: crate::run::command_line().join(" "),
-        created_unix: made.created,
-        caches: made.caches,
+        created_unix: out.created,
+        caches: out.caches,
     })
 }
 
-/// A configuration's record from its rows' scores: both boards and the analytics.
-fn config(
-    args: &CalibrateArgs,
-    set: &BestOfSet,
-    (name, protocol): (String, Protocol),
-    scored: Vec<Scored>,
+/// Every configuration's rows scored under both missing-score rules, with the analytics;
+/// the paired comparisons of every two and the group of the best. `calibrate` and `report
+/// DIR` both score a run here.
+pub fn score(
+    rows: &[Shown],
+    made: Vec<Rb2Made>,
     missing: Missing,
-    (tally, outcomes): (CallTally, Vec<RowOutcome>),
+    bootstrap: usize,
+    seed: u64,
+) -> (Vec<Rb2Config>, Vec<best_of::Paired>, Vec<usize>) {
+    let configs: Vec<Rb2Config> = made
+        .into_iter()
+        .map(|m| config(rows, m, missing, bootstrap, seed))
+        .collect();
+    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
+    let comparisons = best_of::compare(&scored, missing, bootstrap, seed);
+    let group = best_of::best_group(
+        &configs
+            .iter()
+            .map(|c| best_of::overall_of(&c.boards[0]))
+            .collect::<Vec<_>>(),
+        &comparisons,
+    );
+    (configs, comparisons, group)
+}
+
+/// A configuration's record from what it made of the rows: both boards and the analytics.
+fn config(
+    rows: &[Shown],
+    made: Rb2Made,
+    missing: Missing,
+    bootstrap: usize,
+    seed: u64,
 ) -> Rb2Config {
+    let protocol = made.protocol;
+    let scored: Vec<Scored> = rows
+        .iter()
+        .zip(&made.outcomes)
+        .map(|(shown, o)| {
+            let decided = (shown.row.subset != TIES)
+                .then(|| decided(protocol, o, &shown.gold))
+                .flatten();
+            self::scored(shown, protocol, o.grades.clone(), decided, made.floor)
+        })
+        .collect();
     let results = best_of::results(&scored, missing);
     let ranking = protocol == Protocol::Ranking;
     let picks: Option<Vec<Option<usize>>> =
-        ranking.then(|| outcomes.iter().map(|o| o.pick).collect());
+        ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
     // The rows outside Ties whose pick the other reader reads differently.
     let readers_disagree = ranking.then(|| {
-        outcomes
+        made.outcomes
             .iter()
-            .zip(&set.rows)
+            .zip(rows)
             .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
             .count()
     });
     Rb2Config {
-        name,
-        simulated: false,
+        name: made.name,
+        simulated: made.simulated,
         protocol,
         boards: [
-            board(&scored, missing, args.bootstrap, set.seed),
-            board(&scored, other(missing), args.bootstrap, set.seed),
+            board(&scored, missing, bootstrap, seed),
+            board(&scored, other(missing), bootstrap, seed),
         ],
-        tally,
+        tally: made.tally,
         readers_disagree,
-        outcomes,
-        slots: best_of::slots(&set.rows, picks.as_deref(), &results),
+        outcomes: made.outcomes,
+        slots: best_of::slots(rows, picks.as_deref(), &results),
         grades: protocol.grades().then(|| best_of::grades(&scored)),
         results,
         scored,
@@ -136,13 +164,7 @@ fn config(
 }
 
 /// The scores protocol: a reward model's per-completion scores, no calls.
-fn from_scores(
-    args: &CalibrateArgs,
-    set: &BestOfSet,
-    judge: &str,
-    path: &str,
-    missing: Missing,
-) -> Result<Rb2Config> {
+fn from_scores(set: &BestOfSet, judge: &str, path: &str) -> Result<Rb2Made> {
     let table = crate::dataset::scores::load(std::path::Path::new(path))?;
     let score = |shown: &Shown, text: &String| {
         let key = (shown.row.prompt.clone(), text.clone());
@@ -153,56 +175,45 @@ fn from_scores(
             .copied()
             .flatten()
     };
-    let scores: Vec<Vec<Option<f64>>> = set
+    let outcomes: Vec<RowOutcome> = set
         .rows
         .iter()
-        .map(|shown| {
-            shown
+        .map(|shown| RowOutcome {
+            grades: shown
                 .row
                 .completions
                 .iter()
                 .map(|t| score(shown, t))
-                .collect()
+                .collect(),
+            ..RowOutcome::default()
         })
         .collect();
-    // A missing score under `lowest`: below the file's lowest (finite, so Ties' margins are).
-    let floor = scores
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .fold(f64::INFINITY, f64::min)
-        - 1.0;
-    let rows: Vec<Scored> = set
-        .rows
-        .iter()
-        .zip(scores)
-        .map(|(shown, scores)| scored(shown, Protocol::Scores, scores, None, floor))
-        .collect();
-    let scored_count = rows
-        .iter()
-        .flat_map(|r| &r.scores)
-        .filter(|s| s.is_some())
-        .count();
-    if scored_count == 0 {
+    let all = || outcomes.iter().flat_map(|o| &o.grades);
+    if all().all(Option::is_none) {
         return Err(input_error(format!(
             "'{path}' scores none of the {} completions of {}: its prompt and response columns must hold the rows' prompts and completions as they are",
-            rows.iter().map(|r| r.scores.len()).sum::<usize>(),
+            all().count(),
             set.source
         )));
     }
-    Ok(config(
-        args,
-        set,
-        (judge.to_string(), Protocol::Scores),
-        rows,
-        missing,
-        (CallTally::default(), Vec::new()),
-    ))
+    Ok(Rb2Made {
+        name: judge.to_string(),
+        protocol: Protocol::Scores,
+        simulated: false,
+        floor: scores_floor(all().flatten().copied()),
+        tally: CallTally::default(),
+        outcomes,
+    })
+}
+
+/// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
+/// margins are).
+pub fn scores_floor(scores: impl Iterator<Item = f64>) -> f64 {
+    scores.fold(f64::INFINITY, f64::min) - 1.0
 }
 
 /// Where a run went: its name, directory, when, and the judges' caches.
-struct Made {
+struct Out {
     name: String,
     dir: std::path::PathBuf,
     created: u64,
@@ -228,11 +239,7 @@ fn defaults(plan: &mut PlanArgs) {
 }
 
 /// The protocols that call a judge: every configuration of the plan, one budget.
-fn from_judges(
-    args: &CalibrateArgs,
-    set: &BestOfSet,
-    missing: Missing,
-) -> Result<(Vec<Rb2Config>, Made)> {
+fn from_judges(args: &CalibrateArgs, set: &BestOfSet) -> Result<(Vec<Rb2Made>, Out)> {
     let session = Session::plan(args, set.seed, defaults)?;
     let plan = &session.plan;
     if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
@@ -296,34 +303,23 @@ fn from_judges(
         );
         next[k] += 1;
     })?;
-    let mut out = Vec::new();
-    for ((config, outcomes), tally) in plan.configs.iter().zip(outcomes).zip(rated.tallies) {
-        let protocol = Protocol::of(&config.template);
-        let rows: Vec<Scored> = set
-            .rows
-            .iter()
-            .zip(&outcomes)
-            .map(|(shown, o)| {
-                let decided = (shown.row.subset != TIES)
-                    .then(|| decided(protocol, o, &shown.gold))
-                    .flatten();
-                scored(shown, protocol, o.grades.clone(), decided, FAILED_RATING)
-            })
-            .collect();
-        let mut c = self::config(
-            args,
-            set,
-            (config.name.clone(), protocol),
-            rows,
-            missing,
-            (tally, outcomes),
-        );
-        c.simulated = config.judge.is_simulated();
-        out.push(c);
-    }
+    let made = plan
+        .configs
+        .iter()
+        .zip(outcomes)
+        .zip(rated.tallies)
+        .map(|((config, outcomes), tally)| Rb2Made {
+            name: config.name.clone(),
+            protocol: Protocol::of(&config.template),
+            simulated: config.judge.is_simulated(),
+            floor: FAILED_RATING,
+            tally,
+            outcomes,
+        })
+        .collect();
     Ok((
-        out,
-        Made {
+        made,
+        Out {
             name: session.name.clone(),
             dir: rated.dir,
             created: rated.created_unix,

@@ -7,6 +7,8 @@
 use super::super::csv::{write_csv, TidyRows};
 use super::super::html::{script_json, write_page, Page};
 use crate::dataset::best_of::{slot_letter, Shown};
+use crate::raters::best_of::Protocol;
+use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::{Context, Result};
 use polars::prelude::*;
@@ -36,15 +38,20 @@ fn won(c: &Rb2Config, row: usize) -> Option<String> {
     Some(format!("{n}/{}", o.wins.len()))
 }
 
-/// What a configuration made of a row: its result, pick, grades by slot and pairs won.
+/// What a configuration made of a row: its result, pick, grades by slot and pairs won (and,
+/// pairwise, each pair: won, lost or unread).
 fn outcome_json(shown: &Shown, c: &Rb2Config, row: usize) -> serde_json::Value {
-    json!({
+    let mut x = json!({
         "config": c.name,
         "result": c.results.get(row).copied().flatten(),
         "pick": c.outcomes.get(row).and_then(|o| o.pick),
         "grades": slot_grades(shown, c, row),
         "wins": won(c, row),
-    })
+    });
+    if c.protocol == Protocol::Pairwise {
+        x["pairs"] = json!(c.outcomes.get(row).map(|o| &o.wins));
+    }
+    x
 }
 
 fn letters(slots: &[usize]) -> String {
@@ -66,7 +73,7 @@ fn write_items(run: &Rb2Run, dir: &Path) -> Result<()> {
             &mut out,
             &json!({
                 "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
-                "completions": slots,
+                "completions": slots, "order": shown.order,
                 "correct": shown.gold.iter().map(|&s| slot_letter(s)).collect::<Vec<_>>(),
                 "results": run.configs.iter().map(|c| outcome_json(shown, c, k)).collect::<Vec<_>>(),
             }),
@@ -289,6 +296,10 @@ fn browser(run: &Rb2Run) -> Result<String> {
                 .map(|c| {
                     let o = c.outcomes.get(k);
                     let mut x = outcome_json(shown, c, k);
+                    // The page shows pairs won from "wins"; each pair's outcome is for report DIR.
+                    if let Some(m) = x.as_object_mut() {
+                        m.remove("pairs");
+                    }
                     x["missing"] = json!(super::super::best_of::read_row(c, k).missing());
                     x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
                             "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
@@ -310,6 +321,22 @@ fn browser(run: &Rb2Run) -> Result<String> {
     }))
 }
 
+/// run.json of a RewardBench 2 run: the `--json` document, with its name, command line and
+/// time, and what `report DIR` reads back.
+pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
+    let mut file: Rb2RunFile = serde_json::from_value(super::super::rewardbench2::to_json(run))?;
+    file.schema = SCHEMA;
+    file.name = run.name.clone();
+    file.command = run.command.clone();
+    file.created_unix = run.created_unix;
+    file.data.both_orders = Some(run.both_orders);
+    for (f, c) in file.configs.iter_mut().zip(&run.configs) {
+        f.simulated = Some(c.simulated);
+        f.floor = c.scored.first().map(|s| s.floor);
+    }
+    Ok(file)
+}
+
 /// Writes everything but `completions.jsonl`.
 pub fn write(run: &Rb2Run) -> Result<()> {
     let Some(dir) = &run.dir else {
@@ -321,15 +348,7 @@ pub fn write(run: &Rb2Run) -> Result<()> {
     write_comparisons(run, dir)?;
     let tex = dir.join("table.tex");
     std::fs::write(&tex, latex(run)).with_context(|| format!("writing '{}'", tex.display()))?;
-    let mut doc = super::super::rewardbench2::to_json(run);
-    if let serde_json::Value::Object(m) = &mut doc {
-        m.insert("name".into(), json!(run.name));
-        m.insert("command".into(), json!(run.command));
-        m.insert("created_unix".into(), json!(run.created_unix));
-    }
-    let path = dir.join("run.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
-        .with_context(|| format!("writing '{}'", path.display()))?;
+    super::write_run_file(&RunFile::RewardBench2(run_file(run)?), dir)?;
     write_page(
         Page {
             title: run.name.clone(),

@@ -3,16 +3,21 @@
 
 pub mod best_of;
 pub mod read;
+pub mod read_rewardbench2;
 
 pub use read::read;
 
 use super::csv::{write_csv, TidyRows};
 use super::{latex, plots};
 use crate::evaluation::{Comparison, ConfigRecord, Scope};
+use crate::run::file::{
+    AnnotatorsFile, CostFile, PairsConfigFile, PairsDataFile, PairsRunFile, PointwiseFile, RunFile,
+    SCHEMA,
+};
 use crate::run::record::{ConfigMeta, Run};
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -409,37 +414,71 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
 /// A comparisons.csv column of numbers: its name and how to read it.
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
-fn config_json(meta: &ConfigMeta, rec: &ConfigRecord) -> Value {
+fn config_file(meta: &ConfigMeta, rec: &ConfigRecord) -> PairsConfigFile {
     let c = rec.cost;
-    let pointwise = rec.pointwise.as_ref().map(
-        |p| json!({"tie_margin": p.tie_margin, "lowest": p.lowest, "order_blind": p.order_blind}),
-    );
-    json!({
-        "pointwise": pointwise,
-        "name": meta.name, "prompt": meta.prompt, "parser": meta.parser, "rater": meta.rater,
-        "judge": meta.judge, "model": meta.model, "temperature": meta.temperature,
-        "max_tokens": meta.max_tokens, "simulated": meta.simulated, "system": meta.system,
-        "template": meta.template,
-        "cost": {"calls": c.calls, "cache_hits": c.cache_hits, "tokens_in": c.tokens_in, "tokens_out": c.tokens_out, "wall_seconds": c.wall_seconds},
+    PairsConfigFile {
+        cost: CostFile {
+            cache_hits: c.cache_hits,
+            calls: c.calls,
+            tokens_in: c.tokens_in,
+            tokens_out: c.tokens_out,
+            wall_seconds: Some(c.wall_seconds),
+        },
+        judge: meta.judge.clone(),
+        max_tokens: meta.max_tokens,
+        model: meta.model.clone(),
+        name: meta.name.clone(),
+        parser: meta.parser.clone(),
+        pointwise: rec.pointwise.as_ref().map(|p| PointwiseFile {
+            lowest: p.lowest,
+            order_blind: p.order_blind,
+            tie_margin: p.tie_margin,
+        }),
+        prompt: meta.prompt.clone(),
+        rater: meta.rater.clone(),
+        simulated: meta.simulated,
+        system: meta.system.clone(),
+        temperature: meta.temperature,
+        template: meta.template.clone(),
+    }
+}
+
+/// run.json of a run over pairs.
+pub fn run_file(run: &Run) -> RunFile {
+    let m = &run.meta;
+    RunFile::Pairs(PairsRunFile {
+        bootstrap: m.bootstrap,
+        command: m.command.clone(),
+        configs: m
+            .configs
+            .iter()
+            .zip(&run.record.configs)
+            .map(|(meta, rec)| config_file(meta, rec))
+            .collect(),
+        created_unix: m.created_unix,
+        data: PairsDataFile {
+            annotators: run.record.annotators.as_ref().map(|a| AnnotatorsFile {
+                names: a.names.clone(),
+                policy: a.policy.clone(),
+            }),
+            both_orders: m.both_orders,
+            checksum_sha256: m.checksum.clone(),
+            items: run.record.items.len(),
+            no_majority: m.no_majority,
+            seed: m.seed,
+            source: m.source.clone(),
+        },
+        name: m.name.clone(),
+        raterlab_version: env!("CARGO_PKG_VERSION").into(),
+        schema: SCHEMA,
+        sort: m.sort.clone(),
     })
 }
 
-fn write_run_json(run: &Run, dir: &Path) -> Result<()> {
-    let m = &run.meta;
-    let doc = json!({
-        "raterlab_version": env!("CARGO_PKG_VERSION"),
-        "created_unix": m.created_unix,
-        "command": m.command,
-        "name": m.name,
-        "data": {"source": m.source, "seed": m.seed, "both_orders": m.both_orders, "items": run.record.items.len(), "checksum_sha256": m.checksum, "no_majority": m.no_majority,
-                 "annotators": run.record.annotators.as_ref().map(|a| json!({"names": a.names, "policy": a.policy}))},
-        "bootstrap": m.bootstrap,
-        "sort": m.sort,
-        "configs": m.configs.iter().zip(&run.record.configs).map(|(meta, rec)| config_json(meta, rec)).collect::<Vec<_>>(),
-    });
+/// Writes run.json.
+pub fn write_run_file(file: &RunFile, dir: &Path) -> Result<()> {
     let path = dir.join("run.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
-        .with_context(|| format!("writing '{}'", path.display()))
+    std::fs::write(&path, file.text()?).with_context(|| format!("writing '{}'", path.display()))
 }
 
 /// Writes (or, for `report DIR`, rewrites) everything but the raw answers.
@@ -448,7 +487,7 @@ pub fn write(run: &Run) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     write_ratings(run, dir)?;
     write_tables(run, dir)?;
-    write_run_json(run, dir)?;
+    write_run_file(&run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
     plots::write_all(run, dir)?;
     crate::report::html::write(run, dir)

@@ -7,10 +7,10 @@ use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord,
 };
 use crate::report::lines::{each_line, read_lines, ItemTexts};
+use crate::run::file::{PairsRunFile, RunFile};
 use crate::run::record::{ConfigMeta, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
-use serde_json::Value;
 use std::fs::File;
 use std::path::Path;
 
@@ -18,36 +18,30 @@ fn bad_run(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {
     input_error(format!("'{}' is not a complete raterlab run directory: {what}; run `raterlab calibrate` to make one", dir.display()))
 }
 
-/// Reads a run directory back (run.json + ratings.parquet).
-pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
+/// run.json of a run directory, typed.
+pub fn run_file(dir: &Path) -> Result<RunFile> {
     let text = std::fs::read_to_string(dir.join("run.json"))
         .map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
-    let doc: Value =
-        serde_json::from_str(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
-    if doc["data"]["form"] == "rewardbench2" {
-        return Err(input_error(format!(
-            "'{}' is a RewardBench 2 run: `raterlab report` re-renders runs over pairs only; its report.html, run.json and ratings.csv are complete, and the same calibrate command with --offline remakes it from the cache",
-            dir.display()
-        )));
-    }
-    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let configs_json = doc["configs"]
-        .as_array()
-        .ok_or_else(|| bad_run(dir, "run.json has no configs"))?;
+    RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))
+}
+
+/// Reads a run directory over pairs back (its run.json + ratings.parquet).
+pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
+    let configs_json = &doc.configs;
     let metas: Vec<ConfigMeta> = configs_json
         .iter()
         .map(|c| ConfigMeta {
-            name: s(&c["name"]),
-            prompt: s(&c["prompt"]),
-            parser: s(&c["parser"]),
-            rater: s(&c["rater"]),
-            judge: s(&c["judge"]),
-            model: s(&c["model"]),
-            temperature: c["temperature"].as_f64().unwrap_or(0.0),
-            max_tokens: c["max_tokens"].as_u64().unwrap_or(0) as u32,
-            simulated: c["simulated"].as_bool().unwrap_or(false),
-            system: c["system"].as_str().map(str::to_string),
-            template: s(&c["template"]),
+            name: c.name.clone(),
+            prompt: c.prompt.clone(),
+            parser: c.parser.clone(),
+            rater: c.rater.clone(),
+            judge: c.judge.clone(),
+            model: c.model.clone(),
+            temperature: c.temperature,
+            max_tokens: c.max_tokens,
+            simulated: c.simulated,
+            system: c.system.clone(),
+            template: c.template.clone(),
         })
         .collect();
     let file = File::open(dir.join("ratings.parquet"))
@@ -95,15 +89,13 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
     let grades = (float_col("grade1"), float_col("grade2"));
     // `seeded` (the pair's one-order position) is absent from run directories written before
     // it existed: draw it again from the data seed, as the run did.
-    let data_seed = doc["data"]["seed"]
-        .as_u64()
-        .unwrap_or(crate::dataset::examples::DEFAULT_SEED);
+    let data_seed = doc.data.seed;
     let seeded: Vec<bool> = match df.column("seeded").ok().and_then(|c| c.bool().ok()) {
         Some(c) => c.iter().map(|v| v.unwrap_or(true)).collect(),
         None => (0..config.len())
             .map(|i| {
                 let swapped = order[i] == "swapped";
-                !doc["data"]["both_orders"].as_bool().unwrap_or(false)
+                !doc.data.both_orders
                     || crate::dataset::examples::is_swapped(data_seed, &pair[i]) == swapped
             })
             .collect(),
@@ -165,7 +157,7 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                     _ => Outcome::CallFailed,
                 })
                 .collect();
-            let c = &configs_json[k]["cost"];
+            let c = configs_json[k].cost;
             ConfigRecord {
                 name: m.name.clone(),
                 prompt: m.prompt.clone(),
@@ -174,29 +166,27 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                 simulated: m.simulated,
                 outcomes,
                 cost: Cost {
-                    calls: c["calls"].as_u64().unwrap_or(0),
-                    cache_hits: c["cache_hits"].as_u64().unwrap_or(0),
-                    tokens_in: c["tokens_in"].as_u64().unwrap_or(0),
-                    tokens_out: c["tokens_out"].as_u64().unwrap_or(0),
-                    wall_seconds: c["wall_seconds"].as_f64().unwrap_or(0.0),
+                    calls: c.calls,
+                    cache_hits: c.cache_hits,
+                    tokens_in: c.tokens_in,
+                    tokens_out: c.tokens_out,
+                    wall_seconds: c.wall_seconds.unwrap_or(0.0),
                 },
                 reasons: crate::evaluation::tally(
                     (k * n..(k + 1) * n)
                         .filter(|&i| status[i] != "rated" && !reason[i].is_empty())
                         .map(|i| reason[i].as_str()),
                 ),
-                pointwise: configs_json[k]["pointwise"]
-                    .as_object()
-                    .map(|p| PointwiseRecord {
-                        grades: (k * n..(k + 1) * n)
-                            .map(|i| (grades.0[i], grades.1[i]))
-                            .collect(),
-                        tie_margin: p["tie_margin"].as_f64().unwrap_or(0.0),
-                        lowest: p["lowest"].as_f64(),
-                        order_blind: p["order_blind"].as_bool().unwrap_or(false),
-                    }),
-                samples: (m.rater.starts_with("sc:") && configs_json[k]["pointwise"].is_null())
-                    .then(|| {
+                pointwise: configs_json[k].pointwise.as_ref().map(|p| PointwiseRecord {
+                    grades: (k * n..(k + 1) * n)
+                        .map(|i| (grades.0[i], grades.1[i]))
+                        .collect(),
+                    tie_margin: p.tie_margin,
+                    lowest: p.lowest,
+                    order_blind: p.order_blind,
+                }),
+                samples: (m.rater.starts_with("sc:") && configs_json[k].pointwise.is_none()).then(
+                    || {
                         (k * n..(k + 1) * n)
                             .map(|i| {
                                 sample_verdicts
@@ -205,32 +195,30 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                                     .unwrap_or_default()
                             })
                             .collect()
-                    }),
+                    },
+                ),
             }
         })
         .collect();
-    let data = &doc["data"];
+    let data = &doc.data;
     let meta = RunMeta {
-        name: s(&doc["name"]),
+        name: doc.name.clone(),
         dir: dir.to_path_buf(),
-        source: s(&data["source"]),
-        seed: data["seed"].as_u64().unwrap_or(0),
-        both_orders: data["both_orders"].as_bool().unwrap_or(false),
-        bootstrap: doc["bootstrap"].as_u64().unwrap_or(1000) as usize,
-        checksum: s(&data["checksum_sha256"]),
+        source: data.source.clone(),
+        seed: data.seed,
+        both_orders: data.both_orders,
+        bootstrap: doc.bootstrap,
+        checksum: data.checksum_sha256.clone(),
         configs: metas,
-        command: doc["command"]
-            .as_array()
-            .map(|a| a.iter().map(s).collect())
-            .unwrap_or_default(),
-        created_unix: doc["created_unix"].as_u64().unwrap_or(0),
-        sort: s(&doc["sort"]),
-        no_majority: data["no_majority"].as_u64().unwrap_or(0) as usize,
+        command: doc.command.clone(),
+        created_unix: doc.created_unix,
+        sort: doc.sort.clone(),
+        no_majority: data.no_majority,
     };
     // Several annotators' labels, one "a,b,c" string per item (run directories written
     // before them have neither the column nor the names).
-    let annotators = match data["annotators"]["names"].as_array() {
-        Some(names) => {
+    let annotators = match &data.annotators {
+        Some(a) => {
             let column = text_col("votes")?;
             let votes = column[..n]
                 .iter()
@@ -245,10 +233,10 @@ pub fn read(dir: &Path) -> Result<(RunMeta, RunRecord)> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             Some(Annotations {
-                names: names.iter().map(s).collect(),
+                names: a.names.clone(),
                 votes,
                 no_majority: meta.no_majority,
-                policy: s(&data["annotators"]["policy"]),
+                policy: a.policy.clone(),
             })
         }
         None => None,

@@ -1,0 +1,343 @@
+//! A RewardBench 2 run directory read back (`raterlab report DIR`): the rows as shown and what
+//! each configuration made of them, from run.json (schema 2), items.jsonl (each row's
+//! completions in their slots, the seeded order, and each configuration's pick, grades and
+//! pairs won), ratings.parquet (the other reader's pick) and completions.jsonl (the answers,
+//! kept as `calibrate` kept them). Scoring them again is `calibrate`'s own.
+
+use crate::dataset::best_of::{slot_letter, BestOf, Shown, TIES};
+use crate::dataset::best_of_items::RowItems;
+use crate::error::input_error;
+use crate::judge::Completion;
+use crate::raters::best_of::{items, keep_answers, ties_items, Protocol, RowOutcome};
+use crate::raters::{CallTally, SampleTrace, Usage};
+use crate::report::lines::each_line;
+use crate::run::file::{Rb2RunFile, SCHEMA};
+use crate::run::rewardbench2::Rb2Made;
+use anyhow::Result;
+use polars::prelude::*;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+fn bad(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {
+    input_error(format!(
+        "'{}' is not a complete RewardBench 2 run directory: {what}; the same calibrate command with --offline remakes it from the cache",
+        dir.display()
+    ))
+}
+
+/// A configuration's result on a row, in items.jsonl.
+#[derive(Debug, Deserialize)]
+struct ResultLine {
+    config: String,
+    #[serde(default)]
+    pick: Option<usize>,
+    /// By slot.
+    #[serde(default)]
+    grades: Option<Vec<Option<f64>>>,
+    /// Pairwise: each pair won, lost or unread.
+    #[serde(default)]
+    pairs: Option<Vec<Option<bool>>>,
+}
+
+/// A row of items.jsonl.
+#[derive(Debug, Deserialize)]
+struct RowLine {
+    id: String,
+    subset: String,
+    prompt: String,
+    /// In their slots.
+    completions: Vec<String>,
+    /// The correct slots' letters.
+    correct: Vec<String>,
+    /// `order[slot]`: the completion (correct ones first) shown at the slot.
+    order: Vec<usize>,
+    results: Vec<ResultLine>,
+}
+
+/// A line of completions.jsonl.
+#[derive(Debug, Deserialize)]
+struct AnswerLine {
+    config: String,
+    id: String,
+    sample: u32,
+    side: Option<u8>,
+    grade: Option<f64>,
+    #[serde(default)]
+    shared: bool,
+    /// In characters.
+    span: Option<[usize; 2]>,
+    text: Option<String>,
+    verdict: Option<i64>,
+    problem: Option<String>,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+    #[serde(default)]
+    tokens_in: Option<u64>,
+    #[serde(default)]
+    tokens_out: Option<u64>,
+    #[serde(default)]
+    cached: Option<bool>,
+}
+
+impl AnswerLine {
+    fn trace(self) -> SampleTrace {
+        // The span in bytes, from characters.
+        let span = self.text.as_deref().zip(self.span).and_then(|(t, [a, b])| {
+            let byte = |c: usize| t.char_indices().map(|(i, _)| i).chain([t.len()]).nth(c);
+            Some((byte(a)?, byte(b)?))
+        });
+        SampleTrace {
+            sample: self.sample,
+            side: self.side,
+            grade: self.grade,
+            shared: self.shared,
+            completion: self.text.map(|text| Completion {
+                text,
+                tokens_in: self.tokens_in.unwrap_or(0),
+                tokens_out: self.tokens_out.unwrap_or(0),
+                latency_ms: self.latency_ms.unwrap_or(0.0),
+                cached: self.cached.unwrap_or(false),
+            }),
+            verdict: self.verdict,
+            span,
+            problem: self.problem,
+            error: None,
+        }
+    }
+}
+
+/// The row a line of items.jsonl shows, checked.
+fn row(dir: &Path, at: usize, line: &RowLine) -> Result<Shown> {
+    let n = line.completions.len();
+    let mut seen = vec![false; n];
+    for &k in &line.order {
+        if k >= n || std::mem::replace(&mut seen[k], true) {
+            return Err(bad(
+                dir,
+                format!(
+                    "items.jsonl line {at}: 'order' is not a permutation of the {n} completions"
+                ),
+            ));
+        }
+    }
+    if line.order.len() != n {
+        return Err(bad(dir, format!("items.jsonl line {at}: 'order' has {} slots for {n} completions (written by a raterlab before `report DIR` read RewardBench 2 runs?)", line.order.len())));
+    }
+    let mut gold: Vec<usize> = Vec::new();
+    for letter in &line.correct {
+        match (0..n).find(|&s| slot_letter(s) == *letter) {
+            Some(s) => gold.push(s),
+            None => {
+                return Err(bad(
+                    dir,
+                    format!("items.jsonl line {at}: no slot '{letter}'"),
+                ))
+            }
+        }
+    }
+    gold.sort_unstable();
+    let correct = gold.len();
+    if gold.iter().any(|&s| line.order[s] >= correct) {
+        return Err(bad(
+            dir,
+            format!("items.jsonl line {at}: the correct slots do not hold the first completions"),
+        ));
+    }
+    let mut completions = vec![String::new(); n];
+    for (slot, text) in line.completions.iter().enumerate() {
+        completions[line.order[slot]] = text.clone();
+    }
+    Ok(Shown {
+        row: BestOf {
+            id: line.id.clone(),
+            subset: line.subset.clone(),
+            prompt: line.prompt.clone(),
+            completions,
+            correct,
+        },
+        order: line.order.clone(),
+        gold,
+    })
+}
+
+/// Each configuration's other-reader picks by row id (ratings.parquet).
+fn other_picks(dir: &Path) -> Result<HashMap<(String, String), Option<usize>>> {
+    let path = dir.join("ratings.parquet");
+    let file = std::fs::File::open(&path).map_err(|e| bad(dir, format!("ratings.parquet: {e}")))?;
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| bad(dir, format!("ratings.parquet: {e}")))?;
+    let text = |name: &str| -> Result<Vec<Option<String>>> {
+        Ok(df
+            .column(name)
+            .and_then(|c| c.str().cloned())
+            .map_err(|_| bad(dir, format!("ratings.parquet has no text column '{name}'")))?
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect())
+    };
+    let (config, id, other) = (text("config")?, text("id")?, text("pick_other_reader")?);
+    Ok(config
+        .into_iter()
+        .zip(id)
+        .zip(other)
+        .map(|((c, i), o)| {
+            let slot = o.and_then(|o| (0..26 * 27).find(|&s| slot_letter(s) == o));
+            ((c.unwrap_or_default(), i.unwrap_or_default()), slot)
+        })
+        .collect())
+}
+
+/// Reads a RewardBench 2 run directory back: its rows as shown and what each configuration
+/// made of them (its answers included), ready to be scored again.
+pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)> {
+    if file.schema < SCHEMA {
+        return Err(input_error(format!(
+            "'{}' was written by a raterlab that did not yet keep what `report DIR` needs of a RewardBench 2 run (run.json schema {}); the same calibrate command with --offline remakes it from the cache",
+            dir.display(),
+            file.schema
+        )));
+    }
+    let path = dir.join("items.jsonl");
+    let reader = std::io::BufReader::new(
+        std::fs::File::open(&path).map_err(|e| bad(dir, format!("items.jsonl: {e}")))?,
+    );
+    let mut rows: Vec<Shown> = Vec::new();
+    let mut results: Vec<Vec<ResultLine>> = Vec::new();
+    for (k, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| bad(dir, format!("items.jsonl: {e}")))?;
+        let parsed: RowLine = serde_json::from_str(&line)
+            .map_err(|e| bad(dir, format!("items.jsonl line {}: {e}", k + 1)))?;
+        rows.push(row(dir, k + 1, &parsed)?);
+        results.push(parsed.results);
+    }
+    if rows.len() != file.data.rows {
+        return Err(bad(
+            dir,
+            format!(
+                "items.jsonl has {} rows, run.json {}",
+                rows.len(),
+                file.data.rows
+            ),
+        ));
+    }
+    let others = other_picks(dir)?;
+    let both_orders = file.data.both_orders.unwrap_or(false);
+    let ties = ties_items(&rows);
+    let mut made = Vec::new();
+    for c in &file.configs {
+        let protocol = Protocol::parse(&c.protocol)
+            .ok_or_else(|| bad(dir, format!("run.json: no protocol '{}'", c.protocol)))?;
+        let mut outcomes = RowOutcome::for_rows(&rows);
+        for (r, (shown, of_row)) in rows.iter().zip(&results).enumerate() {
+            let Some(res) = of_row.iter().find(|x| x.config == c.name) else {
+                return Err(bad(
+                    dir,
+                    format!(
+                        "items.jsonl row {} has no result of '{}'",
+                        shown.row.id, c.name
+                    ),
+                ));
+            };
+            let o = &mut outcomes[r];
+            o.pick = res.pick;
+            o.other_pick = others
+                .get(&(c.name.clone(), shown.row.id.clone()))
+                .copied()
+                .flatten();
+            if let Some(by_slot) = &res.grades {
+                for (slot, g) in by_slot.iter().enumerate() {
+                    if let Some(&k) = shown.order.get(slot) {
+                        o.grades[k] = *g;
+                    }
+                }
+            }
+            o.wins = res.pairs.clone().unwrap_or_default();
+            if protocol == Protocol::Pairwise && shown.row.subset != TIES && res.pairs.is_none() {
+                return Err(bad(
+                    dir,
+                    format!(
+                        "items.jsonl row {}: '{}' has no pairs",
+                        shown.row.id, c.name
+                    ),
+                ));
+            }
+        }
+        if protocol != Protocol::Scores {
+            answers(
+                dir,
+                &rows,
+                &mut outcomes,
+                c.name.as_str(),
+                protocol,
+                both_orders,
+                &ties,
+            );
+        }
+        made.push(Rb2Made {
+            name: c.name.clone(),
+            protocol,
+            simulated: c.simulated.unwrap_or(false),
+            floor: c
+                .floor
+                .unwrap_or(crate::evaluation::rewardbench2::FAILED_RATING),
+            tally: CallTally {
+                usage: Usage {
+                    calls: c.calls.calls,
+                    cache_hits: c.calls.cache_hits,
+                    tokens_in: c.calls.tokens_in,
+                    tokens_out: c.calls.tokens_out,
+                },
+                ..CallTally::default()
+            },
+            outcomes,
+        });
+    }
+    Ok((rows, made))
+}
+
+/// Keeps each answer of completions.jsonl that `name` gave (its own items, and its Ties
+/// part's) in its row's outcome, as the run kept it.
+fn answers(
+    dir: &Path,
+    rows: &[Shown],
+    outcomes: &mut [RowOutcome],
+    name: &str,
+    protocol: Protocol,
+    both_orders: bool,
+    ties: &RowItems,
+) {
+    let main = items(protocol, rows, both_orders);
+    let ties_name = crate::raters::best_of::ties_part_name(name);
+    let index = |items: &RowItems| -> HashMap<String, usize> {
+        items
+            .examples
+            .iter()
+            .enumerate()
+            .map(|(k, e)| (e.id.clone(), k))
+            .collect()
+    };
+    let (main_at, ties_at) = (index(&main), index(ties));
+    let ranking = protocol == Protocol::Ranking;
+    each_line(&dir.join("completions.jsonl"), |line: AnswerLine| {
+        let (items, at, ranking) = if line.config == name {
+            (&main, &main_at, ranking)
+        } else if line.config == ties_name {
+            (ties, &ties_at, false)
+        } else {
+            return;
+        };
+        let Some(&(r, showing)) = at.get(&line.id).and_then(|&k| items.of.get(k)) else {
+            return;
+        };
+        keep_answers(
+            &mut outcomes[r],
+            &rows[r],
+            showing,
+            ranking,
+            &[line.trace()],
+        );
+    });
+}

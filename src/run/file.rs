@@ -1,0 +1,247 @@
+//! `run.json`, the description of a run directory, as one serde type per form: written by
+//! `report::run_dir` after every run and read back by `report DIR` through the same types.
+//! Fields are declared in alphabetical order, so the file reads as before the types existed.
+//!
+//! `schema` counts the file's versions: 1 (no field) was written before these types, and
+//! `report DIR` still reads a pairs run of that version; 2 adds `schema` itself and, for
+//! RewardBench 2, what `report DIR` needs to rebuild the run (`data.both_orders`, each
+//! configuration's `floor` and `simulated`, and `order` in items.jsonl).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version this build writes.
+pub const SCHEMA: u32 = 2;
+
+fn first_schema() -> u32 {
+    1
+}
+
+/// What a configuration's calls cost (`cost` of a pairs run, `calls` of a RewardBench 2 run,
+/// which has no wall time).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostFile {
+    #[serde(default)]
+    pub cache_hits: u64,
+    #[serde(default)]
+    pub calls: u64,
+    #[serde(default)]
+    pub tokens_in: u64,
+    #[serde(default)]
+    pub tokens_out: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_seconds: Option<f64>,
+}
+
+/// A pointwise configuration's rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointwiseFile {
+    #[serde(default)]
+    pub lowest: Option<f64>,
+    #[serde(default)]
+    pub order_blind: bool,
+    #[serde(default)]
+    pub tie_margin: f64,
+}
+
+/// A configuration of a run over pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairsConfigFile {
+    #[serde(default)]
+    pub cost: CostFile,
+    #[serde(default)]
+    pub judge: String,
+    #[serde(default)]
+    pub max_tokens: u32,
+    #[serde(default)]
+    pub model: String,
+    pub name: String,
+    #[serde(default)]
+    pub parser: String,
+    #[serde(default)]
+    pub pointwise: Option<PointwiseFile>,
+    #[serde(default)]
+    pub prompt: String,
+    #[serde(default)]
+    pub rater: String,
+    #[serde(default)]
+    pub simulated: bool,
+    #[serde(default)]
+    pub system: Option<String>,
+    #[serde(default)]
+    pub temperature: f64,
+    #[serde(default)]
+    pub template: String,
+}
+
+/// The annotators of a run's data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnnotatorsFile {
+    pub names: Vec<String>,
+    #[serde(default)]
+    pub policy: String,
+}
+
+/// The data of a run over pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairsDataFile {
+    #[serde(default)]
+    pub annotators: Option<AnnotatorsFile>,
+    #[serde(default)]
+    pub both_orders: bool,
+    #[serde(default)]
+    pub checksum_sha256: String,
+    #[serde(default)]
+    pub items: usize,
+    #[serde(default)]
+    pub no_majority: usize,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub source: String,
+}
+
+/// run.json of a run over pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairsRunFile {
+    #[serde(default = "default_bootstrap")]
+    pub bootstrap: usize,
+    #[serde(default)]
+    pub command: Vec<String>,
+    pub configs: Vec<PairsConfigFile>,
+    #[serde(default)]
+    pub created_unix: u64,
+    pub data: PairsDataFile,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub raterlab_version: String,
+    #[serde(default = "first_schema")]
+    pub schema: u32,
+    #[serde(default)]
+    pub sort: String,
+}
+
+fn default_bootstrap() -> usize {
+    1000
+}
+
+/// A configuration of a RewardBench 2 run: what `report DIR` reads back, and the figures of
+/// `calibrate --json` beside them (its leaderboards and analytics, written as computed and
+/// never read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rb2ConfigFile {
+    #[serde(default)]
+    pub calls: CostFile,
+    /// The score a missing one counts as under `lowest` (schema 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<f64>,
+    #[serde(default)]
+    pub grades: Value,
+    /// `--pointwise-missing`'s rule: drop or lowest.
+    pub missing: String,
+    pub name: String,
+    pub protocol: String,
+    #[serde(default)]
+    pub read: Value,
+    #[serde(default)]
+    pub readers_disagree: Option<usize>,
+    #[serde(default)]
+    pub rewardbench2: Value,
+    #[serde(default)]
+    pub rewardbench2_other_missing_rule: Value,
+    /// The judge is the simulated one (schema 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<bool>,
+    #[serde(default)]
+    pub slots: Value,
+}
+
+/// The data of a RewardBench 2 run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rb2DataFile {
+    /// Pairwise configurations saw each pair in both orders (schema 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub both_orders: Option<bool>,
+    pub form: String,
+    pub rows: usize,
+    pub seed: u64,
+    pub source: String,
+}
+
+/// run.json of a RewardBench 2 run: the `calibrate --json` document, its name, command line
+/// and time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rb2RunFile {
+    #[serde(default)]
+    pub best_group: Vec<String>,
+    pub bootstrap: usize,
+    #[serde(default)]
+    pub command: String,
+    #[serde(default)]
+    pub comparisons: Vec<Value>,
+    pub configs: Vec<Rb2ConfigFile>,
+    #[serde(default)]
+    pub created_unix: u64,
+    pub data: Rb2DataFile,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "first_schema")]
+    pub schema: u32,
+}
+
+/// The form a run.json describes, told by `data.form`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunFile {
+    Pairs(PairsRunFile),
+    RewardBench2(Rb2RunFile),
+}
+
+impl RunFile {
+    /// Parses run.json's text.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        let doc: Value = serde_json::from_str(text)?;
+        if doc["data"]["form"] == "rewardbench2" {
+            Ok(RunFile::RewardBench2(serde_json::from_value(doc)?))
+        } else {
+            Ok(RunFile::Pairs(serde_json::from_value(doc)?))
+        }
+    }
+
+    /// The text written to run.json.
+    pub fn text(&self) -> Result<String, serde_json::Error> {
+        let text = match self {
+            RunFile::Pairs(f) => serde_json::to_string_pretty(f)?,
+            RunFile::RewardBench2(f) => serde_json::to_string_pretty(f)?,
+        };
+        Ok(text + "\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file written before the types (schema 1) reads, and what is written reads back the
+    /// same.
+    #[test]
+    fn files_read_back_as_written() {
+        let old = r#"{"bootstrap": 10, "command": ["raterlab"], "configs": [{"name": "a", "cost": {"calls": 3}}],
+            "data": {"source": "s", "seed": 7}, "name": "n"}"#;
+        let RunFile::Pairs(f) = RunFile::parse(old).expect("reads") else {
+            panic!("a pairs run");
+        };
+        assert_eq!((f.schema, f.configs[0].cost.calls, f.data.seed), (1, 3, 7));
+        let again = RunFile::parse(&RunFile::Pairs(f.clone()).text().expect("writes"));
+        assert_eq!(again.expect("reads"), RunFile::Pairs(f));
+        let rb2 = r#"{"bootstrap": 0, "configs": [{"name": "x", "missing": "drop", "protocol": "ranking",
+            "rewardbench2": {"score": 0.5}}], "data": {"form": "rewardbench2", "rows": 2, "seed": 1, "source": "s"}}"#;
+        let RunFile::RewardBench2(f) = RunFile::parse(rb2).expect("reads") else {
+            panic!("a RewardBench 2 run");
+        };
+        assert_eq!(f.configs[0].rewardbench2["score"], 0.5);
+        assert_eq!(f.configs[0].floor, None);
+        let again = RunFile::parse(&RunFile::RewardBench2(f.clone()).text().expect("writes"));
+        assert_eq!(again.expect("reads"), RunFile::RewardBench2(f));
+    }
+}

@@ -1,0 +1,189 @@
+//! `raterlab report DIR` on every form: a RewardBench 2 run is remade file for file from its
+//! directory; a pairs run written by the previous release (run.json without a schema) still
+//! reads, and its tables come out byte for byte; a RewardBench 2 run of that release, or a
+//! damaged one, is refused with the way to remake it.
+
+use crate::common::{error_of, fixture, json_of, run};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every file below `dir` (name → bytes).
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("a run directory")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("readable"),
+            )
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for (name, bytes) in files(from) {
+        std::fs::write(to.join(name), bytes).expect("copy");
+    }
+}
+
+/// Runs `calibrate ARGS --out DIR --json`, then `report DIR --json` on a copy: every file the
+/// report writes again equals the run's own, and so does the document.
+fn remade(args: &[&str]) -> (serde_json::Value, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("run");
+    let out_s = out.to_str().expect("utf-8");
+    let mut all = args.to_vec();
+    all.extend(["--out", out_s]);
+    let calibrated = json_of(&all);
+    report_remakes(&out, &calibrated, &tmp.path().join("copy"));
+    (calibrated, tmp)
+}
+
+/// `report DIR --json` on a copy (at `copy`) of the run directory `out` that `calibrate`
+/// wrote with the document `calibrated`: the same document, and every file the same.
+pub fn report_remakes(out: &Path, calibrated: &serde_json::Value, copy: &Path) {
+    copy_dir(out, copy);
+    let reported = json_of(&["report", copy.to_str().expect("utf-8")]);
+    assert_eq!(
+        &reported, calibrated,
+        "report DIR's document is calibrate's"
+    );
+    let (before, after) = (files(out), files(copy));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &before {
+        assert!(
+            after[name] == *bytes,
+            "{name} differs after report DIR ({})",
+            out.display()
+        );
+    }
+}
+
+#[test]
+fn a_rewardbench2_run_is_remade_file_for_file() {
+    // The demo's three protocols; sc:3 on both ranking prompts (other reader, split votes);
+    // pairwise in both orders with sc:3 (pairs won, lost and unread).
+    let (doc, _) = remade(&["calibrate", "--demo", "--data", "sample-v2"]);
+    assert_eq!(doc["configs"].as_array().map(Vec::len), Some(3));
+    remade(&[
+        "calibrate",
+        "--demo",
+        "--data",
+        "sample-v2",
+        "--prompt",
+        "rb2_ranking",
+        "--prompt",
+        "rb2_ranking_gemini",
+        "--rater",
+        "sc:3",
+        "--bootstrap",
+        "200",
+    ]);
+    let (doc, tmp) = remade(&[
+        "calibrate",
+        "--demo",
+        "--data",
+        "sample-v2",
+        "--prompt",
+        "simple_no_tie",
+        "--both-orders",
+        "--rater",
+        "sc:3",
+        "--pointwise-missing",
+        "lowest",
+    ]);
+    assert_eq!(doc["configs"][0]["missing"], "lowest");
+    // Another bootstrap changes the intervals, not the scores.
+    let dir = tmp.path().join("copy");
+    let again = json_of(&["report", dir.to_str().expect("utf-8"), "--bootstrap", "0"]);
+    let (a, b) = (
+        &doc["configs"][0]["rewardbench2"],
+        &again["configs"][0]["rewardbench2"],
+    );
+    assert_eq!(a["score"], b["score"]);
+    assert_ne!(a["ci"], b["ci"]);
+    assert_eq!(again["bootstrap"], 0);
+}
+
+#[test]
+fn a_pairs_run_of_the_previous_release_reads_and_its_tables_come_out_the_same() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("run");
+    let old = fixture("run-dirs/pairs-v1");
+    copy_dir(&old, &dir);
+    let old_json = std::fs::read_to_string(old.join("run.json")).expect("run.json");
+    assert!(
+        !old_json.contains("\"schema\""),
+        "a file from before the schema"
+    );
+    let (code, _, err) = run(&["report", dir.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    for name in [
+        "metrics.csv",
+        "comparisons.csv",
+        "confusion.csv",
+        "table.tex",
+    ] {
+        let (was, is) = (
+            std::fs::read(old.join(name)).expect("fixture"),
+            std::fs::read(dir.join(name)).expect("written"),
+        );
+        assert!(was == is, "{name} differs from the previous release's");
+    }
+    // run.json is the same but for its schema, now written.
+    let new_json = std::fs::read_to_string(dir.join("run.json")).expect("run.json");
+    let strip = |t: &str| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(t).expect("json");
+        v.as_object_mut().expect("object").remove("schema");
+        v
+    };
+    assert_eq!(strip(&new_json), strip(&old_json));
+    assert!(new_json.contains("\"schema\": 2"), "{new_json}");
+    assert_eq!(
+        new_json.lines().count(),
+        old_json.lines().count() + 1,
+        "one line more: the schema"
+    );
+}
+
+#[test]
+fn old_or_damaged_rewardbench2_runs_are_refused_with_the_way_to_remake_them() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("old");
+    copy_dir(&fixture("run-dirs/rewardbench2-v1"), &dir);
+    let err = error_of(&["report", dir.to_str().expect("utf-8")]);
+    assert!(
+        err.contains("run.json schema 1") && err.contains("--offline remakes it"),
+        "{err}"
+    );
+    // A run of this release with items.jsonl gone, or its order damaged.
+    let out = tmp.path().join("new");
+    let out_s = out.to_str().expect("utf-8");
+    json_of(&["calibrate", "--demo", "--data", "sample-v2", "--out", out_s]);
+    let err = error_of(&["plan", "--diff", "0.03", "--from", out_s]);
+    assert!(
+        err.contains("plan --from reads the paired tests of a run over pairs"),
+        "{err}"
+    );
+    let items = std::fs::read_to_string(out.join("items.jsonl")).expect("items");
+    let first = items.lines().next().expect("a row");
+    let damaged = items.replacen(first, &first.replacen("\"order\":[", "\"order\":[0,", 1), 1);
+    std::fs::write(out.join("items.jsonl"), damaged).expect("write");
+    let err = error_of(&["report", out_s]);
+    assert!(
+        err.contains("items.jsonl line 1: 'order' is not a permutation"),
+        "{err}"
+    );
+    std::fs::remove_file(out.join("items.jsonl")).expect("rm");
+    let err = error_of(&["report", out_s]);
+    assert!(
+        err.contains("not a complete RewardBench 2 run directory: items.jsonl"),
+        "{err}"
+    );
+}
