@@ -82,7 +82,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
                     let annotators = run::data::annotator_report(&dataset)?;
                     report::data::emit_summary(&dataset, annotators.as_ref())
                 }
-                run::data::Rows::BestOf(set) => report::data::emit_best_of(&set),
+                run::data::Rows::RewardBench2(set) => report::data::emit_rewardbench2(&set),
             },
             cli::DataCommand::Export { data, out } => {
                 let dataset = run::data::load(

@@ -207,8 +207,8 @@ def read_run(path: str | Path, *, polars: bool = False) -> dict:
         raise _bad_input(f"read_run needs {e.name}: pip install {e.name}") from None
     out: dict[str, Any] = {"run": json.loads((run_dir / "run.json").read_text())}
     # A RewardBench 2 run has no confusion matrix: its rows are scored, not labelled.
-    best_of = out["run"].get("data", {}).get("form") == "rewardbench2"
-    for name in _TABLES[:3] if best_of else _TABLES:
+    rewardbench2 = out["run"].get("data", {}).get("form") == "rewardbench2"
+    for name in _TABLES[:3] if rewardbench2 else _TABLES:
         file = run_dir / f"{name}.csv"
         if not file.is_file():
             raise _bad_input(f"'{run_dir}' has no {name}.csv; the run directory is incomplete")

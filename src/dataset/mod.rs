@@ -13,14 +13,13 @@
 //! - `source`: `--data` (sample, split names, files, `--map`);
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
-pub mod best_of;
-pub mod best_of_items;
 pub mod examples;
 pub mod export;
 pub mod frame;
 pub mod hub;
 pub mod labels;
 pub mod pairs;
+pub mod rewardbench2;
 pub mod scores;
 pub mod sections;
 pub mod select;

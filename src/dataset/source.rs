@@ -1,11 +1,11 @@
 //! `--data`: the bundled sample, a reward-bench split by name, or a file (reward-bench schema,
 //! or any pairwise file with a `--map` column mapping).
 
-use super::best_of::{self, BestOf};
 use super::frame::{self, Frame};
 use super::hub::{self, HubFile, Progress};
 use super::labels::NoMajority;
 use super::pairs::{self, Pair};
+use super::rewardbench2::{self, Rb2Row};
 use crate::error::input_error;
 use anyhow::Result;
 use std::collections::HashMap;
@@ -138,7 +138,7 @@ impl Mapping {
 pub struct Loaded {
     pub pairs: Vec<Pair>,
     /// RewardBench 2's rows, when the data is in that form (then `pairs` is empty).
-    pub best_of: Option<Vec<BestOf>>,
+    pub rewardbench2: Option<Vec<Rb2Row>>,
     /// Rows whose annotators had no majority (multi-annotator labels only).
     pub no_majority: usize,
     /// The label columns when the label is the majority of several annotators.
@@ -271,7 +271,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     pairs::check_unique_ids(&frame.path, &ids)?;
     Ok(Loaded {
         pairs,
-        best_of: None,
+        rewardbench2: None,
         no_majority,
         annotators: if label_cols.len() > 1 {
             label_cols.to_vec()
@@ -338,7 +338,7 @@ fn has_reward_bench_columns(frame: &Frame) -> bool {
 pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress) -> Result<Loaded> {
     let reward_bench = |pairs: Vec<Pair>| Loaded {
         pairs,
-        best_of: None,
+        rewardbench2: None,
         no_majority: 0,
         annotators: Vec::new(),
         source: spec.describe(),
@@ -349,7 +349,7 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
             SAMPLE,
         )?)),
         DataSpec::SampleV2 => Ok(Loaded {
-            best_of: Some(best_of::from_bytes(&spec.describe(), SAMPLE_V2)?),
+            rewardbench2: Some(rewardbench2::from_bytes(&spec.describe(), SAMPLE_V2)?),
             ..reward_bench(Vec::new())
         }),
         DataSpec::Split(hub) => load_file(&find_split(hub, progress)?, None).map(|l| Loaded {
@@ -371,16 +371,16 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
     let frame = frame::read(path)?;
     match mapping {
         Some(m) => from_mapped(&frame, m),
-        None if best_of::is_best_of(&frame) => Ok(Loaded {
+        None if rewardbench2::is_rewardbench2(&frame) => Ok(Loaded {
             pairs: Vec::new(),
-            best_of: Some(best_of::from_frame(frame)?),
+            rewardbench2: Some(rewardbench2::from_frame(frame)?),
             no_majority: 0,
             annotators: Vec::new(),
             source: path.display().to_string(),
         }),
         None if has_reward_bench_columns(&frame) || frame.height() == 0 => Ok(Loaded {
             pairs: pairs::from_reward_bench(frame)?,
-            best_of: None,
+            rewardbench2: None,
             no_majority: 0,
             annotators: Vec::new(),
             source: path.display().to_string(),

@@ -3,7 +3,6 @@
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
 pub mod annotators;
-pub mod best_of;
 pub mod bias;
 mod compare;
 pub mod consistency;

@@ -8,11 +8,11 @@
 //! answer text).
 
 mod aggregate;
-pub mod best_of;
 mod calls;
 mod kept;
 mod kind;
 mod pointwise;
+pub mod rewardbench2;
 
 pub use aggregate::aggregate;
 #[cfg(test)]

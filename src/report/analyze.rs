@@ -225,7 +225,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
             .map(|(title, svg)| html::plot(title, svg))
             .collect(),
         data: None,
-        best_of: false,
+        rewardbench2: false,
     })
 }
 

@@ -294,7 +294,7 @@ pub fn emit(run: &Run, json: bool) -> Result<()> {
 pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
     match calibrated {
         Calibrated::Pairs(run) => super::run_dir::write(run),
-        Calibrated::RewardBench2(run) => super::run_dir::best_of::write(run),
+        Calibrated::RewardBench2(run) => super::run_dir::rewardbench2::write(run),
     }
 }
 

@@ -1,9 +1,9 @@
 //! Output of `raterlab data summary`.
 
 use super::table;
-use crate::dataset::best_of;
+use crate::dataset::rewardbench2;
 use crate::dataset::sections::section_of;
-use crate::run::data::{BestOfSet, Dataset};
+use crate::run::data::{Dataset, Rb2Set};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -108,7 +108,7 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
 /// Per subset of RewardBench 2 rows: how many, their completions and correct ones, and where
 /// the seeded orders put the correct ones.
 #[derive(Default)]
-struct BestOfTally {
+struct Rb2Tally {
     rows: usize,
     completions: (usize, usize, usize),
     correct: (usize, usize, usize),
@@ -127,8 +127,8 @@ fn span((lo, hi, _): (usize, usize, usize), rows: usize, total: usize) -> String
     }
 }
 
-pub fn write_best_of(d: &BestOfSet, out: &mut dyn Write) -> Result<()> {
-    let mut by_subset: BTreeMap<&str, BestOfTally> = BTreeMap::new();
+pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
+    let mut by_subset: BTreeMap<&str, Rb2Tally> = BTreeMap::new();
     for r in &d.rows {
         let t = by_subset.entry(&r.row.subset).or_default();
         let (n, k) = (r.row.completions.len(), r.row.correct);
@@ -185,7 +185,7 @@ pub fn write_best_of(d: &BestOfSet, out: &mut dyn Write) -> Result<()> {
     let questions = d
         .rows
         .iter()
-        .filter(|r| r.row.subset == best_of::TIES)
+        .filter(|r| r.row.subset == rewardbench2::TIES)
         .count();
     writeln!(
         out,
@@ -201,10 +201,10 @@ pub fn write_best_of(d: &BestOfSet, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `data summary` of RewardBench 2 rows, on stdout.
-pub fn emit_best_of(d: &BestOfSet) -> Result<()> {
+pub fn emit_rewardbench2(d: &Rb2Set) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    write_best_of(d, &mut out)?;
+    write_rewardbench2(d, &mut out)?;
     out.flush()?;
     Ok(())
 }

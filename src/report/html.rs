@@ -21,7 +21,7 @@ use std::path::Path;
 
 const TEMPLATE: &str = include_str!("templates/report.html");
 const BROWSER: &str = include_str!("templates/browser.js");
-const BROWSER_BEST_OF: &str = include_str!("templates/browser_best_of.js");
+const BROWSER_RB2: &str = include_str!("templates/browser_rewardbench2.js");
 
 #[derive(Debug, Serialize)]
 pub struct Plot {
@@ -240,7 +240,7 @@ pub struct Page {
     pub plots: Vec<Plot>,
     pub data: Option<String>,
     /// The data is RewardBench 2's rows (all their completions in slots), not pairs.
-    pub best_of: bool,
+    pub rewardbench2: bool,
 }
 
 /// Where the browser's data goes: the template renders this, and the data (tens of megabytes
@@ -259,9 +259,9 @@ fn page(p: Page) -> Result<[String; 3]> {
         simulated => p.simulated,
         tables => p.tables,
         plots => p.plots,
-        browser => p.data.is_some() && !p.best_of,
-        best_of => p.data.is_some() && p.best_of,
-        script => if p.best_of { BROWSER_BEST_OF } else { BROWSER },
+        browser => p.data.is_some() && !p.rewardbench2,
+        rewardbench2 => p.data.is_some() && p.rewardbench2,
+        script => if p.rewardbench2 { BROWSER_RB2 } else { BROWSER },
     })?;
     Ok(match (p.data, text.find(DATA_SLOT)) {
         (Some(data), Some(at)) => {
@@ -389,7 +389,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         tables,
         plots: figures,
         data: browser_data(run, dir)?,
-        best_of: false,
+        rewardbench2: false,
     })
 }
 

@@ -3,7 +3,6 @@
 pub mod analyze;
 pub mod annotators;
 pub mod batch;
-pub mod best_of;
 pub mod bias;
 pub mod cache;
 pub mod calibrate;

@@ -1,10 +1,10 @@
 //! Data options checked into settings, and the examples they load (`data`, `calibrate`, `rate`).
 
 use crate::cli::DataArgs;
-use crate::dataset::best_of::{self, Shown};
 use crate::dataset::examples::{self, Example};
 use crate::dataset::hub::Progress;
 use crate::dataset::labels::NoMajority;
+use crate::dataset::rewardbench2::{self, Shown};
 use crate::dataset::sections::Section;
 use crate::dataset::select::Selection;
 use crate::dataset::source::{self, DataSpec, Mapping};
@@ -97,7 +97,7 @@ pub fn annotator_report(
 
 /// RewardBench 2's rows, each shown in its seeded order.
 #[derive(Debug, Clone)]
-pub struct BestOfSet {
+pub struct Rb2Set {
     pub source: String,
     pub seed: u64,
     pub rows: Vec<Shown>,
@@ -108,17 +108,17 @@ pub struct BestOfSet {
 #[derive(Debug, Clone)]
 pub enum Rows {
     Pairs(Dataset),
-    BestOf(BestOfSet),
+    RewardBench2(Rb2Set),
 }
 
 /// The data in whichever form it comes, selected.
 pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Rows> {
     let mut loaded = source::load(&settings.spec, settings.mapping.as_ref(), progress)?;
-    if let Some(rows) = loaded.best_of.take() {
-        return Ok(Rows::BestOf(BestOfSet {
+    if let Some(rows) = loaded.rewardbench2.take() {
+        return Ok(Rows::RewardBench2(Rb2Set {
             source: loaded.source,
             seed: settings.seed,
-            rows: best_of::show(settings.selection.apply(rows)?, settings.seed),
+            rows: rewardbench2::show(settings.selection.apply(rows)?, settings.seed),
         }));
     }
     Ok(Rows::Pairs(pairs_dataset(settings, loaded)?))
@@ -128,7 +128,7 @@ pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Row
 pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset> {
     match load_rows(settings, progress)? {
         Rows::Pairs(dataset) => Ok(dataset),
-        Rows::BestOf(set) => Err(input_error(format!(
+        Rows::RewardBench2(set) => Err(input_error(format!(
             "{} is RewardBench 2 data (rows of several completions, some correct): `raterlab data summary` and `raterlab calibrate` (every protocol) read it, this command does not yet; for pairwise data use reward-bench's first version (--data filtered) or a pairwise file",
             set.source
         ))),

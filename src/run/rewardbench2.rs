@@ -1,10 +1,10 @@
 //! What `calibrate` produced on RewardBench 2 rows: each configuration's leaderboard under
 //! both missing-score rules (the chosen one first), its calls and its rows' outcomes.
 
-use crate::dataset::best_of::Shown;
-use crate::evaluation::best_of::{Grades, Paired, Slots};
+use crate::dataset::rewardbench2::Shown;
+use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Slots};
 use crate::evaluation::rewardbench2::{Board, Scored};
-use crate::raters::best_of::{Protocol, RowOutcome};
+use crate::raters::rewardbench2::{Protocol, RowOutcome};
 use crate::raters::CallTally;
 
 /// What one configuration made of the rows, before they are scored: `calibrate` rates them,

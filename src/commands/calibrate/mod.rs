@@ -26,7 +26,9 @@ pub fn run(args: &CalibrateArgs) -> Result<Calibrated> {
             Rows::Pairs(dataset) => {
                 Calibrated::Pairs(Box::new(pairs::run(args, dataset, settings.seed)?))
             }
-            Rows::BestOf(set) => Calibrated::RewardBench2(Box::new(rewardbench2::run(args, set)?)),
+            Rows::RewardBench2(set) => {
+                Calibrated::RewardBench2(Box::new(rewardbench2::run(args, set)?))
+            }
         },
     )
 }

@@ -6,16 +6,16 @@
 
 use super::session::{Part, Session};
 use crate::cli::{CalibrateArgs, PlanArgs};
-use crate::dataset::best_of::{ties_number, Shown, TIES};
-use crate::dataset::best_of_items::RowItems;
+use crate::dataset::rewardbench2::items::RowItems;
+use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::error::input_error;
-use crate::evaluation::best_of;
+use crate::evaluation::rewardbench2::analytics;
 use crate::evaluation::rewardbench2::{board, chance, decided, Scored, FAILED_RATING};
-use crate::raters::best_of::{
+use crate::raters::rewardbench2::{
     check_rows, fold, items, ties_config, ties_items, Protocol, RowOutcome,
 };
 use crate::raters::{CallTally, Missing};
-use crate::run::data::BestOfSet;
+use crate::run::data::Rb2Set;
 use crate::run::judges;
 use crate::run::rewardbench2::{Rb2Config, Rb2Made, Rb2Run};
 use anyhow::Result;
@@ -49,7 +49,7 @@ fn other(missing: Missing) -> Missing {
     }
 }
 
-pub fn run(args: &CalibrateArgs, set: BestOfSet) -> Result<Rb2Run> {
+pub fn run(args: &CalibrateArgs, set: Rb2Set) -> Result<Rb2Run> {
     let judge = args.plan.judge.judge.as_deref().unwrap_or("");
     let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
     let (made, out) = match judge.strip_prefix("scores:") {
@@ -97,17 +97,17 @@ pub fn score(
     missing: Missing,
     bootstrap: usize,
     seed: u64,
-) -> (Vec<Rb2Config>, Vec<best_of::Paired>, Vec<usize>) {
+) -> (Vec<Rb2Config>, Vec<analytics::Paired>, Vec<usize>) {
     let configs: Vec<Rb2Config> = made
         .into_iter()
         .map(|m| config(rows, m, missing, bootstrap, seed))
         .collect();
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
-    let comparisons = best_of::compare(&scored, missing, bootstrap, seed);
-    let group = best_of::best_group(
+    let comparisons = analytics::compare(&scored, missing, bootstrap, seed);
+    let group = analytics::best_group(
         &configs
             .iter()
-            .map(|c| best_of::overall_of(&c.boards[0]))
+            .map(|c| analytics::overall_of(&c.boards[0]))
             .collect::<Vec<_>>(),
         &comparisons,
     );
@@ -133,7 +133,7 @@ fn config(
             self::scored(shown, protocol, o.grades.clone(), decided, made.floor)
         })
         .collect();
-    let results = best_of::results(&scored, missing);
+    let results = analytics::results(&scored, missing);
     let ranking = protocol == Protocol::Ranking;
     let picks: Option<Vec<Option<usize>>> =
         ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
@@ -156,15 +156,15 @@ fn config(
         tally: made.tally,
         readers_disagree,
         outcomes: made.outcomes,
-        slots: best_of::slots(rows, picks.as_deref(), &results),
-        grades: protocol.grades().then(|| best_of::grades(&scored)),
+        slots: analytics::slots(rows, picks.as_deref(), &results),
+        grades: protocol.grades().then(|| analytics::grades(&scored)),
         results,
         scored,
     }
 }
 
 /// The scores protocol: a reward model's per-completion scores, no calls.
-fn from_scores(set: &BestOfSet, judge: &str, path: &str) -> Result<Rb2Made> {
+fn from_scores(set: &Rb2Set, judge: &str, path: &str) -> Result<Rb2Made> {
     let table = crate::dataset::scores::load(std::path::Path::new(path))?;
     let score = |shown: &Shown, text: &String| {
         let key = (shown.row.prompt.clone(), text.clone());
@@ -239,7 +239,7 @@ fn defaults(plan: &mut PlanArgs) {
 }
 
 /// The protocols that call a judge: every configuration of the plan, one budget.
-fn from_judges(args: &CalibrateArgs, set: &BestOfSet) -> Result<(Vec<Rb2Made>, Out)> {
+fn from_judges(args: &CalibrateArgs, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
     let session = Session::plan(args, set.seed, defaults)?;
     let plan = &session.plan;
     if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {

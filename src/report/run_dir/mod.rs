@@ -1,9 +1,9 @@
 //! The run directory: everything a calibrate run produced, in files a paper (or
 //! `raterlab report DIR`) can use without calling any judge again.
 
-pub mod best_of;
 pub mod read;
 pub mod read_rewardbench2;
+pub mod rewardbench2;
 
 pub use read::read;
 

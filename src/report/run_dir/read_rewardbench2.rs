@@ -4,11 +4,11 @@
 //! pairs won), ratings.parquet (the other reader's pick) and completions.jsonl (the answers,
 //! kept as `calibrate` kept them). Scoring them again is `calibrate`'s own.
 
-use crate::dataset::best_of::{slot_letter, BestOf, Shown, TIES};
-use crate::dataset::best_of_items::RowItems;
+use crate::dataset::rewardbench2::items::RowItems;
+use crate::dataset::rewardbench2::{slot_letter, Rb2Row, Shown, TIES};
 use crate::error::input_error;
 use crate::judge::Completion;
-use crate::raters::best_of::{items, keep_answers, ties_items, Protocol, RowOutcome};
+use crate::raters::rewardbench2::{items, keep_answers, ties_items, Protocol, RowOutcome};
 use crate::raters::{CallTally, SampleTrace, Usage};
 use crate::report::lines::each_line;
 use crate::run::file::{Rb2RunFile, SCHEMA};
@@ -150,7 +150,7 @@ fn row(dir: &Path, at: usize, line: &RowLine) -> Result<Shown> {
         completions[line.order[slot]] = text.clone();
     }
     Ok(Shown {
-        row: BestOf {
+        row: Rb2Row {
             id: line.id.clone(),
             subset: line.subset.clone(),
             prompt: line.prompt.clone(),
@@ -310,7 +310,7 @@ fn answers(
     ties: &RowItems,
 ) {
     let main = items(protocol, rows, both_orders);
-    let ties_name = crate::raters::best_of::ties_part_name(name);
+    let ties_name = crate::raters::rewardbench2::ties_part_name(name);
     let index = |items: &RowItems| -> HashMap<String, usize> {
         items
             .examples

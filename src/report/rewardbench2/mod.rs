@@ -1,11 +1,13 @@
 //! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
-use super::format::{fixed, with_ci};
-use super::json::{ci_json, num};
-use super::table::{self, Table};
+use crate::report::format::{fixed, with_ci};
+use crate::report::json::{ci_json, num};
+use crate::report::table::{self, Table};
+pub mod analytics;
+
 use crate::evaluation::rewardbench2::Board;
-use crate::raters::best_of::Protocol;
+use crate::raters::rewardbench2::Protocol;
 use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
 use serde_json::{json, Value};
@@ -53,12 +55,12 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 "rewardbench2": doc,
                 "rewardbench2_other_missing_rule": board_json(&c.boards[1]),
             });
-            if let (Value::Object(m), Value::Object(more)) = (&mut entry, super::best_of::config_json(c)) {
+            if let (Value::Object(m), Value::Object(more)) = (&mut entry, analytics::config_json(c)) {
                 m.extend(more);
             }
             entry
         }).collect::<Vec<_>>(),
-        "comparisons": run.comparisons.iter().map(|p| super::best_of::comparison_json(run, p)).collect::<Vec<_>>(),
+        "comparisons": run.comparisons.iter().map(|p| analytics::comparison_json(run, p)).collect::<Vec<_>>(),
         "best_group": run.group.iter().map(|&k| run.configs[k].name.clone()).collect::<Vec<_>>(),
     })
 }
@@ -131,10 +133,10 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
             other.missing.key(),
             with_ci(other.leaderboard, other.leaderboard_ci)
         ));
-        t.notes.extend(super::best_of::config_lines(c));
+        t.notes.extend(analytics::config_lines(c));
         out.push(t);
     }
-    out.extend(super::best_of::comparison_table(run));
+    out.extend(analytics::comparison_table(run));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
         .configs
@@ -176,5 +178,5 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
 
 /// Prints the leaderboards (tables, or JSON).
 pub fn emit(run: &Rb2Run, json: bool) -> Result<()> {
-    super::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+    crate::report::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
 }

@@ -5,7 +5,9 @@
 //! parts are kept. Checked against reward-bench's own functions
 //! (`tests/fixtures/generate_rewardbench2_fixtures.py`).
 
-use crate::raters::best_of::{Protocol, RowOutcome};
+pub mod analytics;
+
+use crate::raters::rewardbench2::{Protocol, RowOutcome};
 use crate::raters::Missing;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -296,7 +298,7 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             .filter_map(|r| filled(r, missing).map(|s| (*r, s)))
             .collect();
         dropped += members.len() - counted.len();
-        let is_ties = *name == crate::dataset::best_of::TIES;
+        let is_ties = *name == crate::dataset::rewardbench2::TIES;
         let mut draws = Vec::with_capacity(resamples);
         let score = if is_ties {
             let parts = ties_score(&ties_rows(&counted));

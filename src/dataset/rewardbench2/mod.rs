@@ -3,8 +3,10 @@
 //! for the same question). Each row's completions are shown in a seeded order, which gives its
 //! golden labels: the slots of the correct completions.
 
-use super::frame::Frame;
-use super::select::{stable_hash, Selectable};
+pub mod items;
+
+use crate::dataset::frame::Frame;
+use crate::dataset::select::{stable_hash, Selectable};
 use crate::error::input_error;
 use anyhow::Result;
 use polars::prelude::*;
@@ -28,7 +30,7 @@ pub const TIES: &str = "Ties";
 
 /// One row as the source gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BestOf {
+pub struct Rb2Row {
     /// `{subset}-{id}`, unique in the dataset.
     pub id: String,
     pub subset: String,
@@ -42,14 +44,14 @@ pub struct BestOf {
 /// A row as the judge sees it: its completions in a seeded order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shown {
-    pub row: BestOf,
+    pub row: Rb2Row,
     /// `order[slot]` is the index in `row.completions` shown at `slot` (A, B, C, ...).
     pub order: Vec<usize>,
     /// The slots of the correct completions, ascending: the golden labels.
     pub gold: Vec<usize>,
 }
 
-impl Selectable for BestOf {
+impl Selectable for Rb2Row {
     fn subset(&self) -> &str {
         &self.subset
     }
@@ -60,7 +62,7 @@ impl Selectable for BestOf {
 
 /// Whether a frame is in RewardBench 2's form: `chosen` holds lists, or the row counts are
 /// there.
-pub fn is_best_of(frame: &Frame) -> bool {
+pub fn is_rewardbench2(frame: &Frame) -> bool {
     frame
         .df
         .column("chosen")
@@ -85,7 +87,7 @@ pub fn shown_order(seed: u64, id: &str, n: usize) -> Vec<usize> {
 }
 
 /// Rows shown in their seeded orders.
-pub fn show(rows: Vec<BestOf>, seed: u64) -> Vec<Shown> {
+pub fn show(rows: Vec<Rb2Row>, seed: u64) -> Vec<Shown> {
     rows.into_iter()
         .map(|row| {
             let order = shown_order(seed, &row.id, row.completions.len());
@@ -190,7 +192,7 @@ fn counts(frame: &Frame, name: &str) -> Result<Vec<i64>> {
 }
 
 /// Rows from a RewardBench 2 frame, every shape checked.
-pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
+pub fn from_frame(frame: Frame) -> Result<Vec<Rb2Row>> {
     check_schema(&frame)?;
     let path = frame.path.display().to_string();
     if frame.height() == 0 {
@@ -251,7 +253,7 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
         let correct = chosen.len();
         let mut completions = chosen;
         completions.extend(rejected);
-        rows.push(BestOf {
+        rows.push(Rb2Row {
             id: format!("{}-{}", subset[row], raw_ids[row]),
             subset: subset[row].clone(),
             prompt: prompt[row].clone(),
@@ -260,7 +262,7 @@ pub fn from_frame(frame: Frame) -> Result<Vec<BestOf>> {
         });
     }
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    super::pairs::check_unique_ids(&frame.path, &ids)?;
+    crate::dataset::pairs::check_unique_ids(&frame.path, &ids)?;
     Ok(rows)
 }
 
@@ -276,7 +278,7 @@ pub fn ties_number(id: &str) -> Option<(u64, bool)> {
 }
 
 /// Reads RewardBench 2 parquet bytes (the embedded sample).
-pub fn from_bytes(name: &str, bytes: &'static [u8]) -> Result<Vec<BestOf>> {
+pub fn from_bytes(name: &str, bytes: &'static [u8]) -> Result<Vec<Rb2Row>> {
     let df = ParquetReader::new(std::io::Cursor::new(bytes)).finish()?;
     from_frame(Frame {
         path: name.into(),
@@ -313,7 +315,7 @@ mod tests {
 
     #[test]
     fn gold_is_the_slots_of_the_correct_completions() {
-        let row = BestOf {
+        let row = Rb2Row {
             id: "Ties-tied:1".into(),
             subset: TIES.into(),
             prompt: "p".into(),

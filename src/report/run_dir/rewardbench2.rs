@@ -6,8 +6,8 @@
 
 use super::super::csv::{write_csv, TidyRows};
 use super::super::html::{script_json, write_page, Page};
-use crate::dataset::best_of::{slot_letter, Shown};
-use crate::raters::best_of::Protocol;
+use crate::dataset::rewardbench2::{slot_letter, Shown};
+use crate::raters::rewardbench2::Protocol;
 use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::{Context, Result};
@@ -169,7 +169,7 @@ fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
                     let used = b
                         .subsets
                         .iter()
-                        .find(|s| s.name == crate::dataset::best_of::TIES)
+                        .find(|s| s.name == crate::dataset::rewardbench2::TIES)
                         .map_or(0, |s| s.used);
                     rows.push("Ties", used as u64, metric, v, None);
                 }
@@ -241,7 +241,7 @@ fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
         Column::new(
             "finding".into(),
             c.iter()
-                .map(|p| super::super::best_of::finding_key(p.test.finding()))
+                .map(|p| super::super::rewardbench2::analytics::finding_key(p.test.finding()))
                 .collect::<Vec<_>>(),
         ),
     ])?;
@@ -300,7 +300,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
                     if let Some(m) = x.as_object_mut() {
                         m.remove("pairs");
                     }
-                    x["missing"] = json!(super::super::best_of::read_row(c, k).missing());
+                    x["missing"] = json!(super::super::rewardbench2::analytics::read_row(c, k).missing());
                     x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
                             "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
                             "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),
@@ -358,7 +358,7 @@ pub fn write(run: &Rb2Run) -> Result<()> {
             tables: super::super::rewardbench2::tables(run),
             plots: Vec::new(),
             data: Some(browser(run)?),
-            best_of: true,
+            rewardbench2: true,
         },
         &dir.join("report.html"),
     )

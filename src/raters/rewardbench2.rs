@@ -4,8 +4,8 @@
 //! every configuration has the whole leaderboard.
 
 use super::{aggregate, Config, Rating, SampleTrace};
-use crate::dataset::best_of::{Shown, TIES};
-use crate::dataset::best_of_items::{four_way, pairs, RowItems, Showing};
+use crate::dataset::rewardbench2::items::{four_way, pairs, RowItems, Showing};
+use crate::dataset::rewardbench2::{Shown, TIES};
 use crate::judge::CallError;
 use crate::prompts::{Mode, Template};
 use crate::verdicts::Parser;
@@ -172,7 +172,7 @@ pub fn other_reader(parser: &Parser) -> Option<Parser> {
 
 /// The letter of completion `k`'s slot.
 fn letter(shown: &Shown, k: usize) -> String {
-    crate::dataset::best_of::slot_letter(shown.order.iter().position(|&i| i == k).unwrap_or(0))
+    crate::dataset::rewardbench2::slot_letter(shown.order.iter().position(|&i| i == k).unwrap_or(0))
 }
 
 /// Keeps the answers of `samples` (of an item showing `showing` of the row) in the row's
@@ -187,7 +187,7 @@ pub fn keep_answers(
 ) {
     for s in samples {
         let asked = match (showing, s.side) {
-            (Showing::Four, _) => format!("A-{}", crate::dataset::best_of::slot_letter(3)),
+            (Showing::Four, _) => format!("A-{}", crate::dataset::rewardbench2::slot_letter(3)),
             (Showing::Two { first, .. }, Some(1)) => format!("grade {}", letter(shown, first)),
             (Showing::Two { second, .. }, Some(_)) => format!("grade {}", letter(shown, second)),
             (Showing::Two { first, second }, None) => {
@@ -205,7 +205,7 @@ pub fn keep_answers(
             (Some(g), _, _) => format!("grade {g}"),
             (None, Some(v), _) if ranking => format!(
                 "pick {}",
-                crate::dataset::best_of::slot_letter(v.max(0) as usize)
+                crate::dataset::rewardbench2::slot_letter(v.max(0) as usize)
             ),
             (None, Some(v), _) => format!(
                 "verdict: {}",

@@ -3,10 +3,10 @@
 //! grades force a tie at the top and how well they separate correct from incorrect completions
 //! (AUC), and paired comparisons between configurations on the same rows.
 
-use super::compare::{bootstrap_p, holm};
-use super::rewardbench2::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
-use super::MetricTest;
-use crate::dataset::best_of::{Shown, TIES};
+use super::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
+use crate::dataset::rewardbench2::{Shown, TIES};
+use crate::evaluation::compare::{bootstrap_p, holm};
+use crate::evaluation::MetricTest;
 use crate::raters::Missing;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -185,7 +185,7 @@ fn overall(subsets: &BTreeMap<&str, f64>) -> f64 {
 
 /// The score the comparisons test, of a configuration's board: the mean of its subset scores
 /// (the leaderboard when all six are there).
-pub fn overall_of(board: &super::rewardbench2::Board) -> f64 {
+pub fn overall_of(board: &super::Board) -> f64 {
     overall(
         &board
             .subsets
@@ -353,7 +353,7 @@ pub fn best_group(scores: &[f64], pairs: &[Paired]) -> Vec<usize> {
             continue;
         }
         let worse = pairs.iter().any(|p| {
-            use super::Finding::*;
+            use crate::evaluation::Finding::*;
             (p.a == best && p.b == k && p.test.finding() == ABetter)
                 || (p.b == best && p.a == k && p.test.finding() == BBetter)
         });
@@ -417,9 +417,12 @@ mod tests {
         let pairs = compare(&[&rows, &rows, &better], Missing::Drop, 200, 7);
         assert_eq!(pairs.len(), 3);
         assert_eq!(pairs[0].test.diff, 0.0);
-        assert_eq!(pairs[0].test.finding(), super::super::Finding::NoDifference);
+        assert_eq!(
+            pairs[0].test.finding(),
+            crate::evaluation::Finding::NoDifference
+        );
         assert!((pairs[1].test.diff - 13.0 / 20.0).abs() < 1e-12);
-        assert_eq!(pairs[1].test.finding(), super::super::Finding::BBetter);
+        assert_eq!(pairs[1].test.finding(), crate::evaluation::Finding::BBetter);
         assert_eq!(best_group(&[0.35, 0.35, 1.0], &pairs), [2]);
     }
 }

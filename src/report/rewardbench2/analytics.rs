@@ -2,12 +2,12 @@
 //! picks, grades and verdicts; the two ranking readers' disagreement), picks and accuracy by
 //! slot, forced ties and AUC, and the paired comparisons with the group of the best.
 
-use super::format::{fixed, p_value};
-use super::table::Table;
-use crate::dataset::best_of::slot_letter;
-use crate::evaluation::best_of::{Paired, Slots, SLOTS};
+use crate::dataset::rewardbench2::slot_letter;
+use crate::evaluation::rewardbench2::analytics::{Paired, Slots, SLOTS};
 use crate::evaluation::Finding;
-use crate::raters::best_of::Protocol;
+use crate::raters::rewardbench2::Protocol;
+use crate::report::format::{fixed, p_value};
+use crate::report::table::Table;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use serde_json::{json, Value};
 
@@ -80,7 +80,7 @@ fn missing_json(m: Option<(usize, usize)>) -> Value {
 }
 
 fn finite(v: f64) -> Value {
-    super::json::num(v)
+    crate::report::json::num(v)
 }
 
 pub fn slots_json(s: &Slots) -> Value {
@@ -117,7 +117,7 @@ pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
         "b": run.configs[p.b].name,
         "statistic": "mean of the subset scores (B - A)",
         "diff": finite(p.test.diff),
-        "ci": super::json::ci_json(Some(p.test.ci)),
+        "ci": crate::report::json::ci_json(Some(p.test.ci)),
         "p": finite(p.test.p),
         "p_holm": finite(p.test.p_holm),
         "finding": finding_key(p.test.finding()),

@@ -2,8 +2,8 @@
 //! pairs of a row's completions (pairwise, and the pointwise ratings, which grade each
 //! completion of those pairs once). Each item says which row, and which completions, it shows.
 
-use super::best_of::{slot_letter, Shown};
-use super::examples::{Example, Order};
+use super::{slot_letter, Shown};
+use crate::dataset::examples::{Example, Order};
 
 /// What an item shows of its row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,10 +122,10 @@ pub fn pairs(rows: &[Shown], which: &[usize], both_orders: bool) -> RowItems {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::best_of::{show, BestOf};
+    use crate::dataset::rewardbench2::{show, Rb2Row};
 
-    fn row(id: &str, n: usize, correct: usize) -> BestOf {
-        BestOf {
+    fn row(id: &str, n: usize, correct: usize) -> Rb2Row {
+        Rb2Row {
             id: id.into(),
             subset: "Math".into(),
             prompt: "p".into(),
