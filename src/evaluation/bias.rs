@@ -8,13 +8,11 @@
 //! gold is not a tie. The excess (judge − gold) is the bias. CIs come from a percentile
 //! bootstrap over items, drawn as multinomial resamples of the 3 × 3 (judge × gold) cells.
 
-use super::share;
-use super::{Outcome, RunRecord};
+use super::record::{share, Outcome, RunRecord};
+pub use super::shape::Shape;
 use crate::metrics::{interval95, redraws};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use regex::Regex;
-use std::sync::LazyLock;
 
 /// Length differences at most this many characters do not count as longer.
 pub const LENGTH_MARGIN: u32 = 30;
@@ -25,37 +23,6 @@ pub const MIN_FLAG_ITEMS: u64 = 10;
 /// A fitted coefficient beyond this (or a standard error beyond 100) means the data separate
 /// the outcome: the maximum-likelihood estimate does not exist, and none is reported.
 const SEPARATED: f64 = 30.0;
-
-/// What a response looks like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Shape {
-    pub chars: u32,
-    /// A line that is a list item: `- `, `* `, `+ `, `1. ` or `1) `.
-    pub list: bool,
-    /// A Markdown header line: `#` to `######` and a space.
-    pub header: bool,
-    /// `**bold**` or `__bold__`.
-    pub bold: bool,
-}
-
-static LIST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\S").unwrap_or_else(|_| unreachable!())
-});
-static HEADER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^[ ]{0,3}#{1,6}[ \t]+\S").unwrap_or_else(|_| unreachable!()));
-static BOLD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\*\*[^*\n]+\*\*|__[^_\n]+__").unwrap_or_else(|_| unreachable!()));
-
-impl Shape {
-    pub fn of(text: &str) -> Self {
-        Self {
-            chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
-            list: LIST.is_match(text),
-            header: HEADER.is_match(text),
-            bold: BOLD.is_match(text),
-        }
-    }
-}
 
 /// A preference of the judge and of gold for one feature, with the excess.
 #[derive(Debug, Clone, Copy, PartialEq)]

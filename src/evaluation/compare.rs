@@ -7,7 +7,7 @@
 //! The paired bootstrap is a multinomial over the joint gold × A × B table. A configuration is
 //! found better on a metric only when the Holm-adjusted test rejects *and* the CI excludes 0.
 
-use super::{EvalSettings, RunRecord};
+use super::record::{EvalSettings, RunRecord};
 use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -260,6 +260,17 @@ pub fn compare_all(run: &RunRecord, settings: EvalSettings) -> Vec<Comparison> {
 }
 
 #[cfg(test)]
+/// A metric test whose p-value is already adjusted.
+pub(crate) fn metric_test(diff: f64, ci: (f64, f64), p_holm: f64) -> MetricTest {
+    MetricTest {
+        diff,
+        ci,
+        p: p_holm,
+        p_holm,
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -273,8 +284,8 @@ mod tests {
 
     #[test]
     fn a_pair_without_common_items_is_not_tested_nor_counted_by_holm() {
-        use crate::evaluation::fixtures::{config, item};
-        use crate::evaluation::Outcome;
+        use crate::evaluation::record::fixtures::{config, item};
+        use crate::evaluation::record::Outcome;
         let golds = [-1, 1, 1, -1, 1, -1, -1, 1, 1, -1];
         let items = golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect();
         let right = golds.iter().map(|&g| Outcome::Rated(g)).collect();
@@ -305,7 +316,7 @@ mod tests {
         }
     }
 
-    use crate::evaluation::fixtures::metric_test as test;
+    use crate::evaluation::compare::metric_test as test;
 
     #[test]
     fn better_needs_a_rejecting_test_and_an_interval_without_zero() {
@@ -336,8 +347,8 @@ mod tests {
     /// are reversals. Each metric keeps its own direction, interval and test.
     #[test]
     fn accuracy_worse_while_kappa_higher() {
-        use crate::evaluation::fixtures::{config, item};
-        use crate::evaluation::Outcome;
+        use crate::evaluation::record::fixtures::{config, item};
+        use crate::evaluation::record::Outcome;
         // 60 items, gold alternating. A: right on 45, wrong (the opposite) on 15, never a
         // tie. B: right on 32, ties on 28 where A was right or wrong.
         let golds: Vec<i64> = (0..60).map(|i| if i % 2 == 0 { -1 } else { 1 }).collect();

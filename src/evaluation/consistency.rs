@@ -9,8 +9,7 @@
 //! figure depends only on how many items share a (gold, verdict counts) pattern, so a
 //! resample is a multinomial draw over the patterns.
 
-use super::share;
-use super::RunRecord;
+use super::record::{share, RunRecord};
 use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
 use crate::raters::Aggregation;
 use rand::seq::index::sample;
@@ -269,7 +268,7 @@ pub fn consistency(
 mod tests {
     use super::*;
     use crate::dataset::examples::Order;
-    use crate::evaluation::ItemRow;
+    use crate::evaluation::record::ItemRow;
 
     fn run(golds: &[i64]) -> RunRecord {
         RunRecord {

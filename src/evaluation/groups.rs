@@ -9,7 +9,8 @@
 //! group.
 
 use super::compare::{holm, mcnemar_exact};
-use super::{ConfigResult, RunRecord, Scope};
+use super::record::RunRecord;
+use super::result::{ConfigResult, Scope};
 use crate::metrics::Statistic;
 use std::collections::BTreeMap;
 

@@ -11,238 +11,27 @@ pub mod groups;
 pub mod plan;
 mod pointwise;
 mod position;
+pub(crate) mod record;
+mod result;
 pub mod rewardbench2;
+mod shape;
 
+#[cfg(test)]
+pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
+pub use record::{
+    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
+    Headline, ItemRow, Outcome, PointwiseRecord, RunRecord,
+};
+use record::{headline, table};
+pub use result::{ConfigResult, Policies, Scope};
+pub use shape::Shape;
 
-use crate::dataset::examples::Order;
 use crate::dataset::sections::{leaderboard_score, section_of, section_score, Section};
-use crate::metrics::{bootstrap_table, Agreement, Contingency, Labels, Statistic};
+use crate::metrics::{bootstrap_table, Agreement};
 use std::collections::BTreeMap;
-
-/// `part / of`, NaN when `of` is 0: every rate in the evaluation.
-pub(crate) fn share(part: u64, of: u64) -> f64 {
-    if of == 0 {
-        f64::NAN
-    } else {
-        part as f64 / of as f64
-    }
-}
-
-/// One item as the judge saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemRow {
-    pub id: String,
-    pub pair_id: String,
-    pub subset: String,
-    pub order: Order,
-    pub gold: i64,
-    /// Whether this is the pair's seeded position (the order a one-order run shows).
-    pub seeded: bool,
-}
-
-/// How an item ended for a configuration (mirrors `raters::Status`, kept here so that
-/// `report DIR` can rebuild it from files).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Rated(i64),
-    NoVerdict,
-    CallFailed,
-}
-
-impl Outcome {
-    /// An item's outcome from its rating and status.
-    pub fn of(rating: Option<i64>, status: crate::raters::Status) -> Self {
-        use crate::raters::Status;
-        match (status, rating) {
-            (Status::Rated, Some(v)) => Outcome::Rated(v),
-            (Status::NoVerdict, _) => Outcome::NoVerdict,
-            _ => Outcome::CallFailed,
-        }
-    }
-}
-
-impl From<&crate::raters::Rating> for Outcome {
-    fn from(r: &crate::raters::Rating) -> Self {
-        Self::of(r.rating, r.status)
-    }
-}
-
-impl From<&crate::raters::RatingRow> for Outcome {
-    fn from(r: &crate::raters::RatingRow) -> Self {
-        Self::of(r.rating, r.status)
-    }
-}
-
-impl Outcome {
-    pub fn rating(self) -> Option<i64> {
-        match self {
-            Outcome::Rated(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-/// Cost and time of one configuration.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Cost {
-    pub calls: u64,
-    pub cache_hits: u64,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
-    pub wall_seconds: f64,
-}
-
-/// One configuration's outcomes, aligned with the run's items.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfigRecord {
-    pub name: String,
-    pub prompt: String,
-    pub rater: String,
-    pub judge: String,
-    pub simulated: bool,
-    pub outcomes: Vec<Outcome>,
-    pub cost: Cost,
-    /// Why items have no rating (the parser's reason or the call's error), with how many
-    /// items each; most common first.
-    pub reasons: Vec<(String, usize)>,
-    /// Pointwise configurations: each item's grades of response 1 and 2, and how they were
-    /// compared.
-    pub pointwise: Option<PointwiseRecord>,
-    /// Self-consistency (sc:N, pairwise): every item's N sample verdicts (None: no verdict).
-    pub samples: Option<Vec<Vec<Option<i64>>>>,
-}
-
-/// A pointwise configuration's grades, aligned with the run's items.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PointwiseRecord {
-    pub grades: Vec<(Option<f64>, Option<f64>)>,
-    pub tie_margin: f64,
-    /// The lowest grade of the scale (the `lowest` rule's stand-in), when there is a scale.
-    pub lowest: Option<f64>,
-    /// Whether the judge ignores the order (a scores file): its position rules are no-ops.
-    pub order_blind: bool,
-}
-
-/// Counts equal reasons, most common first (ties by text, so the order is stable).
-pub fn tally<'a>(reasons: impl Iterator<Item = &'a str>) -> Vec<(String, usize)> {
-    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for r in reasons {
-        *counts.entry(r).or_default() += 1;
-    }
-    let mut out: Vec<(String, usize)> = counts
-        .into_iter()
-        .map(|(r, n)| (r.to_string(), n))
-        .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    out
-}
-
-/// Everything `calibrate` rated, in the form `report DIR` reads back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunRecord {
-    pub items: Vec<ItemRow>,
-    pub configs: Vec<ConfigRecord>,
-    pub both_orders: bool,
-    /// Several annotators' labels per item, when gold is their majority.
-    pub annotators: Option<Annotations>,
-    /// Each item's two responses as shown (length, lists, headers, bold), for the bias
-    /// diagnostics; empty when the texts are not at hand (a run directory without items.jsonl).
-    pub shapes: Vec<[bias::Shape; 2]>,
-}
-
-/// Every annotator's label per item (in the item's order, like gold).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Annotations {
-    pub names: Vec<String>,
-    /// `votes[item][annotator]`.
-    pub votes: Vec<Vec<i64>>,
-    /// Pairs without a majority, and what was done with them (`drop` or `tie`).
-    pub no_majority: usize,
-    pub policy: String,
-}
-
-/// Evaluation settings.
-#[derive(Debug, Clone, Copy)]
-pub struct EvalSettings {
-    pub bootstrap: usize,
-    pub seed: u64,
-}
-
-/// `{examples, rated, ties, no_verdict, call_failures}`; rated + no_verdict + call_failures
-/// = examples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub examples: usize,
-    pub rated: usize,
-    pub ties: usize,
-    pub no_verdict: usize,
-    pub call_failures: usize,
-}
-
-/// The headline metrics under one parse-failure policy.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Headline {
-    pub n: u64,
-    pub accuracy: f64,
-    pub kappa: f64,
-    pub kappa_quadratic: f64,
-}
-
-/// Headline metrics when items without a verdict are dropped (the notebook's silent rule),
-/// counted as wrong, or counted as ties.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Policies {
-    pub drop: Headline,
-    pub as_wrong: Headline,
-    pub as_tie: Headline,
-}
-
-/// Results for a set of items (overall, or one subset).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scope {
-    pub counts: Counts,
-    /// Share of items with a verdict.
-    pub parse_rate: f64,
-    /// Full statistics under the `drop` policy.
-    pub agreement: Agreement,
-    pub policies: Policies,
-    /// With both orders.
-    pub position: Option<Position>,
-    /// Length, list, header, bold and position preferences, judge beside gold (None without
-    /// the responses' shapes).
-    pub bias: Option<bias::Bias>,
-    /// Pointwise configurations: the grades' statistics.
-    pub pointwise: Option<PointwiseStats>,
-    /// reward-bench's published credit: the mean of 1 (right), 0 (wrong) and 0.5 (a tie, no
-    /// verdict or a failed call), NaN for no items (`credit`).
-    pub published: f64,
-}
-
-/// One configuration's evaluation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfigResult {
-    pub overall: Scope,
-    pub by_subset: BTreeMap<String, Scope>,
-    /// reward-bench section scores (accuracy, items without a verdict counted wrong), for the
-    /// sections whose subsets are all present, and the leaderboard score when all four are.
-    pub sections: BTreeMap<&'static str, f64>,
-    pub leaderboard: Option<f64>,
-    /// The same under reward-bench's published credit (a tie, no verdict or a failed call is
-    /// worth 0.5), as `scripts/run_generative.py` scores LLM judges.
-    pub sections_published: BTreeMap<&'static str, f64>,
-    pub leaderboard_published: Option<f64>,
-    /// With several annotators: theirs and this judge's agreement, the ceiling beside it.
-    pub annotators: Option<annotators::AnnotatorReport>,
-    /// The length-adjusted preference model over every item (None without shapes, or when it
-    /// cannot be fitted).
-    pub length_model: Option<bias::LengthModel>,
-    /// sc:N: what every k = 1..N would have scored under each vote rule, and the bias and
-    /// variance of its votes.
-    pub consistency: Option<consistency::Consistency>,
-}
 
 /// The whole evaluation.
 #[derive(Debug, Clone, PartialEq)]
@@ -284,51 +73,6 @@ fn annotator_report(
         settings.seed,
     )
     .ok()
-}
-
-/// The wrong answer for an item without a verdict under `as-wrong`.
-pub fn wrong_for(gold: i64) -> i64 {
-    if gold == 0 {
-        1
-    } else {
-        -gold
-    }
-}
-
-/// Counts of outcomes.
-pub fn counts(outcomes: &[Outcome]) -> Counts {
-    let mut c = Counts {
-        examples: outcomes.len(),
-        ..Counts::default()
-    };
-    for o in outcomes {
-        match o {
-            Outcome::Rated(v) => {
-                c.rated += 1;
-                c.ties += usize::from(*v == 0);
-            }
-            Outcome::NoVerdict => c.no_verdict += 1,
-            Outcome::CallFailed => c.call_failures += 1,
-        }
-    }
-    c
-}
-
-fn table(gold: &[i64], rating: &[i64]) -> Contingency {
-    Contingency::from_pairs(&Labels::pairwise(), gold, rating).unwrap_or_else(|_| {
-        // Gold and ratings are always in -1..=1 here; an empty table keeps going regardless.
-        Contingency::from_counts(Labels::pairwise(), vec![0; 9])
-    })
-}
-
-fn headline(gold: &[i64], rating: &[i64]) -> Headline {
-    let a = Agreement::of(table(gold, rating));
-    Headline {
-        n: a.n,
-        accuracy: a.get(Statistic::Accuracy),
-        kappa: a.get(Statistic::Kappa),
-        kappa_quadratic: a.get(Statistic::KappaQuadratic),
-    }
 }
 
 /// Evaluates the items at `indices` for one configuration.
@@ -454,53 +198,10 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
     }
 }
 
-/// Records for the unit tests of this module and its children.
-#[cfg(test)]
-pub(crate) mod fixtures {
-    use super::*;
-
-    /// Item `i` of subset "s", shown as in the source.
-    pub fn item(i: usize, gold: i64) -> ItemRow {
-        ItemRow {
-            id: format!("s-{i}"),
-            pair_id: format!("s-{i}"),
-            subset: "s".into(),
-            order: Order::AsSource,
-            gold,
-            seeded: true,
-        }
-    }
-
-    /// A metric test whose p-value is already adjusted.
-    pub fn metric_test(diff: f64, ci: (f64, f64), p_holm: f64) -> super::MetricTest {
-        super::MetricTest {
-            diff,
-            ci,
-            p: p_holm,
-            p_holm,
-        }
-    }
-
-    /// A basic-rater configuration with these outcomes.
-    pub fn config(name: &str, outcomes: Vec<Outcome>) -> ConfigRecord {
-        ConfigRecord {
-            name: name.into(),
-            prompt: "p".into(),
-            rater: "basic".into(),
-            judge: "j".into(),
-            simulated: false,
-            outcomes,
-            cost: Cost::default(),
-            reasons: Vec::new(),
-            pointwise: None,
-            samples: None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::fixtures::{config, item};
+    use super::credit::{credit, mean_credit};
+    use super::record::fixtures::{config, item};
     use super::*;
 
     #[test]
@@ -545,5 +246,82 @@ mod tests {
         assert_eq!(s.policies.as_tie.accuracy, 0.25);
         assert_eq!(s.policies.as_wrong.n, 4);
         assert_eq!(s.agreement.n, 2);
+    }
+
+    /// reward-bench's own section weighting (`calculate_scores_per_section` with its
+    /// `EXAMPLE_COUNTS` and `SUBSET_MAPPING`) over run_generative.py's credit, on 147 items
+    /// over the 23 subsets (tests/fixtures/generate_rewardbench_fixtures.py).
+    #[test]
+    fn sections_and_score_match_reward_benchs_own_functions() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/rewardbench_credit.json"))
+                .expect("the fixture is JSON");
+        let rows = fixture["items"].as_array().expect("items");
+        let (mut items, mut outcomes) = (Vec::new(), Vec::new());
+        for (i, row) in rows.iter().enumerate() {
+            let gold = row["gold"].as_i64().expect("gold");
+            let mut it = item(i, gold);
+            it.subset = row["subset"].as_str().expect("subset").to_string();
+            items.push(it);
+            outcomes.push(match row["outcome"].as_str().expect("outcome") {
+                "right" => Outcome::Rated(gold),
+                "wrong" => Outcome::Rated(-gold),
+                "tie" => Outcome::Rated(0),
+                "no_verdict" => Outcome::NoVerdict,
+                _ => Outcome::CallFailed,
+            });
+        }
+        let run = RunRecord {
+            items,
+            configs: vec![config("judge", outcomes)],
+            both_orders: false,
+            annotators: None,
+            shapes: Vec::new(),
+        };
+        let e = evaluate(
+            &run,
+            EvalSettings {
+                bootstrap: 0,
+                seed: 0,
+            },
+        );
+        let c = &e.configs[0];
+        for (subset, want) in fixture["subsets"].as_object().expect("subsets") {
+            let got = c.by_subset[subset].published;
+            assert!(
+                (got - want.as_f64().expect("a number")).abs() < 1e-12,
+                "{subset}: {got} vs {want}"
+            );
+        }
+        assert_eq!(c.sections_published.len(), 4);
+        for (section, want) in fixture["sections"].as_object().expect("sections") {
+            let got = c.sections_published[section.as_str()];
+            assert!(
+                (got - want.as_f64().expect("a number")).abs() < 1e-12,
+                "{section}: {got} vs {want}"
+            );
+        }
+        let want = fixture["leaderboard"].as_f64().expect("leaderboard");
+        let got = c.leaderboard_published.expect("every subset is present");
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+        // The strict rule differs on the same items: ties and misses are wrong there.
+        assert!(c.leaderboard.expect("strict score") < got);
+    }
+
+    #[test]
+    fn a_tie_an_unreadable_answer_and_a_failed_call_are_worth_half() {
+        let items = [
+            (-1, Outcome::Rated(-1)), // right: 1
+            (1, Outcome::Rated(-1)),  // wrong: 0
+            (1, Outcome::Rated(0)),   // tie: 0.5
+            (-1, Outcome::NoVerdict), // unreadable: 0.5
+            (1, Outcome::CallFailed), // failed call: 0.5
+            (0, Outcome::Rated(1)),   // decisive against tie gold: 0
+            (0, Outcome::Rated(0)),   // tie gold, tie: 1
+        ];
+        let got: Vec<f64> = items.iter().map(|&(g, o)| credit(g, o)).collect();
+        assert_eq!(got, [1.0, 0.0, 0.5, 0.5, 0.5, 0.0, 1.0]);
+        assert_eq!(mean_credit(items.into_iter()), 3.5 / 7.0);
+        assert!(mean_credit(std::iter::empty()).is_nan());
     }
 }

@@ -3,7 +3,7 @@
 //! grade difference discriminates (AUC, Spearman, Kendall), and how much the missing-grade
 //! rule moves the headline numbers.
 
-use super::{headline, EvalSettings, Headline, PointwiseRecord, RunRecord};
+use super::record::{headline, EvalSettings, Headline, PointwiseRecord, RunRecord};
 use crate::metrics::general::{kendall_tau_b, spearman};
 use crate::metrics::{percentile, Correlation};
 // The verdict from two grades, as the raters give it.
@@ -160,7 +160,7 @@ pub fn pointwise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluation::fixtures::item;
+    use crate::evaluation::record::fixtures::item;
 
     fn record(grades: Vec<(Option<f64>, Option<f64>)>) -> PointwiseRecord {
         PointwiseRecord {

@@ -2,7 +2,7 @@
 //! that combine a pair's two verdicts (FastChat, JudgeBench, LLMBar), each computed as its
 //! tool computes it, with its own denominator.
 
-use super::{headline, ConfigRecord, Headline, RunRecord};
+use super::record::{headline, ConfigRecord, Headline, RunRecord};
 use crate::dataset::examples::Order;
 use std::collections::BTreeMap;
 
@@ -69,7 +69,7 @@ pub struct PairVerdicts {
 }
 
 fn share(num: usize, den: usize) -> f64 {
-    super::share(num as u64, den as u64)
+    super::record::share(num as u64, den as u64)
 }
 
 /// JudgeBench's score of one order's decision: +1 right, −1 the opposite, 0 otherwise.

@@ -1,7 +1,7 @@
 //! The built-in templates. They follow the formats of Google's "evaluate your autorater"
 //! notebook, MT-Bench and arena-hard; the wording is raterlab's.
 
-use super::{Mode, Template};
+use super::template::{Mode, Template};
 use crate::verdicts::Parser;
 
 /// The question both simple prompts ask; they differ only in the answer format.

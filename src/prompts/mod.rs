@@ -2,161 +2,17 @@
 
 mod builtin;
 mod rewardbench2;
+mod template;
 
 pub use builtin::SCORES_PROMPT;
 pub use rewardbench2::{RATING_NAME, RATING_TIES_NAME};
+pub use template::{Mode, Template};
 
 use crate::error::input_error;
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};
 use anyhow::Result;
 use serde::Deserialize;
 use std::path::Path;
-
-/// How a template judges: both responses at once, or one response at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// `{response1}` and `{response2}` in one call; the parser reads a verdict.
-    Pairwise,
-    /// `{response}` (and optionally `{reference}`) in one call per response; the parser reads
-    /// a grade, and the two grades are compared.
-    Pointwise,
-    /// `{response1}`..`{response4}` in one call (RewardBench 2's four-way judge); the parser
-    /// reads the slot picked.
-    Ranking,
-}
-
-impl Mode {
-    pub fn key(self) -> &'static str {
-        match self {
-            Mode::Pairwise => "pairwise",
-            Mode::Pointwise => "pointwise",
-            Mode::Ranking => "ranking",
-        }
-    }
-}
-
-/// A judge prompt: how to ask, and how to read the answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Template {
-    pub name: String,
-    pub description: String,
-    pub system: Option<String>,
-    /// Pairwise: `{prompt}`, `{response1}`, `{response2}`. Pointwise: `{prompt}`,
-    /// `{response}`, `{reference}`. Every other brace is literal.
-    pub text: String,
-    pub parser: Parser,
-    /// Pairwise: whether the verdict may be a tie.
-    pub allows_tie: bool,
-    pub mode: Mode,
-    /// Pointwise: the grades' range; a grade outside it is no grade.
-    pub scale: Option<(f64, f64)>,
-}
-
-/// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
-/// which it prefixes).
-const PLACEHOLDERS: [&str; 7] = [
-    "{prompt}",
-    "{response1}",
-    "{response2}",
-    "{response}",
-    "{reference}",
-    "{response3}",
-    "{response4}",
-];
-
-impl Template {
-    /// Fills the pairwise placeholders in a single pass over the template: braces or
-    /// placeholder names inside the data are copied as they are, never expanded.
-    pub fn render(&self, prompt: &str, response1: &str, response2: &str) -> String {
-        self.fill(&[prompt, response1, response2, "", "", "", ""])
-    }
-
-    /// Fills the ranking placeholders: four responses, as shown (A to D).
-    pub fn render_ranking(&self, prompt: &str, responses: [&str; 4]) -> String {
-        let [a, b, c, d] = responses;
-        self.fill(&[prompt, a, b, "", "", c, d])
-    }
-
-    /// Fills the pointwise placeholders: the graded response and the reference answer.
-    pub fn render_pointwise(&self, prompt: &str, response: &str, reference: &str) -> String {
-        self.fill(&[prompt, "", "", response, reference, "", ""])
-    }
-
-    fn fill(&self, values: &[&str; 7]) -> String {
-        let mut out =
-            String::with_capacity(self.text.len() + values.iter().map(|v| v.len()).sum::<usize>());
-        let mut rest = self.text.as_str();
-        while let Some(open) = rest.find('{') {
-            out.push_str(&rest[..open]);
-            let tail = &rest[open..];
-            match PLACEHOLDERS.iter().position(|p| tail.starts_with(p)) {
-                Some(i) => {
-                    out.push_str(values[i]);
-                    rest = &tail[PLACEHOLDERS[i].len()..];
-                }
-                None => {
-                    out.push('{');
-                    rest = &tail[1..];
-                }
-            }
-        }
-        out.push_str(rest);
-        out
-    }
-
-    /// Whether the template asks for a reference answer.
-    pub fn uses_reference(&self) -> bool {
-        self.text.contains("{reference}")
-    }
-
-    /// The same template read by another parser (`--parser`); a pointwise template takes
-    /// the new parser's scale.
-    pub fn with_parser(mut self, parser: Parser) -> Self {
-        if self.mode == Mode::Pointwise {
-            self.scale = parser.default_scale();
-        }
-        self.parser = parser;
-        self
-    }
-
-    /// Whether the parser reads what the mode asks for: a verdict (pairwise) or a grade
-    /// (pointwise).
-    pub fn check_mode(&self) -> std::result::Result<(), String> {
-        match (
-            self.mode,
-            self.parser.reads_grades(),
-            self.parser.reads_verdicts(),
-        ) {
-            (Mode::Pointwise, false, _) => Err(format!(
-                "parser '{}' reads pairwise verdicts, not grades; a pointwise template takes {}",
-                self.parser.name(),
-                Parser::grading_names()
-            )),
-            (Mode::Ranking, _, _) if !self.parser.reads_picks() => Err(format!(
-                "parser '{}' does not read a four-way pick; a ranking template takes rb2_ranking or rb2_ranking_published",
-                self.parser.name()
-            )),
-            (Mode::Pairwise | Mode::Pointwise, _, _) if self.parser.reads_picks() => Err(format!(
-                "parser '{}' reads a four-way pick [[A]]..[[D]]; use it with a ranking template (rb2_ranking, rb2_ranking_gemini)",
-                self.parser.name()
-            )),
-            (Mode::Pairwise, _, false) => Err(format!(
-                "parser '{}' reads grades of one response; use it with mode = \"pointwise\"",
-                self.parser.name()
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// Whether the template asks for the verdict format its parser reads.
-    pub fn parser_fits(&self) -> bool {
-        let system = self.system.as_deref().unwrap_or("");
-        self.parser
-            .markers()
-            .iter()
-            .any(|m| self.text.contains(m) || system.contains(m))
-    }
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

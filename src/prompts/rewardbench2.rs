@@ -3,7 +3,7 @@
 //! `MTBENCH_V2`'s layout), its Gemini variant (the instructions before the layout, no system
 //! prompt) and the two 1-10 ratings prompts (`ratings_prompt`, `ratings_prompt_ties`).
 
-use super::{Mode, Template};
+use super::template::{Mode, Template};
 use crate::verdicts::Parser;
 
 /// `prompt_v2`.

@@ -196,7 +196,7 @@ mod tests {
         }
     }
 
-    use crate::evaluation::fixtures::metric_test as t;
+    use crate::evaluation::metric_test as t;
 
     /// The real session's case: with_tie 22 points less accurate (McNemar Holm p = 0.001) while
     /// its kappa is +0.09 [−0.08, +0.27]. The line used to read "with_tie > no_tie: +0.09

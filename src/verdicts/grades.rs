@@ -1,7 +1,7 @@
 //! Pointwise and score readers: MT-Bench's `[[rating]]`, JSON grades, a 0/1 or yes/no answer,
 //! scores (one or two), and the JSON label of a pairwise judge.
 
-use super::{clip, none, Verdict};
+use super::verdict::{clip, none, Verdict};
 use regex::Regex;
 use std::sync::LazyLock;
 

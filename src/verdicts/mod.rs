@@ -18,6 +18,7 @@ macro_rules! regex {
 mod grades;
 mod pattern;
 mod statements;
+mod verdict;
 
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
 
@@ -32,27 +33,8 @@ use statements::{
 };
 use std::fmt;
 use std::sync::{Arc, LazyLock};
-
-/// The outcome of reading one completion.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    Rated(i64),
-    /// No verdict could be read; the reason says why.
-    Unparseable(String),
-}
-
-impl Verdict {
-    pub fn rating(&self) -> Option<i64> {
-        match self {
-            Verdict::Rated(v) => Some(*v),
-            Verdict::Unparseable(_) => None,
-        }
-    }
-}
-
-fn none(reason: impl Into<String>) -> Verdict {
-    Verdict::Unparseable(reason.into())
-}
+pub use verdict::Verdict;
+use verdict::{clip, none};
 
 /// The verdict parsers, by their `--parser` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -560,17 +542,6 @@ fn output_ab(text: &str) -> (Verdict, Span) {
             "no 'Output (a)' or 'Output (b)'".into()
         }
     })
-}
-
-// Answers are read where an answer stands (opening the text, or after a label), never from
-// anywhere in the text: a judge that repeats the prompt ("Response 1: ...", "a score from 1
-// to 5") must not be read as answering.
-fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(40).collect();
-    if s.chars().count() > 40 {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! (LLMBar reads `Output \(a\) is better.` first, then (b); JudgeBench's judges take the
 //! unique `[[A>B]]`-style match), so a paper's reading can be reproduced exactly.
 
-use super::{none, Verdict};
+use super::verdict::{none, Verdict};
 use regex::Regex;
 use std::fmt;
 
@@ -128,7 +128,7 @@ impl RegexParser {
     }
 
     /// The verdict and the span of the match that decided it.
-    pub fn read(&self, text: &str) -> (Verdict, super::Span) {
+    pub fn read(&self, text: &str) -> (Verdict, super::statements::Span) {
         let reason = || {
             format!(
                 "no match for any pattern ({})",

@@ -5,7 +5,7 @@
 //! tag that closes the answer on its own line) wins over earlier ones, because a judge may
 //! revise itself; otherwise statements that disagree give no verdict.
 
-use super::{none, Verdict};
+use super::verdict::{none, Verdict};
 
 /// One verdict statement found in a completion.
 #[derive(Debug, Clone, PartialEq, Eq)]

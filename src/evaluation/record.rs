@@ -1,0 +1,255 @@
+//! The room's vocabulary: what `calibrate` rated (`RunRecord`: items, configurations and
+//! their outcomes), the evaluation's settings, and the counts and headline figures every
+//! analytic computes the same way. The analytics import it; `mod.rs` orchestrates them.
+
+use super::shape::Shape;
+use crate::dataset::examples::Order;
+use crate::metrics::{Agreement, Contingency, Labels, Statistic};
+
+/// `part / of`, NaN when `of` is 0: every rate in the evaluation.
+pub fn share(part: u64, of: u64) -> f64 {
+    if of == 0 {
+        f64::NAN
+    } else {
+        part as f64 / of as f64
+    }
+}
+
+/// One item as the judge saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRow {
+    pub id: String,
+    pub pair_id: String,
+    pub subset: String,
+    pub order: Order,
+    pub gold: i64,
+    /// Whether this is the pair's seeded position (the order a one-order run shows).
+    pub seeded: bool,
+}
+
+/// How an item ended for a configuration (mirrors `raters::Status`, kept here so that
+/// `report DIR` can rebuild it from files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Rated(i64),
+    NoVerdict,
+    CallFailed,
+}
+
+impl Outcome {
+    /// An item's outcome from its rating and status.
+    pub fn of(rating: Option<i64>, status: crate::raters::Status) -> Self {
+        use crate::raters::Status;
+        match (status, rating) {
+            (Status::Rated, Some(v)) => Outcome::Rated(v),
+            (Status::NoVerdict, _) => Outcome::NoVerdict,
+            _ => Outcome::CallFailed,
+        }
+    }
+}
+
+impl From<&crate::raters::Rating> for Outcome {
+    fn from(r: &crate::raters::Rating) -> Self {
+        Self::of(r.rating, r.status)
+    }
+}
+
+impl From<&crate::raters::RatingRow> for Outcome {
+    fn from(r: &crate::raters::RatingRow) -> Self {
+        Self::of(r.rating, r.status)
+    }
+}
+
+impl Outcome {
+    pub fn rating(self) -> Option<i64> {
+        match self {
+            Outcome::Rated(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Cost and time of one configuration.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    pub calls: u64,
+    pub cache_hits: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub wall_seconds: f64,
+}
+
+/// One configuration's outcomes, aligned with the run's items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigRecord {
+    pub name: String,
+    pub prompt: String,
+    pub rater: String,
+    pub judge: String,
+    pub simulated: bool,
+    pub outcomes: Vec<Outcome>,
+    pub cost: Cost,
+    /// Why items have no rating (the parser's reason or the call's error), with how many
+    /// items each; most common first.
+    pub reasons: Vec<(String, usize)>,
+    /// Pointwise configurations: each item's grades of response 1 and 2, and how they were
+    /// compared.
+    pub pointwise: Option<PointwiseRecord>,
+    /// Self-consistency (sc:N, pairwise): every item's N sample verdicts (None: no verdict).
+    pub samples: Option<Vec<Vec<Option<i64>>>>,
+}
+
+/// A pointwise configuration's grades, aligned with the run's items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointwiseRecord {
+    pub grades: Vec<(Option<f64>, Option<f64>)>,
+    pub tie_margin: f64,
+    /// The lowest grade of the scale (the `lowest` rule's stand-in), when there is a scale.
+    pub lowest: Option<f64>,
+    /// Whether the judge ignores the order (a scores file): its position rules are no-ops.
+    pub order_blind: bool,
+}
+
+/// Counts equal reasons, most common first (ties by text, so the order is stable).
+pub fn tally<'a>(reasons: impl Iterator<Item = &'a str>) -> Vec<(String, usize)> {
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for r in reasons {
+        *counts.entry(r).or_default() += 1;
+    }
+    let mut out: Vec<(String, usize)> = counts
+        .into_iter()
+        .map(|(r, n)| (r.to_string(), n))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Everything `calibrate` rated, in the form `report DIR` reads back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub items: Vec<ItemRow>,
+    pub configs: Vec<ConfigRecord>,
+    pub both_orders: bool,
+    /// Several annotators' labels per item, when gold is their majority.
+    pub annotators: Option<Annotations>,
+    /// Each item's two responses as shown (length, lists, headers, bold), for the bias
+    /// diagnostics; empty when the texts are not at hand (a run directory without items.jsonl).
+    pub shapes: Vec<[Shape; 2]>,
+}
+
+/// Every annotator's label per item (in the item's order, like gold).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotations {
+    pub names: Vec<String>,
+    /// `votes[item][annotator]`.
+    pub votes: Vec<Vec<i64>>,
+    /// Pairs without a majority, and what was done with them (`drop` or `tie`).
+    pub no_majority: usize,
+    pub policy: String,
+}
+
+/// Evaluation settings.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalSettings {
+    pub bootstrap: usize,
+    pub seed: u64,
+}
+
+/// `{examples, rated, ties, no_verdict, call_failures}`; rated + no_verdict + call_failures
+/// = examples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub examples: usize,
+    pub rated: usize,
+    pub ties: usize,
+    pub no_verdict: usize,
+    pub call_failures: usize,
+}
+
+/// The headline metrics under one parse-failure policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Headline {
+    pub n: u64,
+    pub accuracy: f64,
+    pub kappa: f64,
+    pub kappa_quadratic: f64,
+}
+
+/// The wrong answer for an item without a verdict under `as-wrong`.
+pub fn wrong_for(gold: i64) -> i64 {
+    if gold == 0 {
+        1
+    } else {
+        -gold
+    }
+}
+
+/// Counts of outcomes.
+pub fn counts(outcomes: &[Outcome]) -> Counts {
+    let mut c = Counts {
+        examples: outcomes.len(),
+        ..Counts::default()
+    };
+    for o in outcomes {
+        match o {
+            Outcome::Rated(v) => {
+                c.rated += 1;
+                c.ties += usize::from(*v == 0);
+            }
+            Outcome::NoVerdict => c.no_verdict += 1,
+            Outcome::CallFailed => c.call_failures += 1,
+        }
+    }
+    c
+}
+
+pub fn table(gold: &[i64], rating: &[i64]) -> Contingency {
+    Contingency::from_pairs(&Labels::pairwise(), gold, rating).unwrap_or_else(|_| {
+        // Gold and ratings are always in -1..=1 here; an empty table keeps going regardless.
+        Contingency::from_counts(Labels::pairwise(), vec![0; 9])
+    })
+}
+
+pub fn headline(gold: &[i64], rating: &[i64]) -> Headline {
+    let a = Agreement::of(table(gold, rating));
+    Headline {
+        n: a.n,
+        accuracy: a.get(Statistic::Accuracy),
+        kappa: a.get(Statistic::Kappa),
+        kappa_quadratic: a.get(Statistic::KappaQuadratic),
+    }
+}
+
+/// Records for the unit tests of this module and its children.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+    use crate::dataset::examples::Order;
+
+    /// Item `i` of subset "s", shown as in the source.
+    pub fn item(i: usize, gold: i64) -> ItemRow {
+        ItemRow {
+            id: format!("s-{i}"),
+            pair_id: format!("s-{i}"),
+            subset: "s".into(),
+            order: Order::AsSource,
+            gold,
+            seeded: true,
+        }
+    }
+    /// A basic-rater configuration with these outcomes.
+    pub fn config(name: &str, outcomes: Vec<Outcome>) -> ConfigRecord {
+        ConfigRecord {
+            name: name.into(),
+            prompt: "p".into(),
+            rater: "basic".into(),
+            judge: "j".into(),
+            simulated: false,
+            outcomes,
+            cost: Cost::default(),
+            reasons: Vec::new(),
+            pointwise: None,
+            samples: None,
+        }
+    }
+}
