@@ -64,7 +64,7 @@ pub fn analyze(name: &str, columns: Vec<(String, Values)>, flags: &[String]) -> 
         Command::Analyze(args) => Some(args),
         _ => None,
     })?;
-    let mut settings = Settings::from_args(*args)?;
+    let mut settings = Settings::try_from(*args)?;
     settings.input = Input::Values(frame::from_values(name, columns)?);
     let analysis = commands::analyze::run(&settings)?;
     report::analyze::write_files(&analysis, &settings.output)?;
@@ -80,6 +80,7 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
         Command::Calibrate(args) => Some(args),
         _ => None,
     })?;
+    let args = crate::run::settings::CalibrateSettings::from(*args);
     let calibrated = commands::calibrate::run(&args)?;
     report::calibrate::write_dir(&calibrated)?;
     let doc = report::calibrate::json_any(&calibrated);
@@ -93,7 +94,7 @@ pub fn plan(flags: &[String]) -> Result<Value> {
         Command::Plan(args) => Some(args),
         _ => None,
     })?;
-    Ok(report::plan::to_json(&commands::plan::run(&args)?))
+    Ok(report::plan::to_json(&commands::plan::run(&args.into())?))
 }
 
 #[cfg(test)]
@@ -124,7 +125,7 @@ mod tests {
             _ => None,
         })
         .expect("flags parse");
-        let settings = Settings::from_args(*args).expect("settings");
+        let settings = Settings::try_from(*args).expect("settings");
         let mut from_file =
             report::analyze::to_json(&commands::analyze::run(&settings).expect("analyzed"));
         let columns = vec![

@@ -21,33 +21,38 @@ pub mod verdicts;
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Analyze(args) => {
-            let settings = run::analysis::Settings::from_args(*args)?;
+            let settings = run::analysis::Settings::try_from(*args)?;
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }
         cli::Command::Calibrate(args) => {
+            let args = run::settings::CalibrateSettings::from(*args);
             let calibrated = commands::calibrate::run(&args)?;
             report::calibrate::write_dir(&calibrated)?;
             report::calibrate::emit_any(&calibrated, args.json)?;
             commands::calibrate::finish(&args, &calibrated)
         }
         cli::Command::Report(args) => {
+            let args = run::settings::ReportSettings::from(args);
             let run = commands::report::run(&args)?;
             report::calibrate::write_dir(&run)?;
             report::calibrate::emit_any(&run, args.json)
         }
-        cli::Command::Rate(args) => commands::rate::run(*args),
+        cli::Command::Rate(args) => commands::rate::run((*args).into()),
         cli::Command::Prompts(args) => match args.command {
             cli::PromptsCommand::List => report::prompts::list(&prompts::builtins()),
             cli::PromptsCommand::Show { name, toml } => {
                 report::prompts::show(&prompts::resolve(&name)?, toml)
             }
         },
-        cli::Command::Plan(args) => report::plan::emit(&commands::plan::run(&args)?, args.json),
+        cli::Command::Plan(args) => {
+            let args = run::settings::SizeSettings::from(args);
+            report::plan::emit(&commands::plan::run(&args)?, args.json)
+        }
         cli::Command::Batch(args) => match args.command {
-            cli::BatchCommand::Export { plan, out, format } => {
-                report::batch::emit_export(&commands::batch::export::export(&plan, &out, &format)?)
-            }
+            cli::BatchCommand::Export { plan, out, format } => report::batch::emit_export(
+                &commands::batch::export::export(&(*plan).into(), &out, &format)?,
+            ),
             cli::BatchCommand::Ingest {
                 files,
                 manifest,
@@ -70,12 +75,13 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             )?),
         },
         cli::Command::Cache(args) => {
-            let done = commands::cache::run(args.command, &report::progress::Steps::default())?;
+            let done =
+                commands::cache::run(args.command.into(), &report::progress::Steps::default())?;
             report::cache::emit(&done)
         }
         cli::Command::Data(args) => match args.command {
             cli::DataCommand::Summary(data) => match run::data::load_rows(
-                &run::data::DataSettings::from_args(data)?,
+                &run::data::DataSettings::from_options(data.into())?,
                 &report::progress::Download::default(),
             )? {
                 run::data::Rows::Pairs(dataset) => {
@@ -86,7 +92,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             },
             cli::DataCommand::Export { data, out } => {
                 let dataset = run::data::load(
-                    &run::data::DataSettings::from_args(data)?,
+                    &run::data::DataSettings::from_options(data.into())?,
                     &report::progress::Download::default(),
                 )?;
                 dataset::export::write_examples(&dataset.examples, &out)?;

@@ -12,6 +12,7 @@ mod plan;
 mod prompts;
 mod rate;
 mod report;
+mod settings;
 
 pub use analyze::*;
 pub use batch::*;

@@ -1,27 +1,31 @@
 //! `raterlab cache stats | export | prune`: open the store (moving a former log in), then
 //! count, write or delete.
 
-use crate::cli::CacheCommand;
 use crate::dataset::hub::Progress;
 use crate::error::input_error;
 use crate::judge::cache::{now_unix, Cache, Filter};
 use crate::run::cache::{prune_filter, Done};
 use crate::run::judges::completions_dir;
+use crate::run::settings::CacheRequest;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
 
-pub fn run(command: CacheCommand, progress: &dyn Progress) -> Result<Done> {
+pub fn run(command: CacheRequest, progress: &dyn Progress) -> Result<Done> {
     match command {
-        CacheCommand::Stats { dir, json } => {
-            let cache = open(dir.cache_dir.as_deref(), progress)?;
+        CacheRequest::Stats { cache_dir, json } => {
+            let cache = open(cache_dir.as_deref(), progress)?;
             Ok(Done::Stats {
                 stats: cache.stats().context("cannot read the response cache")?,
                 json,
             })
         }
-        CacheCommand::Export { dir, model, out } => {
-            let cache = open(dir.cache_dir.as_deref(), progress)?;
+        CacheRequest::Export {
+            cache_dir,
+            model,
+            out,
+        } => {
+            let cache = open(cache_dir.as_deref(), progress)?;
             let filter = Filter {
                 model: model.clone(),
                 before_unix: None,
@@ -33,15 +37,15 @@ pub fn run(command: CacheCommand, progress: &dyn Progress) -> Result<Done> {
                 model,
             })
         }
-        CacheCommand::Prune {
-            dir,
+        CacheRequest::Prune {
+            cache_dir,
             model,
             older_than,
             all,
             dry_run,
         } => {
             let (filter, what) = prune_filter(model, older_than.as_deref(), all, now_unix())?;
-            let cache = open(dir.cache_dir.as_deref(), progress)?;
+            let cache = open(cache_dir.as_deref(), progress)?;
             let entries = if dry_run {
                 cache.count(&filter)
             } else {

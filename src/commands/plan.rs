@@ -1,10 +1,10 @@
 //! `raterlab plan`: items needed before a difference between two judges is real.
 
-use crate::cli::PlanSizeArgs;
 use crate::error::input_error;
 use crate::evaluation::plan::{kappa_items_needed, Need, PlanResult};
 use crate::judge::sim::Sim;
 use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable};
+use crate::run::settings::SizeSettings;
 use anyhow::Result;
 
 fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
@@ -27,7 +27,7 @@ fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
     }
 }
 
-pub fn run(args: &PlanSizeArgs) -> Result<PlanResult> {
+pub fn run(args: &SizeSettings) -> Result<PlanResult> {
     check_unit("--alpha", args.alpha, true)?;
     check_unit("--power", args.power, true)?;
     if !(args.diff.is_finite() && args.diff != 0.0 && args.diff.abs() <= 1.0) {
@@ -86,7 +86,7 @@ pub fn run(args: &PlanSizeArgs) -> Result<PlanResult> {
     }
 }
 
-fn accuracy(args: &PlanSizeArgs) -> Result<PlanResult> {
+fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
     let needs = match (&args.from, args.discordance) {
         (None, Some(p)) => {
             check_unit("--discordance", p, false)?;

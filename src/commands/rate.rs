@@ -1,15 +1,15 @@
 //! `raterlab rate`: one judge configuration over a dataset, ratings written to a file.
 
-use crate::cli::RateArgs;
 use crate::error::input_error;
 use crate::raters::{Config, RaterKind};
 use crate::run::data::{self, DataSettings};
 use crate::run::judges;
 use crate::run::plan::template;
+use crate::run::settings::RateSettings;
 use anyhow::Result;
 
-pub fn run(args: RateArgs) -> Result<()> {
-    let data_settings = DataSettings::from_args(args.data.clone())?;
+pub fn run(args: RateSettings) -> Result<()> {
+    let data_settings = DataSettings::from_options(args.data.clone())?;
     let rater = RaterKind::parse(&args.rater, data_settings.seed)?;
     let template = template(
         &args.prompt,

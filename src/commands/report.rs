@@ -1,7 +1,6 @@
 //! `raterlab report DIR`: re-evaluate and re-render a finished run, whatever its form; no
 //! judge is called.
 
-use crate::cli::ReportArgs;
 use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
 use crate::report::run_dir::{read, read_rewardbench2};
@@ -9,9 +8,10 @@ use crate::run::file::RunFile;
 use crate::run::plan::check_sort;
 use crate::run::record::{Calibrated, Run};
 use crate::run::rewardbench2::Rb2Run;
+use crate::run::settings::ReportSettings;
 use anyhow::Result;
 
-pub fn run(args: &ReportArgs) -> Result<Calibrated> {
+pub fn run(args: &ReportSettings) -> Result<Calibrated> {
     check_sort(&args.sort)?;
     let dir = &args.dir;
     Ok(match read::run_file(dir)? {

@@ -1,6 +1,5 @@
 //! `analyze`'s settings, checked from its options, and its result.
 
-use crate::cli::AnalyzeArgs;
 use crate::dataset::frame::{Frame, LabelReading};
 use crate::dataset::labels::{ColumnNames, NoMajority};
 use crate::error::input_error;
@@ -101,61 +100,9 @@ pub fn parse_labels(values: &[String]) -> Result<Labels> {
     Labels::new(parsed?).map_err(|_| input_error("--labels is empty; give e.g. --labels=-1,0,1"))
 }
 
-impl Settings {
-    pub fn from_args(args: AnalyzeArgs) -> Result<Self> {
-        let input = match (args.input, args.gold, args.ratings) {
-            (Some(path), None, None) => Input::One(path),
-            (None, Some(gold), Some(ratings)) => Input::Two { gold, ratings },
-            _ => {
-                return Err(input_error(
-                    "give either --input FILE, or both --gold FILE and --ratings FILE",
-                ))
-            }
-        };
-        let labels = args.labels.as_deref().map(parse_labels).transpose()?;
-        let policy = NoMajority::parse(&args.no_majority)?;
-        let annotators = match (&input, args.annotators.is_empty()) {
-            (_, true) => None,
-            (Input::One(_) | Input::Values(_), false) => Some((args.annotators.clone(), policy)),
-            (Input::Two { .. }, false) => return Err(input_error(
-                "--annotators reads every annotator and the judge from one file; use --input FILE",
-            )),
-        };
-        for (flag, path) in [("--csv", &args.csv), ("--html", &args.html)] {
-            if let Some(path) = path {
-                writable_folder(flag, path)?;
-            }
-        }
-        let reading = (
-            parse_reading("--gold-map", &args.gold_map, &args.unreadable)?,
-            parse_reading("--rating-map", &args.rating_map, &args.unreadable)?,
-        );
-        Ok(Self {
-            input,
-            reading,
-            columns: ColumnNames {
-                id: args.id_col,
-                ratings_id: args.ratings_id_col,
-                gold: args.gold_col,
-                rating: args.rating_col,
-                group: args.group_col,
-            },
-            labels,
-            bootstrap: args.bootstrap,
-            seed: args.seed,
-            annotators,
-            output: Output {
-                json: args.json,
-                csv: args.csv,
-                html: args.html,
-            },
-        })
-    }
-}
-
 /// An output file's folder must exist and the path must not be a folder, checked before any
 /// work is done.
-fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+pub fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
     if path.is_dir() {
         return Err(input_error(format!(
             "{flag} '{}' is a folder; name a file in it, e.g. '{}'",

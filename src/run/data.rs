@@ -1,6 +1,5 @@
 //! Data options checked into settings, and the examples they load (`data`, `calibrate`, `rate`).
 
-use crate::cli::DataArgs;
 use crate::dataset::examples::{self, Example};
 use crate::dataset::hub::Progress;
 use crate::dataset::labels::NoMajority;
@@ -9,6 +8,7 @@ use crate::dataset::sections::Section;
 use crate::dataset::select::Selection;
 use crate::dataset::source::{self, DataSpec, Mapping};
 use crate::error::input_error;
+use crate::run::settings::DataOptions;
 use anyhow::Result;
 
 /// Validated dataset settings.
@@ -22,7 +22,7 @@ pub struct DataSettings {
 }
 
 impl DataSettings {
-    pub fn from_args(args: DataArgs) -> Result<Self> {
+    pub fn from_options(args: DataOptions) -> Result<Self> {
         let mapping = if args.map.is_empty() && args.gold_map.is_empty() {
             None
         } else {

@@ -1,6 +1,5 @@
 //! Judge options → a ready judge, checked before any call is made.
 
-use crate::cli::JudgeArgs;
 use crate::dataset::hub::Progress;
 use crate::dataset::source::cache_dir;
 use crate::error::input_error;
@@ -11,6 +10,7 @@ use crate::judge::replay::Replay;
 use crate::judge::sim::Sim;
 use crate::judge::{CallError, Judge, Params};
 use crate::raters::{CallTally, RaterKind};
+use crate::run::settings::JudgeSettings;
 use anyhow::Result;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
@@ -85,7 +85,7 @@ fn check_reachable(url: &str) -> Result<()> {
     Ok(())
 }
 
-fn openai(args: &JudgeArgs, model: Option<&str>) -> Result<(Arc<dyn Judge>, String)> {
+fn openai(args: &JudgeSettings, model: Option<&str>) -> Result<(Arc<dyn Judge>, String)> {
     if args.endpoint.is_none() && !args.offline {
         return Err(input_error(
             "no judge: give --endpoint URL --model NAME for an OpenAI-compatible server (or set OPENAI_BASE_URL), --judge sim for the simulated judge, --judge replay:FILE for recorded answers, or try --demo",
@@ -133,7 +133,11 @@ fn openai(args: &JudgeArgs, model: Option<&str>) -> Result<(Arc<dyn Judge>, Stri
 
 /// Builds the judge the options describe (for one model), behind the cache when it is worth
 /// caching.
-pub fn build(args: &JudgeArgs, model: Option<&str>, progress: &dyn Progress) -> Result<JudgeSetup> {
+pub fn build(
+    args: &JudgeSettings,
+    model: Option<&str>,
+    progress: &dyn Progress,
+) -> Result<JudgeSetup> {
     let spec = match (&args.judge, &args.endpoint) {
         (Some(j), _) => j.clone(),
         (None, _) => "openai".to_string(),
@@ -197,7 +201,7 @@ pub fn completions_dir(given: Option<&std::path::Path>) -> PathBuf {
 /// refused for the configuration itself (a wrong model name, key or path), and with
 /// `--offline`, calls missing from the cache. `written` says what was kept.
 pub fn check_failures<'a>(
-    args: &JudgeArgs,
+    args: &JudgeSettings,
     cache: Option<&Cache>,
     configs: impl Iterator<Item = (&'a str, &'a CallTally)>,
     written: &str,
@@ -291,7 +295,7 @@ pub fn check_configs(
 }
 
 /// `--tie-margin` and `--pointwise-missing`, checked.
-pub fn pointwise_rule(args: &JudgeArgs) -> Result<crate::raters::PointwiseRule> {
+pub fn pointwise_rule(args: &JudgeSettings) -> Result<crate::raters::PointwiseRule> {
     if !(args.tie_margin >= 0.0 && args.tie_margin.is_finite()) {
         return Err(input_error(format!(
             "--tie-margin {} must be a number of 0 or more",
@@ -304,7 +308,7 @@ pub fn pointwise_rule(args: &JudgeArgs) -> Result<crate::raters::PointwiseRule> 
     })
 }
 
-pub fn params(args: &JudgeArgs, model: &str, rater: RaterKind) -> Params {
+pub fn params(args: &JudgeSettings, model: &str, rater: RaterKind) -> Params {
     let default_temperature = if matches!(rater, RaterKind::SelfConsistency { .. }) {
         1.0
     } else {
@@ -318,7 +322,7 @@ pub fn params(args: &JudgeArgs, model: &str, rater: RaterKind) -> Params {
     }
 }
 
-pub fn budget(args: &JudgeArgs) -> Result<Budget> {
+pub fn budget(args: &JudgeSettings) -> Result<Budget> {
     if args.concurrency == 0 {
         return Err(input_error("--concurrency 0 makes no call; give 1 or more"));
     }

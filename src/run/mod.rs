@@ -13,6 +13,7 @@ pub mod judges;
 pub mod plan;
 pub mod record;
 pub mod rewardbench2;
+pub mod settings;
 
 /// The command as typed, with the program named `raterlab` rather than by its full path.
 pub fn command_line() -> Vec<String> {

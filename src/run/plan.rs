@@ -4,12 +4,12 @@
 use super::data::DataSettings;
 use super::judges::{self, JudgeSetup};
 use super::record::ConfigMeta;
-use crate::cli::{JudgeArgs, PlanArgs};
 use crate::dataset::hub::Progress;
 use crate::error::input_error;
 use crate::judge::cache::Cache;
 use crate::prompts::{self, Template};
 use crate::raters::{Config, RaterKind};
+use crate::run::settings::{JudgeSettings, PlanSettings};
 use crate::verdicts::Parser;
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -94,11 +94,11 @@ pub fn template(name: &str, parser: Option<&str>, system: Option<&str>) -> Resul
 struct Judged {
     label: String,
     setup: JudgeSetup,
-    args: JudgeArgs,
+    args: JudgeSettings,
 }
 
 fn judges_from(
-    args: &PlanArgs,
+    args: &PlanSettings,
     experiment: &Experiment,
     progress: &dyn Progress,
 ) -> Result<Vec<Judged>> {
@@ -163,49 +163,67 @@ pub struct Plan {
     pub name: Option<String>,
 }
 
+/// The form of the data a plan rates: its default prompts and raters differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Pairs (reward-bench's first version, mapped files).
+    Pairs,
+    /// RewardBench 2's best-of-4 rows.
+    RewardBench2,
+}
+
+/// Every default of a plan, in one place: the experiment file's prompts and raters over the
+/// flags'; without any, `--demo`'s (the notebook's three prompts × basic, sc:5 and the
+/// baselines on pairs; RewardBench 2's three protocols × basic) or the form's (a pairwise
+/// prompt, or reward-bench's four-way judge) and `basic`; `--demo`'s simulated judge.
+fn defaults(
+    args: &PlanSettings,
+    experiment: &Experiment,
+    form: Form,
+) -> (Vec<String>, Vec<String>, JudgeSettings) {
+    let given = |file: &[String], flags: &[String]| {
+        if file.is_empty() {
+            flags.to_vec()
+        } else {
+            file.to_vec()
+        }
+    };
+    let mut prompts = given(&experiment.prompts, &args.prompts);
+    let mut raters = given(&experiment.raters, &args.raters);
+    let mut judge = args.judge.clone();
+    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    if prompts.is_empty() {
+        prompts = match (form, args.demo) {
+            (Form::Pairs, true) => names(&[
+                "simple_no_tie",
+                "simple_with_tie",
+                "reward-bench_gemini_no_tie",
+            ]),
+            (Form::Pairs, false) => names(&["simple_with_tie"]),
+            (Form::RewardBench2, true) => names(&["rb2_ranking", "rb2_rating", "simple_no_tie"]),
+            (Form::RewardBench2, false) => names(&["rb2_ranking"]),
+        };
+    }
+    if raters.is_empty() {
+        raters = match (form, args.demo) {
+            (Form::Pairs, true) => names(&["basic", "sc:5", "random", "longer", "first"]),
+            _ => names(&["basic"]),
+        };
+    }
+    if args.demo && judge.judge.is_none() {
+        judge.judge = Some("sim".into());
+    }
+    (prompts, raters, judge)
+}
+
 /// Builds and checks every configuration before any call is made. `progress` shows the
 /// one-time move of a former response log into its store.
-pub fn plan(args: &PlanArgs, seed: u64, progress: &dyn Progress) -> Result<Plan> {
+pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress) -> Result<Plan> {
     let experiment = match &args.config {
         Some(path) => read_experiment(path)?,
         None => Experiment::default(),
     };
-    let mut prompts: Vec<String> = if experiment.prompts.is_empty() {
-        args.prompts.clone()
-    } else {
-        experiment.prompts.clone()
-    };
-    let mut rater_names: Vec<String> = if experiment.raters.is_empty() {
-        args.raters.clone()
-    } else {
-        experiment.raters.clone()
-    };
-    let mut judge_args = args.judge.clone();
-    if args.demo {
-        if prompts.is_empty() {
-            prompts = [
-                "simple_no_tie",
-                "simple_with_tie",
-                "reward-bench_gemini_no_tie",
-            ]
-            .map(String::from)
-            .to_vec();
-        }
-        if rater_names.is_empty() {
-            rater_names = ["basic", "sc:5", "random", "longer", "first"]
-                .map(String::from)
-                .to_vec();
-        }
-        if judge_args.judge.is_none() {
-            judge_args.judge = Some("sim".into());
-        }
-    }
-    if prompts.is_empty() {
-        prompts.push("simple_with_tie".into());
-    }
-    if rater_names.is_empty() {
-        rater_names.push("basic".into());
-    }
+    let (prompts, rater_names, judge_args) = defaults(args, &experiment, form);
     let raters: Vec<RaterKind> = rater_names
         .iter()
         .map(|r| RaterKind::parse(r, seed))
@@ -215,7 +233,7 @@ pub fn plan(args: &PlanArgs, seed: u64, progress: &dyn Progress) -> Result<Plan>
         .iter()
         .map(|p| template(p, parser, judge_args.system.as_deref()))
         .collect::<Result<Vec<_>>>()?;
-    let with_args = PlanArgs {
+    let with_args = PlanSettings {
         judge: judge_args,
         ..args.clone()
     };
@@ -340,14 +358,14 @@ pub fn plan(args: &PlanArgs, seed: u64, progress: &dyn Progress) -> Result<Plan>
 }
 
 /// The data options of a plan (`--demo` means the bundled sample), checked.
-pub fn data_settings(args: &PlanArgs) -> Result<DataSettings> {
+pub fn data_settings(args: &PlanSettings) -> Result<DataSettings> {
     let data_args = args.data.clone();
     if args.demo && !["sample", "sample-v2"].contains(&data_args.data.as_str()) {
         return Err(input_error(
             "--demo runs on a bundled sample: sample (pairs), or --data sample-v2 (RewardBench 2); drop --data, or drop --demo",
         ));
     }
-    DataSettings::from_args(data_args)
+    DataSettings::from_options(data_args)
 }
 
 /// `--sort` names one of [`SORT_KEYS`].

@@ -26,10 +26,10 @@ static PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// The layers, top first: a file may use files of its own layer or of layers below it.
 const LAYERS: &[&[&str]] = &[
     &["main", "lib", "api"],
+    &["cli"],
     &["commands"],
     &["report"],
     &["run"],
-    &["cli"],
     &["evaluation"],
     &["raters"],
     &["judge"],
@@ -310,4 +310,33 @@ fn the_checker_finds_upward_uses_and_circles() {
         );
     }
     assert_eq!(found.len(), 6, "{found:?}");
+}
+
+/// The command line becomes settings once, in `cli/`: no file below it names a clap type or
+/// the `cli` room (`main.rs`, `lib.rs` and `api.rs` dispatch the parsed command).
+#[test]
+fn no_clap_type_below_the_command_line() {
+    let named: Vec<String> = sources()
+        .iter()
+        .filter(|(p, _)| {
+            let top = p
+                .components()
+                .next()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned());
+            !matches!(
+                top.as_deref(),
+                Some("cli" | "lib.rs" | "api.rs" | "main.rs")
+            )
+        })
+        .filter(|(_, text)| {
+            let code = strip_comments(text);
+            code.contains("crate::cli") || code.contains("clap::") || code.contains("super::cli")
+        })
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    assert!(
+        named.is_empty(),
+        "clap types below cli/: {}",
+        named.join(", ")
+    );
 }

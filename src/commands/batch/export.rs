@@ -1,19 +1,19 @@
 //! `raterlab batch export`: a plan's uncached calls as shard files and a manifest.
 
 use super::{check_batchable, write_shards};
-use crate::cli::PlanArgs;
 use crate::error::input_error;
 use crate::judge::batch::{Format, Manifest};
 use crate::run::batch::ExportSummary;
 use crate::run::data::{self, Dataset};
 use crate::run::judges::{self, completions_dir};
 use crate::run::plan::{data_settings, plan, Plan};
+use crate::run::settings::PlanSettings;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::collections::HashSet;
 use std::path::Path;
 
-fn plan_json(args: &PlanArgs, dataset: &Dataset, plan: &Plan, seed: u64) -> serde_json::Value {
+fn plan_json(args: &PlanSettings, dataset: &Dataset, plan: &Plan, seed: u64) -> serde_json::Value {
     json!({
         "source": dataset.source,
         "examples": dataset.examples.len(),
@@ -29,7 +29,7 @@ fn plan_json(args: &PlanArgs, dataset: &Dataset, plan: &Plan, seed: u64) -> serd
 }
 
 /// `raterlab batch export`.
-pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary> {
+pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSummary> {
     let format = Format::parse(format).ok_or_else(|| {
         input_error(format!(
             "--format '{format}' is not a batch format; use openai (OpenAI Batch, vLLM run-batch, Ray) or anthropic"
@@ -48,6 +48,7 @@ pub fn export(args: &PlanArgs, out: &Path, format: &str) -> Result<ExportSummary
     plan_args.judge.no_cache = true;
     let planned = plan(
         &plan_args,
+        crate::run::plan::Form::Pairs,
         settings.seed,
         &crate::report::progress::Steps::default(),
     )?;

@@ -3,7 +3,6 @@
 
 use super::ingest::{read_results, stopped};
 use super::{check_batchable, plan_keys, write_shards};
-use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
 use crate::judge::batch::ingest::{self, Tally};
@@ -12,6 +11,7 @@ use crate::judge::cache::Cache;
 use crate::judge::Judge;
 use crate::raters::{Config, Part};
 use crate::run::batch::Watch;
+use crate::run::settings::{CalibrateSettings, PlanSettings};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `calibrate --batch` needs an endpoint with a Batch API and an OpenAI-compatible judge.
-pub fn check_batch_judges(args: &PlanArgs) -> Result<()> {
+pub fn check_batch_judges(args: &PlanSettings) -> Result<()> {
     if args.demo || args.judge.judge.as_deref().is_some_and(|j| j != "openai") {
         return Err(input_error(
             "--batch sends the calls through an OpenAI-compatible Batch API; drop --demo and --judge, and give --endpoint URL --model NAME",
@@ -205,7 +205,7 @@ impl Settle {
 /// `calibrate --batch`: every uncached call of the parts (configurations and their items)
 /// goes through the Batch API; returns what settles their judges.
 pub fn run_batches(
-    args: &CalibrateArgs,
+    args: &CalibrateSettings,
     parts: &[Part<'_>],
     caches: &[Arc<Cache>],
     watch: &dyn Watch,
@@ -396,7 +396,7 @@ pub fn run_batches(
 }
 
 /// The plan's options for the hint that names `batch export` (the data and model).
-fn plan_hint(args: &CalibrateArgs) -> String {
+fn plan_hint(args: &CalibrateSettings) -> String {
     let models: Vec<String> = args
         .plan
         .judge

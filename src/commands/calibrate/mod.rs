@@ -11,14 +11,14 @@ pub mod pairs;
 pub mod rewardbench2;
 pub mod session;
 
-use crate::cli::CalibrateArgs;
 use crate::run::data::{self, Rows};
 use crate::run::plan::{check_sort, data_settings};
 use crate::run::record::Calibrated;
+use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
 /// `calibrate` on whichever form the data comes in.
-pub fn run(args: &CalibrateArgs) -> Result<Calibrated> {
+pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
     check_sort(&args.sort)?;
     let settings = data_settings(&args.plan)?;
     Ok(
@@ -35,7 +35,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Calibrated> {
 
 /// Problems to report once the run directory is written (`session::finish`): notes of the
 /// caches, unwritten answers, and the failures that fail the run.
-pub fn finish(args: &CalibrateArgs, calibrated: &Calibrated) -> Result<()> {
+pub fn finish(args: &CalibrateSettings, calibrated: &Calibrated) -> Result<()> {
     match calibrated {
         Calibrated::Pairs(run) => session::finish(
             args,

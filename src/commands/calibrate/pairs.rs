@@ -2,13 +2,13 @@
 //! evaluated and compared.
 
 use super::session::{Part, Session};
-use crate::cli::CalibrateArgs;
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::judges;
-use crate::run::plan::Plan;
+use crate::run::plan::{Form, Plan};
 use crate::run::record::{Run, RunMeta};
+use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
@@ -57,8 +57,8 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
 }
 
 /// `calibrate` on pairs: every configuration rates every example.
-pub fn run(args: &CalibrateArgs, dataset: Dataset, seed: u64) -> Result<Run> {
-    let session = Session::plan(args, seed, |_| {})?;
+pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run> {
+    let session = Session::plan(args, Form::Pairs, seed)?;
     let Plan {
         configs,
         metas,

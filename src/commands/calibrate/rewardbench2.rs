@@ -5,7 +5,6 @@
 //! missing-score rules, with bootstrap CIs.
 
 use super::session::{Part, Session};
-use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::dataset::rewardbench2::items::RowItems;
 use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::error::input_error;
@@ -17,7 +16,9 @@ use crate::raters::rewardbench2::{
 use crate::raters::{CallTally, Missing};
 use crate::run::data::Rb2Set;
 use crate::run::judges;
+use crate::run::plan::Form;
 use crate::run::rewardbench2::{Rb2Config, Rb2Made, Rb2Run};
+use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
 /// A row as the scoring sees it under `protocol`, its scores or decided result given.
@@ -49,7 +50,7 @@ fn other(missing: Missing) -> Missing {
     }
 }
 
-pub fn run(args: &CalibrateArgs, set: Rb2Set) -> Result<Rb2Run> {
+pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let judge = args.plan.judge.judge.as_deref().unwrap_or("");
     let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
     let (made, out) = match judge.strip_prefix("scores:") {
@@ -220,27 +221,9 @@ struct Out {
     caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
 }
 
-/// Without --prompt: reward-bench's four-way judge; the demo shows the three protocols.
-fn defaults(plan: &mut PlanArgs) {
-    if plan.prompts.is_empty() {
-        plan.prompts = if plan.demo {
-            vec![
-                "rb2_ranking".into(),
-                "rb2_rating".into(),
-                "simple_no_tie".into(),
-            ]
-        } else {
-            vec!["rb2_ranking".into()]
-        };
-    }
-    if plan.demo && plan.raters.is_empty() {
-        plan.raters = vec!["basic".into()];
-    }
-}
-
 /// The protocols that call a judge: every configuration of the plan, one budget.
-fn from_judges(args: &CalibrateArgs, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
-    let session = Session::plan(args, set.seed, defaults)?;
+fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
+    let session = Session::plan(args, Form::RewardBench2, set.seed)?;
     let plan = &session.plan;
     if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
         return Err(input_error(format!(

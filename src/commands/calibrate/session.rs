@@ -4,12 +4,12 @@
 //! the unwritten-answers warning, the failure checks). A form says only which items each
 //! configuration rates and how a rating folds back into its rows.
 
-use crate::cli::{CalibrateArgs, PlanArgs};
 use crate::dataset::examples::Example;
 use crate::judge::cache::Cache;
 use crate::raters::{self, CallTally, Config, Rating};
 use crate::run::judges;
-use crate::run::plan::{plan, Plan};
+use crate::run::plan::{plan, Form, Plan};
+use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,7 +44,7 @@ pub struct Rated {
 }
 
 /// The run's name: `--name`, the experiment file's, else `demo` or `calibrate`.
-pub fn name(args: &CalibrateArgs, planned: Option<String>) -> String {
+pub fn name(args: &CalibrateSettings, planned: Option<String>) -> String {
     args.name
         .clone()
         .or(planned)
@@ -52,21 +52,21 @@ pub fn name(args: &CalibrateArgs, planned: Option<String>) -> String {
 }
 
 impl Session {
-    /// The plan of `args` as `form_defaults` completes it (a form's default prompts and
-    /// raters); with `--batch`, checked for a Batch API and answered from the cache only.
-    pub fn plan(
-        args: &CalibrateArgs,
-        seed: u64,
-        form_defaults: impl FnOnce(&mut PlanArgs),
-    ) -> Result<Self> {
+    /// The plan of `args` for data of `form` (its default prompts and raters); with
+    /// `--batch`, checked for a Batch API and answered from the cache only.
+    pub fn plan(args: &CalibrateSettings, form: Form, seed: u64) -> Result<Self> {
         let mut plan_args = args.plan.clone();
-        form_defaults(&mut plan_args);
         if args.batch.batch {
             // Every call is answered by a batch (or fails as the batch said): none goes out alone.
             super::super::batch::rounds::check_batch_judges(&plan_args)?;
             plan_args.judge.offline = true;
         }
-        let plan = plan(&plan_args, seed, &crate::report::progress::Steps::default())?;
+        let plan = plan(
+            &plan_args,
+            form,
+            seed,
+            &crate::report::progress::Steps::default(),
+        )?;
         judges::budget(&args.plan.judge)?;
         Ok(Self {
             name: name(args, plan.name.clone()),
@@ -79,7 +79,7 @@ impl Session {
     /// rating to `fold` with its part's index.
     pub fn rate(
         &self,
-        args: &CalibrateArgs,
+        args: &CalibrateSettings,
         parts: Vec<Part<'_>>,
         fold: &mut dyn FnMut(usize, &Rating),
     ) -> Result<Rated> {
@@ -132,7 +132,7 @@ impl Session {
 /// could not be cached, and failures that fail the run (exit code 2): refusals, and with
 /// `--offline` calls missing from the cache.
 pub fn finish<'a>(
-    args: &CalibrateArgs,
+    args: &CalibrateSettings,
     caches: &[Arc<Cache>],
     tallies: impl Iterator<Item = (&'a str, &'a CallTally)>,
     dir: &Path,

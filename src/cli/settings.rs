@@ -1,0 +1,223 @@
+//! The arguments as parsed, turned into `run::settings` once: below `cli/` no code names a
+//! clap type. Each conversion moves the fields over as they are; checking them is
+//! `run/`'s (`DataSettings`, `run::plan`, `run::judges`).
+
+use super::{
+    AnalyzeArgs, BatchRunArgs, CacheCommand, CalibrateArgs, DataArgs, JudgeArgs, PlanArgs,
+    PlanSizeArgs, RateArgs, ReportArgs,
+};
+use crate::dataset::labels::{ColumnNames, NoMajority};
+use crate::error::input_error;
+use crate::run::analysis::{parse_labels, parse_reading, writable_folder, Input, Output, Settings};
+use crate::run::settings::{
+    BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
+    RateSettings, ReportSettings, SizeSettings,
+};
+use anyhow::Result;
+
+impl From<DataArgs> for DataOptions {
+    fn from(a: DataArgs) -> Self {
+        Self {
+            data: a.data,
+            map: a.map,
+            gold_map: a.gold_map,
+            no_majority: a.no_majority,
+            subset: a.subset,
+            section: a.section,
+            limit: a.limit,
+            per_subset: a.per_subset,
+            seed: a.seed,
+            both_orders: a.both_orders,
+        }
+    }
+}
+
+impl From<JudgeArgs> for JudgeSettings {
+    fn from(a: JudgeArgs) -> Self {
+        Self {
+            judge: a.judge,
+            endpoint: a.endpoint,
+            model: a.model,
+            api_key_env: a.api_key_env,
+            temperature: a.temperature,
+            max_tokens: a.max_tokens,
+            judge_seed: a.judge_seed,
+            system: a.system,
+            timeout: a.timeout,
+            headers: a.headers,
+            concurrency: a.concurrency,
+            rpm: a.rpm,
+            retries: a.retries,
+            retry_base_ms: a.retry_base_ms,
+            cache_dir: a.cache_dir,
+            no_cache: a.no_cache,
+            offline: a.offline,
+            tie_margin: a.tie_margin,
+            pointwise_missing: a.pointwise_missing,
+        }
+    }
+}
+
+impl From<PlanArgs> for PlanSettings {
+    fn from(a: PlanArgs) -> Self {
+        Self {
+            data: a.data.into(),
+            judge: a.judge.into(),
+            prompts: a.prompts,
+            raters: a.raters,
+            parser: a.parser,
+            config: a.config,
+            demo: a.demo,
+        }
+    }
+}
+
+impl From<BatchRunArgs> for BatchSettings {
+    fn from(a: BatchRunArgs) -> Self {
+        Self {
+            batch: a.batch,
+            poll_interval: a.poll_interval,
+            batch_rounds: a.batch_rounds,
+        }
+    }
+}
+
+impl From<CalibrateArgs> for CalibrateSettings {
+    fn from(a: CalibrateArgs) -> Self {
+        Self {
+            plan: a.plan.into(),
+            bootstrap: a.bootstrap,
+            sort: a.sort,
+            json: a.json,
+            out: a.out,
+            name: a.name,
+            batch: a.batch.into(),
+        }
+    }
+}
+
+impl From<ReportArgs> for ReportSettings {
+    fn from(a: ReportArgs) -> Self {
+        Self {
+            dir: a.dir,
+            bootstrap: a.bootstrap,
+            sort: a.sort,
+            json: a.json,
+        }
+    }
+}
+
+impl From<RateArgs> for RateSettings {
+    fn from(a: RateArgs) -> Self {
+        Self {
+            data: a.data.into(),
+            judge: a.judge.into(),
+            prompt: a.prompt,
+            parser: a.parser,
+            rater: a.rater,
+            out: a.out,
+        }
+    }
+}
+
+impl From<PlanSizeArgs> for SizeSettings {
+    fn from(a: PlanSizeArgs) -> Self {
+        Self {
+            diff: a.diff,
+            metric: a.metric,
+            discordance: a.discordance,
+            from: a.from,
+            accuracy: a.accuracy,
+            tie_rate: a.tie_rate,
+            alpha: a.alpha,
+            power: a.power,
+            runs: a.runs,
+            seed: a.seed,
+            json: a.json,
+        }
+    }
+}
+
+impl From<CacheCommand> for CacheRequest {
+    fn from(c: CacheCommand) -> Self {
+        match c {
+            CacheCommand::Stats { dir, json } => CacheRequest::Stats {
+                cache_dir: dir.cache_dir,
+                json,
+            },
+            CacheCommand::Export { dir, model, out } => CacheRequest::Export {
+                cache_dir: dir.cache_dir,
+                model,
+                out,
+            },
+            CacheCommand::Prune {
+                dir,
+                model,
+                older_than,
+                all,
+                dry_run,
+            } => CacheRequest::Prune {
+                cache_dir: dir.cache_dir,
+                model,
+                older_than,
+                all,
+                dry_run,
+            },
+        }
+    }
+}
+
+impl TryFrom<AnalyzeArgs> for Settings {
+    type Error = anyhow::Error;
+
+    /// The arguments checked into settings (`run::analysis` holds the checks).
+    fn try_from(args: AnalyzeArgs) -> Result<Self> {
+        let input = match (args.input, args.gold, args.ratings) {
+            (Some(path), None, None) => Input::One(path),
+            (None, Some(gold), Some(ratings)) => Input::Two { gold, ratings },
+            _ => {
+                return Err(input_error(
+                    "give either --input FILE, or both --gold FILE and --ratings FILE",
+                ))
+            }
+        };
+        let labels = args.labels.as_deref().map(parse_labels).transpose()?;
+        let policy = NoMajority::parse(&args.no_majority)?;
+        let annotators = match (&input, args.annotators.is_empty()) {
+            (_, true) => None,
+            (Input::One(_) | Input::Values(_), false) => Some((args.annotators.clone(), policy)),
+            (Input::Two { .. }, false) => return Err(input_error(
+                "--annotators reads every annotator and the judge from one file; use --input FILE",
+            )),
+        };
+        for (flag, path) in [("--csv", &args.csv), ("--html", &args.html)] {
+            if let Some(path) = path {
+                writable_folder(flag, path)?;
+            }
+        }
+        let reading = (
+            parse_reading("--gold-map", &args.gold_map, &args.unreadable)?,
+            parse_reading("--rating-map", &args.rating_map, &args.unreadable)?,
+        );
+        Ok(Settings {
+            input,
+            reading,
+            columns: ColumnNames {
+                id: args.id_col,
+                ratings_id: args.ratings_id_col,
+                gold: args.gold_col,
+                rating: args.rating_col,
+                group: args.group_col,
+            },
+            labels,
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+            annotators,
+            output: Output {
+                json: args.json,
+                csv: args.csv,
+                html: args.html,
+            },
+        })
+    }
+}
