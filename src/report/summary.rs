@@ -50,11 +50,10 @@ fn power_cell(p: &crate::evaluation::Power) -> String {
     format!("{detectable} / {needed}")
 }
 
-pub fn summary(run: &Run) -> Summary {
+/// The main table: every configuration, best first.
+fn configurations(run: &Run, order: &[usize]) -> Table {
     let rec = &run.record;
-    let order = order(run);
     let scope = |i: usize| &run.evaluation.configs[i].overall;
-
     let mut t = Table::new(
         format!(
             "Configurations, best first by {} (95% CIs; items without a verdict dropped)",
@@ -74,7 +73,7 @@ pub fn summary(run: &Run) -> Summary {
             "wall s",
         ],
     );
-    for &i in &order {
+    for &i in order {
         let (s, c) = (scope(i), &rec.configs[i]);
         t.rows.push(vec![
             shown_name(c),
@@ -93,6 +92,13 @@ pub fn summary(run: &Run) -> Summary {
 
     t.notes.extend(super::ranking::ranking_note(run));
 
+    t
+}
+
+/// The headline metrics under the three parse-failure policies.
+fn parse_failures(run: &Run, order: &[usize]) -> Table {
+    let rec = &run.record;
+    let scope = |i: usize| &run.evaluation.configs[i].overall;
     let mut p = Table::new(
         "Parse failures: headline metrics when items without a verdict are dropped, counted wrong, or counted as ties",
         &[
@@ -108,7 +114,7 @@ pub fn summary(run: &Run) -> Summary {
             "κq as-tie",
         ],
     );
-    for &i in &order {
+    for &i in order {
         let s = scope(i);
         let pol = &s.policies;
         p.rows.push(vec![
@@ -125,7 +131,14 @@ pub fn summary(run: &Run) -> Summary {
         ]);
     }
 
-    let position = run.meta.both_orders.then(|| {
+    p
+}
+
+/// With both orders: position bias by each published rule.
+fn position(run: &Run, order: &[usize]) -> Option<Table> {
+    let rec = &run.record;
+    let scope = |i: usize| &run.evaluation.configs[i].overall;
+    run.meta.both_orders.then(|| {
         let mut b = Table::new(
             "Position bias (both orders)",
             &[
@@ -143,7 +156,7 @@ pub fn summary(run: &Run) -> Summary {
                 "LLMBar both",
             ],
         );
-        for &i in &order {
+        for &i in order {
             if let Some(pos) = &scope(i).position {
                 b.rows.push(vec![
                     rec.configs[i].name.clone(),
@@ -187,14 +200,19 @@ pub fn summary(run: &Run) -> Summary {
             .map(String::from),
         );
         b
-    });
+    })
+}
 
+/// Pointwise judges: the grades' statistics.
+fn pointwise(run: &Run, order: &[usize]) -> Option<Table> {
+    let rec = &run.record;
+    let scope = |i: usize| &run.evaluation.configs[i].overall;
     let graded: Vec<usize> = order
         .iter()
         .copied()
         .filter(|&i| scope(i).pointwise.is_some())
         .collect();
-    let pointwise = (!graded.is_empty()).then(|| {
+    (!graded.is_empty()).then(|| {
         let mut t = Table::new(
             "Pointwise judges: each response graded alone, the grades compared (pairs once each, in their seeded order)",
             &[
@@ -239,10 +257,13 @@ pub fn summary(run: &Run) -> Summary {
         .map(String::from)
         .to_vec();
         t
-    });
+    })
+}
 
-    let sections =
-        run.evaluation
+/// reward-bench's sections and scores under both rules.
+fn sections(run: &Run, order: &[usize]) -> Option<Table> {
+    let rec = &run.record;
+    run.evaluation
             .configs
             .iter()
             .any(|c| !c.sections.is_empty())
@@ -252,7 +273,7 @@ pub fn summary(run: &Run) -> Summary {
                 &["configuration", "chat", "chat-hard", "safety", "reasoning", "score (strict)", "score (published)"],
             );
                 s.notes.push("score (published) is reward-bench's own rule for LLM judges (scripts/run_generative.py): a tie, an unreadable answer or a failed call is worth 0.5, not 0; the sections follow the strict rule, and --json and metrics.csv give both per section and subset".into());
-                for &i in &order {
+                for &i in order {
                     let r = &run.evaluation.configs[i];
                     let get = |k: &str| r.sections.get(k).map_or("-".to_string(), |v| fixed(*v));
                     s.rows.push(vec![
@@ -266,9 +287,13 @@ pub fn summary(run: &Run) -> Summary {
                     ]);
                 }
                 s
-            });
+            })
+}
 
-    let comparisons = (!run.evaluation.comparisons.is_empty()).then(|| {
+/// The paired comparisons of every two configurations.
+fn comparisons(run: &Run) -> Option<Table> {
+    let rec = &run.record;
+    (!run.evaluation.comparisons.is_empty()).then(|| {
         let mut c = Table::new(
             "Paired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0",
             &[
@@ -303,14 +328,17 @@ pub fn summary(run: &Run) -> Summary {
             ]);
         }
         c
-    });
+    })
+}
 
+pub fn summary(run: &Run) -> Summary {
+    let order = order(run);
     Summary {
-        configurations: t,
-        parse_failures: p,
-        position,
-        pointwise,
-        sections,
-        comparisons,
+        configurations: configurations(run, &order),
+        parse_failures: parse_failures(run, &order),
+        position: position(run, &order),
+        pointwise: pointwise(run, &order),
+        sections: sections(run, &order),
+        comparisons: comparisons(run),
     }
 }

@@ -163,6 +163,110 @@ pub struct Plan {
     pub name: Option<String>,
 }
 
+/// The configurations of the judges: each template × rater (a scores file: its one prompt,
+/// basic), named `prompt/rater` (`judge/prompt/rater` with several judges).
+fn judged_configs(
+    judged: &[Judged],
+    templates: &[crate::prompts::Template],
+    raters: &[RaterKind],
+    pointwise: crate::raters::PointwiseRule,
+) -> Result<(Vec<Config>, Vec<ConfigMeta>)> {
+    let mut configs = Vec::new();
+    let mut metas = Vec::new();
+    let several = judged.len() > 1;
+    let scores_template = template(crate::prompts::SCORES_PROMPT, None, None)?;
+    for j in judged {
+        // A scores file answers one prompt (its scores) once: no templates, no samples.
+        let order_blind = j.setup.judge.is_order_blind();
+        let (own_templates, own_raters): (&[crate::prompts::Template], Vec<RaterKind>) =
+            if order_blind {
+                (
+                    std::slice::from_ref(&scores_template),
+                    vec![RaterKind::Basic],
+                )
+            } else {
+                (
+                    templates,
+                    raters
+                        .iter()
+                        .copied()
+                        .filter(|r| !r.is_baseline())
+                        .collect(),
+                )
+            };
+        for t in own_templates {
+            for &rater in &own_raters {
+                let params = Arc::new(judges::params(&j.args, &j.setup.model, rater));
+                let name = if several {
+                    format!("{}/{}/{}", j.label, t.name, rater)
+                } else {
+                    format!("{}/{}", t.name, rater)
+                };
+                metas.push(ConfigMeta {
+                    name: name.clone(),
+                    prompt: t.name.clone(),
+                    parser: t.parser.to_string(),
+                    rater: rater.to_string(),
+                    judge: j.setup.judge.describe(),
+                    model: j.setup.model.clone(),
+                    temperature: params.temperature,
+                    max_tokens: params.max_tokens,
+                    simulated: j.setup.judge.is_simulated(),
+                    system: t.system.clone(),
+                    template: t.text.clone(),
+                });
+                configs.push(Config {
+                    name,
+                    template: t.clone(),
+                    rater,
+                    judge: j.setup.judge.clone(),
+                    params,
+                    pointwise,
+                });
+            }
+        }
+    }
+    Ok((configs, metas))
+}
+
+/// A baseline's configuration: it makes no call (`samples() == 0`), so its judge and
+/// template are placeholders the rater never uses.
+fn baseline(
+    rater: RaterKind,
+    template: &crate::prompts::Template,
+    pointwise: crate::raters::PointwiseRule,
+) -> (Config, ConfigMeta) {
+    let name = format!("baseline/{rater}");
+    let judge: Arc<dyn crate::judge::Judge> = Arc::new(crate::judge::sim::Sim::default());
+    let meta = ConfigMeta {
+        name: name.clone(),
+        prompt: "-".into(),
+        parser: "-".into(),
+        rater: rater.to_string(),
+        judge: "baseline (no LLM)".into(),
+        model: "-".into(),
+        temperature: 0.0,
+        max_tokens: 0,
+        simulated: false,
+        system: None,
+        template: String::new(),
+    };
+    let config = Config {
+        name,
+        template: template.clone(),
+        rater,
+        judge,
+        pointwise,
+        params: Arc::new(crate::judge::Params {
+            model: "-".into(),
+            temperature: 0.0,
+            max_tokens: 0,
+            seed: None,
+        }),
+    };
+    (config, meta)
+}
+
 /// The form of the data a plan rates: its default prompts and raters differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -258,92 +362,11 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
         }
     }
     let pointwise = judges::pointwise_rule(&with_args.judge)?;
-    let mut configs = Vec::new();
-    let mut metas = Vec::new();
-    let several = judged.len() > 1;
-    let scores_template = template(crate::prompts::SCORES_PROMPT, None, None)?;
-    for j in &judged {
-        // A scores file answers one prompt (its scores) once: no templates, no samples.
-        let order_blind = j.setup.judge.is_order_blind();
-        let (own_templates, own_raters): (&[crate::prompts::Template], Vec<RaterKind>) =
-            if order_blind {
-                (
-                    std::slice::from_ref(&scores_template),
-                    vec![RaterKind::Basic],
-                )
-            } else {
-                (
-                    &templates,
-                    raters
-                        .iter()
-                        .copied()
-                        .filter(|r| !r.is_baseline())
-                        .collect(),
-                )
-            };
-        for t in own_templates {
-            for &rater in &own_raters {
-                let params = Arc::new(judges::params(&j.args, &j.setup.model, rater));
-                let name = if several {
-                    format!("{}/{}/{}", j.label, t.name, rater)
-                } else {
-                    format!("{}/{}", t.name, rater)
-                };
-                metas.push(ConfigMeta {
-                    name: name.clone(),
-                    prompt: t.name.clone(),
-                    parser: t.parser.to_string(),
-                    rater: rater.to_string(),
-                    judge: j.setup.judge.describe(),
-                    model: j.setup.model.clone(),
-                    temperature: params.temperature,
-                    max_tokens: params.max_tokens,
-                    simulated: j.setup.judge.is_simulated(),
-                    system: t.system.clone(),
-                    template: t.text.clone(),
-                });
-                configs.push(Config {
-                    name,
-                    template: t.clone(),
-                    rater,
-                    judge: j.setup.judge.clone(),
-                    params,
-                    pointwise,
-                });
-            }
-        }
-    }
-    for &rater in raters.iter().filter(|r| r.is_baseline()) {
-        let name = format!("baseline/{rater}");
-        // Baselines make no call (`samples() == 0`); the judge and template are placeholders
-        // that the rater never uses.
-        let judge: Arc<dyn crate::judge::Judge> = Arc::new(crate::judge::sim::Sim::default());
-        metas.push(ConfigMeta {
-            name: name.clone(),
-            prompt: "-".into(),
-            parser: "-".into(),
-            rater: rater.to_string(),
-            judge: "baseline (no LLM)".into(),
-            model: "-".into(),
-            temperature: 0.0,
-            max_tokens: 0,
-            simulated: false,
-            system: None,
-            template: String::new(),
-        });
-        configs.push(Config {
-            name,
-            template: templates[0].clone(),
-            rater,
-            judge,
-            pointwise,
-            params: Arc::new(crate::judge::Params {
-                model: "-".into(),
-                temperature: 0.0,
-                max_tokens: 0,
-                seed: None,
-            }),
-        });
+    let (mut configs, mut metas) = judged_configs(&judged, &templates, &raters, pointwise)?;
+    for rater in raters.iter().copied().filter(|r| r.is_baseline()) {
+        let (config, meta) = baseline(rater, &templates[0], pointwise);
+        configs.push(config);
+        metas.push(meta);
     }
     let caches = judged
         .iter()

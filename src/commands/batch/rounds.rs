@@ -6,7 +6,7 @@ use super::{check_batchable, plan_keys, write_shards};
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
 use crate::judge::batch::ingest::{self, Tally};
-use crate::judge::batch::{Format, Key, Settled};
+use crate::judge::batch::{Format, Key, Settled, Shard};
 use crate::judge::cache::Cache;
 use crate::judge::Judge;
 use crate::raters::{Config, Part};
@@ -15,7 +15,7 @@ use crate::run::settings::{CalibrateSettings, PlanSettings};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -202,6 +202,194 @@ impl Settle {
     }
 }
 
+/// A `calibrate --batch` run's batches: the API, the plan's folder and state file, the
+/// cache the results go to, and what the results said so far.
+struct Rounds<'a> {
+    api: BatchApi,
+    dir: PathBuf,
+    state_path: PathBuf,
+    state: State,
+    cache: Arc<Cache>,
+    /// The plan's keys: results for other keys are not this plan's.
+    known: HashSet<Key>,
+    tally: Tally,
+    /// The last batch collected, and how it ended.
+    last_batch: String,
+    watch: &'a dyn Watch,
+}
+
+impl Rounds<'_> {
+    /// Polls the batches not yet collected until each has ended, collecting each as soon as
+    /// it ends (paid results are kept at once); Ctrl-C stops the wait, not the batches.
+    fn wait(&mut self, first_wait: f64) -> Result<()> {
+        let open: Vec<usize> = (0..self.state.batches.len())
+            .filter(|&i| !self.state.batches[i].ingested)
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        let mut wait = first_wait;
+        let mut infos: HashMap<usize, BatchInfo> = HashMap::new();
+        loop {
+            for &i in &open {
+                if infos.get(&i).is_some_and(BatchInfo::is_terminal) {
+                    continue;
+                }
+                let info = self
+                    .api
+                    .get(&self.state.batches[i].id)
+                    .map_err(|e| api_error(&self.api, e, ""))?;
+                infos.insert(i, info);
+            }
+            let mut shown: Vec<BatchInfo> =
+                open.iter().filter_map(|i| infos.get(i).cloned()).collect();
+            shown.sort_by(|a, b| a.id.cmp(&b.id));
+            self.watch.polled(&shown);
+            for &i in &open {
+                match infos.get(&i) {
+                    Some(info) if info.is_terminal() && !self.state.batches[i].ingested => {
+                        self.collect(i, info)?;
+                    }
+                    _ => {}
+                }
+            }
+            if open.iter().all(|&i| self.state.batches[i].ingested) {
+                break;
+            }
+            if !pause(Duration::from_secs_f64(wait)) {
+                self.watch.done();
+                let running: Vec<String> = open
+                    .iter()
+                    .filter(|&&i| !self.state.batches[i].ingested)
+                    .map(|&i| self.state.batches[i].id.clone())
+                    .collect();
+                return Err(Interrupted(resume_hint(&self.api, &self.state_path, &running)).into());
+            }
+            wait = (wait * 1.5).min(first_wait.max(600.0));
+        }
+        self.watch.done();
+        Ok(())
+    }
+
+    /// Downloads and ingests ended batch `i`, and saves that it is collected.
+    fn collect(&mut self, i: usize, info: &BatchInfo) -> Result<()> {
+        let known = &self.known;
+        let results = collect(
+            &self.api,
+            info,
+            &self.dir,
+            &self.cache,
+            &|k: &Key| known.contains(k),
+            &mut self.tally,
+        )?;
+        let entry = &mut self.state.batches[i];
+        entry.status = info.status.clone();
+        entry.results = results;
+        entry.errors = info.errors.clone();
+        entry.ingested = true;
+        self.last_batch = format!("{} {}", entry.id, entry.status);
+        self.state.save(&self.state_path)?;
+        self.watch.note(&format!(
+            "batch {} {}: {} answered, {} failed{}",
+            info.id,
+            info.status,
+            info.counts.completed,
+            info.counts.failed,
+            if info.errors.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", info.errors.join("; "))
+            }
+        ));
+        Ok(())
+    }
+
+    /// Uploads round `round`'s shards (in `round_dir`) and creates a batch of each, saving
+    /// each batch's id at once; stops creating on Ctrl-C.
+    fn submit(
+        &mut self,
+        round: u32,
+        round_dir: &Path,
+        shards: Vec<Shard>,
+        hint: &str,
+    ) -> Result<()> {
+        for shard in shards {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                break;
+            }
+            let file_id = self
+                .api
+                .upload(&round_dir.join(&shard.file))
+                .map_err(|e| api_error(&self.api, e, hint))?;
+            let info = self
+                .api
+                .create(&file_id)
+                .map_err(|e| api_error(&self.api, e, hint))?;
+            self.state.batches.push(Entry {
+                id: info.id.clone(),
+                round,
+                shard: format!("round-{round}/{}", shard.file),
+                model: shard.model.clone(),
+                requests: shard.lines,
+                status: info.status.clone(),
+                results: Vec::new(),
+                ingested: false,
+                errors: Vec::new(),
+            });
+            self.state.save(&self.state_path)?;
+            self.watch.note(&format!(
+                "batch {} created for {} requests to {} (state: {})",
+                info.id,
+                shard.lines,
+                shard.model,
+                self.state_path.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The keys whose failure is not worth another try.
+    fn failed_for_good(&self) -> HashSet<Key> {
+        self.tally
+            .failures
+            .iter()
+            .flatten()
+            .filter(|(_, f)| !f.retryable)
+            .map(|(k, _)| *k)
+            .collect()
+    }
+
+    /// What the batches settled: answers in the cache, failures, and the reason of a call
+    /// no batch answered.
+    fn settle(self) -> Settle {
+        let failures: HashMap<Key, crate::judge::CallError> = self
+            .tally
+            .failures
+            .iter()
+            .flatten()
+            .filter(|(k, _)| !self.cache.contains(&k.hex()))
+            .map(|(k, f)| (*k, f.to_call_error()))
+            .collect();
+        let rounds_done = self
+            .state
+            .batches
+            .iter()
+            .map(|b| b.round)
+            .max()
+            .unwrap_or(0);
+        let missing = format!(
+            "no batch answered it in {rounds_done} round(s) (last: {}); raise --batch-rounds or run the same command again",
+            if self.last_batch.is_empty() { "none" } else { &self.last_batch }
+        );
+        Settle {
+            cache: self.cache,
+            failures: Arc::new(failures),
+            fresh: Arc::new(self.tally.fresh.clone().unwrap_or_default()),
+            missing,
+        }
+    }
+}
+
 /// `calibrate --batch`: every uncached call of the parts (configurations and their items)
 /// goes through the Batch API; returns what settles their judges.
 pub fn run_batches(
@@ -229,13 +417,16 @@ pub fn run_batches(
     .map_err(|e| input_error(format!("--endpoint: {e}")))?;
     let (plan_name, known) = plan_keys(parts);
     let dir = cache.path().with_file_name("batches").join(&plan_name);
-    let cache_dir = cache.path().parent().unwrap_or(Path::new("."));
+    let cache_dir = cache
+        .path()
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("creating the batch folder '{}'", dir.display()))?;
     let state_path = dir.join("state.json");
     let mut state = State::load(&state_path)?;
     state.endpoint = endpoint.clone();
-    let known = |k: &Key| known.contains(k);
     let mut tally = Tally {
         fresh: Some(HashSet::new()),
         failures: Some(HashMap::new()),
@@ -245,92 +436,44 @@ pub fn run_batches(
     // failures decide what is worth resubmitting.
     for entry in state.batches.iter().filter(|b| b.ingested) {
         for name in &entry.results {
-            ingest_cached(&dir.join(name), cache.as_ref(), &known, &mut tally)?;
+            ingest_cached(
+                &dir.join(name),
+                cache.as_ref(),
+                &|k| known.contains(k),
+                &mut tally,
+            )?;
         }
     }
     watch_ctrl_c();
-    let rounds = args.batch.batch_rounds.max(1);
+    let mut rounds = Rounds {
+        api,
+        dir,
+        state_path,
+        state,
+        cache,
+        known,
+        tally,
+        last_batch: String::new(),
+        watch,
+    };
     let first_wait = args.batch.poll_interval.max(0.001);
-    let mut last_batch = String::new();
     loop {
-        let open: Vec<usize> = (0..state.batches.len())
-            .filter(|&i| !state.batches[i].ingested)
-            .collect();
-        if !open.is_empty() {
-            let mut wait = first_wait;
-            let mut infos: HashMap<usize, BatchInfo> = HashMap::new();
-            loop {
-                for &i in &open {
-                    if infos.get(&i).is_some_and(BatchInfo::is_terminal) {
-                        continue;
-                    }
-                    let info = api
-                        .get(&state.batches[i].id)
-                        .map_err(|e| api_error(&api, e, ""))?;
-                    infos.insert(i, info);
-                }
-                let mut shown: Vec<BatchInfo> =
-                    open.iter().filter_map(|i| infos.get(i).cloned()).collect();
-                shown.sort_by(|a, b| a.id.cmp(&b.id));
-                watch.polled(&shown);
-                // Collect each batch as soon as it ends: paid results are kept at once.
-                for &i in &open {
-                    let Some(info) = infos.get(&i) else { continue };
-                    if !info.is_terminal() || state.batches[i].ingested {
-                        continue;
-                    }
-                    let results = collect(&api, info, &dir, &cache, &known, &mut tally)?;
-                    let entry = &mut state.batches[i];
-                    entry.status = info.status.clone();
-                    entry.results = results;
-                    entry.errors = info.errors.clone();
-                    entry.ingested = true;
-                    last_batch = format!("{} {}", entry.id, entry.status);
-                    state.save(&state_path)?;
-                    watch.note(&format!(
-                        "batch {} {}: {} answered, {} failed{}",
-                        info.id,
-                        info.status,
-                        info.counts.completed,
-                        info.counts.failed,
-                        if info.errors.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" ({})", info.errors.join("; "))
-                        }
-                    ));
-                }
-                if open.iter().all(|&i| state.batches[i].ingested) {
-                    break;
-                }
-                if !pause(Duration::from_secs_f64(wait)) {
-                    watch.done();
-                    let running: Vec<String> = open
-                        .iter()
-                        .filter(|&&i| !state.batches[i].ingested)
-                        .map(|&i| state.batches[i].id.clone())
-                        .collect();
-                    return Err(Interrupted(resume_hint(&api, &state_path, &running)).into());
-                }
-                wait = (wait * 1.5).min(first_wait.max(600.0));
-            }
-            watch.done();
-        }
-        let round = state.batches.iter().map(|b| b.round).max().unwrap_or(0);
-        // Failures not worth another try stay failures; everything else missing is resent.
-        let settled: HashSet<Key> = tally
-            .failures
+        rounds.wait(first_wait)?;
+        let round = rounds
+            .state
+            .batches
             .iter()
-            .flatten()
-            .filter(|(_, f)| !f.retryable)
-            .map(|(k, _)| *k)
-            .collect();
-        if round >= rounds {
+            .map(|b| b.round)
+            .max()
+            .unwrap_or(0);
+        // Failures not worth another try stay failures; everything else missing is resent.
+        let settled = rounds.failed_for_good();
+        if round >= args.batch.batch_rounds.max(1) {
             break;
         }
-        let round_dir = dir.join(format!("round-{}", round + 1));
+        let round_dir = rounds.dir.join(format!("round-{}", round + 1));
         let (shards, counts) =
-            write_shards(cache_dir, parts, &round_dir, Format::Openai, &settled)?;
+            write_shards(&cache_dir, parts, &round_dir, Format::Openai, &settled)?;
         if shards.is_empty() {
             break;
         }
@@ -343,56 +486,9 @@ pub fn run_batches(
             counts.calls,
             settled.len()
         ));
-        for shard in shards {
-            if INTERRUPTED.load(Ordering::SeqCst) {
-                break;
-            }
-            let path = round_dir.join(&shard.file);
-            let file_id = api
-                .upload(&path)
-                .map_err(|e| api_error(&api, e, &plan_hint(args)))?;
-            let info = api
-                .create(&file_id)
-                .map_err(|e| api_error(&api, e, &plan_hint(args)))?;
-            state.batches.push(Entry {
-                id: info.id.clone(),
-                round: round + 1,
-                shard: format!("round-{}/{}", round + 1, shard.file),
-                model: shard.model.clone(),
-                requests: shard.lines,
-                status: info.status.clone(),
-                results: Vec::new(),
-                ingested: false,
-                errors: Vec::new(),
-            });
-            state.save(&state_path)?;
-            watch.note(&format!(
-                "batch {} created for {} requests to {} (state: {})",
-                info.id,
-                shard.lines,
-                shard.model,
-                state_path.display()
-            ));
-        }
+        rounds.submit(round + 1, &round_dir, shards, &plan_hint(args))?;
     }
-    let failures: HashMap<Key, crate::judge::CallError> = tally
-        .failures
-        .iter()
-        .flatten()
-        .filter(|(k, _)| !cache.contains(&k.hex()))
-        .map(|(k, f)| (*k, f.to_call_error()))
-        .collect();
-    let rounds_done = state.batches.iter().map(|b| b.round).max().unwrap_or(0);
-    let missing = format!(
-        "no batch answered it in {rounds_done} round(s) (last: {}); raise --batch-rounds or run the same command again",
-        if last_batch.is_empty() { "none" } else { &last_batch }
-    );
-    Ok(Settle {
-        cache,
-        failures: Arc::new(failures),
-        fresh: Arc::new(tally.fresh.clone().unwrap_or_default()),
-        missing,
-    })
+    Ok(rounds.settle())
 }
 
 /// The plan's options for the hint that names `batch export` (the data and model).

@@ -1,7 +1,7 @@
 //! `calibrate`'s pairs form: every judge configuration rates the same examples; the record is
 //! evaluated and compared.
 
-use super::session::{Part, Session};
+use super::session::{Part, Rated, Session};
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
@@ -56,39 +56,19 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
         .collect()
 }
 
-/// `calibrate` on pairs: every configuration rates every example.
-pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run> {
-    let session = Session::plan(args, Form::Pairs, seed)?;
-    let Plan {
-        configs,
-        metas,
-        caches,
-        ..
-    } = &session.plan;
-    judges::check_configs(configs, &dataset.examples)?;
-    let parts = configs
-        .iter()
-        .enumerate()
-        .map(|(of, config)| Part {
-            of,
-            config: config.clone(),
-            items: &dataset.examples,
-        })
-        .collect();
-    // The run keeps a row per rating; the answers went to the run directory.
-    let mut ratings: Vec<Vec<RatingRow>> = configs
-        .iter()
-        .map(|_| Vec::with_capacity(dataset.examples.len()))
-        .collect();
-    let rated = session.rate(args, parts, &mut |k, rating| {
-        ratings[k].push(RatingRow::from(rating));
-    })?;
-    let metas = metas.clone();
-    let record = RunRecord {
-        items: items(&dataset),
+/// What the run rated, as the evaluation and `report DIR` read it.
+fn record(
+    dataset: &Dataset,
+    configs: &[crate::raters::Config],
+    metas: &[crate::run::record::ConfigMeta],
+    ratings: &[Vec<RatingRow>],
+    rated: &Rated,
+) -> RunRecord {
+    RunRecord {
+        items: items(dataset),
         configs: metas
             .iter()
-            .zip(&ratings)
+            .zip(ratings)
             .zip(&rated.tallies)
             .enumerate()
             .map(|(i, ((m, r), tally))| ConfigRecord {
@@ -134,7 +114,38 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
                 ]
             })
             .collect(),
-    };
+    }
+}
+
+/// `calibrate` on pairs: every configuration rates every example.
+pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run> {
+    let session = Session::plan(args, Form::Pairs, seed)?;
+    let Plan {
+        configs,
+        metas,
+        caches,
+        ..
+    } = &session.plan;
+    judges::check_configs(configs, &dataset.examples)?;
+    let parts = configs
+        .iter()
+        .enumerate()
+        .map(|(of, config)| Part {
+            of,
+            config: config.clone(),
+            items: &dataset.examples,
+        })
+        .collect();
+    // The run keeps a row per rating; the answers went to the run directory.
+    let mut ratings: Vec<Vec<RatingRow>> = configs
+        .iter()
+        .map(|_| Vec::with_capacity(dataset.examples.len()))
+        .collect();
+    let rated = session.rate(args, parts, &mut |k, rating| {
+        ratings[k].push(RatingRow::from(rating));
+    })?;
+    let metas = metas.clone();
+    let record = record(&dataset, configs, &metas, &ratings, &rated);
     let evaluation = evaluation::evaluate(
         &record,
         EvalSettings {

@@ -4,13 +4,14 @@
 use crate::dataset::examples::Order;
 use crate::error::input_error;
 use crate::evaluation::{
-    Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord,
+    Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Shape,
 };
 use crate::report::lines::{each_line, read_lines, ItemTexts};
-use crate::run::file::{PairsRunFile, RunFile};
+use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
 use crate::run::record::{ConfigMeta, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
@@ -25,25 +26,41 @@ pub fn run_file(dir: &Path) -> Result<RunFile> {
     RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))
 }
 
-/// Reads a run directory over pairs back (its run.json + ratings.parquet).
-pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
-    let configs_json = &doc.configs;
-    let metas: Vec<ConfigMeta> = configs_json
-        .iter()
-        .map(|c| ConfigMeta {
-            name: c.name.clone(),
-            prompt: c.prompt.clone(),
-            parser: c.parser.clone(),
-            rater: c.rater.clone(),
-            judge: c.judge.clone(),
-            model: c.model.clone(),
-            temperature: c.temperature,
-            max_tokens: c.max_tokens,
-            simulated: c.simulated,
-            system: c.system.clone(),
-            template: c.template.clone(),
-        })
-        .collect();
+fn config_meta(c: &PairsConfigFile) -> ConfigMeta {
+    ConfigMeta {
+        name: c.name.clone(),
+        prompt: c.prompt.clone(),
+        parser: c.parser.clone(),
+        rater: c.rater.clone(),
+        judge: c.judge.clone(),
+        model: c.model.clone(),
+        temperature: c.temperature,
+        max_tokens: c.max_tokens,
+        simulated: c.simulated,
+        system: c.system.clone(),
+        template: c.template.clone(),
+    }
+}
+
+/// ratings.parquet, column by column: one row per configuration and item.
+struct Ratings {
+    config: Vec<String>,
+    id: Vec<String>,
+    pair: Vec<String>,
+    subset: Vec<String>,
+    order: Vec<String>,
+    status: Vec<String>,
+    gold: Vec<Option<i64>>,
+    rating: Vec<Option<i64>>,
+    reason: Vec<String>,
+    /// Pointwise grades (absent from run directories written before pointwise judges).
+    grades: (Vec<Option<f64>>, Vec<Option<f64>>),
+    seeded: Vec<bool>,
+    /// Several annotators' labels, one "a,b,c" string per item, when the run has them.
+    votes: Option<Vec<String>>,
+}
+
+fn ratings(dir: &Path, doc: &PairsRunFile) -> Result<Ratings> {
     let file = File::open(dir.join("ratings.parquet"))
         .map_err(|e| bad_run(dir, format!("ratings.parquet: {e}")))?;
     let df = ParquetReader::new(file)
@@ -68,17 +85,6 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
             .iter()
             .collect())
     };
-    let (config, id, pair, subset, order, status) = (
-        text_col("config")?,
-        text_col("id")?,
-        text_col("pair_id")?,
-        text_col("subset")?,
-        text_col("order")?,
-        text_col("status")?,
-    );
-    let (gold, rating) = (int_col("gold")?, int_col("rating")?);
-    let reason = text_col("reason")?;
-    // Pointwise grades (absent from run directories written before pointwise judges).
     let float_col = |name: &str| -> Vec<Option<f64>> {
         df.column(name)
             .ok()
@@ -86,49 +92,67 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
             .and_then(|c| c.f64().ok().map(|v| v.iter().collect()))
             .unwrap_or_else(|| vec![None; df.height()])
     };
-    let grades = (float_col("grade1"), float_col("grade2"));
+    let (config, pair, order) = (
+        text_col("config")?,
+        text_col("pair_id")?,
+        text_col("order")?,
+    );
     // `seeded` (the pair's one-order position) is absent from run directories written before
     // it existed: draw it again from the data seed, as the run did.
-    let data_seed = doc.data.seed;
     let seeded: Vec<bool> = match df.column("seeded").ok().and_then(|c| c.bool().ok()) {
         Some(c) => c.iter().map(|v| v.unwrap_or(true)).collect(),
         None => (0..config.len())
             .map(|i| {
                 let swapped = order[i] == "swapped";
                 !doc.data.both_orders
-                    || crate::dataset::examples::is_swapped(data_seed, &pair[i]) == swapped
+                    || crate::dataset::examples::is_swapped(doc.data.seed, &pair[i]) == swapped
             })
             .collect(),
     };
-    let first = config.first().cloned().unwrap_or_default();
-    let items: Vec<ItemRow> = (0..config.len())
-        .take_while(|&i| config[i] == first)
+    Ok(Ratings {
+        id: text_col("id")?,
+        subset: text_col("subset")?,
+        status: text_col("status")?,
+        gold: int_col("gold")?,
+        rating: int_col("rating")?,
+        reason: text_col("reason")?,
+        grades: (float_col("grade1"), float_col("grade2")),
+        votes: doc
+            .data
+            .annotators
+            .as_ref()
+            .map(|_| text_col("votes"))
+            .transpose()?,
+        config,
+        pair,
+        order,
+        seeded,
+    })
+}
+
+/// The items, from the first configuration's rows.
+fn items(r: &Ratings) -> Vec<ItemRow> {
+    let first = r.config.first().cloned().unwrap_or_default();
+    (0..r.config.len())
+        .take_while(|&i| r.config[i] == first)
         .map(|i| ItemRow {
-            id: id[i].clone(),
-            pair_id: pair[i].clone(),
-            subset: subset[i].clone(),
-            order: if order[i] == "swapped" {
+            id: r.id[i].clone(),
+            pair_id: r.pair[i].clone(),
+            subset: r.subset[i].clone(),
+            order: if r.order[i] == "swapped" {
                 Order::Swapped
             } else {
                 Order::AsSource
             },
-            gold: gold[i].unwrap_or(0),
-            seeded: seeded[i],
+            gold: r.gold[i].unwrap_or(0),
+            seeded: r.seeded[i],
         })
-        .collect();
-    let n = items.len();
-    if n == 0 || config.len() != n * metas.len() {
-        return Err(bad_run(
-            dir,
-            format!(
-                "ratings.parquet holds {} rows, expected {} configurations × {n} items",
-                config.len(),
-                metas.len()
-            ),
-        ));
-    }
-    // Every sample's verdict, from completions.jsonl (for the self-consistency curves), read
-    // a line at a time: the answers' texts are not kept.
+        .collect()
+}
+
+/// Every sample's verdict by (configuration, item), from completions.jsonl (for the
+/// self-consistency curves), read a line at a time: the answers' texts are not kept.
+fn sample_verdicts(dir: &Path) -> HashMap<(String, String), Vec<Option<i64>>> {
     #[derive(serde::Deserialize)]
     struct SampleVerdict {
         config: String,
@@ -136,71 +160,140 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         sample: u32,
         verdict: Option<i64>,
     }
-    let mut sample_verdicts: std::collections::HashMap<(String, String), Vec<Option<i64>>> =
-        std::collections::HashMap::new();
+    let mut out: HashMap<(String, String), Vec<Option<i64>>> = HashMap::new();
     each_line(&dir.join("completions.jsonl"), |line: SampleVerdict| {
-        let verdicts = sample_verdicts.entry((line.config, line.id)).or_default();
+        let verdicts = out.entry((line.config, line.id)).or_default();
         let at = line.sample as usize;
         if verdicts.len() <= at {
             verdicts.resize(at + 1, None);
         }
         verdicts[at] = line.verdict;
     });
-    let records = metas
+    out
+}
+
+/// Configuration `k`'s record: its rows `k * n..(k + 1) * n` of ratings.parquet.
+fn config_record(
+    (k, n): (usize, usize),
+    file: &PairsConfigFile,
+    r: &Ratings,
+    samples: &HashMap<(String, String), Vec<Option<i64>>>,
+) -> ConfigRecord {
+    let rows = k * n..(k + 1) * n;
+    let c = file.cost;
+    ConfigRecord {
+        name: file.name.clone(),
+        prompt: file.prompt.clone(),
+        rater: file.rater.clone(),
+        judge: file.judge.clone(),
+        simulated: file.simulated,
+        outcomes: rows
+            .clone()
+            .map(|i| match (r.status[i].as_str(), r.rating[i]) {
+                ("rated", Some(v)) => Outcome::Rated(v),
+                ("no_verdict", _) => Outcome::NoVerdict,
+                _ => Outcome::CallFailed,
+            })
+            .collect(),
+        cost: Cost {
+            calls: c.calls,
+            cache_hits: c.cache_hits,
+            tokens_in: c.tokens_in,
+            tokens_out: c.tokens_out,
+            wall_seconds: c.wall_seconds.unwrap_or(0.0),
+        },
+        reasons: crate::evaluation::tally(
+            rows.clone()
+                .filter(|&i| r.status[i] != "rated" && !r.reason[i].is_empty())
+                .map(|i| r.reason[i].as_str()),
+        ),
+        pointwise: file.pointwise.as_ref().map(|p| PointwiseRecord {
+            grades: rows
+                .clone()
+                .map(|i| (r.grades.0[i], r.grades.1[i]))
+                .collect(),
+            tie_margin: p.tie_margin,
+            lowest: p.lowest,
+            order_blind: p.order_blind,
+        }),
+        samples: (file.rater.starts_with("sc:") && file.pointwise.is_none()).then(|| {
+            rows.map(|i| {
+                samples
+                    .get(&(file.name.clone(), r.id[i].clone()))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+        }),
+    }
+}
+
+/// The annotators' labels of the first `n` rows (run directories written before annotators
+/// have neither the column nor the names).
+fn annotations(
+    dir: &Path,
+    a: &AnnotatorsFile,
+    votes: &[String],
+    no_majority: usize,
+) -> Result<Annotations> {
+    let votes = votes
         .iter()
         .enumerate()
-        .map(|(k, m)| {
-            let outcomes = (k * n..(k + 1) * n)
-                .map(|i| match (status[i].as_str(), rating[i]) {
-                    ("rated", Some(v)) => Outcome::Rated(v),
-                    ("no_verdict", _) => Outcome::NoVerdict,
-                    _ => Outcome::CallFailed,
-                })
-                .collect();
-            let c = configs_json[k].cost;
-            ConfigRecord {
-                name: m.name.clone(),
-                prompt: m.prompt.clone(),
-                rater: m.rater.clone(),
-                judge: m.judge.clone(),
-                simulated: m.simulated,
-                outcomes,
-                cost: Cost {
-                    calls: c.calls,
-                    cache_hits: c.cache_hits,
-                    tokens_in: c.tokens_in,
-                    tokens_out: c.tokens_out,
-                    wall_seconds: c.wall_seconds.unwrap_or(0.0),
-                },
-                reasons: crate::evaluation::tally(
-                    (k * n..(k + 1) * n)
-                        .filter(|&i| status[i] != "rated" && !reason[i].is_empty())
-                        .map(|i| reason[i].as_str()),
-                ),
-                pointwise: configs_json[k].pointwise.as_ref().map(|p| PointwiseRecord {
-                    grades: (k * n..(k + 1) * n)
-                        .map(|i| (grades.0[i], grades.1[i]))
-                        .collect(),
-                    tie_margin: p.tie_margin,
-                    lowest: p.lowest,
-                    order_blind: p.order_blind,
-                }),
-                samples: (m.rater.starts_with("sc:") && configs_json[k].pointwise.is_none()).then(
-                    || {
-                        (k * n..(k + 1) * n)
-                            .map(|i| {
-                                sample_verdicts
-                                    .get(&(m.name.clone(), id[i].clone()))
-                                    .cloned()
-                                    .unwrap_or_default()
-                            })
-                            .collect()
-                    },
-                ),
-            }
+        .map(|(i, v)| {
+            v.split(',')
+                .map(|x| x.trim().parse::<i64>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| bad_run(dir, format!("row {}: votes '{v}' are not labels", i + 1)))
         })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Annotations {
+        names: a.names.clone(),
+        votes,
+        no_majority,
+        policy: a.policy.clone(),
+    })
+}
+
+/// The responses' shapes for the bias diagnostics, from items.jsonl (absent: none).
+fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
+    let texts: HashMap<String, [Shape; 2]> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
+        .into_iter()
+        .map(|t| (t.id, [Shape::of(&t.response1), Shape::of(&t.response2)]))
+        .collect();
+    items
+        .iter()
+        .map(|i| texts.get(&i.id).copied())
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
+}
+
+/// Reads a run directory over pairs back (its run.json + ratings.parquet).
+pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
+    let r = ratings(dir, doc)?;
+    let items = items(&r);
+    let n = items.len();
+    if n == 0 || r.config.len() != n * doc.configs.len() {
+        return Err(bad_run(
+            dir,
+            format!(
+                "ratings.parquet holds {} rows, expected {} configurations × {n} items",
+                r.config.len(),
+                doc.configs.len()
+            ),
+        ));
+    }
+    let samples = sample_verdicts(dir);
+    let configs = doc
+        .configs
+        .iter()
+        .enumerate()
+        .map(|(k, c)| config_record((k, n), c, &r, &samples))
         .collect();
     let data = &doc.data;
+    let annotators = match (&data.annotators, &r.votes) {
+        (Some(a), Some(votes)) => Some(annotations(dir, a, &votes[..n], data.no_majority)?),
+        _ => None,
+    };
     let meta = RunMeta {
         name: doc.name.clone(),
         dir: dir.to_path_buf(),
@@ -209,60 +302,18 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         both_orders: data.both_orders,
         bootstrap: doc.bootstrap,
         checksum: data.checksum_sha256.clone(),
-        configs: metas,
+        configs: doc.configs.iter().map(config_meta).collect(),
         command: doc.command.clone(),
         created_unix: doc.created_unix,
         sort: doc.sort.clone(),
         no_majority: data.no_majority,
     };
-    // Several annotators' labels, one "a,b,c" string per item (run directories written
-    // before them have neither the column nor the names).
-    let annotators = match &data.annotators {
-        Some(a) => {
-            let column = text_col("votes")?;
-            let votes = column[..n]
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    v.split(',')
-                        .map(|x| x.trim().parse::<i64>())
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|_| {
-                            bad_run(dir, format!("row {}: votes '{v}' are not labels", i + 1))
-                        })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Some(Annotations {
-                names: a.names.clone(),
-                votes,
-                no_majority: meta.no_majority,
-                policy: a.policy.clone(),
-            })
-        }
-        None => None,
-    };
-    // The responses' shapes for the bias diagnostics, from items.jsonl (absent: none).
-    let shapes = {
-        let texts: std::collections::HashMap<String, [crate::evaluation::bias::Shape; 2]> =
-            read_lines::<ItemTexts>(&dir.join("items.jsonl"))
-                .into_iter()
-                .map(|t| {
-                    let shape = crate::evaluation::bias::Shape::of;
-                    (t.id, [shape(&t.response1), shape(&t.response2)])
-                })
-                .collect();
-        items
-            .iter()
-            .map(|i| texts.get(&i.id).copied())
-            .collect::<Option<Vec<_>>>()
-            .unwrap_or_default()
-    };
     let record = RunRecord {
+        shapes: shapes(dir, &items),
         items,
-        configs: records,
+        configs,
         both_orders: meta.both_orders,
         annotators,
-        shapes,
     };
     Ok((meta, record))
 }
