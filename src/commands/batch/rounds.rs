@@ -348,6 +348,16 @@ impl Rounds<'_> {
         Ok(())
     }
 
+    /// The last round that created a batch (0 before any).
+    fn round(&self) -> u32 {
+        self.state
+            .batches
+            .iter()
+            .map(|b| b.round)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The keys whose failure is not worth another try.
     fn failed_for_good(&self) -> HashSet<Key> {
         self.tally
@@ -370,13 +380,7 @@ impl Rounds<'_> {
             .filter(|(k, _)| !self.cache.contains(&k.hex()))
             .map(|(k, f)| (*k, f.to_call_error()))
             .collect();
-        let rounds_done = self
-            .state
-            .batches
-            .iter()
-            .map(|b| b.round)
-            .max()
-            .unwrap_or(0);
+        let rounds_done = self.round();
         let missing = format!(
             "no batch answered it in {rounds_done} round(s) (last: {}); raise --batch-rounds or run the same command again",
             if self.last_batch.is_empty() { "none" } else { &self.last_batch }
@@ -459,13 +463,7 @@ pub fn run_batches(
     let first_wait = args.batch.poll_interval.max(0.001);
     loop {
         rounds.wait(first_wait)?;
-        let round = rounds
-            .state
-            .batches
-            .iter()
-            .map(|b| b.round)
-            .max()
-            .unwrap_or(0);
+        let round = rounds.round();
         // Failures not worth another try stay failures; everything else missing is resent.
         let settled = rounds.failed_for_good();
         if round >= args.batch.batch_rounds.max(1) {
