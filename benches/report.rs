@@ -255,7 +255,7 @@ fn main() {
     let evaluated = start.elapsed().as_secs_f64();
     // The answers as calibrate writes them while it rates, then the rows it keeps.
     std::fs::create_dir_all(&dir).expect("run directory");
-    let mut log = raterlab::report::run_dir::AnswerLog::create(
+    let mut log = raterlab::report::calibrate::run_dir::AnswerLog::create(
         &dir,
         metas.iter().map(|m| m.name.clone()).collect(),
     )
@@ -293,7 +293,7 @@ fn main() {
         caches: vec![],
         texts: Some((0..n).map(pair_texts).collect()),
     };
-    raterlab::report::run_dir::write(&run).expect("run directory written");
+    raterlab::report::calibrate::run_dir::write(&run).expect("run directory written");
     let written = start.elapsed().as_secs_f64();
     let mut table = Vec::new();
     raterlab::report::calibrate::write_terminal(&run, &mut table).expect("terminal report");
@@ -301,7 +301,7 @@ fn main() {
     let peak = peak_mb();
     // The page again on its own, as `report DIR` renders it from the files just written.
     let html_start = Instant::now();
-    let page = raterlab::report::html::render(&run, &dir).expect("report.html rendered");
+    let page = raterlab::report::calibrate::page::render(&run, &dir).expect("report.html rendered");
     let html = html_start.elapsed().as_secs_f64();
     // RATERLAB_BENCH_KEEP=1 keeps the run directory, to open its report.html in a browser.
     let kept = std::env::var("RATERLAB_BENCH_KEEP").is_ok_and(|v| v == "1");

@@ -32,7 +32,7 @@ where
         Ok(()) => 0,
         Err(err) if crate::error::is_broken_pipe(&err) => 0,
         Err(err) => {
-            report::format::error(&err);
+            report::media::format::error(&err);
             crate::error::exit_code(&err)
         }
     }

@@ -75,14 +75,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             )?),
         },
         cli::Command::Cache(args) => {
-            let done =
-                commands::cache::run(args.command.into(), &report::progress::Steps::default())?;
+            let done = commands::cache::run(
+                args.command.into(),
+                &report::media::progress::Steps::default(),
+            )?;
             report::cache::emit(&done)
         }
         cli::Command::Data(args) => match args.command {
             cli::DataCommand::Summary(data) => match run::data::load_rows(
                 &run::data::DataSettings::from_options(data.into())?,
-                &report::progress::Download::default(),
+                &report::media::progress::Download::default(),
             )? {
                 run::data::Rows::Pairs(dataset) => {
                     let annotators = run::data::annotator_report(&dataset)?;
@@ -93,7 +95,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             cli::DataCommand::Export { data, out } => {
                 let dataset = run::data::load(
                     &run::data::DataSettings::from_options(data.into())?,
-                    &report::progress::Download::default(),
+                    &report::media::progress::Download::default(),
                 )?;
                 dataset::export::write_examples(&dataset.examples, &out)?;
                 report::data::emit_exported(&dataset, &out)

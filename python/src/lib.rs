@@ -8,7 +8,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString};
 use raterlab::dataset::frame::Values;
-use raterlab::report::format::{redirect_stderr, Sink};
+use raterlab::report::media::format::{redirect_stderr, Sink};
 use std::sync::Arc;
 
 create_exception!(

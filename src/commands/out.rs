@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// `YYYYMMDD-HHMMSS` (UTC) for a Unix time.
 pub fn timestamp(unix: u64) -> String {
-    let [y, m, d, h, mi, s] = crate::report::format::civil(unix as i64);
+    let [y, m, d, h, mi, s] = crate::report::media::format::civil(unix as i64);
     format!("{y:04}{m:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 

@@ -105,13 +105,13 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
             }]
         }
         (Some(dir), None) => {
-            let crate::run::file::RunFile::Pairs(file) = crate::report::run_dir::read::run_file(dir)? else {
+            let crate::run::file::RunFile::Pairs(file) = crate::report::calibrate::run_dir::read::run_file(dir)? else {
                 return Err(input_error(format!(
                     "'{}' is a RewardBench 2 run: plan --from reads the paired tests of a run over pairs; give --discordance, or --from a run over pairs",
                     dir.display()
                 )));
             };
-            let (meta, record) = crate::report::run_dir::read(dir, &file)?;
+            let (meta, record) = crate::report::calibrate::run_dir::read(dir, &file)?;
             let evaluation = crate::evaluation::evaluate(
                 &record,
                 crate::evaluation::EvalSettings {

@@ -26,7 +26,7 @@ pub fn run(args: RateSettings) -> Result<()> {
     let setup = judges::build(
         &args.judge,
         args.judge.model.first().map(String::as_str),
-        &crate::report::progress::Steps::default(),
+        &crate::report::media::progress::Steps::default(),
     )?;
     let replaying = args
         .judge
@@ -47,7 +47,7 @@ pub fn run(args: RateSettings) -> Result<()> {
     };
     let dataset = data::load(
         &data_settings,
-        &crate::report::progress::Download::default(),
+        &crate::report::media::progress::Download::default(),
     )?;
     let config = Config {
         name: format!("{}/{}", template.name, rater),
@@ -59,7 +59,7 @@ pub fn run(args: RateSettings) -> Result<()> {
     };
     let configs = vec![config];
     judges::check_configs(&configs, &dataset.examples)?;
-    let observer = crate::report::progress::Calls::new(
+    let observer = crate::report::media::progress::Calls::new(
         &configs,
         &crate::raters::calls_per_config(&configs, &dataset.examples),
     );
@@ -67,8 +67,8 @@ pub fn run(args: RateSettings) -> Result<()> {
     let ratings = crate::raters::rate_all(&configs, &dataset.examples, budget, observer.clone());
     observer.finish();
     let ratings = ratings.into_iter().next().unwrap_or_default();
-    crate::report::ratings::write(&args.out, &configs[0], &dataset.examples, &ratings)?;
-    crate::report::ratings::emit_summary(
+    crate::report::rate::write(&args.out, &configs[0], &dataset.examples, &ratings)?;
+    crate::report::rate::emit_summary(
         &configs[0],
         &dataset,
         &ratings,

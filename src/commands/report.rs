@@ -3,7 +3,7 @@
 
 use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
-use crate::report::run_dir::{read, read_rewardbench2};
+use crate::report::calibrate::run_dir::{read, read_rewardbench2};
 use crate::run::file::RunFile;
 use crate::run::plan::check_sort;
 use crate::run::record::{Calibrated, Run};

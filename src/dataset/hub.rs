@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Progress of a transfer; implemented by `report::progress` (the dataset stage never prints).
+/// Progress of a transfer; implemented by `report::media::progress` (the dataset stage never prints).
 pub trait Progress {
     fn start(&self, what: &str, total: Option<u64>);
     fn advance(&self, bytes: u64);

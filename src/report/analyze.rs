@@ -1,10 +1,11 @@
 //! Output of `raterlab analyze`.
 
-use super::csv::TidyRows;
-use super::html::{self, Page};
-use super::table::Table;
-use super::{format, json, plots, table};
 use crate::metrics::{Agreement, Statistic};
+use crate::report::calibrate::plots;
+use crate::report::media::csv::TidyRows;
+use crate::report::media::html::{self, Page};
+use crate::report::media::table::Table;
+use crate::report::media::{format, json, table};
 use crate::run::analysis::{Analysis, Output};
 use anyhow::Result;
 use serde_json::{json as js, Value};
@@ -25,7 +26,7 @@ pub fn to_json(a: &Analysis) -> Value {
     );
     doc.insert("source".into(), js!(a.source));
     if let Some(r) = &a.annotators {
-        let (annotators, judge) = super::annotators::to_json(r);
+        let (annotators, judge) = crate::report::annotators::to_json(r);
         doc.insert("annotators".into(), annotators);
         doc.insert("judge_vs_annotators".into(), judge);
     }
@@ -48,7 +49,7 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     }
     rows.add("overall", &a.overall);
     if let Some(r) = &a.annotators {
-        super::annotators::tidy(r, &mut rows);
+        crate::report::annotators::tidy(r, &mut rows);
     }
     rows
 }
@@ -160,12 +161,12 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
-    let confusion = super::table::confusion_table(&a.overall.confusion);
+    let confusion = crate::report::media::table::confusion_table(&a.overall.confusion);
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
     let panel = a
         .annotators
         .as_ref()
-        .map(super::annotators::tables)
+        .map(crate::report::annotators::tables)
         .unwrap_or_default();
     for t in titled.iter().chain([&confusion]).chain(&panel) {
         writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
@@ -208,9 +209,11 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     if !a.groups.is_empty() {
         tables.push(groups_table(a));
     }
-    tables.push(super::table::confusion_table(&a.overall.confusion));
+    tables.push(crate::report::media::table::confusion_table(
+        &a.overall.confusion,
+    ));
     if let Some(r) = &a.annotators {
-        tables.extend(super::annotators::tables(r));
+        tables.extend(crate::report::annotators::tables(r));
     }
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));

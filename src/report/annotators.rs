@@ -1,12 +1,12 @@
 //! Several annotators: their agreement, the human ceiling and the judge beside it, as
 //! terminal tables, JSON and tidy CSV rows.
 
-use super::csv::TidyRows;
-use super::format;
-use super::json::{agreement, ci_json, num};
-use super::table::Table;
 use crate::evaluation::annotators::AnnotatorReport;
 use crate::metrics::raters::Ceiling;
+use crate::report::media::csv::TidyRows;
+use crate::report::media::format;
+use crate::report::media::json::{agreement, ci_json, num};
+use crate::report::media::table::Table;
 use serde_json::{json, Map, Value};
 
 const FORMS: [&str; 3] = ["leave_one_out", "per_vote", "per_vote_no_ties"];

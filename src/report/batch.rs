@@ -2,7 +2,7 @@
 
 use crate::judge::batch::api::BatchInfo;
 use crate::judge::batch::Format;
-use crate::report::format::thousands;
+use crate::report::media::format::thousands;
 use crate::run::batch::{ExportSummary, IngestSummary, Watch};
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -182,7 +182,7 @@ impl Watch for Watcher {
             Some(multi) => {
                 let _ = multi.println(message);
             }
-            None => super::format::stderr_line(message),
+            None => crate::report::media::format::stderr_line(message),
         }
     }
 
@@ -190,8 +190,9 @@ impl Watch for Watcher {
         let (Ok(mut multi), Ok(mut bars)) = (self.multi.lock(), self.bars.lock()) else {
             return;
         };
-        let multi = multi
-            .get_or_insert_with(|| MultiProgress::with_draw_target(super::progress::draw_target()));
+        let multi = multi.get_or_insert_with(|| {
+            MultiProgress::with_draw_target(crate::report::media::progress::draw_target())
+        });
         for b in batches {
             let bar = bars.entry(b.id.clone()).or_insert_with(|| {
                 let bar = multi.add(ProgressBar::new(b.counts.total.max(1)));

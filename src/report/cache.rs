@@ -1,8 +1,8 @@
 //! What `raterlab cache stats | export | prune` tell the user.
 
-use super::format::{bytes, thousands, utc};
-use super::table::{render, Table};
 use crate::judge::cache::Stats;
+use crate::report::media::format::{bytes, thousands, utc};
+use crate::report::media::table::{render, Table};
 use crate::run::cache::Done;
 use anyhow::Result;
 use serde_json::json;

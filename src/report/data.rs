@@ -1,8 +1,8 @@
 //! Output of `raterlab data summary`.
 
-use super::table;
 use crate::dataset::rewardbench2;
 use crate::dataset::sections::section_of;
+use crate::report::media::table;
 use crate::run::data::{Dataset, Rb2Set};
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -217,7 +217,7 @@ pub fn emit_summary(
     let mut out = stdout.lock();
     write_summary(d, &mut out)?;
     if let Some(r) = annotators {
-        for t in super::annotators::tables(r) {
+        for t in crate::report::annotators::tables(r) {
             writeln!(out, "\n{}\n{}", t.title, table::render(&t))?;
         }
         writeln!(

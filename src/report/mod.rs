@@ -1,27 +1,18 @@
-//! Showing results: terminal tables, JSON and CSV exports. The only place that prints.
+//! Everything a person or a paper sees, and the only place that prints. Sorted by command:
+//! one file per command's output (`analyze`, `batch`, `cache`, `data`, `plan`, `prompts`,
+//! `rate`), and a room for `calibrate`'s and `report DIR`'s (`calibrate/`: its sections,
+//! forms, page and run directory); the annotator panel, which `analyze`, `data summary` and
+//! `calibrate` all show, beside them. `media/` is the floor they stand on: how things are
+//! written (numbers, text tables, JSON, CSV, HTML pages, progress bars, JSONL lines), using
+//! nothing above it.
 
 pub mod analyze;
 pub mod annotators;
 pub mod batch;
-pub mod bias;
 pub mod cache;
 pub mod calibrate;
-pub mod consistency;
-pub mod csv;
 pub mod data;
-pub mod format;
-pub mod groups;
-pub mod html;
-pub mod json;
-pub mod latex;
-pub mod lines;
+pub mod media;
 pub mod plan;
-pub mod plots;
-pub mod progress;
 pub mod prompts;
-pub mod ranking;
-pub mod ratings;
-pub mod rewardbench2;
-pub mod run_dir;
-pub mod summary;
-pub mod table;
+pub mod rate;

@@ -1,15 +1,15 @@
 //! Output of `raterlab plan`.
 
-use super::json::num;
-use super::table::Table;
 use crate::evaluation::plan::PlanResult;
+use crate::report::media::json::num;
+use crate::report::media::table::Table;
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::io::Write;
 
 fn count(v: f64) -> String {
     if v.is_finite() {
-        super::format::thousands(v as u64)
+        crate::report::media::format::thousands(v as u64)
     } else {
         "-".into()
     }
@@ -89,7 +89,12 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
                     }),
                 ]);
             }
-            writeln!(out, "{}\n{}", t.title, super::table::render(&t))?;
+            writeln!(
+                out,
+                "{}\n{}",
+                t.title,
+                crate::report::media::table::render(&t)
+            )?;
             writeln!(
                 out,
                 "discordance: the share of items exactly one of the two judges gets right; '-': the difference exceeds it"

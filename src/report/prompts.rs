@@ -1,7 +1,7 @@
 //! Output of `raterlab prompts`.
 
-use super::table;
 use crate::prompts::{to_toml, Template};
+use crate::report::media::table;
 use crate::verdicts::Parser;
 use anyhow::Result;
 use std::io::Write;

@@ -1,5 +1,5 @@
 //! `run.json`, the description of a run directory, as one serde type per form: written by
-//! `report::run_dir` after every run and read back by `report DIR` through the same types.
+//! `report::calibrate::run_dir` after every run and read back by `report DIR` through the same types.
 //! Fields are declared in alphabetical order, so the file reads as before the types existed.
 //!
 //! `schema` counts the file's versions: 1 (no field) was written before these types, and

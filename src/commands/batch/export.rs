@@ -50,10 +50,13 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
         &plan_args,
         crate::run::plan::Form::Pairs,
         settings.seed,
-        &crate::report::progress::Steps::default(),
+        &crate::report::media::progress::Steps::default(),
     )?;
     check_batchable(planned.configs.iter(), "batch export")?;
-    let dataset = data::load(&settings, &crate::report::progress::Download::default())?;
+    let dataset = data::load(
+        &settings,
+        &crate::report::media::progress::Download::default(),
+    )?;
     judges::check_configs(&planned.configs, &dataset.examples)?;
     let cache_dir = completions_dir(args.judge.cache_dir.as_deref());
     if cache_dir.is_file() {

@@ -143,7 +143,7 @@ pub fn ingest_files(
             cache.display()
         )));
     }
-    let progress = crate::report::progress::Steps::default();
+    let progress = crate::report::media::progress::Steps::default();
     let mut join = ingest::Join::open(
         &cache,
         |each| Manifest::for_each_key(&manifest_path, each),

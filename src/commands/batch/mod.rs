@@ -75,7 +75,7 @@ pub(super) fn write_shards(
         ))
     })?;
     let mut shards = Shards::new(dir, format, batch::MAX_LINES, batch::MAX_BYTES);
-    let progress = crate::report::progress::Steps::default();
+    let progress = crate::report::media::progress::Steps::default();
     let write = |key, call: Call| {
         if skip.contains(&key) {
             return Ok(());

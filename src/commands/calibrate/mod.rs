@@ -22,7 +22,10 @@ pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
     check_sort(&args.sort)?;
     let settings = data_settings(&args.plan)?;
     Ok(
-        match data::load_rows(&settings, &crate::report::progress::Download::default())? {
+        match data::load_rows(
+            &settings,
+            &crate::report::media::progress::Download::default(),
+        )? {
             Rows::Pairs(dataset) => {
                 Calibrated::Pairs(Box::new(pairs::run(args, dataset, settings.seed)?))
             }

@@ -65,7 +65,7 @@ impl Session {
             &plan_args,
             form,
             seed,
-            &crate::report::progress::Steps::default(),
+            &crate::report::media::progress::Steps::default(),
         )?;
         judges::budget(&args.plan.judge)?;
         Ok(Self {
@@ -101,8 +101,8 @@ impl Session {
         let configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();
         let called: Vec<raters::Part<'_>> = parts.iter().map(|p| (&p.config, p.items)).collect();
         let observer =
-            crate::report::progress::Calls::new(&configs, &raters::calls_per_part(&called));
-        let mut log = crate::report::run_dir::AnswerLog::create(
+            crate::report::media::progress::Calls::new(&configs, &raters::calls_per_part(&called));
+        let mut log = crate::report::calibrate::run_dir::AnswerLog::create(
             &dir,
             configs.iter().map(|c| c.name.clone()).collect(),
         )?;
@@ -142,12 +142,12 @@ pub fn finish<'a>(
         .map(|c| c.write_errors.load(std::sync::atomic::Ordering::Relaxed))
         .sum();
     for cache in caches {
-        for note in crate::report::ratings::cache_notes(cache) {
-            crate::report::format::stderr_line(&format!("note: {note}"));
+        for note in crate::report::rate::cache_notes(cache) {
+            crate::report::media::format::stderr_line(&format!("note: {note}"));
         }
     }
     if unwritten > 0 {
-        crate::report::format::warn(&format!(
+        crate::report::media::format::warn(&format!(
             "{unwritten} answers could not be written to the cache; they are in the run directory"
         ));
     }

@@ -1,10 +1,10 @@
 //! Self-consistency curves and the bias/variance decomposition as JSON, tidy CSV rows, the
 //! terminal's table and an SVG.
 
-use super::csv::TidyRows;
-use super::json::{ci_json, num};
-use super::table::Table;
 use crate::evaluation::consistency::Consistency;
+use crate::report::media::csv::TidyRows;
+use crate::report::media::json::{ci_json, num};
+use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde_json::{json, Value};
 
@@ -67,7 +67,7 @@ pub fn tidy(rows: &mut TidyRows, c: &Consistency) {
 
 /// As every summary table writes a figure with its interval ("n/a" when undefined).
 fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
-    super::format::with_ci(v, ci.unwrap_or((f64::NAN, f64::NAN)))
+    crate::report::media::format::with_ci(v, ci.unwrap_or((f64::NAN, f64::NAN)))
 }
 
 /// The terminal's table: accuracy for every k and rule, from the samples already drawn.
@@ -89,7 +89,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     for (i, c) in &rows {
         for (rule, points) in &c.curves {
             let mut row = vec![
-                super::format::shown_name(&run.record.configs[*i]),
+                crate::report::media::format::shown_name(&run.record.configs[*i]),
                 rule.name().to_string(),
             ];
             row.extend(points.iter().map(|p| with_ci(p.accuracy, p.accuracy_ci)));
@@ -98,7 +98,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         }
         t.notes.push(format!(
             "{}: bias (the modal vote's error) {}, variance (a sample against the mode of the others) {}",
-            super::format::shown_name(&run.record.configs[*i]),
+            crate::report::media::format::shown_name(&run.record.configs[*i]),
             with_ci(c.bias, c.bias_ci),
             with_ci(c.variance, c.variance_ci)
         ));

@@ -2,8 +2,8 @@
 //! is redirected (`format::redirect_stderr`, the Python module in a notebook), no bars are
 //! drawn: each step's start and a calls line every few seconds go there as text.
 
-use super::format::{stderr_is_terminal, stderr_line, stderr_sink};
 use crate::dataset::hub::Progress;
+use crate::report::media::format::{stderr_is_terminal, stderr_line, stderr_sink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
 
@@ -180,7 +180,7 @@ impl Calls {
             bar.finish_and_clear();
         }
         if let Some((from, to)) = self.lowered.lock().ok().and_then(|l| *l) {
-            crate::report::format::warn(&format!(
+            crate::report::media::format::warn(&format!(
                 "calls timed out, so at most {to} ran at once by the end (not {from}): the server answers fewer requests at once than --concurrency allows, and queued ones time out. Next time pass --concurrency {to}, or a longer --timeout"
             ));
         }
@@ -242,7 +242,7 @@ impl crate::judge::execute::Observer for Calls {
         if stderr_is_terminal() {
             let _ = self.multi.println(line);
         } else {
-            crate::report::format::warn(&line);
+            crate::report::media::format::warn(&line);
         }
     }
 

@@ -1,10 +1,10 @@
 //! Figures across a run's configurations: metrics, position bias, self-consistency curves,
 //! subsets and the forest of paired comparisons.
 
-use super::draw::{bars_svg, blue, panels_svg, plot_error};
 use crate::metrics::{Agreement, Statistic};
-use crate::report::format::shown_name;
-use crate::report::ranking::order;
+use crate::report::calibrate::plots::draw::{bars_svg, blue, panels_svg, plot_error};
+use crate::report::calibrate::ranking::order;
+use crate::report::media::format::shown_name;
 use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;

@@ -1,9 +1,9 @@
 //! Bias diagnostics as JSON, tidy CSV rows and the terminal's section.
 
-use super::csv::TidyRows;
-use super::json::{ci_json, num};
-use super::table::Table;
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::json::{ci_json, num};
+use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde_json::{json, Value};
 
@@ -103,7 +103,9 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         ],
     );
     for (i, b) in &rows {
-        let mut row = vec![super::format::shown_name(&run.record.configs[*i])];
+        let mut row = vec![crate::report::media::format::shown_name(
+            &run.record.configs[*i],
+        )];
         row.extend(b.features().iter().map(|(_, p)| cell(p)));
         row.push(
             run.evaluation.configs[*i]

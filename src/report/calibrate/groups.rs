@@ -1,9 +1,9 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
-use super::csv::TidyRows;
-use super::json::num;
-use super::table::Table;
 use crate::evaluation::groups::{Group, ALPHA};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::json::num;
+use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde_json::{json, Value};
 
@@ -66,7 +66,7 @@ pub fn tables(run: &Run) -> Vec<Table> {
     if g.overall.is_none() {
         return Vec::new();
     }
-    let name = |i: usize| super::format::shown_name(&run.record.configs[i]);
+    let name = |i: usize| crate::report::media::format::shown_name(&run.record.configs[i]);
     let mut t = Table::new(
         "Indistinguishable from the best (McNemar vs the most accurate configuration, Holm-adjusted p ≥ 0.05)",
         &["scope", "best", "accuracy", "group size", "indistinguishable from the best"],
@@ -81,7 +81,7 @@ pub fn tables(run: &Run) -> Vec<Table> {
         t.rows.push(vec![
             scope,
             name(group.best),
-            super::format::fixed(group.best_accuracy),
+            crate::report::media::format::fixed(group.best_accuracy),
             format!("{} of {}", members.len(), run.record.configs.len()),
             members[1..]
                 .iter()

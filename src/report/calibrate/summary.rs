@@ -1,11 +1,11 @@
 //! The run's summary tables, built once from the evaluation as rows of text, and rendered by
 //! the terminal (comfy-table) and by the HTML page alike: both show the same numbers.
 
-use super::format::{fixed, p_value, shown_name, with_ci, with_interval};
-use super::ranking::{order, verdict};
-use super::table::Table;
 use crate::evaluation::{Headline, Scope};
 use crate::metrics::Statistic;
+use crate::report::calibrate::ranking::{order, verdict};
+use crate::report::media::format::{fixed, p_value, shown_name, with_ci, with_interval};
+use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde::Serialize;
 
@@ -90,7 +90,8 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
         ]);
     }
 
-    t.notes.extend(super::ranking::ranking_note(run));
+    t.notes
+        .extend(crate::report::calibrate::ranking::ranking_note(run));
 
     t
 }

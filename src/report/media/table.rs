@@ -1,8 +1,8 @@
 //! Tables as text (`Table`: a title, headers, rows and notes), which the terminal and the HTML
 //! page both show, and their terminal rendering (comfy-table).
 
-use super::format::confusion_names;
 use crate::metrics::Contingency;
+use crate::report::media::format::confusion_names;
 use comfy_table::{presets, CellAlignment, ContentArrangement};
 use serde::Serialize;
 

@@ -6,8 +6,8 @@ use crate::dataset::rewardbench2::slot_letter;
 use crate::evaluation::rewardbench2::analytics::{Paired, Slots, SLOTS};
 use crate::evaluation::Finding;
 use crate::raters::rewardbench2::Protocol;
-use crate::report::format::{fixed, p_value};
-use crate::report::table::Table;
+use crate::report::media::format::{fixed, p_value};
+use crate::report::media::table::Table;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use serde_json::{json, Value};
 
@@ -80,7 +80,7 @@ fn missing_json(m: Option<(usize, usize)>) -> Value {
 }
 
 fn finite(v: f64) -> Value {
-    crate::report::json::num(v)
+    crate::report::media::json::num(v)
 }
 
 pub fn slots_json(s: &Slots) -> Value {
@@ -117,7 +117,7 @@ pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
         "b": run.configs[p.b].name,
         "statistic": "mean of the subset scores (B - A)",
         "diff": finite(p.test.diff),
-        "ci": crate::report::json::ci_json(Some(p.test.ci)),
+        "ci": crate::report::media::json::ci_json(Some(p.test.ci)),
         "p": finite(p.test.p),
         "p_holm": finite(p.test.p_holm),
         "finding": finding_key(p.test.finding()),

@@ -6,7 +6,7 @@ use crate::error::input_error;
 use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Shape,
 };
-use crate::report::lines::{each_line, read_lines, ItemTexts};
+use crate::report::media::lines::{each_line, read_lines, ItemTexts};
 use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
 use crate::run::record::{ConfigMeta, RunMeta};
 use anyhow::Result;

@@ -7,9 +7,10 @@ pub mod rewardbench2;
 
 pub use read::read;
 
-use super::csv::{write_csv, TidyRows};
-use super::{latex, plots};
 use crate::evaluation::{Comparison, ConfigRecord, Scope};
+use crate::report::calibrate::latex;
+use crate::report::calibrate::plots;
+use crate::report::media::csv::{write_csv, TidyRows};
 use crate::run::file::{
     AnnotatorsFile, CostFile, PairsConfigFile, PairsDataFile, PairsRunFile, PointwiseFile, RunFile,
     SCHEMA,
@@ -170,7 +171,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
 fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     rows.add(name, &s.agreement);
     if let Some(b) = &s.bias {
-        super::bias::tidy(rows, name, b);
+        crate::report::calibrate::bias::tidy(rows, name, b);
     }
     let n = s.counts.examples as u64;
     rows.push(name, n, "parse_rate", s.parse_rate, None);
@@ -312,13 +313,13 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
             rows.push("leaderboard", 0, "published_credit", v, None);
         }
         if let Some(a) = &r.annotators {
-            super::annotators::tidy(a, &mut rows);
+            crate::report::annotators::tidy(a, &mut rows);
         }
         if let Some(m) = &r.length_model {
-            super::bias::tidy_model(&mut rows, m);
+            crate::report::calibrate::bias::tidy_model(&mut rows, m);
         }
         if let Some(c) = &r.consistency {
-            super::consistency::tidy(&mut rows, c);
+            crate::report::calibrate::consistency::tidy(&mut rows, c);
         }
         let scopes = std::iter::once(("overall", &r.overall))
             .chain(r.by_subset.iter().map(|(k, s)| (k.as_str(), s)));
@@ -336,7 +337,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
             }
         }
     }
-    super::groups::tidy(run, &mut rows);
+    crate::report::calibrate::groups::tidy(run, &mut rows);
     rows.write(&dir.join("metrics.csv"))?;
     write_csv(
         DataFrame::new_infer_height(vec![
@@ -402,7 +403,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
     columns.push(Column::new(
         "verdict".into(),
         cmp.iter()
-            .map(|c| super::ranking::verdict(run, c))
+            .map(|c| crate::report::calibrate::ranking::verdict(run, c))
             .collect::<Vec<_>>(),
     ));
     write_csv(
@@ -490,5 +491,5 @@ pub fn write(run: &Run) -> Result<()> {
     write_run_file(&run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
     plots::write_all(run, dir)?;
-    crate::report::html::write(run, dir)
+    crate::report::calibrate::page::write(run, dir)
 }

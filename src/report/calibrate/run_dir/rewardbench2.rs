@@ -4,10 +4,10 @@
 //! (the `--json` document) and `report.html` with the row browser. `completions.jsonl` was
 //! written while the run rated.
 
-use super::super::csv::{write_csv, TidyRows};
-use super::super::html::{script_json, write_page, Page};
 use crate::dataset::rewardbench2::{slot_letter, Shown};
 use crate::raters::rewardbench2::Protocol;
+use crate::report::media::csv::{write_csv, TidyRows};
+use crate::report::media::html::{script_json, write_page, Page};
 use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::{Context, Result};
@@ -241,7 +241,9 @@ fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
         Column::new(
             "finding".into(),
             c.iter()
-                .map(|p| super::super::rewardbench2::analytics::finding_key(p.test.finding()))
+                .map(|p| {
+                    crate::report::calibrate::rewardbench2::analytics::finding_key(p.test.finding())
+                })
                 .collect::<Vec<_>>(),
         ),
     ])?;
@@ -262,18 +264,21 @@ pub fn latex(run: &Rb2Run) -> String {
     out.push_str(" & Score \\\\\n\\midrule\n");
     for c in &run.configs {
         let b = &c.boards[0];
-        out.push_str(&super::super::latex::escape(&c.name));
+        out.push_str(&crate::report::calibrate::latex::escape(&c.name));
         for s in subsets {
             let v = b
                 .subsets
                 .iter()
                 .find(|x| x.name == s)
                 .map_or(f64::NAN, |x| x.score);
-            out.push_str(&format!(" & {}", super::super::latex::cell(v, None)));
+            out.push_str(&format!(
+                " & {}",
+                crate::report::calibrate::latex::cell(v, None)
+            ));
         }
         out.push_str(&format!(
             " & {} \\\\\n",
-            super::super::latex::cell(b.leaderboard, Some(b.leaderboard_ci))
+            crate::report::calibrate::latex::cell(b.leaderboard, Some(b.leaderboard_ci))
         ));
     }
     out.push_str(&format!(
@@ -300,7 +305,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
                     if let Some(m) = x.as_object_mut() {
                         m.remove("pairs");
                     }
-                    x["missing"] = json!(super::super::rewardbench2::analytics::read_row(c, k).missing());
+                    x["missing"] = json!(crate::report::calibrate::rewardbench2::analytics::read_row(c, k).missing());
                     x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
                             "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
                             "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),
@@ -324,7 +329,8 @@ fn browser(run: &Rb2Run) -> Result<String> {
 /// run.json of a RewardBench 2 run: the `--json` document, with its name, command line and
 /// time, and what `report DIR` reads back.
 pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
-    let mut file: Rb2RunFile = serde_json::from_value(super::super::rewardbench2::to_json(run))?;
+    let mut file: Rb2RunFile =
+        serde_json::from_value(crate::report::calibrate::rewardbench2::to_json(run))?;
     file.schema = SCHEMA;
     file.name = run.name.clone();
     file.command = run.command.clone();
@@ -348,14 +354,14 @@ pub fn write(run: &Rb2Run) -> Result<()> {
     write_comparisons(run, dir)?;
     let tex = dir.join("table.tex");
     std::fs::write(&tex, latex(run)).with_context(|| format!("writing '{}'", tex.display()))?;
-    super::write_run_file(&RunFile::RewardBench2(run_file(run)?), dir)?;
+    crate::report::calibrate::run_dir::write_run_file(&RunFile::RewardBench2(run_file(run)?), dir)?;
     write_page(
         Page {
             title: run.name.clone(),
-            header: vec![super::super::rewardbench2::header(run)],
+            header: vec![crate::report::calibrate::rewardbench2::header(run)],
             command: run.command.clone(),
             simulated: run.configs.iter().any(|c| c.simulated),
-            tables: super::super::rewardbench2::tables(run),
+            tables: crate::report::calibrate::rewardbench2::tables(run),
             plots: Vec::new(),
             data: Some(browser(run)?),
             rewardbench2: true,

@@ -1,8 +1,8 @@
 //! `table.tex`: a booktabs table of the configurations, CIs in brackets.
 
-use super::format::value;
-use super::ranking::order;
 use crate::metrics::Statistic;
+use crate::report::calibrate::ranking::order;
+use crate::report::media::format::value;
 use crate::run::record::Run;
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -105,11 +105,10 @@ pub fn write(run: &Run, path: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn escapes_latex() {
-        assert_eq!(
-            super::escape("a_b/sc:5 100% & #1"),
-            "a\\_b/sc:5 100\\% \\& \\#1"
-        );
+        assert_eq!(escape("a_b/sc:5 100% & #1"), "a\\_b/sc:5 100\\% \\& \\#1");
     }
 }

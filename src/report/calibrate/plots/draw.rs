@@ -1,7 +1,7 @@
 //! Drawing shared by the figures: colours, errors, metric bars with CIs, forest panels.
 
 use crate::metrics::{Agreement, Statistic};
-use crate::report::format::{statistic_name, value};
+use crate::report::media::format::{statistic_name, value};
 use anyhow::{anyhow, Result};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;

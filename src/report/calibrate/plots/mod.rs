@@ -13,8 +13,8 @@ pub use draw::{bars_svg, panels_svg, Panel};
 pub use matrix::{confusion_svg, grades_svg};
 pub use runs::{bias_svg, consistency_svg, forest_svg, metrics_svg, subsets_svg};
 
-use super::format::shown_name;
 use crate::metrics::Statistic;
+use crate::report::media::format::shown_name;
 use crate::run::record::Run;
 use anyhow::{Context, Result};
 use std::path::Path;

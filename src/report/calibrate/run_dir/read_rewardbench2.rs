@@ -10,7 +10,7 @@ use crate::error::input_error;
 use crate::judge::Completion;
 use crate::raters::rewardbench2::{items, keep_answers, ties_items, Protocol, RowOutcome};
 use crate::raters::{CallTally, SampleTrace, Usage};
-use crate::report::lines::each_line;
+use crate::report::media::lines::each_line;
 use crate::run::file::{Rb2RunFile, SCHEMA};
 use crate::run::rewardbench2::Rb2Made;
 use anyhow::Result;

@@ -1,10 +1,21 @@
 //! Output of `raterlab calibrate` and `raterlab report`: the comparison table, policies,
 //! position bias, sections, confusion matrices, paired comparisons; and the JSON document.
 
-use super::json::{agreement, num};
-use super::ranking::{order, ranking_note, verdict};
-use super::{format, table};
+pub mod bias;
+pub mod consistency;
+pub mod groups;
+pub mod latex;
+pub mod page;
+pub mod plots;
+pub mod ranking;
+pub mod rewardbench2;
+pub mod run_dir;
+pub mod summary;
+
 use crate::evaluation::{Finding, Headline, PointwiseStats, Position, Scope};
+use crate::report::calibrate::ranking::{order, ranking_note, verdict};
+use crate::report::media::json::{agreement, num};
+use crate::report::media::{format, table};
 use crate::run::record::{Calibrated, Run};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
@@ -69,7 +80,7 @@ fn scope_json(s: &Scope) -> Value {
         m.insert("pointwise".into(), pointwise_json(p));
     }
     if let Some(b) = &s.bias {
-        m.insert("bias".into(), super::bias::to_json(b));
+        m.insert("bias".into(), crate::report::calibrate::bias::to_json(b));
     }
     Value::Object(m)
 }
@@ -123,13 +134,13 @@ pub fn to_json(run: &Run) -> Value {
                 m.insert("position".into(), position_json(p));
             }
             if let Some(c) = &r.consistency {
-                m.insert("consistency".into(), super::consistency::to_json(c));
+                m.insert("consistency".into(), crate::report::calibrate::consistency::to_json(c));
             }
             if let Some(model) = &r.length_model {
-                m.insert("length_model".into(), super::bias::model_json(model));
+                m.insert("length_model".into(), crate::report::calibrate::bias::model_json(model));
             }
             if let Some(a) = &r.annotators {
-                let (annotators, judge) = super::annotators::to_json(a);
+                let (annotators, judge) = crate::report::annotators::to_json(a);
                 m.insert("annotators".into(), annotators);
                 m.insert("judge_vs_annotators".into(), judge);
             }
@@ -176,7 +187,7 @@ pub fn to_json(run: &Run) -> Value {
         "configs": configs,
         "comparisons": comparisons,
         "ranking_note": ranking_note(run),
-        "significance_groups": super::groups::to_json(run),
+        "significance_groups": crate::report::calibrate::groups::to_json(run),
     })
 }
 
@@ -214,8 +225,8 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         )?;
     }
     let order = order(run);
-    let summary = super::summary::summary(run);
-    let print = |w: &mut dyn Write, t: &super::table::Table| -> Result<()> {
+    let summary = crate::report::calibrate::summary::summary(run);
+    let print = |w: &mut dyn Write, t: &crate::report::media::table::Table| -> Result<()> {
         writeln!(w, "\n{}\n{}", t.title, table::render(t))?;
         for note in &t.notes {
             writeln!(w, "  {note}")?;
@@ -243,11 +254,11 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in super::groups::tables(run)
+    for t in crate::report::calibrate::groups::tables(run)
         .into_iter()
-        .chain(super::bias::tables(run, &order))
-        .chain(super::consistency::tables(run, &order))
-        .chain(super::annotators::calibrate_tables(run, &order))
+        .chain(crate::report::calibrate::bias::tables(run, &order))
+        .chain(crate::report::calibrate::consistency::tables(run, &order))
+        .chain(crate::report::annotators::calibrate_tables(run, &order))
     {
         print(w, &t)?;
     }
@@ -287,14 +298,16 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
 
 /// Prints the report (tables, or JSON).
 pub fn emit(run: &Run, json: bool) -> Result<()> {
-    super::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+    crate::report::media::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
 }
 
 /// Writes the run directory of whatever `calibrate` made.
 pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
     match calibrated {
-        Calibrated::Pairs(run) => super::run_dir::write(run),
-        Calibrated::RewardBench2(run) => super::run_dir::rewardbench2::write(run),
+        Calibrated::Pairs(run) => crate::report::calibrate::run_dir::write(run),
+        Calibrated::RewardBench2(run) => {
+            crate::report::calibrate::run_dir::rewardbench2::write(run)
+        }
     }
 }
 
@@ -302,7 +315,7 @@ pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
 pub fn emit_any(calibrated: &Calibrated, json: bool) -> Result<()> {
     match calibrated {
         Calibrated::Pairs(run) => emit(run, json),
-        Calibrated::RewardBench2(run) => super::rewardbench2::emit(run, json),
+        Calibrated::RewardBench2(run) => crate::report::calibrate::rewardbench2::emit(run, json),
     }
 }
 
@@ -310,6 +323,6 @@ pub fn emit_any(calibrated: &Calibrated, json: bool) -> Result<()> {
 pub fn json_any(calibrated: &Calibrated) -> Value {
     match calibrated {
         Calibrated::Pairs(run) => to_json(run),
-        Calibrated::RewardBench2(run) => super::rewardbench2::to_json(run),
+        Calibrated::RewardBench2(run) => crate::report::calibrate::rewardbench2::to_json(run),
     }
 }

@@ -1,9 +1,9 @@
 //! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
-use crate::report::format::{fixed, with_ci};
-use crate::report::json::{ci_json, num};
-use crate::report::table::{self, Table};
+use crate::report::media::format::{fixed, with_ci};
+use crate::report::media::json::{ci_json, num};
+use crate::report::media::table::{self, Table};
 pub mod analytics;
 
 use crate::evaluation::rewardbench2::Board;
@@ -178,5 +178,5 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
 
 /// Prints the leaderboards (tables, or JSON).
 pub fn emit(run: &Rb2Run, json: bool) -> Result<()> {
-    crate::report::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+    crate::report::media::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
 }

@@ -1,9 +1,9 @@
 //! The order configurations are shown in (best first by the sort metric), the note when the
 //! metrics crown different ones, and the one-line verdict of a paired comparison.
 
-use super::format::{statistic_name, thousands};
 use crate::evaluation::{Comparison, Finding, MetricTest};
 use crate::metrics::Statistic;
+use crate::report::media::format::{statistic_name, thousands};
 use crate::run::record::Run;
 
 fn sort_statistic(key: &str) -> Statistic {

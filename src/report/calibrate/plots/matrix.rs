@@ -1,8 +1,8 @@
 //! Per-configuration figures: the confusion heatmap and the pointwise grades.
 
-use super::draw::{blue, plot_error};
 use crate::metrics::Contingency;
-use crate::report::format::confusion_names;
+use crate::report::calibrate::plots::draw::{blue, plot_error};
+use crate::report::media::format::confusion_names;
 use anyhow::Result;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;

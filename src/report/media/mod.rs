@@ -1,0 +1,11 @@
+//! How things are written, whatever they show: numbers and names as shown (`format`), the text
+//! table (`table`), JSON and CSV (`json`, `csv`), HTML pages (`html`, `templates/`),
+//! progress bars (`progress`), JSONL read back a line at a time (`lines`).
+
+pub mod csv;
+pub mod format;
+pub mod html;
+pub mod json;
+pub mod lines;
+pub mod progress;
+pub mod table;
