@@ -1,11 +1,10 @@
 //! Output of `raterlab analyze`.
 
 use crate::metrics::{Agreement, Statistic};
-use crate::report::calibrate::plots;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::html::{self, Page};
 use crate::report::media::table::Table;
-use crate::report::media::{format, json, table};
+use crate::report::media::{format, json, svg as plots, table};
 use crate::run::analysis::{Analysis, Output};
 use anyhow::Result;
 use serde_json::{json as js, Value};

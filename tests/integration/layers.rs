@@ -342,3 +342,26 @@ fn no_clap_type_below_the_command_line() {
         named.join(", ")
     );
 }
+
+/// `report/media/` is the floor of `report/`: how things are written, using no file of the
+/// outputs above it (ARCHITECTURE.md, "report/").
+#[test]
+fn reports_media_use_nothing_above_them() {
+    let files = sources();
+    let edges = graph(&files);
+    let media = |p: &Path| p.starts_with("report/media");
+    let up: Vec<String> = edges
+        .iter()
+        .filter(|(from, _)| media(from))
+        .flat_map(|(from, to)| {
+            to.iter()
+                .filter(|t| t.starts_with("report") && !media(t))
+                .map(move |t| format!("{} uses {}", from.display(), t.display()))
+        })
+        .collect();
+    assert!(
+        edges.keys().filter(|p| media(p)).count() >= 8,
+        "media/ is read"
+    );
+    assert!(up.is_empty(), "{}", up.join("\n"));
+}

@@ -1,16 +1,10 @@
-//! SVG plots with plotters: a confusion heatmap per configuration and metric-with-CI bar
-//! charts across configurations. Text is laid out by plotters' built-in metrics (no system
-//! fonts needed) and rendered by whatever displays the SVG.
-//!
-//! `draw`: what the figures share; `matrix`: per configuration; `runs`: across configurations.
-//! This file writes them all into a run directory.
+//! A calibrate run's SVG plots (`media::svg` draws them): a confusion heatmap per
+//! configuration, and across configurations (`runs`) metrics, bias, consistency, subsets and
+//! the paired comparisons' forest. This file writes them all into a run directory.
 
-mod draw;
-mod matrix;
 mod runs;
 
-pub use draw::{bars_svg, panels_svg, Panel};
-pub use matrix::{confusion_svg, grades_svg};
+pub use crate::report::media::svg::{bars_svg, confusion_svg, grades_svg, panels_svg, Panel};
 pub use runs::{bias_svg, consistency_svg, forest_svg, metrics_svg, subsets_svg};
 
 use crate::metrics::Statistic;

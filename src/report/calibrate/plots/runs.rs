@@ -2,9 +2,9 @@
 //! subsets and the forest of paired comparisons.
 
 use crate::metrics::{Agreement, Statistic};
-use crate::report::calibrate::plots::draw::{bars_svg, blue, panels_svg, plot_error};
 use crate::report::calibrate::ranking::order;
 use crate::report::media::format::shown_name;
+use crate::report::media::svg::draw::{bars_svg, blue, panels_svg, plot_error};
 use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;

@@ -6,12 +6,12 @@ use anyhow::{anyhow, Result};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-pub(super) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
+pub fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("drawing a plot: {e}")
 }
 
 /// A blue whose depth grows with `share` in [0, 1].
-pub(super) fn blue(share: f64) -> RGBColor {
+pub fn blue(share: f64) -> RGBColor {
     let s = if share.is_finite() {
         share.clamp(0.0, 1.0)
     } else {

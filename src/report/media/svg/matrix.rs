@@ -1,8 +1,8 @@
 //! Per-configuration figures: the confusion heatmap and the pointwise grades.
 
 use crate::metrics::Contingency;
-use crate::report::calibrate::plots::draw::{blue, plot_error};
 use crate::report::media::format::confusion_names;
+use crate::report::media::svg::draw::{blue, plot_error};
 use anyhow::Result;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;

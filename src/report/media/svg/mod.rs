@@ -1,0 +1,9 @@
+//! SVG figures with plotters, from plain figures (no run): bars with CIs, panels, a confusion
+//! heatmap, a grade histogram. Text is laid out by plotters' built-in metrics (no system fonts
+//! needed) and rendered by whatever displays the SVG.
+
+pub mod draw;
+pub mod matrix;
+
+pub use draw::{bars_svg, panels_svg, Panel};
+pub use matrix::{confusion_svg, grades_svg};
