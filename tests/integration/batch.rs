@@ -807,9 +807,11 @@ fn shard_lines(dir: &Path) -> Vec<(String, Value)> {
             std::fs::read_to_string(dir.join(s["file"].as_str().expect("file"))).expect("shard");
         for l in text.lines() {
             let v: Value = serde_json::from_str(l).expect("a JSON line");
+            // OpenAI's lines hold the request as `body`, Anthropic's as `params`.
+            let body = v.get("body").or_else(|| v.get("params")).cloned();
             lines.push((
                 v["custom_id"].as_str().expect("id").to_string(),
-                v["body"].clone(),
+                body.unwrap_or(Value::Null),
             ));
         }
     }
@@ -1294,4 +1296,80 @@ fn rewardbench2_batch_killed_while_polling_resumes_without_a_second_batch() {
     );
     assert_eq!(server.chat_calls(), chat, "no call went online");
     assert_eq!(rb2_figures(&resumed), rb2_figures(&online));
+}
+
+/// RewardBench 2 rows take the offline route too: `batch export` writes each configuration's
+/// calls (four-way, every grade, Ties' included) as calibrate lays them out, an engine answers
+/// them (vLLM's shape for OpenAI-format shards, Anthropic's Message Batches shape), `batch
+/// ingest` fills the cache, and `calibrate --offline` equals the online run.
+#[test]
+fn rewardbench2_rows_export_ingest_and_go_offline() {
+    let server = BatchServer::start(Faults::default());
+    let runs = Runs::new();
+    let (code, online, err) = calibrate(&rb2_args(&runs, &server, "online-cache", "online", false));
+    assert_eq!(code, 0, "{err}");
+    let chat = server.chat_calls();
+    for format in ["openai", "anthropic"] {
+        let export = runs.path(&format!("export-{format}"));
+        let cache = format!("cache-{format}");
+        let cache_path = runs.path(&cache);
+        let (code, out, err) = run(&[
+            "batch",
+            "export",
+            "--data",
+            "sample-v2",
+            "--prompt",
+            "rb2_ranking",
+            "--prompt",
+            "rb2_rating",
+            "--model",
+            "mock-judge",
+            "--format",
+            format,
+            "--out",
+            &export,
+            "--cache-dir",
+            &cache_path,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("{chat} requests")), "{out}");
+        let results: String = shard_lines(Path::new(&export))
+            .iter()
+            .map(|(id, body)| {
+                let line = if format == "openai" {
+                    json!({"id": "vllm-x", "custom_id": id, "response": {"status_code": 200, "request_id": "r", "body": chat_body(&answer(body))}, "error": null})
+                } else {
+                    // Anthropic's requests keep the system prompt apart; the mock judge reads
+                    // the user turn.
+                    let text = answer(body);
+                    json!({"custom_id": id, "result": {"type": "succeeded", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 3}}}})
+                };
+                format!("{line}\n")
+            })
+            .collect();
+        let results = write(
+            runs.dir.path(),
+            &format!("{format}-results.jsonl"),
+            &results,
+        );
+        let manifest = format!("{export}/manifest.json");
+        let (code, out, err) = ingest(&results.to_string_lossy(), &manifest, &cache_path);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("every request is answered"), "{out}");
+        let mut offline_args =
+            rb2_args(&runs, &server, &cache, &format!("offline-{format}"), false);
+        offline_args.push("--offline".into());
+        let (code, offline, err) = calibrate(&offline_args);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(server.chat_calls(), chat, "offline: no call");
+        let scores = |d: &Value| {
+            rb2_figures(d)
+                .as_array()
+                .expect("configs")
+                .iter()
+                .map(|c| (c["scores"].clone(), c["read"].clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(scores(&offline), scores(&online), "{format}");
+    }
 }

@@ -1,24 +1,34 @@
 //! `raterlab batch export`: a plan's uncached calls as shard files and a manifest.
 
 use super::{check_batchable, write_shards};
+use crate::commands::calibrate::rewardbench2::layout;
 use crate::error::input_error;
 use crate::judge::batch::{Format, Manifest};
+use crate::raters::Part;
 use crate::run::batch::ExportSummary;
-use crate::run::data::{self, Dataset};
+use crate::run::data::{self, Rows};
 use crate::run::judges::{self, completions_dir};
-use crate::run::plan::{data_settings, plan, Plan};
+use crate::run::plan::{data_settings, plan, Form, Plan};
 use crate::run::settings::PlanSettings;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::collections::HashSet;
 use std::path::Path;
 
-fn plan_json(args: &PlanSettings, dataset: &Dataset, plan: &Plan, seed: u64) -> serde_json::Value {
+/// The data a plan rates, as the manifest describes it.
+struct Described {
+    source: String,
+    /// Examples of pairs; rows of RewardBench 2.
+    examples: usize,
+    both_orders: bool,
+}
+
+fn plan_json(args: &PlanSettings, data: &Described, plan: &Plan, seed: u64) -> serde_json::Value {
     json!({
-        "source": dataset.source,
-        "examples": dataset.examples.len(),
+        "source": data.source,
+        "examples": data.examples,
         "seed": seed,
-        "both_orders": dataset.both_orders,
+        "both_orders": data.both_orders,
         "configs": plan.metas.iter().filter(|m| m.model != "-").map(|m| json!({
             "name": m.name, "model": m.model, "prompt": m.prompt, "rater": m.rater,
             "temperature": m.temperature, "max_tokens": m.max_tokens,
@@ -46,18 +56,64 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
     // No endpoint, no call, and the cache read for its keys only (below).
     plan_args.judge.offline = true;
     plan_args.judge.no_cache = true;
+    // Pairs: every configuration × every example; RewardBench 2 rows: each configuration's
+    // parts, as calibrate lays them out.
+    let rows = data::load_rows(
+        &settings,
+        &crate::report::media::progress::Download::default(),
+    )?;
+    let form = match &rows {
+        Rows::Pairs(_) => Form::Pairs,
+        Rows::RewardBench2(_) => Form::RewardBench2,
+    };
     let planned = plan(
         &plan_args,
-        crate::run::plan::Form::Pairs,
+        form,
         settings.seed,
         &crate::report::media::progress::Steps::default(),
     )?;
     check_batchable(planned.configs.iter(), "batch export")?;
-    let dataset = data::load(
-        &settings,
-        &crate::report::media::progress::Download::default(),
-    )?;
-    judges::check_configs(&planned.configs, &dataset.examples)?;
+    match rows {
+        Rows::Pairs(dataset) => {
+            judges::check_configs(&planned.configs, &dataset.examples)?;
+            let parts: Vec<Part<'_>> = planned
+                .configs
+                .iter()
+                .map(|c| (c, dataset.examples.as_slice()))
+                .collect();
+            let data = Described {
+                source: dataset.source.clone(),
+                examples: dataset.examples.len(),
+                both_orders: dataset.both_orders,
+            };
+            write(args, out, format, &planned, &parts, &data, settings.seed)
+        }
+        Rows::RewardBench2(set) => {
+            let (items, specs) = layout(&planned.configs, &set.rows, settings.both_orders)?;
+            let parts: Vec<Part<'_>> = specs
+                .iter()
+                .map(|s| (&s.config, items.of(s.kind).examples.as_slice()))
+                .collect();
+            let data = Described {
+                source: set.source.clone(),
+                examples: set.rows.len(),
+                both_orders: settings.both_orders,
+            };
+            write(args, out, format, &planned, &parts, &data, settings.seed)
+        }
+    }
+}
+
+/// Writes the parts' uncached calls as shards and the manifest.
+fn write(
+    args: &PlanSettings,
+    out: &Path,
+    format: Format,
+    planned: &Plan,
+    parts: &[Part<'_>],
+    data: &Described,
+    seed: u64,
+) -> Result<ExportSummary> {
     let cache_dir = completions_dir(args.judge.cache_dir.as_deref());
     if cache_dir.is_file() {
         return Err(input_error(format!(
@@ -72,12 +128,7 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
             let _ = std::fs::remove_file(out.join(s.file));
         }
     }
-    let parts: Vec<crate::raters::Part<'_>> = planned
-        .configs
-        .iter()
-        .map(|c| (c, dataset.examples.as_slice()))
-        .collect();
-    let (shards, counts) = write_shards(&cache_dir, &parts, out, format, &HashSet::new())?;
+    let (shards, counts) = write_shards(&cache_dir, parts, out, format, &HashSet::new())?;
     let manifest = Manifest {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         format,
@@ -85,7 +136,7 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        plan: plan_json(args, &dataset, &planned, settings.seed),
+        plan: plan_json(args, data, planned, seed),
         counts: counts.clone(),
         shards: shards.clone(),
     };

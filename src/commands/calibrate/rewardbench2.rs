@@ -13,7 +13,7 @@ use crate::evaluation::rewardbench2::{board, chance, decided, Scored, FAILED_RAT
 use crate::raters::rewardbench2::{
     check_rows, fold, items, ties_config, ties_items, Protocol, RowOutcome,
 };
-use crate::raters::{CallTally, Missing};
+use crate::raters::{CallTally, Config, Missing};
 use crate::run::data::Rb2Set;
 use crate::run::judges;
 use crate::run::plan::Form;
@@ -221,54 +221,95 @@ struct Out {
     caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
 }
 
-/// The protocols that call a judge: every configuration of the plan, one budget.
-fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
-    let session = Session::plan(args, Form::RewardBench2, set.seed)?;
-    let plan = &session.plan;
-    if let Some(c) = plan.configs.iter().find(|c| c.rater.is_baseline()) {
+/// The items the configurations of a plan rate on RewardBench 2 rows: each protocol's rows
+/// outside Ties (made once per protocol), and the Ties rows, which every configuration rates
+/// by ratings.
+#[derive(Debug)]
+pub struct Rb2Items {
+    ties: RowItems,
+    mains: Vec<(Protocol, RowItems)>,
+}
+
+impl Rb2Items {
+    /// A protocol's items, or Ties' (None).
+    pub fn of(&self, kind: Option<Protocol>) -> &RowItems {
+        kind.and_then(|p| self.mains.iter().find(|m| m.0 == p))
+            .map_or(&self.ties, |m| &m.1)
+    }
+}
+
+/// What one part of a plan rates: its configuration as called (a Ties part's with the Ties
+/// prompt) and its items (`Rb2Items::of(kind)`).
+#[derive(Debug)]
+pub struct PartSpec {
+    /// The plan's configuration it belongs to.
+    pub of: usize,
+    pub config: Config,
+    pub kind: Option<Protocol>,
+}
+
+/// Checks a plan against the rows (no baselines; a four-way prompt needs four completions;
+/// each judge fits its items) and lays out its parts: each configuration's rows outside Ties
+/// by its protocol, then its Ties rows by ratings, parts without items left out.
+/// `calibrate` rates them, `batch export` writes their calls.
+pub fn layout(
+    configs: &[Config],
+    rows: &[Shown],
+    both_orders: bool,
+) -> Result<(Rb2Items, Vec<PartSpec>)> {
+    if let Some(c) = configs.iter().find(|c| c.rater.is_baseline()) {
         return Err(input_error(format!(
             "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
             c.rater, c.name
         )));
     }
-    // Each configuration rates its rows outside Ties by its protocol, and Ties by ratings; the
-    // items are made once per protocol, and Ties' once.
-    let ties = ties_items(&set.rows);
-    let mut mains: Vec<(Protocol, RowItems)> = Vec::new();
-    for config in &plan.configs {
-        check_rows(config, &set.rows)?;
+    let mut items = Rb2Items {
+        ties: ties_items(rows),
+        mains: Vec::new(),
+    };
+    for config in configs {
+        check_rows(config, rows)?;
         let protocol = Protocol::of(&config.template);
-        if !mains.iter().any(|m| m.0 == protocol) {
-            mains.push((
-                protocol,
-                items(protocol, &set.rows, args.plan.data.both_orders),
-            ));
+        if !items.mains.iter().any(|m| m.0 == protocol) {
+            items
+                .mains
+                .push((protocol, self::items(protocol, rows, both_orders)));
         }
     }
-    let items_of = |protocol: Option<Protocol>| match protocol {
-        Some(p) => mains.iter().find(|m| m.0 == p).map_or(&ties, |m| &m.1),
-        None => &ties,
-    };
-    // Each part's items: its protocol's, or Ties' (None).
-    let mut kinds: Vec<Option<Protocol>> = Vec::new();
-    let mut parts: Vec<Part<'_>> = Vec::new();
-    for (of, config) in plan.configs.iter().enumerate() {
+    let mut specs = Vec::new();
+    for (of, config) in configs.iter().enumerate() {
         let protocol = Protocol::of(&config.template);
         judges::check_configs(
             std::slice::from_ref(config),
-            &items_of(Some(protocol)).examples,
+            &items.of(Some(protocol)).examples,
         )?;
         for (config, kind) in [
             (config.clone(), Some(protocol)),
             (ties_config(config)?, None),
         ] {
-            let items = &items_of(kind).examples;
-            if !items.is_empty() {
-                kinds.push(kind);
-                parts.push(Part { of, config, items });
+            if !items.of(kind).examples.is_empty() {
+                specs.push(PartSpec { of, config, kind });
             }
         }
     }
+    Ok((items, specs))
+}
+
+/// The protocols that call a judge: every configuration of the plan, one budget.
+fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
+    let session = Session::plan(args, Form::RewardBench2, set.seed)?;
+    let plan = &session.plan;
+    let (items, specs) = layout(&plan.configs, &set.rows, args.plan.data.both_orders)?;
+    let items_of = |kind: Option<Protocol>| items.of(kind);
+    let kinds: Vec<Option<Protocol>> = specs.iter().map(|s| s.kind).collect();
+    let parts: Vec<Part<'_>> = specs
+        .into_iter()
+        .map(|s| Part {
+            of: s.of,
+            items: &items.of(s.kind).examples,
+            config: s.config,
+        })
+        .collect();
     let called: Vec<(usize, crate::raters::Config)> =
         parts.iter().map(|p| (p.of, p.config.clone())).collect();
     let mut outcomes: Vec<Vec<RowOutcome>> =
