@@ -1181,24 +1181,25 @@ fn two_runs_and_an_ingest_write_one_cache_at_once_and_offline_finds_every_answer
     }
 }
 
-/// `calibrate --json` on RewardBench 2's bundled sample, ranking and ratings, against `server`.
+/// RewardBench 2's bundled sample, ranking and ratings, by the mock judge.
+const RB2_PLAN: [&str; 8] = [
+    "--data",
+    "sample-v2",
+    "--prompt",
+    "rb2_ranking",
+    "--prompt",
+    "rb2_rating",
+    "--model",
+    "mock-judge",
+];
+
+/// `calibrate --json` of `RB2_PLAN` against `server`.
 fn rb2_args(runs: &Runs, server: &BatchServer, cache: &str, out: &str, batch: bool) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "calibrate",
-        "--json",
-        "--data",
-        "sample-v2",
-        "--prompt",
-        "rb2_ranking",
-        "--prompt",
-        "rb2_rating",
-        "--model",
-        "mock-judge",
-        "--bootstrap",
-        "0",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut args: Vec<String> = ["calibrate", "--json", "--bootstrap", "0"]
+        .iter()
+        .chain(&RB2_PLAN)
+        .map(|s| s.to_string())
+        .collect();
     args.extend([
         "--endpoint".to_string(),
         server.endpoint(),
@@ -1313,24 +1314,10 @@ fn rewardbench2_rows_export_ingest_and_go_offline() {
         let export = runs.path(&format!("export-{format}"));
         let cache = format!("cache-{format}");
         let cache_path = runs.path(&cache);
-        let (code, out, err) = run(&[
-            "batch",
-            "export",
-            "--data",
-            "sample-v2",
-            "--prompt",
-            "rb2_ranking",
-            "--prompt",
-            "rb2_rating",
-            "--model",
-            "mock-judge",
-            "--format",
-            format,
-            "--out",
-            &export,
-            "--cache-dir",
-            &cache_path,
-        ]);
+        let mut export_args = vec!["batch", "export", "--format", format, "--out", &export];
+        export_args.extend(["--cache-dir", &cache_path]);
+        export_args.extend(RB2_PLAN);
+        let (code, out, err) = run(&export_args);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains(&format!("{chat} requests")), "{out}");
         let results: String = shard_lines(Path::new(&export))
