@@ -29,14 +29,14 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             let args = run::settings::CalibrateSettings::from(*args);
             let calibrated = commands::calibrate::run(&args)?;
             report::calibrate::write_dir(&calibrated)?;
-            report::calibrate::emit_any(&calibrated, args.json)?;
+            report::calibrate::emit_any(&calibrated, args.json, args.details)?;
             commands::calibrate::finish(&args, &calibrated)
         }
         cli::Command::Report(args) => {
             let args = run::settings::ReportSettings::from(args);
             let run = commands::report::run(&args)?;
             report::calibrate::write_dir(&run)?;
-            report::calibrate::emit_any(&run, args.json)
+            report::calibrate::emit_any(&run, args.json, args.details)
         }
         cli::Command::Rate(args) => commands::rate::run((*args).into()),
         cli::Command::Prompts(args) => match args.command {

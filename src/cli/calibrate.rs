@@ -53,6 +53,12 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// On a terminal, print every table (parse failures, position, pointwise, sections,
+    /// confusion, bias, consistency, annotators) after the answer; piped or redirected
+    /// output always has them.
+    #[arg(long)]
+    pub details: bool,
+
     /// Run directory [default: notebooks-export/runs/<timestamp>-<name>]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

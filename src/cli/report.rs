@@ -31,4 +31,8 @@ pub struct ReportArgs {
     /// Print one JSON document to stdout instead of tables.
     #[arg(long)]
     pub json: bool,
+
+    /// On a terminal, print every table after the answer (as `calibrate --details`).
+    #[arg(long)]
+    pub details: bool,
 }

@@ -89,6 +89,7 @@ impl From<CalibrateArgs> for CalibrateSettings {
             bootstrap: a.bootstrap,
             sort: a.sort,
             json: a.json,
+            details: a.details,
             out: a.out,
             name: a.name,
             batch: a.batch.into(),
@@ -103,6 +104,7 @@ impl From<ReportArgs> for ReportSettings {
             bootstrap: a.bootstrap,
             sort: a.sort,
             json: a.json,
+            details: a.details,
         }
     }
 }

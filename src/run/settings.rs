@@ -71,6 +71,8 @@ pub struct CalibrateSettings {
     pub bootstrap: usize,
     pub sort: String,
     pub json: bool,
+    /// Every table on a terminal too.
+    pub details: bool,
     pub out: Option<PathBuf>,
     pub name: Option<String>,
     pub batch: BatchSettings,
@@ -83,6 +85,7 @@ pub struct ReportSettings {
     pub bootstrap: Option<usize>,
     pub sort: String,
     pub json: bool,
+    pub details: bool,
 }
 
 /// `rate`.

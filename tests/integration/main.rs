@@ -25,3 +25,4 @@ mod report_dirs;
 mod report_html;
 mod rewardbench2;
 mod rewardbench2_judges;
+mod terminal;

@@ -192,11 +192,12 @@ pub fn to_json(run: &Run) -> Value {
 }
 
 /// The human-readable report.
-pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
+pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()> {
     let rec = &run.record;
     let simulated = rec.configs.iter().any(|c| c.simulated);
-    writeln!(
-        w,
+    let width = crate::report::media::term::width();
+    let wrap = crate::report::media::term::wrap;
+    let header = format!(
         "raterlab calibrate: {} configuration{} × {} items · data {} · seed {}{}",
         rec.configs.len(),
         if rec.configs.len() == 1 { "" } else { "s" },
@@ -208,13 +209,36 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
         } else {
             ""
         }
-    )?;
+    );
+    writeln!(w, "{}", wrap(&header, width, ""))?;
     if simulated {
         writeln!(
             w,
             "NOTE: results marked (sim) come from the SIMULATED judge, not from an LLM."
         )?;
     }
+    // The answer first; the detailed tables follow, and report.html browses everything.
+    writeln!(w)?;
+    for line in crate::report::calibrate::ranking::answer(run) {
+        writeln!(w, "{}", wrap(&line, width, ""))?;
+    }
+    writeln!(
+        w,
+        "{}",
+        wrap(
+            &format!(
+                "{}; browse every item in {}",
+                if details {
+                    "Details follow"
+                } else {
+                    "Parse failures, position, pointwise, sections, confusion, bias, consistency and the annotators: --details"
+                },
+                run.meta.dir.join("report.html").display()
+            ),
+            width,
+            ""
+        )
+    )?;
     if run.meta.no_majority > 0 {
         let kept = rec.annotators.as_ref().is_some_and(|a| a.policy == "tie");
         writeln!(
@@ -227,13 +251,26 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write) -> Result<()> {
     let order = order(run);
     let summary = crate::report::calibrate::summary::summary(run);
     let print = |w: &mut dyn Write, t: &crate::report::media::table::Table| -> Result<()> {
-        writeln!(w, "\n{}\n{}", t.title, table::render(t))?;
+        writeln!(
+            w,
+            "\n{}\n{}",
+            wrap(&t.title, width, ""),
+            table::render_at(t, width)
+        )?;
         for note in &t.notes {
-            writeln!(w, "  {note}")?;
+            writeln!(w, "{}", wrap(note, width, "  "))?;
         }
         Ok(())
     };
     print(w, &summary.configurations)?;
+    if !details {
+        // The answer's evidence: the configurations and their paired comparisons.
+        if let Some(t) = &summary.comparisons {
+            print(w, t)?;
+        }
+        writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
+        return Ok(());
+    }
     print(w, &summary.parse_failures)?;
     write_reasons(run, &order, w)?;
     for t in [&summary.position, &summary.pointwise, &summary.sections]
@@ -275,17 +312,24 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
     if configs.iter().all(|c| c.reasons.is_empty()) {
         return Ok(());
     }
+    let width = crate::report::media::term::width();
     writeln!(
         w,
-        "\nWhy items have no rating (most common reasons; every item's in ratings.csv, the raw answers in completions.jsonl)"
+        "\n{}",
+        crate::report::media::term::wrap(
+            "Why items have no rating (most common reasons; every item's in ratings.csv, the raw answers in completions.jsonl)",
+            width,
+            ""
+        )
     )?;
+    let room = width.map_or(110, |w| w.saturating_sub(10).max(20));
     for c in order.iter().map(|&i| &configs[i]) {
         if c.reasons.is_empty() {
             continue;
         }
         writeln!(w, "{}", c.name)?;
         for (reason, n) in c.reasons.iter().take(REASONS_SHOWN) {
-            writeln!(w, "  {n:>5} × {}", format::shorten(reason, 110))?;
+            writeln!(w, "  {n:>5} × {}", format::shorten(reason, room))?;
         }
         if c.reasons.len() > REASONS_SHOWN {
             let rest = &c.reasons[REASONS_SHOWN..];
@@ -297,8 +341,15 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
 }
 
 /// Prints the report (tables, or JSON).
-pub fn emit(run: &Run, json: bool) -> Result<()> {
-    crate::report::media::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+/// Prints the run (tables, or JSON); the detailed tables with `details`, and always when
+/// stdout is not a terminal.
+pub fn emit(run: &Run, json: bool, details: bool) -> Result<()> {
+    let details = details || !crate::report::media::term::on_terminal();
+    crate::report::media::json::emit_either(
+        json,
+        || to_json(run),
+        |w| write_terminal(run, w, details),
+    )
 }
 
 /// Writes the run directory of whatever `calibrate` made.
@@ -312,10 +363,13 @@ pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
 }
 
 /// The terminal tables, or with `json` the document, of whatever `calibrate` made.
-pub fn emit_any(calibrated: &Calibrated, json: bool) -> Result<()> {
+pub fn emit_any(calibrated: &Calibrated, json: bool, details: bool) -> Result<()> {
+    let details = details || !crate::report::media::term::on_terminal();
     match calibrated {
-        Calibrated::Pairs(run) => emit(run, json),
-        Calibrated::RewardBench2(run) => crate::report::calibrate::rewardbench2::emit(run, json),
+        Calibrated::Pairs(run) => emit(run, json, details),
+        Calibrated::RewardBench2(run) => {
+            crate::report::calibrate::rewardbench2::emit(run, json, details)
+        }
     }
 }
 

@@ -174,6 +174,79 @@ fn power_phrase(c: &Comparison) -> String {
     }
 }
 
+/// The answer, first on the terminal: which configuration is best on the sort metric and by
+/// how much, whether the paired test separates it from the runner-up, what the baselines
+/// score, and what changes the reading (the simulated judge, items without a verdict, the
+/// metrics disagreeing). Lines of prose, to be wrapped at the terminal's width.
+pub fn answer(run: &Run) -> Vec<String> {
+    let s = sort_statistic(&run.meta.sort);
+    let order = order(run);
+    let configs = &run.record.configs;
+    let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
+    let baseline = |i: usize| configs[i].name.starts_with("baseline/");
+    let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
+    let mut out = Vec::new();
+    let Some(&best) = judged.first().or(order.first()) else {
+        return out;
+    };
+    let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
+    out.push(format!(
+        "Best: {} on {} ({}), accuracy {}, over {} items.",
+        crate::report::media::format::shown_name(&configs[best]),
+        statistic_name(s),
+        value(best),
+        crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy)),
+        run.record.items.len()
+    ));
+    if let Some(&second) = judged.get(1) {
+        let paired = run
+            .evaluation
+            .comparisons
+            .iter()
+            .find(|c| (c.a, c.b) == (best, second) || (c.a, c.b) == (second, best));
+        out.push(match paired {
+            Some(c) => format!(
+                "Against the runner-up ({}, {}): {}.",
+                configs[second].name,
+                value(second),
+                verdict(run, c)
+            ),
+            None => format!("Runner-up: {} ({}).", configs[second].name, value(second)),
+        });
+    }
+    let baselines: Vec<String> = order
+        .iter()
+        .filter(|&&i| baseline(i))
+        .map(|&i| format!("{} {}", configs[i].name, value(i)))
+        .collect();
+    if !baselines.is_empty() {
+        out.push(format!(
+            "Baselines ({}): {}.",
+            statistic_name(s),
+            baselines.join(" · ")
+        ));
+    }
+    if configs.iter().any(|c| c.simulated) {
+        out.push("Warning: (sim) marks the SIMULATED judge, not an LLM.".into());
+    }
+    let unread: Vec<String> = order
+        .iter()
+        .filter_map(|&i| {
+            let n = run.evaluation.configs[i].overall.counts;
+            let missing = n.no_verdict + n.call_failures;
+            (missing > 0).then(|| format!("{} {missing}/{}", configs[i].name, n.examples))
+        })
+        .collect();
+    if !unread.is_empty() {
+        out.push(format!(
+            "Warning: items without a verdict (dropped above; see the parse-failure table): {}.",
+            unread.join(", ")
+        ));
+    }
+    out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

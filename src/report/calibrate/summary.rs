@@ -90,6 +90,8 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
         ]);
     }
 
+    // Spearman, Kendall and the cost are secondary on a narrow terminal.
+    t.secondary = vec![5, 6, 7, 8, 9, 10];
     t.notes
         .extend(crate::report::calibrate::ranking::ranking_note(run));
 
@@ -310,6 +312,9 @@ fn comparisons(run: &Run) -> Option<Table> {
             ],
         );
         c.numeric = false;
+        // On a narrow terminal the power and the verdict line give way (the answer above
+        // states the verdict against the runner-up).
+        c.secondary = vec![7, 8];
         c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need; items as this run counts them (with --both-orders each pair is two items, taken as independent as McNemar's test takes them)".into());
         for cmp in &run.evaluation.comparisons {
             c.rows.push(vec![

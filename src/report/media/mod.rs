@@ -10,3 +10,4 @@ pub mod lines;
 pub mod progress;
 pub mod svg;
 pub mod table;
+pub mod term;

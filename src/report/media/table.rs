@@ -15,6 +15,9 @@ pub struct Table {
     pub notes: Vec<String>,
     /// Whether the columns after the first are numbers (right-aligned).
     pub numeric: bool,
+    /// Columns a narrow terminal may leave out (the JSON, CSV and the page keep them).
+    #[serde(skip)]
+    pub secondary: Vec<usize>,
 }
 
 impl Table {
@@ -25,6 +28,7 @@ impl Table {
             rows: Vec::new(),
             notes: Vec::new(),
             numeric: true,
+            secondary: Vec::new(),
         }
     }
 }
@@ -52,16 +56,89 @@ pub fn new_table(header: Vec<&str>) -> comfy_table::Table {
     table
 }
 
-/// A summary table rendered for the terminal.
+/// A summary table rendered for the terminal, fitted to its width (`term::width`).
 pub fn render(t: &Table) -> String {
-    let mut table = new_table(t.headers.iter().map(String::as_str).collect());
+    render_at(t, super::term::width())
+}
+
+/// A summary table rendered at `width` (None: full width, as it is). A table too wide first
+/// leaves out its secondary columns (saying so), then shows each interval under its value,
+/// then wraps its cells.
+pub fn render_at(t: &Table, width: Option<usize>) -> String {
+    let whole = plain(t, &[], false);
+    let Some(w) = width else {
+        return whole;
+    };
+    let fits = |text: &str| text.lines().all(|l| super::term::shown_width(l) <= w);
+    if fits(&whole) {
+        return whole;
+    }
+    let mut dropped: Vec<usize> = Vec::new();
+    for &c in t.secondary.iter().rev() {
+        dropped.push(c);
+        let text = plain(t, &dropped, false);
+        if fits(&text) {
+            return with_dropped(t, &dropped, text, w);
+        }
+    }
+    let stacked = plain(t, &dropped, true);
+    if fits(&stacked) {
+        return with_dropped(t, &dropped, stacked, w);
+    }
+    let mut table = table_of(t, &dropped, true);
+    table
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    with_dropped(t, &dropped, table.to_string(), w)
+}
+
+/// The comfy table of `t` without the columns `dropped`, each interval under its value when
+/// `stacked`.
+fn table_of(t: &Table, dropped: &[usize], stacked: bool) -> comfy_table::Table {
+    let keep = |i: &usize| !dropped.contains(i);
+    let mut table = new_table(
+        (0..t.headers.len())
+            .filter(keep)
+            .map(|i| t.headers[i].as_str())
+            .collect(),
+    );
     for row in &t.rows {
-        table.add_row(row.clone());
+        table.add_row(
+            (0..row.len())
+                .filter(keep)
+                .map(|i| {
+                    if stacked {
+                        row[i].replacen(" [", "\n[", 1)
+                    } else {
+                        row[i].clone()
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
     }
     if t.numeric {
         align_numbers(&mut table);
     }
-    table.to_string()
+    table
+}
+
+fn plain(t: &Table, dropped: &[usize], stacked: bool) -> String {
+    table_of(t, dropped, stacked).to_string()
+}
+
+/// The table's text and, when columns were left out, the line that names them.
+fn with_dropped(t: &Table, dropped: &[usize], text: String, width: usize) -> String {
+    if dropped.is_empty() {
+        return text;
+    }
+    let mut names: Vec<usize> = dropped.to_vec();
+    names.sort_unstable();
+    let names: Vec<&str> = names.iter().map(|&i| t.headers[i].as_str()).collect();
+    let note = format!(
+        "({} left out at {width} columns; --json, metrics.csv and report.html have them)",
+        names.join(", ")
+    );
+    format!("{text}\n{}", super::term::wrap(&note, Some(width), ""))
 }
 
 /// Right-aligns every column but the first.

@@ -159,15 +159,168 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
     out
 }
 
-pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
-    writeln!(w, "{}", header(run))?;
-    for t in tables(run) {
-        writeln!(w, "\n{}", t.title)?;
+/// The answer, first on the terminal: the best configuration on the score the comparisons
+/// test (the leaderboard with all six subsets), by how much, whether the paired test
+/// separates it from the runner-up, what chance scores, and what changes the reading.
+pub fn answer(run: &Rb2Run) -> Vec<String> {
+    let score = |k: usize| {
+        crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0])
+    };
+    let mut order: Vec<usize> = (0..run.configs.len()).collect();
+    order.sort_by(|&a, &b| {
+        let v = |k| {
+            if score(k).is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                score(k)
+            }
+        };
+        v(b).total_cmp(&v(a))
+    });
+    let mut out = Vec::new();
+    let Some(&best) = order.first() else {
+        return out;
+    };
+    let present = run.configs[best].boards[0].subsets.len();
+    let metric = if present == crate::evaluation::rewardbench2::SUBSETS.len() {
+        "the leaderboard (mean of the six subsets)".to_string()
+    } else {
+        format!("the mean of the {present} subsets present")
+    };
+    let name = |k: usize| {
+        let c = &run.configs[k];
+        if c.simulated {
+            format!("{} (sim)", c.name)
+        } else {
+            c.name.clone()
+        }
+    };
+    let b = &run.configs[best].boards[0];
+    let ci = if present == crate::evaluation::rewardbench2::SUBSETS.len() {
+        format!(
+            " {}",
+            with_ci(b.leaderboard, b.leaderboard_ci)
+                .split_once(' ')
+                .map_or("", |x| x.1)
+        )
+    } else {
+        String::new()
+    };
+    out.push(format!(
+        "Best: {} on {metric}: {}{ci} ({} protocol, {} rows).",
+        name(best),
+        fixed(score(best)),
+        run.configs[best].protocol.key(),
+        run.rows
+    ));
+    if let Some(&second) = order.get(1) {
+        let paired = run
+            .comparisons
+            .iter()
+            .find(|p| (p.a, p.b) == (best, second) || (p.a, p.b) == (second, best));
+        let verdict = paired.map_or_else(
+            || "not compared".to_string(),
+            |p| {
+                let sign = if p.b == best { 1.0 } else { -1.0 };
+                let (lo, hi) = if sign > 0.0 {
+                    p.test.ci
+                } else {
+                    (-p.test.ci.1, -p.test.ci.0)
+                };
+                let interval = if lo.is_finite() && hi.is_finite() {
+                    format!(" [{lo:+.3}, {hi:+.3}]")
+                } else {
+                    String::new()
+                };
+                let p_holm = if p.test.p_holm.is_finite() {
+                    format!(", paired bootstrap Holm p = {:.3}", p.test.p_holm)
+                } else {
+                    ", no test (--bootstrap 0)".to_string()
+                };
+                let found = match p.test.finding() {
+                    crate::evaluation::Finding::ABetter | crate::evaluation::Finding::BBetter => {
+                        "the test separates them"
+                    }
+                    _ => "no significant difference",
+                };
+                format!("{found}: {:+.3}{interval}{p_holm}", sign * p.test.diff)
+            },
+        );
+        out.push(format!(
+            "Against the runner-up ({}, {}): {verdict}.",
+            name(second),
+            fixed(score(second))
+        ));
+    }
+    let chance: Vec<f64> = b.subsets.iter().filter_map(|s| s.chance).collect();
+    if !chance.is_empty() {
+        out.push(format!(
+            "Chance: {} per subset outside Ties (a judge at random under {}'s protocol).",
+            fixed(chance.iter().sum::<f64>() / chance.len() as f64),
+            run.configs[best].name
+        ));
+    }
+    if run.configs.iter().any(|c| c.simulated) {
+        out.push("Warning: (sim) marks the SIMULATED judge, not an LLM.".into());
+    }
+    let unread: Vec<String> = order
+        .iter()
+        .filter_map(|&k| {
+            let missing = analytics::read(&run.configs[k]).missing();
+            (missing > 0).then(|| format!("{} {missing}", run.configs[k].name))
+        })
+        .collect();
+    if !unread.is_empty() {
+        out.push(format!(
+            "Warning: answers not read (picks, verdicts or grades; see each table's notes): {}.",
+            unread.join(", ")
+        ));
+    }
+    out
+}
+
+pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
+    let width = crate::report::media::term::width();
+    let wrap = crate::report::media::term::wrap;
+    for line in header(run).lines() {
+        writeln!(w, "{}", wrap(line, width, ""))?;
+    }
+    writeln!(w)?;
+    for line in answer(run) {
+        writeln!(w, "{}", wrap(&line, width, ""))?;
+    }
+    if let Some(dir) = &run.dir {
+        writeln!(
+            w,
+            "{}",
+            wrap(
+                &format!(
+                    "{}; browse every row in {}",
+                    if details {
+                        "Details follow"
+                    } else {
+                        "Every configuration's table: --details"
+                    },
+                    dir.join("report.html").display()
+                ),
+                width,
+                ""
+            )
+        )?;
+    }
+    let all = tables(run);
+    let comparisons = all.len().saturating_sub(2);
+    for (k, t) in all.iter().enumerate() {
+        // Without --details: the comparisons (the question's answer) and how rows are scored.
+        if !details && k < comparisons && run.configs.len() > 1 {
+            continue;
+        }
+        writeln!(w, "\n{}", wrap(&t.title, width, ""))?;
         if !t.headers.is_empty() {
-            writeln!(w, "{}", table::render(&t))?;
+            writeln!(w, "{}", table::render_at(t, width))?;
         }
         for n in &t.notes {
-            writeln!(w, "{n}")?;
+            writeln!(w, "{}", wrap(n, width, ""))?;
         }
     }
     if let Some(dir) = &run.dir {
@@ -177,6 +330,10 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write) -> Result<()> {
 }
 
 /// Prints the leaderboards (tables, or JSON).
-pub fn emit(run: &Rb2Run, json: bool) -> Result<()> {
-    crate::report::media::json::emit_either(json, || to_json(run), |w| write_terminal(run, w))
+pub fn emit(run: &Rb2Run, json: bool, details: bool) -> Result<()> {
+    crate::report::media::json::emit_either(
+        json,
+        || to_json(run),
+        |w| write_terminal(run, w, details),
+    )
 }
