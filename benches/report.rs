@@ -296,7 +296,7 @@ fn main() {
     raterlab::report::calibrate::run_dir::write(&run).expect("run directory written");
     let written = start.elapsed().as_secs_f64();
     let mut table = Vec::new();
-    raterlab::report::calibrate::write_terminal(&run, &mut table).expect("terminal report");
+    raterlab::report::calibrate::write_terminal(&run, &mut table, true).expect("terminal report");
     let total = start.elapsed().as_secs_f64();
     let peak = peak_mb();
     // The page again on its own, as `report DIR` renders it from the files just written.
