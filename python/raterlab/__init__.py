@@ -203,8 +203,12 @@ def read_run(path: str | Path, *, polars: bool = False) -> dict:
 
             read_csv = lambda p: pd.read_csv(p, dtype={"id": str, "pair_id": str})  # noqa: E731
             read_jsonl = lambda p: pd.read_json(p, lines=True, dtype={"id": str})  # noqa: E731
-    except ImportError as e:
-        raise _bad_input(f"read_run needs {e.name}: pip install {e.name}") from None
+    except ImportError:
+        need = "polars" if polars else "pandas"
+        raise _bad_input(
+            f"read_run returns {need} DataFrames and {need} is not installed: "
+            f"pip install 'raterlab[{need}]'"
+        ) from None
     out: dict[str, Any] = {"run": json.loads((run_dir / "run.json").read_text())}
     # A RewardBench 2 run has no confusion matrix: its rows are scored, not labelled.
     rewardbench2 = out["run"].get("data", {}).get("form") == "rewardbench2"

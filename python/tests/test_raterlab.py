@@ -142,6 +142,33 @@ def test_read_run_has_the_rows_of_the_run_directory(tmp_path):
     assert isinstance(frames["ratings"], pl.DataFrame) and frames["ratings"].height == 387
 
 
+@pytest.mark.parametrize("frames", ["pandas", "polars"])
+def test_read_run_without_its_dataframe_library_names_the_extra(tmp_path, monkeypatch, frames):
+    out = tmp_path / "rb2"
+    subprocess.run([COMMAND, "calibrate", "--demo", "--data", "sample-v2", "--out", str(out)],
+                   check=True, capture_output=True)
+    # As if the library were not installed: `import pandas` raises ImportError.
+    monkeypatch.setitem(sys.modules, frames, None)
+    with pytest.raises(raterlab.Error) as e:
+        raterlab.read_run(out, polars=frames == "polars")
+    assert str(e.value) == (f"read_run returns {frames} DataFrames and {frames} is not installed: "
+                            f"pip install 'raterlab[{frames}]'")
+    assert e.value.exit_code == 2
+
+
+def test_read_run_reads_every_form_and_report_dir_remakes_it(tmp_path):
+    # A RewardBench 2 run, remade by `report DIR`, reads the same; its items carry the order.
+    out = tmp_path / "rb2"
+    subprocess.run([COMMAND, "calibrate", "--demo", "--data", "sample-v2", "--out", str(out)],
+                   check=True, capture_output=True)
+    before = raterlab.read_run(out)
+    subprocess.run([COMMAND, "report", str(out)], check=True, capture_output=True)
+    after = raterlab.read_run(out)
+    for name in ("ratings", "metrics", "comparisons"):
+        pd.testing.assert_frame_equal(before[name], after[name])
+    assert before["run"]["schema"] == 2 and "order" in before["items"].columns
+
+
 def test_calibrate_returns_the_commands_json_and_the_run(tmp_path):
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -41,7 +41,8 @@ pub enum BatchCommand {
     /// Takes calibrate's plan options (data, prompts, raters, --model, seed, orders,
     /// sampling, --cache-dir); no endpoint. One file per model, split at 50,000 lines or
     /// about 190 MB, each custom_id once; cached calls are left out, so after an ingest the
-    /// same command writes only what is still missing.
+    /// same command writes only what is still missing. On RewardBench 2 rows, each
+    /// configuration's calls as calibrate makes them (Ties' grades included).
     #[command(after_help = BATCH_EXAMPLES)]
     Export {
         #[command(flatten)]

@@ -81,11 +81,13 @@ pub struct PlanArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
 
-    /// Prompt template (repeatable): a built-in name or a TOML file [default: simple_with_tie]
+    /// Prompt template (repeatable): a built-in name (`raterlab prompts list`) or a TOML file
+    /// [default: simple_with_tie; rb2_ranking on RewardBench 2 rows; --demo: its three]
     #[arg(long = "prompt", value_name = "NAME|FILE")]
     pub prompts: Vec<String>,
 
-    /// Rater (repeatable): basic, sc:N[:mean|majority|unanimous], random, longer, first [default: basic]
+    /// Rater (repeatable): basic, sc:N[:mean|majority|unanimous], random, longer, first
+    /// [default: basic; --demo on pairs: basic, sc:5 and the three baselines]
     #[arg(long = "rater", value_name = "RATER")]
     pub raters: Vec<String>,
 

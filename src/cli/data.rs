@@ -62,9 +62,11 @@ Examples:
   raterlab data summary                                   # the bundled sample
   raterlab data summary --data filtered --section chat-hard
   raterlab data export --data llmbar.parquet --limit 50 --out examples.jsonl
-  raterlab data summary --data pandalm.jsonl \\
-      --map prompt=instruction+input,response1=response1,response2=response2,label=annotator1+annotator2+annotator3,id=idx \\
-      --gold-map 0=0,1=-1,2=1";
+  raterlab data summary --data sample-v2                  # RewardBench 2's shape
+  # PandaLM: two text columns joined into the prompt, three annotators' majority as gold
+  raterlab data summary --data pandalm.jsonl --gold-map 0=0,1=-1,2=1 \\
+      --map prompt=instruction+input,response1=response1,response2=response2 \\
+      --map label=annotator1+annotator2+annotator3,id=idx";
 
 /// Inspect a dataset: what the judge will see.
 #[derive(Debug, Args)]

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 #[derive(Debug, Args, Clone)]
 pub struct JudgeArgs {
     /// `openai` (the default when an endpoint is given), `replay:FILE.jsonl` (recorded
-    /// completions) or `sim[:accuracy=0.8,position_bias=0.1,tie_rate=0.05,malformed=0.02]`.
+    /// completions), `scores:FILE` (a reward model's per-response scores) or
+    /// `sim[:accuracy=0.8,position_bias=0.1,tie_rate=0.05,malformed=0.02]` (the simulated judge).
     #[arg(long, value_name = "JUDGE")]
     pub judge: Option<String>,
 

@@ -11,9 +11,9 @@ Examples:
 
 /// Re-render tables, exports and plots of a finished run without calling any judge.
 ///
-/// Reads run.json and ratings.parquet from a directory written by `raterlab calibrate`,
-/// evaluates again (the bootstrap seed is the run's) and rewrites metrics.csv,
-/// confusion.csv, comparisons.csv, table.tex and the plots.
+/// Reads a directory written by `raterlab calibrate` (run.json, ratings.parquet; for
+/// RewardBench 2 runs also items.jsonl and completions.jsonl), evaluates again (the bootstrap
+/// seed is the run's) and rewrites its tables, exports, plots and report.html.
 #[derive(Debug, Args)]
 #[command(after_help = REPORT_EXAMPLES)]
 pub struct ReportArgs {

@@ -203,8 +203,22 @@ impl Frame {
         let column = self.column(name, flag)?;
         let series = column.as_materialized_series();
         let not_integer = |row: usize, value: &str| {
+            // Text such as `Tie` or `A>B` is a label to map; a fraction is a score.
+            let map = if flag.contains("rating") {
+                "--rating-map"
+            } else {
+                "--gold-map"
+            };
+            let fix = if value.trim().parse::<f64>().is_ok() {
+                "labels must be whole numbers such as -1, 0, 1".to_string()
+            } else {
+                format!(
+                    "map text labels to -1, 0, 1 with {map} (e.g. {map} '{}=0'), or write whole numbers such as -1, 0, 1",
+                    value.trim()
+                )
+            };
             input_error(format!(
-                "{}: '{value}' is not an integer label; labels must be whole numbers such as -1, 0, 1",
+                "{}: '{value}' is not an integer label; {fix}",
                 self.at(name, row)
             ))
         };

@@ -92,16 +92,25 @@ impl RaterKind {
                 if parts.next() != Some("sc") {
                     return Err(bad());
                 }
-                let samples: u32 = parts
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|n| *n >= 1 && *n <= 1000)
-                    .ok_or_else(bad)?;
+                let n = parts.next().unwrap_or("");
+                let samples: u32 = n
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1000).contains(n))
+                    .ok_or_else(|| {
+                        input_error(format!(
+                            "rater '{text}': the number of samples N in sc:N must be a whole number from 1 to 1000, not '{n}' (e.g. sc:5)"
+                        ))
+                    })?;
                 let rule = match parts.next() {
                     None | Some("mean") => Aggregation::Mean,
                     Some("majority") => Aggregation::Majority,
                     Some("unanimous") => Aggregation::Unanimous,
-                    Some(_) => return Err(bad()),
+                    Some(other) => {
+                        return Err(input_error(format!(
+                            "rater '{text}': '{other}' is not a vote rule; use sc:{samples}:mean, sc:{samples}:majority or sc:{samples}:unanimous"
+                        )))
+                    }
                 };
                 if parts.next().is_some() {
                     return Err(bad());

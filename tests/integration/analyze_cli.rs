@@ -247,7 +247,14 @@ fn error_non_integer_label() {
     );
     assert_eq!(
         bad_input(dir.path(), "w.csv", "id,gold,rating\n1,B,1\n", &[]),
-        "error: 'FILE', column 'gold', row 1: 'B' is not an integer label; labels must be whole numbers such as -1, 0, 1"
+        "error: 'FILE', column 'gold', row 1: 'B' is not an integer label; map text labels to -1, 0, 1 with --gold-map (e.g. --gold-map 'B=0'), or write whole numbers such as -1, 0, 1"
+    );
+    // A judge's "Tie" names the rating map.
+    assert_eq!(
+        bad_input(dir.path(), "t.csv", "id,gold,rating
+1,1,Tie
+", &[]),
+        "error: 'FILE', column 'rating', row 1: 'Tie' is not an integer label; map text labels to -1, 0, 1 with --rating-map (e.g. --rating-map 'Tie=0'), or write whole numbers such as -1, 0, 1"
     );
 }
 

@@ -578,7 +578,9 @@ fn misconfiguration_is_caught_before_any_call() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--prompt", "nope"], "error: unknown prompt 'nope'; built-in prompts are simple_no_tie, simple_with_tie, reward-bench_gemini_no_tie, mt-bench_pairwise, arena-hard, mt-bench_single, reference_1-5, correct_json, scores, rb2_ranking, rb2_ranking_gemini, rb2_rating, rb2_rating_ties (or pass a .toml file)"),
         (vec!["--parser", "xml"], "error: unknown parser 'xml'; parsers are winner_tag, winner_tag_tie, ab_brackets, arena_hard, output_ab, binary, score, comparative, json_label, rating, number, final_rating, rb2_ranking, rb2_ranking_published"),
-        (vec!["--rater", "sc:0"], "error: unknown rater 'sc:0'; raters are basic, sc:N[:mean|majority|unanimous] (e.g. sc:5), random, longer, first"),
+        (vec!["--rater", "sc:0"], "error: rater 'sc:0': the number of samples N in sc:N must be a whole number from 1 to 1000, not '0' (e.g. sc:5)"),
+        (vec!["--rater", "sc:3:vote"], "error: rater 'sc:3:vote': 'vote' is not a vote rule; use sc:3:mean, sc:3:majority or sc:3:unanimous"),
+        (vec!["--rater", "best"], "error: unknown rater 'best'; raters are basic, sc:N[:mean|majority|unanimous] (e.g. sc:5), random, longer, first"),
         (vec!["--parser", "arena_hard"], "error: parser 'arena_hard' does not fit prompt 'simple_with_tie': the prompt never asks for that verdict format; choose a matching --parser or another --prompt"),
     ];
     for (extra, want) in cases {
