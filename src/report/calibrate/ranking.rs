@@ -191,7 +191,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     };
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
     out.push(format!(
-        "Best: {} on {} ({}), accuracy {}, over {} items.",
+        "Best: {} on {}: {}, accuracy {}, over {} items.",
         crate::report::media::format::shown_name(&configs[best]),
         statistic_name(s),
         value(best),
@@ -239,7 +239,7 @@ pub fn answer(run: &Run) -> Vec<String> {
         .collect();
     if !unread.is_empty() {
         out.push(format!(
-            "Warning: items without a verdict (dropped above; see the parse-failure table): {}.",
+            "Warning: items without a verdict, dropped from these figures (the parse-failure table counts them wrong or as ties): {}.",
             unread.join(", ")
         ));
     }
