@@ -94,8 +94,13 @@ pub fn verdict(run: &Run, c: &Comparison) -> String {
 }
 
 /// "+0.217 [+0.100, +0.333], McNemar Holm p = 0.001", as seen from `sign` (1: B − A, −1: A − B).
-fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> String {
-    let (lo, hi) = if sign > 0.0 { t.ci } else { (-t.ci.1, -t.ci.0) };
+/// A difference of exactly 0 reads +0.000 from either side.
+pub fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> String {
+    let (lo, hi) = if sign > 0.0 {
+        t.ci
+    } else {
+        (-t.ci.1 + 0.0, -t.ci.0 + 0.0)
+    };
     let ci = if lo.is_finite() && hi.is_finite() {
         format!(" [{lo:+.digits$}, {hi:+.digits$}]")
     } else {
@@ -109,7 +114,7 @@ fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> String
     if t.diff.is_nan() {
         format!("n/a{p}")
     } else {
-        format!("{:+.digits$}{ci}{p}", sign * t.diff)
+        format!("{:+.digits$}{ci}{p}", sign * t.diff + 0.0)
     }
 }
 
@@ -190,8 +195,14 @@ pub fn answer(run: &Run) -> Vec<String> {
         return out;
     };
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
+    let tied = judged
+        .get(1)
+        .filter(|&&i| agreement(i).get(s) == agreement(best).get(s))
+        .map_or(String::new(), |&i| {
+            format!(" (tied with {})", configs[i].name)
+        });
     out.push(format!(
-        "Best: {} on {}: {}, accuracy {}, over {} items.",
+        "Best{tied}: {} on {}: {}, accuracy {}, over {} items.",
         crate::report::media::format::shown_name(&configs[best]),
         statistic_name(s),
         value(best),
@@ -225,9 +236,6 @@ pub fn answer(run: &Run) -> Vec<String> {
             statistic_name(s),
             baselines.join(" · ")
         ));
-    }
-    if configs.iter().any(|c| c.simulated) {
-        out.push("Warning: (sim) marks the SIMULATED judge, not an LLM.".into());
     }
     let unread: Vec<String> = order
         .iter()

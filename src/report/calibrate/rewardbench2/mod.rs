@@ -181,11 +181,12 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     let Some(&best) = order.first() else {
         return out;
     };
-    let present = run.configs[best].boards[0].subsets.len();
-    let metric = if present == crate::evaluation::rewardbench2::SUBSETS.len() {
-        "the leaderboard (mean of the six subsets)".to_string()
-    } else {
-        format!("the mean of the {present} subsets present")
+    let b = &run.configs[best].boards[0];
+    let all = b.subsets.len() == crate::evaluation::rewardbench2::SUBSETS.len();
+    let metric = match b.subsets.as_slice() {
+        _ if all => "the leaderboard (mean of the six subsets)".to_string(),
+        [only] => format!("{} (the only subset present)", only.name),
+        some => format!("the mean of the {} subsets present", some.len()),
     };
     let name = |k: usize| {
         let c = &run.configs[k];
@@ -195,21 +196,26 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             c.name.clone()
         }
     };
-    let b = &run.configs[best].boards[0];
-    let ci = if present == crate::evaluation::rewardbench2::SUBSETS.len() {
-        format!(
-            " {}",
-            with_ci(b.leaderboard, b.leaderboard_ci)
-                .split_once(' ')
-                .map_or("", |x| x.1)
+    // Three decimals, the leaderboard's CI when there is one.
+    let shown = |k: usize| {
+        let b = &run.configs[k].boards[0];
+        with_ci(
+            score(k),
+            if all {
+                b.leaderboard_ci
+            } else {
+                (f64::NAN, f64::NAN)
+            },
         )
-    } else {
-        String::new()
     };
+    let tied = order
+        .get(1)
+        .filter(|&&k| score(k) == score(best))
+        .map_or(String::new(), |&k| format!(" (tied with {})", name(k)));
     out.push(format!(
-        "Best: {} on {metric}: {}{ci} ({} protocol, {} rows).",
+        "Best{tied}: {} on {metric}: {} ({} protocol, {} rows).",
         name(best),
-        fixed(score(best)),
+        shown(best),
         run.configs[best].protocol.key(),
         run.rows
     ));
@@ -221,47 +227,39 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         let verdict = paired.map_or_else(
             || "not compared".to_string(),
             |p| {
-                let sign = if p.b == best { 1.0 } else { -1.0 };
-                let (lo, hi) = if sign > 0.0 {
-                    p.test.ci
-                } else {
-                    (-p.test.ci.1, -p.test.ci.0)
-                };
-                let interval = if lo.is_finite() && hi.is_finite() {
-                    format!(" [{lo:+.3}, {hi:+.3}]")
-                } else {
-                    String::new()
-                };
-                let p_holm = if p.test.p_holm.is_finite() {
-                    format!(", paired bootstrap Holm p = {:.3}", p.test.p_holm)
-                } else {
-                    ", no test (--bootstrap 0)".to_string()
-                };
                 let found = match p.test.finding() {
                     crate::evaluation::Finding::ABetter | crate::evaluation::Finding::BBetter => {
                         "the test separates them"
                     }
                     _ => "no significant difference",
                 };
-                format!("{found}: {:+.3}{interval}{p_holm}", sign * p.test.diff)
+                // From the best's side: best − runner-up.
+                let sign = if p.b == best { 1.0 } else { -1.0 };
+                let phrase = crate::report::calibrate::ranking::metric_phrase(
+                    &p.test,
+                    sign,
+                    3,
+                    "paired bootstrap",
+                );
+                format!("{found}: {phrase}")
             },
         );
         out.push(format!(
             "Against the runner-up ({}, {}): {verdict}.",
             name(second),
-            fixed(score(second))
+            with_ci(score(second), (f64::NAN, f64::NAN))
         ));
     }
     let chance: Vec<f64> = b.subsets.iter().filter_map(|s| s.chance).collect();
     if !chance.is_empty() {
         out.push(format!(
             "Chance: {} per subset outside Ties (a judge at random under {}'s protocol).",
-            fixed(chance.iter().sum::<f64>() / chance.len() as f64),
+            with_ci(
+                chance.iter().sum::<f64>() / chance.len() as f64,
+                (f64::NAN, f64::NAN)
+            ),
             run.configs[best].name
         ));
-    }
-    if run.configs.iter().any(|c| c.simulated) {
-        out.push("Warning: (sim) marks the SIMULATED judge, not an LLM.".into());
     }
     let unread: Vec<String> = order
         .iter()
