@@ -1,12 +1,12 @@
 //! `raterlab batch export`: a plan's uncached calls as shard files and a manifest.
 
 use super::{check_batchable, write_shards};
-use crate::commands::calibrate::rewardbench2::layout;
+use crate::commands::calibrate::rewardbench2::{layout, PartSpec, Rb2Items};
 use crate::error::input_error;
 use crate::judge::batch::{Format, Manifest};
 use crate::raters::Part;
 use crate::run::batch::ExportSummary;
-use crate::run::data::{self, Rows};
+use crate::run::data::{self, Dataset, Rows};
 use crate::run::judges::{self, completions_dir};
 use crate::run::plan::{data_settings, plan, Form, Plan};
 use crate::run::settings::PlanSettings;
@@ -73,35 +73,40 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
         &crate::report::media::progress::Steps::default(),
     )?;
     check_batchable(planned.configs.iter(), "batch export")?;
-    match rows {
-        Rows::Pairs(dataset) => {
-            judges::check_configs(&planned.configs, &dataset.examples)?;
-            let parts: Vec<Part<'_>> = planned
-                .configs
-                .iter()
-                .map(|c| (c, dataset.examples.as_slice()))
-                .collect();
+    // What each form rates, kept here for the parts to borrow.
+    let dataset: Dataset;
+    let laid_out: (Rb2Items, Vec<PartSpec>);
+    let (parts, data): (Vec<Part<'_>>, Described) = match rows {
+        Rows::Pairs(d) => {
+            judges::check_configs(&planned.configs, &d.examples)?;
             let data = Described {
-                source: dataset.source.clone(),
-                examples: dataset.examples.len(),
-                both_orders: dataset.both_orders,
+                source: d.source.clone(),
+                examples: d.examples.len(),
+                both_orders: d.both_orders,
             };
-            write(args, out, format, &planned, &parts, &data, settings.seed)
+            dataset = d;
+            let examples = dataset.examples.as_slice();
+            (
+                planned.configs.iter().map(|c| (c, examples)).collect(),
+                data,
+            )
         }
         Rows::RewardBench2(set) => {
-            let (items, specs) = layout(&planned.configs, &set.rows, settings.both_orders)?;
-            let parts: Vec<Part<'_>> = specs
-                .iter()
-                .map(|s| (&s.config, items.of(s.kind).examples.as_slice()))
-                .collect();
             let data = Described {
                 source: set.source.clone(),
                 examples: set.rows.len(),
                 both_orders: settings.both_orders,
             };
-            write(args, out, format, &planned, &parts, &data, settings.seed)
+            laid_out = layout(&planned.configs, &set.rows, settings.both_orders)?;
+            let (items, specs) = &laid_out;
+            let parts = specs
+                .iter()
+                .map(|s| (&s.config, items.of(s.kind).examples.as_slice()))
+                .collect();
+            (parts, data)
         }
-    }
+    };
+    write(args, out, format, &planned, &parts, &data, settings.seed)
 }
 
 /// Writes the parts' uncached calls as shards and the manifest.

@@ -141,7 +141,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         .iter()
         .map(|_| Vec::with_capacity(dataset.examples.len()))
         .collect();
-    let rated = session.rate(args, parts, &mut |k, rating| {
+    let rated = session.rate(args, parts, &mut |k, _, rating| {
         ratings[k].push(RatingRow::from(rating));
     })?;
     let metas = metas.clone();

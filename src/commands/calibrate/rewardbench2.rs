@@ -310,19 +310,16 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
             config: s.config,
         })
         .collect();
-    let called: Vec<(usize, crate::raters::Config)> =
-        parts.iter().map(|p| (p.of, p.config.clone())).collect();
     let mut outcomes: Vec<Vec<RowOutcome>> =
         vec![RowOutcome::for_rows(&set.rows); plan.configs.len()];
     let mut next = vec![0usize; parts.len()];
-    let rated = session.rate(args, parts, &mut |k, rating| {
-        let (of, config) = &called[k];
+    let rated = session.rate(args, parts, &mut |k, part, rating| {
         fold(
-            &mut outcomes[*of],
+            &mut outcomes[part.of],
             &set.rows,
             items_of(kinds[k]),
             next[k],
-            config,
+            &part.config,
             rating,
         );
         next[k] += 1;

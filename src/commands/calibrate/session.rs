@@ -6,6 +6,7 @@
 
 use crate::dataset::examples::Example;
 use crate::judge::cache::Cache;
+use crate::judge::execute::Budget;
 use crate::raters::{self, CallTally, Config, Rating};
 use crate::run::judges;
 use crate::run::plan::{plan, Form, Plan};
@@ -20,6 +21,8 @@ pub struct Session {
     pub plan: Plan,
     /// `--name`, the experiment file's, else the form's default.
     pub name: String,
+    /// The concurrency and pace every call shares.
+    budget: Budget,
 }
 
 /// What one configuration of the plan rates: its configuration as called (RewardBench 2's
@@ -44,7 +47,7 @@ pub struct Rated {
 }
 
 /// The run's name: `--name`, the experiment file's, else `demo` or `calibrate`.
-pub fn name(args: &CalibrateSettings, planned: Option<String>) -> String {
+fn name(args: &CalibrateSettings, planned: Option<String>) -> String {
     args.name
         .clone()
         .or(planned)
@@ -67,21 +70,21 @@ impl Session {
             seed,
             &crate::report::media::progress::Steps::default(),
         )?;
-        judges::budget(&args.plan.judge)?;
         Ok(Self {
             name: name(args, plan.name.clone()),
+            budget: judges::budget(&args.plan.judge)?,
             plan,
         })
     }
 
     /// Creates the run directory, sends every part's calls (through the Batch API first with
     /// `--batch`), writes the answers to `completions.jsonl` as they come and hands each
-    /// rating to `fold` with its part's index.
+    /// rating to `fold` with its part (and the part's index).
     pub fn rate(
         &self,
         args: &CalibrateSettings,
         parts: Vec<Part<'_>>,
-        fold: &mut dyn FnMut(usize, &Rating),
+        fold: &mut dyn FnMut(usize, &Part<'_>, &Rating),
     ) -> Result<Rated> {
         let (dir, created_unix) = super::super::out::create(args.out.as_deref(), &self.name)?;
         let mut parts = parts;
@@ -107,16 +110,11 @@ impl Session {
             configs.iter().map(|c| c.name.clone()).collect(),
         )?;
         let mut tallies = vec![CallTally::default(); self.plan.configs.len()];
-        raters::rate_parts(
-            &called,
-            judges::budget(&args.plan.judge)?,
-            observer.clone(),
-            &mut |k, rating| {
-                log.add(k, &rating);
-                tallies[parts[k].of].add(&rating);
-                fold(k, &rating);
-            },
-        );
+        raters::rate_parts(&called, self.budget, observer.clone(), &mut |k, rating| {
+            log.add(k, &rating);
+            tallies[parts[k].of].add(&rating);
+            fold(k, &parts[k], &rating);
+        });
         observer.finish();
         log.finish()?;
         Ok(Rated {

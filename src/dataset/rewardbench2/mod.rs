@@ -120,6 +120,20 @@ pub fn slot_letter(slot: usize) -> String {
     }
 }
 
+/// The slot a letter names (`slot_letter`'s inverse): A → 0, Z → 25, AA → 26; None for
+/// anything but capital letters.
+pub fn slot_of(letter: &str) -> Option<usize> {
+    if letter.is_empty() || !letter.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    letter
+        .bytes()
+        .try_fold(0usize, |n, b| {
+            n.checked_mul(26)?.checked_add(usize::from(b - b'A') + 1)
+        })
+        .map(|n| n - 1)
+}
+
 fn check_schema(frame: &Frame) -> Result<()> {
     let found = frame.column_names();
     for (name, kind) in COLUMNS {
@@ -335,6 +349,13 @@ mod tests {
         assert_eq!(
             [0, 3, 25, 26, 27].map(slot_letter),
             ["A", "D", "Z", "AA", "AB"].map(String::from)
+        );
+        for slot in [0, 3, 25, 26, 27, 51, 52, 701, 702] {
+            assert_eq!(slot_of(&slot_letter(slot)), Some(slot), "{slot}");
+        }
+        assert_eq!(
+            (slot_of(""), slot_of("a"), slot_of("A1")),
+            (None, None, None)
         );
         assert_eq!(ties_number("ref:12"), Some((12, false)));
         assert_eq!(ties_number("tied:3"), Some((3, true)));

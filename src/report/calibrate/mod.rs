@@ -340,18 +340,6 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Prints the report (tables, or JSON).
-/// Prints the run (tables, or JSON); the detailed tables with `details`, and always when
-/// stdout is not a terminal.
-pub fn emit(run: &Run, json: bool, details: bool) -> Result<()> {
-    let details = details || !crate::report::media::term::on_terminal();
-    crate::report::media::json::emit_either(
-        json,
-        || to_json(run),
-        |w| write_terminal(run, w, details),
-    )
-}
-
 /// Writes the run directory of whatever `calibrate` made.
 pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
     match calibrated {
@@ -364,13 +352,18 @@ pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
 
 /// The terminal tables, or with `json` the document, of whatever `calibrate` made.
 pub fn emit_any(calibrated: &Calibrated, json: bool, details: bool) -> Result<()> {
+    // The detailed tables: asked for, or always when stdout is not a terminal.
     let details = details || !crate::report::media::term::on_terminal();
-    match calibrated {
-        Calibrated::Pairs(run) => emit(run, json, details),
-        Calibrated::RewardBench2(run) => {
-            crate::report::calibrate::rewardbench2::emit(run, json, details)
-        }
-    }
+    crate::report::media::json::emit_either(
+        json,
+        || json_any(calibrated),
+        |w| match calibrated {
+            Calibrated::Pairs(run) => write_terminal(run, w, details),
+            Calibrated::RewardBench2(run) => {
+                crate::report::calibrate::rewardbench2::write_terminal(run, w, details)
+            }
+        },
+    )
 }
 
 /// The `--json` document of whatever `calibrate` made.

@@ -188,7 +188,10 @@ pub fn answer(run: &Run) -> Vec<String> {
     let order = order(run);
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
-    let baseline = |i: usize| configs[i].name.starts_with("baseline/");
+    // A baseline is a rater that makes no call.
+    let baseline = |i: usize| {
+        crate::raters::RaterKind::parse(&configs[i].rater, 0).is_ok_and(|r| r.is_baseline())
+    };
     let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
     let mut out = Vec::new();
     let Some(&best) = judged.first().or(order.first()) else {

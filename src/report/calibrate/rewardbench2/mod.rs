@@ -326,12 +326,3 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
     }
     Ok(())
 }
-
-/// Prints the leaderboards (tables, or JSON).
-pub fn emit(run: &Rb2Run, json: bool, details: bool) -> Result<()> {
-    crate::report::media::json::emit_either(
-        json,
-        || to_json(run),
-        |w| write_terminal(run, w, details),
-    )
-}

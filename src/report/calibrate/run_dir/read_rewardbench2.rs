@@ -5,10 +5,12 @@
 //! kept as `calibrate` kept them). Scoring them again is `calibrate`'s own.
 
 use crate::dataset::rewardbench2::items::RowItems;
-use crate::dataset::rewardbench2::{slot_letter, Rb2Row, Shown, TIES};
+use crate::dataset::rewardbench2::{slot_of, Rb2Row, Shown, TIES};
 use crate::error::input_error;
 use crate::judge::Completion;
-use crate::raters::rewardbench2::{items, keep_answers, ties_items, Protocol, RowOutcome};
+use crate::raters::rewardbench2::{
+    items, keep_answers, ties_items, ties_part_name, Protocol, RowOutcome,
+};
 use crate::raters::{CallTally, SampleTrace, Usage};
 use crate::report::media::lines::each_line;
 use crate::run::file::{Rb2RunFile, SCHEMA};
@@ -127,7 +129,7 @@ fn row(dir: &Path, at: usize, line: &RowLine) -> Result<Shown> {
     }
     let mut gold: Vec<usize> = Vec::new();
     for letter in &line.correct {
-        match (0..n).find(|&s| slot_letter(s) == *letter) {
+        match slot_of(letter).filter(|&s| s < n) {
             Some(s) => gold.push(s),
             None => {
                 return Err(bad(
@@ -184,7 +186,7 @@ fn other_picks(dir: &Path) -> Result<HashMap<(String, String), Option<usize>>> {
         .zip(id)
         .zip(other)
         .map(|((c, i), o)| {
-            let slot = o.and_then(|o| (0..26 * 27).find(|&s| slot_letter(s) == o));
+            let slot = o.as_deref().and_then(slot_of);
             ((c.unwrap_or_default(), i.unwrap_or_default()), slot)
         })
         .collect())
@@ -224,8 +226,6 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
         ));
     }
     let others = other_picks(dir)?;
-    let both_orders = file.data.both_orders.unwrap_or(false);
-    let ties = ties_items(&rows);
     let mut made = Vec::new();
     for c in &file.configs {
         let protocol = Protocol::parse(&c.protocol)
@@ -265,17 +265,6 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
                 ));
             }
         }
-        if protocol != Protocol::Scores {
-            answers(
-                dir,
-                &rows,
-                &mut outcomes,
-                c.name.as_str(),
-                protocol,
-                both_orders,
-                &ties,
-            );
-        }
         made.push(Rb2Made {
             name: c.name.clone(),
             protocol,
@@ -295,45 +284,61 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
             outcomes,
         });
     }
+    answers(
+        dir,
+        &rows,
+        &mut made,
+        file.data.both_orders.unwrap_or(false),
+    );
     Ok((rows, made))
 }
 
-/// Keeps each answer of completions.jsonl that `name` gave (its own items, and its Ties
-/// part's) in its row's outcome, as the run kept it.
-fn answers(
-    dir: &Path,
-    rows: &[Shown],
-    outcomes: &mut [RowOutcome],
-    name: &str,
-    protocol: Protocol,
-    both_orders: bool,
-    ties: &RowItems,
-) {
-    let main = items(protocol, rows, both_orders);
-    let ties_name = crate::raters::rewardbench2::ties_part_name(name);
-    let index = |items: &RowItems| -> HashMap<String, usize> {
-        items
-            .examples
+/// Keeps each answer of completions.jsonl in its row's outcome, as the run kept it: the
+/// items are made again (once per protocol, Ties' once) and the file is read once, each line
+/// going to the configuration (or its Ties part) that gave it.
+fn answers(dir: &Path, rows: &[Shown], made: &mut [Rb2Made], both_orders: bool) {
+    let mut items_made: Vec<(Option<Protocol>, RowItems)> = vec![(None, ties_items(rows))];
+    for m in made.iter().filter(|m| m.protocol != Protocol::Scores) {
+        if !items_made.iter().any(|(p, _)| *p == Some(m.protocol)) {
+            items_made.push((Some(m.protocol), items(m.protocol, rows, both_orders)));
+        }
+    }
+    let at: Vec<HashMap<&str, usize>> = items_made
+        .iter()
+        .map(|(_, items)| {
+            items
+                .examples
+                .iter()
+                .enumerate()
+                .map(|(k, e)| (e.id.as_str(), k))
+                .collect()
+        })
+        .collect();
+    // Each part's name → (configuration, its items, four-way answers).
+    let mut parts: HashMap<String, (usize, usize, bool)> = HashMap::new();
+    for (c, m) in made.iter().enumerate() {
+        if m.protocol == Protocol::Scores {
+            continue;
+        }
+        let own = items_made
             .iter()
-            .enumerate()
-            .map(|(k, e)| (e.id.clone(), k))
-            .collect()
-    };
-    let (main_at, ties_at) = (index(&main), index(ties));
-    let ranking = protocol == Protocol::Ranking;
+            .position(|(p, _)| *p == Some(m.protocol))
+            .unwrap_or(0);
+        parts.insert(m.name.clone(), (c, own, m.protocol == Protocol::Ranking));
+        parts.insert(ties_part_name(&m.name), (c, 0, false));
+    }
     each_line(&dir.join("completions.jsonl"), |line: AnswerLine| {
-        let (items, at, ranking) = if line.config == name {
-            (&main, &main_at, ranking)
-        } else if line.config == ties_name {
-            (ties, &ties_at, false)
-        } else {
+        let Some(&(c, k, ranking)) = parts.get(&line.config) else {
             return;
         };
-        let Some(&(r, showing)) = at.get(&line.id).and_then(|&k| items.of.get(k)) else {
+        let Some(&(r, showing)) = at[k]
+            .get(line.id.as_str())
+            .and_then(|&i| items_made[k].1.of.get(i))
+        else {
             return;
         };
         keep_answers(
-            &mut outcomes[r],
+            &mut made[c].outcomes[r],
             &rows[r],
             showing,
             ranking,
