@@ -32,6 +32,11 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_tokens: u32,
 
+    /// Alternatives per token to ask for when a template reads probabilities
+    /// (`top_logprobs`; OpenAI allows up to 20) [default: the template's, else 5]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub top_logprobs: Option<u32>,
+
     /// Sampling seed sent to the server (sample i of self-consistency uses seed + i).
     #[arg(long, value_name = "S")]
     pub judge_seed: Option<u64>,

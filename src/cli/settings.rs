@@ -42,6 +42,7 @@ impl From<JudgeArgs> for JudgeSettings {
             temperature: a.temperature,
             max_tokens: a.max_tokens,
             judge_seed: a.judge_seed,
+            top_logprobs: a.top_logprobs,
             system: a.system,
             timeout: a.timeout,
             headers: a.headers,

@@ -51,7 +51,7 @@ pub fn run(args: RateSettings) -> Result<()> {
     )?;
     let config = Config {
         name: format!("{}/{}", template.name, rater),
-        params: std::sync::Arc::new(judges::params(&args.judge, &setup.model, rater)),
+        params: std::sync::Arc::new(judges::params(&args.judge, &setup.model, rater, &template)),
         template,
         rater,
         judge: setup.judge.clone(),

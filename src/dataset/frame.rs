@@ -14,6 +14,8 @@ pub enum Format {
     Csv,
     Parquet,
     JsonLines,
+    /// A JSON array of objects (RM-Bench, AlpacaEval and many benchmark dumps).
+    Json,
 }
 
 impl Format {
@@ -26,8 +28,9 @@ impl Format {
             Some("csv") => Ok(Format::Csv),
             Some("parquet" | "pq") => Ok(Format::Parquet),
             Some("jsonl" | "ndjson") => Ok(Format::JsonLines),
+            Some("json") => Ok(Format::Json),
             other => Err(input_error(format!(
-                "cannot read '{}': unknown format {}; use a .csv, .parquet or .jsonl file",
+                "cannot read '{}': unknown format {}; use a .csv, .parquet, .jsonl or .json file",
                 path.display(),
                 other.map_or("(no extension)".to_string(), |e| format!("'.{e}'")),
             ))),
@@ -94,12 +97,17 @@ pub fn read(path: &Path) -> Result<Frame> {
             .with_json_format(JsonFormat::JsonLines)
             .infer_schema_len(None)
             .finish(),
+        Format::Json => JsonReader::new(file)
+            .with_json_format(JsonFormat::Json)
+            .infer_schema_len(None)
+            .finish(),
     }
     .map_err(|e| {
         let what = match format {
             Format::Csv => "CSV",
             Format::Parquet => "Parquet",
             Format::JsonLines => "JSON Lines",
+            Format::Json => "a JSON array of objects",
         };
         input_error(format!(
             "cannot read '{shown}' as {what}: {}; check that the file is complete and in that format",
@@ -396,6 +404,9 @@ pub fn write(mut df: DataFrame, path: &Path) -> Result<()> {
         Format::Csv => CsvWriter::new(&mut file).finish(&mut df),
         Format::JsonLines => JsonWriter::new(&mut file)
             .with_json_format(JsonFormat::JsonLines)
+            .finish(&mut df),
+        Format::Json => JsonWriter::new(&mut file)
+            .with_json_format(JsonFormat::Json)
             .finish(&mut df),
         Format::Parquet => ParquetWriter::new(&mut file).finish(&mut df).map(|_| ()),
     };

@@ -13,6 +13,7 @@
 //! - `source`: `--data` (sample, split names, files, `--map`);
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
+pub mod alpacaeval;
 pub mod examples;
 pub mod export;
 pub mod frame;

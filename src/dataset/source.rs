@@ -327,6 +327,23 @@ pub fn cache_dir() -> PathBuf {
         })
 }
 
+/// AlpacaEval's annotations (a JSON array with instruction, output_1, output_2) as pairs in the
+/// order its judge saw them; `None` for any other JSON file.
+fn alpacaeval_pairs(path: &Path) -> Result<Option<Vec<Pair>>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| input_error(format!("cannot read '{}': {e}", path.display())))?;
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        // Not JSON at all: the frame reader says where.
+        return Ok(None);
+    };
+    if !super::alpacaeval::looks_like(&value) {
+        return Ok(None);
+    }
+    Ok(Some(super::alpacaeval::pairs(super::alpacaeval::read(
+        path, &value,
+    )?)))
+}
+
 fn has_reward_bench_columns(frame: &Frame) -> bool {
     ["chosen", "rejected"]
         .iter()
@@ -367,6 +384,17 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
             "--data '{}' is neither a file nor a dataset name; the names are sample, sample-v2, filtered, raw and reward-bench-2",
             path.display()
         )));
+    }
+    if mapping.is_none() && path.extension().is_some_and(|e| e == "json") {
+        if let Some(pairs) = alpacaeval_pairs(path)? {
+            return Ok(Loaded {
+                pairs,
+                rewardbench2: None,
+                no_majority: 0,
+                annotators: Vec::new(),
+                source: path.display().to_string(),
+            });
+        }
     }
     let frame = frame::read(path)?;
     match mapping {

@@ -17,6 +17,7 @@ pub mod replay;
 pub mod scores;
 pub mod sim;
 
+use crate::verdicts::probability::Logprobs;
 use crate::verdicts::Parser;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -52,6 +53,10 @@ pub struct Params {
     pub temperature: f64,
     pub max_tokens: u32,
     pub seed: Option<u64>,
+    /// Ask for token log-probabilities with this many alternatives per position
+    /// (`logprobs: true, top_logprobs: K`); part of the cache key only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_logprobs: Option<u32>,
 }
 
 /// The item behind a call, for judges that answer from the texts rather than the prompt
@@ -108,6 +113,23 @@ pub struct Completion {
     pub latency_ms: f64,
     #[serde(default)]
     pub cached: bool,
+    /// The answer's token log-probabilities, when asked for and given (OpenAI's chat shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Logprobs>,
+}
+
+impl Completion {
+    /// An answer of `text` with no cost and no logprobs (recordings, the simulator, tests).
+    pub fn free(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            tokens_in: 0,
+            tokens_out: 0,
+            latency_ms: 0.0,
+            cached: false,
+            logprobs: None,
+        }
+    }
 }
 
 /// Why a call produced no completion. Callers branch on the kind: some are retried.

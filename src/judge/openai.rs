@@ -7,6 +7,7 @@
 //! every remaining call against a dead server.
 
 use super::{Call, CallError, CallFuture, Completion, Judge, RetryPolicy};
+use crate::verdicts::probability::Logprobs;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -187,6 +188,10 @@ impl OpenAi {
             // Each sample gets its own seed so self-consistency draws differ.
             body["seed"] = json!(seed.wrapping_add(u64::from(call.sample)));
         }
+        if let Some(top) = call.params.top_logprobs {
+            body["logprobs"] = json!(true);
+            body["top_logprobs"] = json!(top);
+        }
         body
     }
 
@@ -288,6 +293,8 @@ pub fn completion_of(value: &Value, latency_ms: f64) -> Result<Completion, CallE
         tokens_out: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
         latency_ms,
         cached: false,
+        // A server that ignores `logprobs` (or garbles them) still gave its verdict.
+        logprobs: Logprobs::from_value(&first["logprobs"]).ok().flatten(),
     })
 }
 

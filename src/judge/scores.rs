@@ -53,13 +53,7 @@ impl Judge for Scores {
                 Some(score) => format!("{score}"),
                 None => "(no score in the file)".to_string(),
             };
-            Ok(Completion {
-                text,
-                tokens_in: 0,
-                tokens_out: 0,
-                latency_ms: 0.0,
-                cached: false,
-            })
+            Ok(Completion::free(text))
         })
     }
 }

@@ -183,14 +183,6 @@ impl Judge for Sim {
         true
     }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
-        Box::pin(async move {
-            Ok(Completion {
-                text: self.answer(call),
-                tokens_in: 0,
-                tokens_out: 0,
-                latency_ms: 0.0,
-                cached: false,
-            })
-        })
+        Box::pin(async move { Ok(Completion::free(self.answer(call))) })
     }
 }

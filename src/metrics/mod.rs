@@ -8,6 +8,7 @@
 mod agreement;
 mod align;
 mod bootstrap;
+pub mod calibration;
 mod contingency;
 pub mod general;
 mod kappa;

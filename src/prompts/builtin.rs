@@ -2,7 +2,9 @@
 //! notebook, MT-Bench and arena-hard; the wording is raterlab's.
 
 use super::template::{Mode, Template};
-use crate::verdicts::Parser;
+use crate::verdicts::probability::{Meaning, Position, Spec, Whitespace, DEFAULT_TOP};
+use crate::verdicts::{MatchPolicy, Parser, RegexParser};
+use std::sync::Arc;
 
 /// The question both simple prompts ask; they differ only in the answer format.
 macro_rules! simple_prompt {
@@ -117,6 +119,7 @@ fn template(
         allows_tie,
         mode: Mode::Pairwise,
         scale: None,
+        probability: None,
     }
 }
 
@@ -175,8 +178,87 @@ Response: {response}
 Answer in JSON only: {\"label\": 1, \"reason\": \"...\"} if the response is correct, or \
 {\"label\": 0, \"reason\": \"...\"} if it is not. The label is 1 or 0, nothing else.";
 
+/// AlpacaEval 2's weighted judge (`weighted_alpaca_eval_gpt4_turbo`), verbatim from
+/// tatsu-lab/alpaca_eval's `alpaca_eval_clf_gpt4_turbo/alpaca_eval_clf.txt` (Apache-2.0):
+/// the system message, then the user message with `{instruction}`, `{output_1}` and
+/// `{output_2}` as `{prompt}`, `{response1}` and `{response2}`.
+const ALPACA_EVAL_SYSTEM: &str = "You are a highly efficient assistant, who evaluates and selects the best large language model (LLMs) based on the quality of their responses to a given instruction. This process will be used to create a leaderboard reflecting the most accurate and human-preferred answers.";
+
+const ALPACA_EVAL_CLF: &str = r#"I require a leaderboard for various large language models. I'll provide you with prompts given to these models and their corresponding outputs. Your task is to assess these responses, and select the model that produces the best output from a human perspective.
+
+## Instruction
+
+{
+    "instruction": """{prompt}""",
+}
+
+## Model Outputs
+
+Here are the unordered outputs from the models. Each output is associated with a specific model, identified by a unique model identifier.
+
+{
+    {
+        "model_identifier": "m",
+        "output": """{response1}"""
+    },
+    {
+        "model_identifier": "M",
+        "output": """{response2}"""
+    }
+}
+
+## Task
+
+Evaluate the models based on the quality and relevance of their outputs, and select the model that generated the best output. Answer by providing the model identifier of the best model. We will use your output as the name of the best model, so make sure your output only contains one of the following model identifiers and nothing else (no quotes, no spaces, no new lines, ...): m or M.
+
+## Best Model Identifier"#;
+
+/// The AlpacaEval judge's hard verdict: the answer is the identifier, `m` or `M`, alone.
+fn model_identifier() -> Parser {
+    let patterns = [
+        (-1, r"^\s*m\s*$".to_string()),
+        (1, r"^\s*M\s*$".to_string()),
+    ];
+    Parser::Regex(Arc::new(
+        RegexParser::new(&patterns, MatchPolicy::Unique).expect("valid built-in patterns"),
+    ))
+}
+
+/// A one-token grade's probability: the first token over the grades `lo..=hi`.
+fn grade_tokens(lo: i64, hi: i64) -> Spec {
+    Spec {
+        position: Position::First,
+        tokens: (lo..=hi)
+            .map(|g| (g.to_string(), Meaning::Grade(g as f64)))
+            .collect(),
+        whitespace: Whitespace::Strip,
+        top: DEFAULT_TOP,
+        identical_tie: false,
+    }
+}
+
 pub fn all() -> Vec<Template> {
     vec![
+        Template {
+            probability: Some(Spec {
+                position: Position::First,
+                tokens: vec![
+                    ("m".into(), Meaning::Response(1)),
+                    ("M".into(), Meaning::Response(2)),
+                ],
+                whitespace: Whitespace::Exact,
+                top: DEFAULT_TOP,
+                identical_tie: true,
+            }),
+            ..template(
+                "alpaca_eval_weighted",
+                "AlpacaEval 2's weighted judge: one token, m or M; P(response 2) = p(M) / (p(m) + p(M)) from the first token's logprobs",
+                Some(ALPACA_EVAL_SYSTEM),
+                ALPACA_EVAL_CLF,
+                model_identifier(),
+                false,
+            )
+        },
         template(
             "simple_no_tie",
             "the notebook's simple prompt: <winner>1</winner> or <winner>2</winner>",
@@ -231,6 +313,16 @@ pub fn all() -> Vec<Template> {
             REFERENCE_1_5,
             Parser::Score,
         ),
+        Template {
+            probability: Some(grade_tokens(1, 5)),
+            ..grader(
+                "reference_1-5_logprobs",
+                "reference_1-5 read as probabilities: the expected grade over the first token's 1..5 (pointwise)",
+                None,
+                REFERENCE_1_5,
+                Parser::Score,
+            )
+        },
         grader(
             "correct_json",
             "LongMemEval-style binary judge: {\"label\": 1|0, \"reason\": ...} per response (pointwise)",

@@ -1,6 +1,7 @@
 //! Prompt templates: the built-ins and user templates from TOML files, rendered in one pass.
 
 mod builtin;
+mod probability;
 mod rewardbench2;
 mod template;
 
@@ -35,6 +36,8 @@ struct TemplateFile {
     /// With `parser = "regex"`: one pattern per verdict, in order.
     #[serde(default)]
     patterns: Vec<PatternEntry>,
+    /// `[probability]`: the answer's token logprobs as a probability.
+    probability: Option<probability::ProbabilityTable>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +169,12 @@ pub fn load_file(path: &Path) -> Result<Template> {
         allows_tie: file.ties,
         mode,
         scale,
+        probability: file
+            .probability
+            .as_ref()
+            .map(|table| probability::spec(table, mode))
+            .transpose()
+            .map_err(bad)?,
     };
     template.check_mode().map_err(bad)?;
     Ok(template)
@@ -240,6 +249,9 @@ pub fn to_toml(t: &Template) -> String {
             ));
         }
     }
+    if let Some(spec) = &t.probability {
+        out.push_str(&probability::to_toml(spec));
+    }
     out
 }
 
@@ -257,6 +269,7 @@ mod tests {
             allows_tie: false,
             mode: Mode::Pairwise,
             scale: None,
+            probability: None,
         }
     }
 

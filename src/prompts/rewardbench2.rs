@@ -75,6 +75,7 @@ fn ranking(name: &str, description: &str, system: Option<&str>, text: &str) -> T
         allows_tie: false,
         mode: Mode::Ranking,
         scale: None,
+        probability: None,
     }
 }
 
@@ -88,6 +89,7 @@ fn rating(name: &str, description: &str, text: &str) -> Template {
         allows_tie: false,
         mode: Mode::Pointwise,
         scale: Parser::FinalRating.default_scale(),
+        probability: None,
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Template {
     pub mode: Mode,
     /// Pointwise: the grades' range; a grade outside it is no grade.
     pub scale: Option<(f64, f64)>,
+    /// Whether (and how) the answer's token logprobs give a probability (`[probability]`).
+    pub probability: Option<crate::verdicts::probability::Spec>,
 }
 
 /// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,

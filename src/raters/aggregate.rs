@@ -66,6 +66,8 @@ pub fn aggregate(
                     span,
                     problem,
                     error: None,
+                    probability: None,
+                    probability_problem: None,
                 }
             }
             Err(e) => failed_trace(i as u32, None, e),
@@ -103,6 +105,9 @@ pub fn aggregate(
         used,
         samples,
         grades: None,
+        p_response2: None,
+        p_problem: None,
+        expected_grades: None,
     }
 }
 
@@ -117,5 +122,7 @@ pub(super) fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> Sampl
         span: None,
         problem: Some(format!("call failed: {e}")),
         error: Some(e),
+        probability: None,
+        probability_problem: None,
     }
 }

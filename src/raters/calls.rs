@@ -64,6 +64,9 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
 /// One configuration's calls for one example, in the order they are sent: (pointwise: each
 /// response in turn) each sample.
 fn example_calls(config: &Config, example: &Example, mut f: impl FnMut(Call)) {
+    if skips(config, example) {
+        return;
+    }
     let sides: &[Option<u8>] = match config.template.mode {
         Mode::Pairwise | Mode::Ranking => &[None],
         Mode::Pointwise => &[Some(1), Some(2)],
@@ -134,7 +137,8 @@ pub fn calls_per_part(parts: &[Part<'_>]) -> Vec<u64> {
         .iter()
         .map(|&(config, examples)| match config.template.mode {
             Mode::Pairwise | Mode::Ranking => {
-                examples.len() as u64 * u64::from(config.rater.samples())
+                examples.iter().filter(|e| !skips(config, e)).count() as u64
+                    * u64::from(config.rater.samples())
             }
             Mode::Pointwise => {
                 let mut seen: std::collections::HashSet<Shown> = Default::default();
@@ -218,6 +222,9 @@ fn rate_parts_in_batches(
                     used: 0,
                     samples: vec![],
                     grades: None,
+                    p_response2: None,
+                    p_problem: None,
+                    expected_grades: None,
                 };
                 answers(group, r);
             }
@@ -264,8 +271,45 @@ fn rate_parts_in_batches(
     }
 }
 
-/// One item's rating from its calls' outcomes (pointwise: response 1's, then response 2's).
-fn rating(config: &Config, example: &Example, mut taken: Vec<Graded>) -> Rating {
+/// One item's rating from its calls' outcomes (pointwise: response 1's, then response 2's),
+/// with its probability.
+fn rating(config: &Config, example: &Example, taken: Vec<Graded>) -> Rating {
+    if skips(config, example) {
+        return identical(example);
+    }
+    let mut r = folded(config, example, taken);
+    super::probability::attach(config, &mut r);
+    r
+}
+
+/// Whether the template rates this item without a call: identical responses under a
+/// template that says so (AlpacaEval's rule: `[probability] identical = "tie"`).
+fn skips(config: &Config, example: &Example) -> bool {
+    config.template.mode == Mode::Pairwise
+        && config
+            .template
+            .probability
+            .as_ref()
+            .is_some_and(|p| p.identical_tie)
+        && example.response1 == example.response2
+}
+
+/// Identical responses: a tie, P = ½, no call.
+fn identical(example: &Example) -> Rating {
+    Rating {
+        id: example.id.clone(),
+        rating: Some(0),
+        status: Status::Rated,
+        used: 0,
+        samples: vec![],
+        grades: None,
+        p_response2: Some(0.5),
+        p_problem: None,
+        expected_grades: None,
+    }
+}
+
+fn folded(config: &Config, example: &Example, mut taken: Vec<Graded>) -> Rating {
     match config.template.mode {
         Mode::Pairwise | Mode::Ranking => aggregate(
             &example.id,
@@ -393,6 +437,7 @@ mod tests {
                 temperature: 1.0,
                 max_tokens: 8,
                 seed: None,
+                top_logprobs: None,
             }),
             pointwise: PointwiseRule::default(),
         }

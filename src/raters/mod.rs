@@ -12,6 +12,7 @@ mod calls;
 mod kept;
 mod kind;
 mod pointwise;
+pub mod probability;
 pub mod rewardbench2;
 
 pub use aggregate::aggregate;
@@ -101,6 +102,10 @@ pub struct SampleTrace {
     pub problem: Option<String>,
     /// The call's error, when the call failed.
     pub error: Option<CallError>,
+    /// What the answer's logprobs say (a template with `[probability]`), or why they say
+    /// nothing.
+    pub probability: Option<crate::verdicts::probability::Reading>,
+    pub probability_problem: Option<String>,
 }
 
 /// Calls, cache hits and tokens behind some ratings.
@@ -124,6 +129,12 @@ pub struct Rating {
     /// Pointwise: the grades of response 1 and 2 (mean over samples), before the missing-grade
     /// policy.
     pub grades: Option<(Option<f64>, Option<f64>)>,
+    /// P(response 2, as shown, is the better one), from the configuration's probability
+    /// source (`probability`); why not, when its template reads logprobs and found none.
+    pub p_response2: Option<f64>,
+    pub p_problem: Option<String>,
+    /// Pointwise with logprobs: each response's expected grade.
+    pub expected_grades: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl Rating {

@@ -106,6 +106,8 @@ pub fn aggregate_pointwise(
                     span: None,
                     problem,
                     error: None,
+                    probability: None,
+                    probability_problem: None,
                 }
             }
             Err(e) => failed_trace(i as u32, Some(side), e),
@@ -182,5 +184,8 @@ pub fn aggregate_pointwise(
         used,
         samples,
         grades: Some(raw),
+        p_response2: None,
+        p_problem: None,
+        expected_grades: None,
     }
 }

@@ -308,7 +308,12 @@ pub fn pointwise_rule(args: &JudgeSettings) -> Result<crate::raters::PointwiseRu
     })
 }
 
-pub fn params(args: &JudgeSettings, model: &str, rater: RaterKind) -> Params {
+pub fn params(
+    args: &JudgeSettings,
+    model: &str,
+    rater: RaterKind,
+    template: &crate::prompts::Template,
+) -> Params {
     let default_temperature = if matches!(rater, RaterKind::SelfConsistency { .. }) {
         1.0
     } else {
@@ -319,6 +324,11 @@ pub fn params(args: &JudgeSettings, model: &str, rater: RaterKind) -> Params {
         temperature: args.temperature.unwrap_or(default_temperature),
         max_tokens: args.max_tokens,
         seed: args.judge_seed,
+        // Logprobs only for a template that reads them (`--top-logprobs` sets how many).
+        top_logprobs: template
+            .probability
+            .as_ref()
+            .map(|p| args.top_logprobs.unwrap_or(p.top)),
     }
 }
 

@@ -36,6 +36,7 @@ struct JudgeEntry {
     api_key_env: Option<String>,
     temperature: Option<f64>,
     max_tokens: Option<u32>,
+    top_logprobs: Option<u32>,
 }
 
 /// `--config exp.toml`.
@@ -124,6 +125,9 @@ fn judges_from(
                 if let Some(m) = entry.max_tokens {
                     a.max_tokens = m;
                 }
+                if entry.top_logprobs.is_some() {
+                    a.top_logprobs = entry.top_logprobs;
+                }
                 let setup = judges::build(&a, entry.model.as_deref(), progress)
                     .with_context(|| format!("judge {} of the experiment file", i + 1))?;
                 let label = entry.label.clone().unwrap_or_else(|| setup.model.clone());
@@ -196,7 +200,7 @@ fn judged_configs(
             };
         for t in own_templates {
             for &rater in &own_raters {
-                let params = Arc::new(judges::params(&j.args, &j.setup.model, rater));
+                let params = Arc::new(judges::params(&j.args, &j.setup.model, rater, t));
                 let name = if several {
                     format!("{}/{}/{}", j.label, t.name, rater)
                 } else {
@@ -262,6 +266,7 @@ fn baseline(
             temperature: 0.0,
             max_tokens: 0,
             seed: None,
+            top_logprobs: None,
         }),
     };
     (config, meta)

@@ -30,6 +30,7 @@ pub struct JudgeSettings {
     pub temperature: Option<f64>,
     pub max_tokens: u32,
     pub judge_seed: Option<u64>,
+    pub top_logprobs: Option<u32>,
     pub system: Option<String>,
     pub timeout: f64,
     pub headers: Vec<String>,

@@ -17,6 +17,7 @@ macro_rules! regex {
 
 mod grades;
 mod pattern;
+pub mod probability;
 mod statements;
 mod verdict;
 

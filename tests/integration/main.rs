@@ -6,6 +6,7 @@ mod batch;
 mod bias;
 mod cache_cli;
 mod calibrate_cli;
+mod calibration;
 mod common;
 mod consistency;
 mod data_cli;

@@ -92,6 +92,7 @@ mod tests {
                 temperature: 1.0,
                 max_tokens: 64,
                 seed: Some(7),
+                top_logprobs: None,
             }),
             sample,
             item: Arc::new(ItemView {

@@ -158,6 +158,8 @@ fn anthropic_line(result: &Value, custom_id: String) -> Line {
                     tokens_out: message["usage"]["output_tokens"].as_u64().unwrap_or(0),
                     latency_ms: 0.0,
                     cached: false,
+                    // Anthropic's API gives no token logprobs.
+                    logprobs: None,
                 }),
                 None => Err(Failure::new(
                     "malformed body",
@@ -236,6 +238,11 @@ pub fn read(v: &Value) -> Result<Line, String> {
                         .unwrap_or(0),
                     latency_ms: 0.0,
                     cached: false,
+                    logprobs: object.get("logprobs").and_then(|l| {
+                        crate::verdicts::probability::Logprobs::from_value(l)
+                            .ok()
+                            .flatten()
+                    }),
                 }),
                 _ => Err(Failure::new(
                     "no text",

@@ -9,7 +9,8 @@
 //! across a process crash; only a power cut can lose the last ones).
 //!
 //! Users may open the file with `sqlite3`, pandas or DuckDB: table `completions` (key, model,
-//! text, tokens_in, tokens_out, latency_ms, created_unix).
+//! text, tokens_in, tokens_out, latency_ms, created_unix, logprobs: OpenAI's chat-shape object
+//! as JSON, or NULL).
 
 use super::legacy;
 use crate::dataset::hub::Progress;
@@ -23,15 +24,19 @@ use std::time::Duration;
 
 /// One stored completion by its key (read by `completion_of`).
 const SELECT_ONE: &str =
-    "SELECT text, tokens_in, tokens_out, latency_ms FROM completions WHERE key = ?1";
+    "SELECT text, tokens_in, tokens_out, latency_ms, logprobs FROM completions WHERE key = ?1";
 
 fn completion_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Completion> {
+    let logprobs: Option<String> = r.get(4)?;
     Ok(Completion {
         text: r.get(0)?,
         tokens_in: r.get::<_, i64>(1)? as u64,
         tokens_out: r.get::<_, i64>(2)? as u64,
         latency_ms: r.get(3)?,
         cached: false,
+        // Written by `insert` from the same type: a row that does not read back (edited by
+        // hand) keeps its answer without logprobs.
+        logprobs: logprobs.and_then(|json| serde_json::from_str(&json).ok()),
     })
 }
 
@@ -53,7 +58,8 @@ CREATE TABLE IF NOT EXISTS completions (
     tokens_in INTEGER NOT NULL,
     tokens_out INTEGER NOT NULL,
     latency_ms REAL NOT NULL,
-    created_unix INTEGER NOT NULL
+    created_unix INTEGER NOT NULL,
+    logprobs TEXT
 );
 CREATE INDEX IF NOT EXISTS completions_by_model ON completions(model, created_unix);
 CREATE INDEX IF NOT EXISTS completions_by_time ON completions(created_unix);
@@ -129,6 +135,7 @@ impl Cache {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sql)?;
         conn.execute_batch(SCHEMA).map_err(sql)?;
+        add_logprobs_column(&conn).map_err(sql)?;
         let (migrated, skipped) = migrate(&mut conn, dir, progress)?;
         Ok(Self {
             path,
@@ -256,6 +263,17 @@ impl Cache {
     }
 }
 
+/// A store made before answers kept their logprobs gains the column (empty for its rows).
+fn add_logprobs_column(conn: &Connection) -> rusqlite::Result<()> {
+    let has = conn
+        .prepare("SELECT 1 FROM pragma_table_info('completions') WHERE name = 'logprobs'")?
+        .exists([])?;
+    if !has {
+        conn.execute_batch("ALTER TABLE completions ADD COLUMN logprobs TEXT")?;
+    }
+    Ok(())
+}
+
 fn sql_from(e: rusqlite::types::FromSqlError) -> std::io::Error {
     std::io::Error::other(e)
 }
@@ -268,8 +286,8 @@ fn insert(
     created_unix: i64,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix, logprobs)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         key,
@@ -278,7 +296,11 @@ fn insert(
         completion.tokens_in as i64,
         completion.tokens_out as i64,
         completion.latency_ms,
-        created_unix
+        created_unix,
+        completion
+            .logprobs
+            .as_ref()
+            .and_then(|l| serde_json::to_string(l).ok())
     ])
     .map(|_| ())
 }
@@ -359,6 +381,7 @@ mod tests {
             tokens_out: 2,
             latency_ms: 7.5,
             cached: false,
+            logprobs: None,
         }
     }
 

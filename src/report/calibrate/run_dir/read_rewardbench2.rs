@@ -101,11 +101,14 @@ impl AnswerLine {
                 tokens_out: self.tokens_out.unwrap_or(0),
                 latency_ms: self.latency_ms.unwrap_or(0.0),
                 cached: self.cached.unwrap_or(false),
+                logprobs: None,
             }),
             verdict: self.verdict,
             span,
             problem: self.problem,
             error: None,
+            probability: None,
+            probability_problem: None,
         }
     }
 }
