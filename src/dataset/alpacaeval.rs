@@ -3,9 +3,9 @@
 //! read as AlpacaEval reads them.
 //!
 //! - **The order shown.** AlpacaEval's pairwise annotator swaps `output_1` and `output_2` before
-//!   judging when `random.Random("is_switched_outputs" + instruction + "123").choices([False,
+//!   judging when `random.Random("is_switched_outputs" + instruction + "0").choices([False,
 //!   True])` says so (`RandomSwitchTwoColumnsProcessor`, seeded by the instruction and the
-//!   annotator's seed 123), and un-swaps the preference afterwards (3 − x). The judge saw
+//!   annotator's seed: `BaseAnnotator(seed=0)` hands its seed to the processors), and un-swaps the preference afterwards (3 − x). The judge saw
 //!   `m` = the output shown first. [`is_switched`] reproduces that draw with Python's own
 //!   Mersenne Twister and string seeding.
 //! - **Identical outputs** get preference 1.5 without a call (`PairwiseAnnotator._preprocess`).
@@ -18,8 +18,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha512};
 use std::path::Path;
 
-/// The annotator's seed (`SingleAnnotator(seed=123)`), passed to its processors.
-pub const SEED: u64 = 123;
+/// The annotator's seed (`BaseAnnotator(seed=0)`, handed down to its processors; the
+/// `SingleAnnotator` default of 123 is overridden).
+pub const SEED: u64 = 0;
 /// The switch column's name, which prefixes the seed string.
 const SWITCH_COLUMN: &str = "is_switched_outputs";
 

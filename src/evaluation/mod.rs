@@ -11,6 +11,7 @@ pub mod groups;
 pub mod plan;
 mod pointwise;
 mod position;
+mod probability;
 pub(crate) mod record;
 mod result;
 pub mod rewardbench2;
@@ -21,9 +22,10 @@ pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
+pub use probability::{probability, ProbabilityStats};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
-    Headline, ItemRow, Outcome, PointwiseRecord, RunRecord,
+    Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, RunRecord,
 };
 use record::{headline, table};
 pub use result::{ConfigResult, Policies, Scope};
@@ -138,6 +140,7 @@ pub fn scope(
             .pointwise
             .as_ref()
             .map(|p| pointwise(run, p, indices, settings)),
+        probability: probability(run, config, indices, settings),
     }
 }
 

@@ -97,6 +97,18 @@ pub struct ConfigRecord {
     pub pointwise: Option<PointwiseRecord>,
     /// Self-consistency (sc:N, pairwise): every item's N sample verdicts (None: no verdict).
     pub samples: Option<Vec<Vec<Option<i64>>>>,
+    /// A configuration with a probability source: each item's P(response 2 better).
+    pub probability: Option<ProbabilityRecord>,
+}
+
+/// A configuration's probabilities, aligned with the run's items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbabilityRecord {
+    /// `logprobs`, `votes` or `scores` (`raters::probability::Source`).
+    pub source: String,
+    pub p: Vec<Option<f64>>,
+    /// Why items have no probability (rated or not), most common first.
+    pub missing: Vec<(String, usize)>,
 }
 
 /// A pointwise configuration's grades, aligned with the run's items.
@@ -250,6 +262,7 @@ pub(crate) mod fixtures {
             reasons: Vec::new(),
             pointwise: None,
             samples: None,
+            probability: None,
         }
     }
 }

@@ -34,6 +34,8 @@ pub struct Scope {
     pub bias: Option<bias::Bias>,
     /// Pointwise configurations: the grades' statistics.
     pub pointwise: Option<PointwiseStats>,
+    /// Configurations with probabilities: how good they are.
+    pub probability: Option<super::probability::ProbabilityStats>,
     /// reward-bench's published credit: the mean of 1 (right), 0 (wrong) and 0.5 (a tie, no
     /// verdict or a failed call), NaN for no items (`credit`).
     pub published: f64,

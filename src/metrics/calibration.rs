@@ -68,6 +68,8 @@ pub struct Calibration {
     pub auc: f64,
     pub bins: Vec<Bin>,
     pub selective: Vec<Selective>,
+    /// The selective curve: (coverage, accuracy) keeping the most confident 5%, 10%, ..., 100%.
+    pub curve: Vec<(f64, f64)>,
     pub intervals: Option<Intervals>,
 }
 
@@ -197,6 +199,38 @@ pub fn selective(y: &[bool], p: &[f64], thresholds: &[f64]) -> Vec<Selective> {
         .collect()
 }
 
+/// Accuracy of the most confident items at coverages 1/`points` .. 1 (confidence
+/// max(p, 1 − p), most confident first, equal confidences in item order; p = ½ worth half).
+pub fn selective_curve(y: &[bool], p: &[f64], points: usize) -> Vec<(f64, f64)> {
+    let n = y.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let confidence = |i: usize| p[i].max(1.0 - p[i]);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| confidence(b).total_cmp(&confidence(a)));
+    let credit = |i: usize| {
+        if p[i] == 0.5 {
+            0.5
+        } else if (p[i] > 0.5) == y[i] {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let mut out = Vec::with_capacity(points);
+    let (mut taken, mut right) = (0usize, 0.0);
+    for k in 1..=points {
+        let upto = (n * k).div_ceil(points);
+        while taken < upto {
+            right += credit(order[taken]);
+            taken += 1;
+        }
+        out.push((taken as f64 / n as f64, right / taken as f64));
+    }
+    out
+}
+
 /// The figures of probabilities `p` (of y = 1) against outcomes `y`, with `resamples`
 /// bootstrap resamples of the items (0: no intervals).
 pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u64) -> Calibration {
@@ -273,6 +307,7 @@ pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u
         auc,
         bins: table,
         selective: selective(y, p, &THRESHOLDS),
+        curve: selective_curve(y, p, 20),
         intervals,
     }
 }

@@ -19,6 +19,11 @@ pub struct RatingRow {
     pub reason: Option<Box<str>>,
     /// Pointwise: the grades of response 1 and 2.
     pub grades: Option<(Option<f64>, Option<f64>)>,
+    /// P(response 2 better), and why a template that reads logprobs found none.
+    pub p_response2: Option<f64>,
+    pub p_problem: Option<Box<str>>,
+    /// Pointwise with logprobs: each response's expected grade.
+    pub expected_grades: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl From<&Rating> for RatingRow {
@@ -30,6 +35,9 @@ impl From<&Rating> for RatingRow {
             verdicts: r.samples.iter().map(|s| s.verdict).collect(),
             reason: r.reason().map(Box::from),
             grades: r.grades,
+            p_response2: r.p_response2,
+            p_problem: r.p_problem.as_deref().map(Box::from),
+            expected_grades: r.expected_grades,
         }
     }
 }

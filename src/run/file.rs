@@ -60,6 +60,9 @@ pub struct PairsConfigFile {
     pub parser: String,
     #[serde(default)]
     pub pointwise: Option<PointwiseFile>,
+    /// Where the configuration's probabilities come from (`logprobs`, `votes`, `scores`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<String>,
     #[serde(default)]
     pub prompt: String,
     #[serde(default)]

@@ -92,6 +92,17 @@ fn record(
                     lowest: configs[i].template.scale.map(|s| s.0),
                     order_blind: configs[i].judge.is_order_blind(),
                 }),
+                probability: raters::probability::source(&configs[i]).map(|source| {
+                    evaluation::ProbabilityRecord {
+                        source: source.key().to_string(),
+                        p: r.iter().map(|x| x.p_response2).collect(),
+                        missing: evaluation::tally(
+                            r.iter()
+                                .filter(|x| x.p_response2.is_none())
+                                .filter_map(|x| x.p_problem.as_deref()),
+                        ),
+                    }
+                }),
                 samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
                     && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
                 .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),

@@ -7,6 +7,7 @@ pub mod groups;
 pub mod latex;
 pub mod page;
 pub mod plots;
+pub mod probability;
 pub mod ranking;
 pub mod rewardbench2;
 pub mod run_dir;
@@ -82,6 +83,9 @@ fn scope_json(s: &Scope) -> Value {
     if let Some(b) = &s.bias {
         m.insert("bias".into(), crate::report::calibrate::bias::to_json(b));
     }
+    if let Some(p) = &s.probability {
+        m.insert("probability".into(), probability::to_json(p, &[]));
+    }
     Value::Object(m)
 }
 
@@ -132,6 +136,10 @@ pub fn to_json(run: &Run) -> Value {
             m.insert("leaderboard_published".into(), r.leaderboard_published.map_or(Value::Null, num));
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
+            }
+            if let Some(p) = &r.overall.probability {
+                let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
+                m.insert("probability".into(), probability::to_json(p, missing));
             }
             if let Some(c) = &r.consistency {
                 m.insert("consistency".into(), crate::report::calibrate::consistency::to_json(c));
@@ -263,6 +271,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         Ok(())
     };
     print(w, &summary.configurations)?;
+    if let Some(t) = &summary.probability {
+        print(w, t)?;
+    }
     if !details {
         // The answer's evidence: the configurations and their paired comparisons.
         if let Some(t) = &summary.comparisons {

@@ -183,6 +183,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let order = crate::report::calibrate::ranking::order(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
+        s.probability,
         Some(s.parse_failures),
         s.position,
         s.pointwise,
@@ -213,6 +214,12 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     }
     if let Some(svg) = plots::bias_svg(run)? {
         figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
+    }
+    if let Some(svg) = crate::report::calibrate::probability::svg(run, &order)? {
+        figures.push(plot(
+            "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
+            svg,
+        ));
     }
     if let Some(svg) = plots::consistency_svg(run)? {
         figures.push(plot(

@@ -59,6 +59,13 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
         let path = dir.join("bias.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
+    if let Some(svg) = crate::report::calibrate::probability::svg(
+        run,
+        &crate::report::calibrate::ranking::order(run),
+    )? {
+        let path = dir.join("probability.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
     if let Some(svg) = consistency_svg(run)? {
         let path = dir.join("consistency.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;

@@ -100,6 +100,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut grade1, mut grade2, mut votes) = (vec![], vec![], vec![]);
+    let (mut p2, mut p_reason, mut expected1, mut expected2) = (vec![], vec![], vec![], vec![]);
     let annotations = run.record.annotators.as_ref();
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
         for (k, (item, r)) in run.record.items.iter().zip(per_item).enumerate() {
@@ -125,6 +126,10 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
             reason.push(r.reason.as_deref().map(str::to_string));
             grade1.push(r.grades.and_then(|g| g.0));
             grade2.push(r.grades.and_then(|g| g.1));
+            p2.push(r.p_response2);
+            p_reason.push(r.p_problem.as_deref().map(str::to_string));
+            expected1.push(r.expected_grades.and_then(|g| g.0));
+            expected2.push(r.expected_grades.and_then(|g| g.1));
             reference
                 .push((r.samples() > 0).then(|| format!("completions.jsonl:{first_line}-{line}")));
         }
@@ -158,6 +163,11 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         Column::new("completion_ref".into(), reference),
         Column::new("grade1".into(), grade1),
         Column::new("grade2".into(), grade2),
+        // P(response 2, in the item's order, is the better one); empty when there is none.
+        Column::new("p_response2".into(), p2),
+        Column::new("p_reason".into(), p_reason),
+        Column::new("expected_grade1".into(), expected1),
+        Column::new("expected_grade2".into(), expected2),
     ];
     // Several annotators' labels ("a,b,c" per row), only when gold is their majority.
     if annotations.is_some() {
@@ -193,6 +203,9 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
         };
         rows.push(name, h.n, metric("a"), h.accuracy, None);
         rows.push(name, h.n, metric("k"), h.kappa_quadratic, None);
+    }
+    if let Some(p) = &s.probability {
+        crate::report::calibrate::probability::tidy(rows, name, p);
     }
     if let Some(p) = &s.pointwise {
         let pairs = p.pairs as u64;
@@ -435,6 +448,7 @@ fn config_file(meta: &ConfigMeta, rec: &ConfigRecord) -> PairsConfigFile {
             order_blind: p.order_blind,
             tie_margin: p.tie_margin,
         }),
+        probability: rec.probability.as_ref().map(|p| p.source.clone()),
         prompt: meta.prompt.clone(),
         rater: meta.rater.clone(),
         simulated: meta.simulated,

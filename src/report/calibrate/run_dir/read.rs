@@ -4,7 +4,8 @@
 use crate::dataset::examples::Order;
 use crate::error::input_error;
 use crate::evaluation::{
-    Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, RunRecord, Shape,
+    Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord,
+    RunRecord, Shape,
 };
 use crate::report::media::lines::{each_line, read_lines, ItemTexts};
 use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
@@ -55,6 +56,9 @@ struct Ratings {
     reason: Vec<String>,
     /// Pointwise grades (absent from run directories written before pointwise judges).
     grades: (Vec<Option<f64>>, Vec<Option<f64>>),
+    /// P(response 2 better) and why none (absent before probabilities).
+    p_response2: Vec<Option<f64>>,
+    p_reason: Vec<String>,
     seeded: Vec<bool>,
     /// Several annotators' labels, one "a,b,c" string per item, when the run has them.
     votes: Option<Vec<String>>,
@@ -117,6 +121,12 @@ fn ratings(dir: &Path, doc: &PairsRunFile) -> Result<Ratings> {
         rating: int_col("rating")?,
         reason: text_col("reason")?,
         grades: (float_col("grade1"), float_col("grade2")),
+        p_response2: float_col("p_response2"),
+        p_reason: if df.column("p_reason").is_ok() {
+            text_col("p_reason")?
+        } else {
+            vec![String::new(); df.height()]
+        },
         votes: doc
             .data
             .annotators
@@ -215,6 +225,15 @@ fn config_record(
             tie_margin: p.tie_margin,
             lowest: p.lowest,
             order_blind: p.order_blind,
+        }),
+        probability: file.probability.as_ref().map(|source| ProbabilityRecord {
+            source: source.clone(),
+            p: rows.clone().map(|i| r.p_response2[i]).collect(),
+            missing: crate::evaluation::tally(
+                rows.clone()
+                    .filter(|&i| r.p_response2[i].is_none() && !r.p_reason[i].is_empty())
+                    .map(|i| r.p_reason[i].as_str()),
+            ),
         }),
         samples: (file.rater.starts_with("sc:") && file.pointwise.is_none()).then(|| {
             rows.map(|i| {

@@ -2,8 +2,10 @@
 //! heatmap, a grade histogram. Text is laid out by plotters' built-in metrics (no system fonts
 //! needed) and rendered by whatever displays the SVG.
 
+pub mod curves;
 pub mod draw;
 pub mod matrix;
 
+pub use curves::{probability_svg, Curves};
 pub use draw::{bars_svg, panels_svg, Panel};
 pub use matrix::{confusion_svg, grades_svg};

@@ -1,0 +1,164 @@
+//! A run's probabilities as people see them: one compact table (terminal and page), the JSON
+//! under `configs[i].probability` (and each subset's), metrics.csv rows, and the figure
+//! (reliability diagram and selective curve).
+
+use crate::evaluation::ProbabilityStats;
+use crate::metrics::calibration::Calibration;
+use crate::report::media::format::{fixed, with_ci};
+use crate::report::media::json::num;
+use crate::report::media::svg::{probability_svg, Curves};
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+use serde_json::{json, Value};
+
+fn ci(
+    c: &Calibration,
+    pick: fn(&crate::metrics::calibration::Intervals) -> (f64, f64),
+) -> (f64, f64) {
+    c.intervals.as_ref().map_or((f64::NAN, f64::NAN), pick)
+}
+
+fn interval(ci: (f64, f64)) -> Value {
+    json!([num(ci.0), num(ci.1)])
+}
+
+/// `probability` of a scope's JSON.
+pub fn to_json(p: &ProbabilityStats, missing: &[(String, usize)]) -> Value {
+    let c = &p.calibration;
+    json!({
+        "source": p.source,
+        "n": c.n,
+        "items": p.items,
+        "with_probability": p.with_probability,
+        "gold_ties_left_out": p.gold_ties,
+        "expected_accuracy": num(c.expected_accuracy), "expected_accuracy_ci": interval(ci(c, |i| i.expected_accuracy)),
+        "brier": num(c.brier), "brier_ci": interval(ci(c, |i| i.brier)),
+        "log_loss": num(c.log_loss), "log_loss_ci": interval(ci(c, |i| i.log_loss)),
+        "ece": num(c.ece), "ece_ci": interval(ci(c, |i| i.ece)), "ece_bins": c.bins.len(),
+        "auc": num(c.auc), "auc_ci": interval(ci(c, |i| i.auc)),
+        "hard_accuracy": num(p.hard_accuracy),
+        "reliability": c.bins.iter().map(|b| json!({"lo": b.lo, "hi": b.hi, "n": b.n, "mean_p": num(b.mean_p), "observed": num(b.observed)})).collect::<Vec<_>>(),
+        "selective": c.selective.iter().map(|s| json!({"threshold": s.threshold, "n": s.n, "coverage": num(s.coverage), "accuracy": num(s.accuracy)})).collect::<Vec<_>>(),
+        "missing": missing.iter().map(|(reason, count)| json!({"reason": reason, "count": count})).collect::<Vec<_>>(),
+    })
+}
+
+/// metrics.csv rows of a scope's probabilities.
+pub fn tidy(rows: &mut crate::report::media::csv::TidyRows, scope: &str, p: &ProbabilityStats) {
+    let c = &p.calibration;
+    let n = c.n as u64;
+    let with = |pick: fn(&crate::metrics::calibration::Intervals) -> (f64, f64)| {
+        c.intervals.as_ref().map(pick)
+    };
+    rows.push(
+        scope,
+        n,
+        "p_expected_accuracy",
+        c.expected_accuracy,
+        with(|i| i.expected_accuracy),
+    );
+    rows.push(scope, n, "p_brier", c.brier, with(|i| i.brier));
+    rows.push(scope, n, "p_log_loss", c.log_loss, with(|i| i.log_loss));
+    rows.push(scope, n, "p_ece", c.ece, with(|i| i.ece));
+    rows.push(scope, n, "p_auc", c.auc, with(|i| i.auc));
+    for s in &c.selective {
+        let t = format!("{:.2}", s.threshold);
+        rows.push(
+            scope,
+            s.n as u64,
+            &format!("p_selective_accuracy_{t}"),
+            s.accuracy,
+            None,
+        );
+        rows.push(
+            scope,
+            n,
+            &format!("p_selective_coverage_{t}"),
+            s.coverage,
+            None,
+        );
+    }
+}
+
+/// The selective figure shown in the table: at confidence 0.9.
+fn at_090(c: &Calibration) -> String {
+    c.selective
+        .iter()
+        .find(|s| s.threshold == 0.9)
+        .map_or("n/a".into(), |s| {
+            format!("{} ({:.0}%)", fixed(s.accuracy), 100.0 * s.coverage)
+        })
+}
+
+/// The compact table, configurations in the run's order (None without probabilities).
+pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+    let with: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| run.evaluation.configs[i].overall.probability.is_some())
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Probabilities: P(response 2 better) against gold (95% bootstrap CIs)",
+        &[
+            "configuration",
+            "source",
+            "n",
+            "expected acc.",
+            "hard acc.",
+            "Brier",
+            "log loss",
+            "ECE",
+            "AUC",
+            "acc. ≥ 0.9 (coverage)",
+        ],
+    );
+    for &i in &with {
+        let Some(p) = &run.evaluation.configs[i].overall.probability else {
+            continue;
+        };
+        let c = &p.calibration;
+        t.rows.push(vec![
+            run.record.configs[i].name.clone(),
+            p.source.clone(),
+            format!("{}/{}", c.n, p.items),
+            with_ci(c.expected_accuracy, ci(c, |x| x.expected_accuracy)),
+            fixed(p.hard_accuracy),
+            with_ci(c.brier, ci(c, |x| x.brier)),
+            fixed(c.log_loss),
+            with_ci(c.ece, ci(c, |x| x.ece)),
+            with_ci(c.auc, ci(c, |x| x.auc)),
+            at_090(c),
+        ]);
+    }
+    t.notes = [
+        "expected acc.: the mean probability given to the gold side (AlpacaEval's soft agreement); hard acc.: the verdicts on the same items, a tie or none worth half",
+        "Brier and log loss (sklearn's), ECE over 10 equal-width bins: lower is better; AUC: P(higher p where response 2 is better); acc. ≥ 0.9: abstaining below confidence 0.9",
+        "n: items with a probability and a gold winner, of the items (gold ties are left out); sources: logprobs (the answer's tokens), votes (sc:N shares), scores (σ(score2 − score1))",
+    ]
+    .map(String::from)
+    .to_vec();
+    Some(t)
+}
+
+/// The figure, when any configuration has probabilities.
+pub fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
+    let curves: Vec<Curves> = order
+        .iter()
+        .filter_map(|&i| {
+            let p = run.evaluation.configs[i].overall.probability.as_ref()?;
+            let c = &p.calibration;
+            Some(Curves {
+                name: crate::report::media::format::shown_name(&run.record.configs[i]),
+                reliability: c.bins.iter().map(|b| (b.mean_p, b.observed, b.n)).collect(),
+                selective: c.curve.clone(),
+            })
+        })
+        .collect();
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    probability_svg(&curves).map(Some)
+}

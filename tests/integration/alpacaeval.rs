@@ -1,0 +1,115 @@
+//! AlpacaEval 2's weighted judge replayed from its real annotations (../shared/data/alpacaeval):
+//! raterlab's probabilities against AlpacaEval's own reading of every row (its code, run by
+//! tests/fixtures/generate_alpacaeval_fixtures.py) and its stored `preference`, and the
+//! leaderboard's `win_rate` of each model.
+
+use crate::common::{fixture, json_of, shared_data};
+use serde_json::Value;
+use std::collections::HashMap;
+
+fn leaderboard(shared: &std::path::Path) -> HashMap<String, f64> {
+    let text =
+        std::fs::read_to_string(shared.join("alpacaeval/leaderboard.csv")).expect("leaderboard");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            Some((cells.first()?.to_string(), cells.get(1)?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
+    let Some(shared) = shared_data() else { return };
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("alpacaeval.json")).expect("fixture"),
+    )
+    .expect("JSON");
+    let board = leaderboard(&shared);
+    for model in ["alpaca-7b", "gpt-3.5-turbo-1106"] {
+        let file = shared.join(format!("alpacaeval/{model}.json"));
+        let out = tempfile::tempdir().expect("temp dir");
+        let doc = json_of(&[
+            "calibrate",
+            "--data",
+            file.to_str().unwrap(),
+            "--judge",
+            &format!("replay:{}", file.display()),
+            "--prompt",
+            "alpaca_eval_weighted",
+            "--bootstrap",
+            "0",
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        let want = &reference[model];
+        // The evaluated model stands as gold: the mean probability of the gold side is the
+        // win rate.
+        let p = &doc["configs"][0]["probability"];
+        assert_eq!(p["source"], "logprobs");
+        assert_eq!(
+            (p["n"].as_u64(), p["with_probability"].as_u64()),
+            (Some(805), Some(805))
+        );
+        let win_rate = 100.0 * p["expected_accuracy"].as_f64().unwrap();
+        let (theirs, published) = (want["win_rate"].as_f64().unwrap(), board[model]);
+        assert!(
+            (win_rate - theirs).abs() < 1e-9,
+            "{model}: {win_rate} vs AlpacaEval's code {theirs}"
+        );
+        assert!(
+            (win_rate - published).abs() < 1e-9,
+            "{model}: {win_rate} vs the leaderboard {published}"
+        );
+        // Row by row: AlpacaEval's order shown, and its preference (1 + P(output 2 better)).
+        use polars::prelude::SerReader;
+        let df = polars::prelude::ParquetReader::new(
+            std::fs::File::open(out.path().join("ratings.parquet")).expect("ratings"),
+        )
+        .finish()
+        .expect("parquet");
+        let golds: Vec<i64> = df
+            .column("gold")
+            .unwrap()
+            .i64()
+            .unwrap()
+            .into_no_null_iter()
+            .collect();
+        let p2: Vec<Option<f64>> = df
+            .column("p_response2")
+            .unwrap()
+            .f64()
+            .unwrap()
+            .iter()
+            .collect();
+        let stored: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let switched = want["switched"].as_str().unwrap().as_bytes();
+        assert_eq!((golds.len(), stored.len(), switched.len()), (805, 805, 805));
+        for k in 0..805 {
+            let g = golds[k];
+            assert_eq!(
+                g == -1,
+                switched[k] == b'1',
+                "row {k}: the order AlpacaEval showed"
+            );
+            let q = p2[k].expect("a probability on every row");
+            let model_side = if g == 1 { q } else { 1.0 - q };
+            let ours = 1.0 + model_side;
+            let code = want["preference"][k].as_f64().unwrap();
+            assert!(
+                (ours - code).abs() < 1e-12,
+                "{model} row {k}: {ours} vs AlpacaEval's code {code}"
+            );
+            let published: f64 = stored[k]["preference"].as_str().map_or_else(
+                || stored[k]["preference"].as_f64().unwrap(),
+                |s| s.parse().unwrap(),
+            );
+            assert!(
+                (ours - published).abs() < 1e-9,
+                "{model} row {k}: {ours} vs stored {published}"
+            );
+        }
+    }
+}
