@@ -41,6 +41,7 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
         tokens_out: 12,
         latency_ms: 0.0,
         cached: false,
+        logprobs: None,
     };
     let start = Instant::now();
     for i in 0..n {

@@ -75,6 +75,7 @@ fn filler(i: u64) -> Completion {
         tokens_out: 450,
         latency_ms: 1_500.0,
         cached: false,
+        logprobs: None,
     }
 }
 

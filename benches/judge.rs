@@ -97,6 +97,7 @@ fn jobs(judge: Arc<dyn Judge>, n: usize) -> Vec<Job> {
         temperature: 0.0,
         max_tokens: 16,
         seed: None,
+        top_logprobs: None,
     });
     (0..n)
         .map(|i| {

@@ -143,17 +143,24 @@ fn main() {
                             tokens_out: 20,
                             latency_ms: 900.0,
                             cached: false,
+                            logprobs: None,
                         }),
                         verdict: rating,
                         problem: rating
                             .is_none()
                             .then(|| "unparseable: no <winner> tag".to_string()),
                         error: None,
+                        probability: None,
+                        probability_problem: None,
                     }],
+                    p_response2: None,
+                    p_problem: None,
+                    expected_grades: None,
                 }
             })
             .collect();
         records.push(ConfigRecord {
+            probability: None,
             name: format!("prompt-{}/basic", c),
             prompt: format!("prompt-{c}"),
             rater: "basic".into(),

@@ -17,6 +17,9 @@ Examples:
   # the tables and plots as one HTML page to open in a browser
   raterlab analyze --input data/example-ratings.csv --group-col subset --html analysis.html
 
+  # a judge's probabilities beside its verdicts: calibration, AUC, selective accuracy
+  raterlab analyze --input run/ratings.csv --probability p_response2
+
   # three annotators per item (gold = their majority) and a judge: the human ceiling
   raterlab analyze --input panel.jsonl --annotators a1,a2,a3 --rating-col judge
 
@@ -74,6 +77,13 @@ pub struct AnalyzeArgs {
     /// or scored as a tie (tie); either way they are counted.
     #[arg(long, value_name = "drop|tie", default_value = "drop")]
     pub no_majority: String,
+
+    /// A column of probabilities that the item's label is the positive one (pairwise: P(response
+    /// 2 better), e.g. ratings.csv's p_response2): adds Brier, log loss, ECE, AUC, expected
+    /// accuracy, the reliability table and selective accuracy. One-file form; gold ties are
+    /// left out.
+    #[arg(long, value_name = "COL", conflicts_with_all = ["gold", "ratings", "annotators"])]
+    pub probability: Option<String>,
 
     /// Also report each group of this column (e.g. subset) beside the overall row.
     #[arg(long, value_name = "COL")]

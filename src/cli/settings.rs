@@ -211,6 +211,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
                 gold: args.gold_col,
                 rating: args.rating_col,
                 group: args.group_col,
+                probability: args.probability,
             },
             labels,
             bootstrap: args.bootstrap,

@@ -109,6 +109,11 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
     let table = Contingency::from_pairs(&labels, &pairs.gold, &pairs.rating)?;
     let overall = agreement(table, settings.bootstrap, settings.seed);
     let groups = by_group(pairs, &labels, settings.bootstrap, settings.seed)?;
+    let probability = pairs
+        .probability
+        .as_ref()
+        .map(|p| probability(settings, pairs, &labels, p))
+        .transpose()?;
     Ok(Analysis {
         source: settings.input.describe(),
         labels,
@@ -121,5 +126,58 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         dropped_gold: pairs.dropped_gold,
         dropped_ratings: pairs.dropped_ratings,
         annotators: None,
+        probability,
+    })
+}
+
+/// `--probability COL`: P(the positive label, the largest of the set) against gold. With a
+/// three-label set (pairwise -1, 0, 1) gold ties are left out; more labels have no positive
+/// side.
+fn probability(
+    settings: &Settings,
+    pairs: &LabelPairs,
+    labels: &Labels,
+    p: &[Option<f64>],
+) -> Result<crate::evaluation::ProbabilityStats> {
+    let set = labels.as_slice();
+    if !(2..=3).contains(&set.len()) {
+        return Err(input_error(format!(
+            "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
+        )));
+    }
+    let (positive, tie) = (set[set.len() - 1], (set.len() == 3).then(|| set[1]));
+    let (mut y, mut q) = (Vec::new(), Vec::new());
+    let (mut with, mut ties, mut hard) = (0usize, 0usize, 0.0);
+    for ((&g, &r), p) in pairs.gold.iter().zip(&pairs.rating).zip(p) {
+        let Some(p) = *p else { continue };
+        with += 1;
+        if Some(g) == tie {
+            ties += 1;
+            continue;
+        }
+        y.push(g == positive);
+        q.push(p);
+        hard += if r == g {
+            1.0
+        } else if Some(r) == tie {
+            0.5
+        } else {
+            0.0
+        };
+    }
+    let n = y.len();
+    Ok(crate::evaluation::ProbabilityStats {
+        source: settings.columns.probability.clone().unwrap_or_default(),
+        items: pairs.gold.len(),
+        with_probability: with,
+        gold_ties: ties,
+        calibration: crate::metrics::calibration::calibration(
+            &y,
+            &q,
+            crate::metrics::calibration::BINS,
+            settings.bootstrap,
+            settings.seed,
+        ),
+        hard_accuracy: if n == 0 { f64::NAN } else { hard / n as f64 },
     })
 }

@@ -233,21 +233,6 @@ pub fn read_file(path: &Path) -> Result<Vec<Annotation>> {
     read(path, &value)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pythons_random_from_a_string() {
-        // python3 -c 'import random; r = random.Random("abc"); print(repr(r.random()), repr(r.random()))'
-        let mut r = PyRandom::from_str("abc");
-        assert_eq!(r.random(), 0.7720246314157545);
-        assert_eq!(r.random(), 0.5581691373899791);
-        // python3 -c 'import random; print(repr(random.Random("").random()))'
-        assert_eq!(PyRandom::from_str("").random(), 0.9602256525641875);
-    }
-}
-
 /// The annotations as pairs shown in AlpacaEval's order (never redrawn), the evaluated model's
 /// output (output 2) as the gold side; ids `{dataset}-{row}` (rows from 0), subsets AlpacaEval's
 /// `dataset` column.
@@ -276,4 +261,19 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pythons_random_from_a_string() {
+        // python3 -c 'import random; r = random.Random("abc"); print(repr(r.random()), repr(r.random()))'
+        let mut r = PyRandom::from_str("abc");
+        assert_eq!(r.random(), 0.7720246314157545);
+        assert_eq!(r.random(), 0.5581691373899791);
+        // python3 -c 'import random; print(repr(random.Random("").random()))'
+        assert_eq!(PyRandom::from_str("").random(), 0.9602256525641875);
+    }
 }

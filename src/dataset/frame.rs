@@ -366,6 +366,30 @@ impl Frame {
             .collect()
     }
 
+    /// A column of probabilities in [0, 1] (numbers, or numbers as text); a missing value stays
+    /// missing, anything else outside [0, 1] is an error naming the row.
+    pub fn probabilities(&self, name: &str, flag: &str) -> Result<Vec<Option<f64>>> {
+        let column = self.column(name, flag)?;
+        let series = column.as_materialized_series();
+        let text = series
+            .cast(&DataType::String)
+            .map_err(anyhow::Error::from)?;
+        let text = text.str().map_err(anyhow::Error::from)?;
+        text.iter()
+            .enumerate()
+            .map(|(row, v)| match v.map(str::trim) {
+                None | Some("") => Ok(None),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
+                    _ => Err(input_error(format!(
+                        "{}: '{v}' is not a probability; {flag} takes numbers from 0 to 1 (P(label +1), e.g. P(response 2 better)), empty where there is none",
+                        self.at(name, row)
+                    ))),
+                },
+            })
+            .collect()
+    }
+
     /// A text column whose missing values stay missing.
     pub fn optional_text(&self, name: &str) -> Result<Vec<Option<String>>> {
         let column = self.column(name, name)?;
@@ -456,7 +480,7 @@ mod tests {
         let err = Format::from_path(Path::new("a.xlsx")).expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "cannot read 'a.xlsx': unknown format '.xlsx'; use a .csv, .parquet or .jsonl file"
+            "cannot read 'a.xlsx': unknown format '.xlsx'; use a .csv, .parquet, .jsonl or .json file"
         );
     }
 }

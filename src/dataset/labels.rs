@@ -18,6 +18,8 @@ pub struct ColumnNames {
     pub gold: String,
     pub rating: String,
     pub group: Option<String>,
+    /// A column of probabilities of the positive label (`analyze --probability`).
+    pub probability: Option<String>,
 }
 
 /// Aligned pairs ready for the metrics.
@@ -32,6 +34,8 @@ pub struct LabelPairs {
     /// Rows left out because their label could not be read (`--unreadable drop`).
     pub dropped_gold: usize,
     pub dropped_ratings: usize,
+    /// Each pair's probability, when a probability column was named (one-file form).
+    pub probability: Option<Vec<Option<f64>>>,
 }
 
 /// Group names and each pair's group as an index into them (first-seen order).
@@ -173,6 +177,10 @@ pub fn load_one(
         Some(col) => Some(frame.text(col, "--group-col", "group")?),
         None => None,
     };
+    let probability = match &names.probability {
+        Some(col) => Some(frame.probabilities(col, "--probability")?),
+        None => None,
+    };
     let keep: Vec<bool> = gold
         .iter()
         .zip(&rating)
@@ -202,6 +210,13 @@ pub fn load_one(
             .collect();
         Groups::from_names(&kept)
     });
+    let probability = probability.map(|p| {
+        p.into_iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(p, _)| p)
+            .collect()
+    });
     if gold.is_empty() {
         return Err(input_error(format!(
             "'{}': no row has a readable gold label and rating; check --gold-map and --rating-map",
@@ -216,6 +231,7 @@ pub fn load_one(
         only_in_ratings: 0,
         dropped_gold,
         dropped_ratings,
+        probability,
     })
 }
 
@@ -293,6 +309,7 @@ pub fn load_two(
         only_in_ratings: aligned.only_in_ratings,
         dropped_gold,
         dropped_ratings,
+        probability: None,
     })
 }
 
@@ -431,6 +448,7 @@ pub fn load_annotators(
             only_in_ratings: 0,
             dropped_gold: 0,
             dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
+            probability: None,
         },
         names: annotators.to_vec(),
         votes,

@@ -239,26 +239,6 @@ fn grade_tokens(lo: i64, hi: i64) -> Spec {
 
 pub fn all() -> Vec<Template> {
     vec![
-        Template {
-            probability: Some(Spec {
-                position: Position::First,
-                tokens: vec![
-                    ("m".into(), Meaning::Response(1)),
-                    ("M".into(), Meaning::Response(2)),
-                ],
-                whitespace: Whitespace::Exact,
-                top: DEFAULT_TOP,
-                identical_tie: true,
-            }),
-            ..template(
-                "alpaca_eval_weighted",
-                "AlpacaEval 2's weighted judge: one token, m or M; P(response 2) = p(M) / (p(m) + p(M)) from the first token's logprobs",
-                Some(ALPACA_EVAL_SYSTEM),
-                ALPACA_EVAL_CLF,
-                model_identifier(),
-                false,
-            )
-        },
         template(
             "simple_no_tie",
             "the notebook's simple prompt: <winner>1</winner> or <winner>2</winner>",
@@ -299,6 +279,26 @@ pub fn all() -> Vec<Template> {
             Parser::ArenaHard,
             true,
         ),
+        Template {
+            probability: Some(Spec {
+                position: Position::First,
+                tokens: vec![
+                    ("m".into(), Meaning::Response(1)),
+                    ("M".into(), Meaning::Response(2)),
+                ],
+                whitespace: Whitespace::Exact,
+                top: DEFAULT_TOP,
+                identical_tie: true,
+            }),
+            ..template(
+                "alpaca_eval_weighted",
+                "AlpacaEval 2's weighted judge: one token, m or M; P(response 2) = p(M) / (p(m) + p(M)) from the first token's logprobs",
+                Some(ALPACA_EVAL_SYSTEM),
+                ALPACA_EVAL_CLF,
+                model_identifier(),
+                false,
+            )
+        },
         grader(
             "mt-bench_single",
             "MT-Bench's single-answer grading: Rating: [[1..10]] per response (pointwise)",

@@ -142,8 +142,12 @@ impl Template {
         }
     }
 
-    /// Whether the template asks for the verdict format its parser reads.
+    /// Whether the template asks for the verdict format its parser reads (a template's own
+    /// regular expressions are written for its own format).
     pub fn parser_fits(&self) -> bool {
+        if matches!(self.parser, Parser::Regex(_)) {
+            return true;
+        }
         let system = self.system.as_deref().unwrap_or("");
         self.parser
             .markers()

@@ -295,6 +295,7 @@ mod tests {
                     tokens_out: 0,
                     latency_ms: 0.0,
                     cached: false,
+                    logprobs: None,
                 })
             })
             .collect()

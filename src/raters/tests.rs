@@ -66,6 +66,7 @@ fn graded(texts: &[&str]) -> Vec<Graded> {
                     tokens_out: 1,
                     latency_ms: 0.0,
                     cached: false,
+                    logprobs: None,
                 }),
                 false,
             )

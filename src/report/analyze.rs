@@ -29,6 +29,12 @@ pub fn to_json(a: &Analysis) -> Value {
         doc.insert("annotators".into(), annotators);
         doc.insert("judge_vs_annotators".into(), judge);
     }
+    if let Some(p) = &a.probability {
+        doc.insert(
+            "probability".into(),
+            crate::report::calibrate::probability::to_json(p, &[]),
+        );
+    }
     if !a.groups.is_empty() {
         let groups: serde_json::Map<String, Value> = a
             .groups
@@ -50,7 +56,20 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     if let Some(r) = &a.annotators {
         crate::report::annotators::tidy(r, &mut rows);
     }
+    if let Some(p) = &a.probability {
+        crate::report::calibrate::probability::tidy(&mut rows, "overall", p);
+    }
     rows
+}
+
+/// `--probability`'s tables: the figures, the reliability bins, selective accuracy.
+fn probability_tables(a: &Analysis) -> Vec<Table> {
+    use crate::report::calibrate::probability::{detail_tables, table_of};
+    a.probability.as_ref().map_or_else(Vec::new, |p| {
+        let mut out = vec![table_of("column", &[(p.source.clone(), p)])];
+        out.extend(detail_tables(p));
+        out
+    })
 }
 
 /// Every statistic with its CI and p-value.
@@ -167,7 +186,13 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         .as_ref()
         .map(crate::report::annotators::tables)
         .unwrap_or_default();
-    for t in titled.iter().chain([&confusion]).chain(&panel) {
+    let probability = probability_tables(a);
+    for t in titled
+        .iter()
+        .chain([&confusion])
+        .chain(&panel)
+        .chain(&probability)
+    {
         writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
     }
     Ok(())
@@ -214,6 +239,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     if let Some(r) = &a.annotators {
         tables.extend(crate::report::annotators::tables(r));
     }
+    tables.extend(probability_tables(a));
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));
     Ok(Page {

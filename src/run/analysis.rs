@@ -143,4 +143,6 @@ pub struct Analysis {
     pub dropped_ratings: usize,
     /// With --annotators: their agreement, the ceiling and the judge beside it.
     pub annotators: Option<AnnotatorReport>,
+    /// With --probability: how good the probabilities are (overall).
+    pub probability: Option<crate::evaluation::ProbabilityStats>,
 }

@@ -398,12 +398,14 @@ mod tests {
             {"token": "M", "logprob": -0.1}, {"token": "m", "logprob": -2.4}]}]});
         let legacy = json!({"tokens": ["M"], "token_logprobs": [-0.1],
             "top_logprobs": [{"m": -2.4, "M": -0.1}]});
-        let a = Logprobs::from_value(&chat).unwrap().unwrap();
-        let b = Logprobs::from_value(&legacy).unwrap().unwrap();
+        let a = Logprobs::from_value(&chat).expect("reads").expect("reads");
+        let b = Logprobs::from_value(&legacy)
+            .expect("reads")
+            .expect("reads");
         assert_eq!(a, b);
         let p = pair_spec(Whitespace::Exact)
             .read(Some(&a), "M", None)
-            .unwrap();
+            .expect("reads");
         let want = (-0.1f64).exp() / ((-0.1f64).exp() + (-2.4f64).exp());
         assert!(matches!(p, Reading::Pair(x) if (x - want).abs() < 1e-15));
         assert_eq!(Logprobs::from_value(&Value::Null), Ok(None));
@@ -418,8 +420,8 @@ mod tests {
             Logprobs::from_value(
                 &json!({"content": [{"token": " M", "logprob": -0.5, "top_logprobs": tops}]}),
             )
-            .unwrap()
-            .unwrap()
+            .expect("reads")
+            .expect("reads")
         };
         // Only one side listed: it has everything.
         let one = lp(json!([{"token": "M", "logprob": -0.5}, {"token": "The", "logprob": -1.0}]));
@@ -431,7 +433,7 @@ mod tests {
         let none = lp(json!([{"token": "The", "logprob": -1.0}]));
         let why = pair_spec(Whitespace::Exact)
             .read(Some(&none), "The", None)
-            .unwrap_err();
+            .expect_err("no probability");
         assert!(why.contains("\"m\", \"M\""), "{why}");
         // " M" is not "M" exactly; stripped, " M" and "M" add up.
         let spaced = lp(
@@ -439,11 +441,11 @@ mod tests {
         );
         let exact = pair_spec(Whitespace::Exact)
             .read(Some(&spaced), " M", None)
-            .unwrap();
+            .expect("reads");
         assert_eq!(exact, Reading::Pair(0.5));
         let Reading::Pair(stripped) = pair_spec(Whitespace::Strip)
             .read(Some(&spaced), " M", None)
-            .unwrap()
+            .expect("reads")
         else {
             panic!()
         };
@@ -456,7 +458,7 @@ mod tests {
         let lp = Logprobs::from_value(&json!({"content": [
             {"token": "Score", "logprob": 0.0, "top_logprobs": []},
             {"token": ": ", "logprob": 0.0, "top_logprobs": []},
-            {"token": "4", "logprob": -0.3, "top_logprobs": [{"token": "4", "logprob": -0.3}, {"token": "5", "logprob": -1.5}, {"token": "3", "logprob": -3.0}]}]})).unwrap().unwrap();
+            {"token": "4", "logprob": -0.3, "top_logprobs": [{"token": "4", "logprob": -0.3}, {"token": "5", "logprob": -1.5}, {"token": "3", "logprob": -3.0}]}]})).expect("reads").expect("reads");
         let spec = Spec {
             position: Position::Verdict,
             tokens: (1..=5)
@@ -469,7 +471,9 @@ mod tests {
         let Reading::Grade {
             expected,
             distribution,
-        } = spec.read(Some(&lp), "Score: 4", Some((7, 8))).unwrap()
+        } = spec
+            .read(Some(&lp), "Score: 4", Some((7, 8)))
+            .expect("reads")
         else {
             panic!()
         };

@@ -33,7 +33,7 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
         let doc = json_of(&[
             "calibrate",
             "--data",
-            file.to_str().unwrap(),
+            file.to_str().expect("test data"),
             "--judge",
             &format!("replay:{}", file.display()),
             "--prompt",
@@ -41,7 +41,7 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
             "--bootstrap",
             "0",
             "--out",
-            out.path().to_str().unwrap(),
+            out.path().to_str().expect("test data"),
         ]);
         let want = &reference[model];
         // The evaluated model stands as gold: the mean probability of the gold side is the
@@ -52,8 +52,8 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
             (p["n"].as_u64(), p["with_probability"].as_u64()),
             (Some(805), Some(805))
         );
-        let win_rate = 100.0 * p["expected_accuracy"].as_f64().unwrap();
-        let (theirs, published) = (want["win_rate"].as_f64().unwrap(), board[model]);
+        let win_rate = 100.0 * p["expected_accuracy"].as_f64().expect("test data");
+        let (theirs, published) = (want["win_rate"].as_f64().expect("test data"), board[model]);
         assert!(
             (win_rate - theirs).abs() < 1e-9,
             "{model}: {win_rate} vs AlpacaEval's code {theirs}"
@@ -63,48 +63,31 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
             "{model}: {win_rate} vs the leaderboard {published}"
         );
         // Row by row: AlpacaEval's order shown, and its preference (1 + P(output 2 better)).
-        use polars::prelude::SerReader;
-        let df = polars::prelude::ParquetReader::new(
-            std::fs::File::open(out.path().join("ratings.parquet")).expect("ratings"),
-        )
-        .finish()
-        .expect("parquet");
-        let golds: Vec<i64> = df
-            .column("gold")
-            .unwrap()
-            .i64()
-            .unwrap()
-            .into_no_null_iter()
-            .collect();
-        let p2: Vec<Option<f64>> = df
-            .column("p_response2")
-            .unwrap()
-            .f64()
-            .unwrap()
-            .iter()
-            .collect();
+        let golds = crate::common::ratings_floats(out.path(), "gold");
+        let p2 = crate::common::ratings_floats(out.path(), "p_response2");
         let stored: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let switched = want["switched"].as_str().unwrap().as_bytes();
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("test data"))
+                .expect("test data");
+        let switched = want["switched"].as_str().expect("test data").as_bytes();
         assert_eq!((golds.len(), stored.len(), switched.len()), (805, 805, 805));
         for k in 0..805 {
-            let g = golds[k];
+            let g = golds[k].expect("gold");
             assert_eq!(
-                g == -1,
+                g == -1.0,
                 switched[k] == b'1',
                 "row {k}: the order AlpacaEval showed"
             );
             let q = p2[k].expect("a probability on every row");
-            let model_side = if g == 1 { q } else { 1.0 - q };
+            let model_side = if g == 1.0 { q } else { 1.0 - q };
             let ours = 1.0 + model_side;
-            let code = want["preference"][k].as_f64().unwrap();
+            let code = want["preference"][k].as_f64().expect("test data");
             assert!(
                 (ours - code).abs() < 1e-12,
                 "{model} row {k}: {ours} vs AlpacaEval's code {code}"
             );
             let published: f64 = stored[k]["preference"].as_str().map_or_else(
-                || stored[k]["preference"].as_f64().unwrap(),
-                |s| s.parse().unwrap(),
+                || stored[k]["preference"].as_f64().expect("test data"),
+                |s| s.parse().expect("test data"),
             );
             assert!(
                 (ours - published).abs() < 1e-9,

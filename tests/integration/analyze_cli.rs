@@ -225,7 +225,7 @@ fn error_unknown_format() {
     let dir = tempfile::tempdir().expect("tempdir");
     assert_eq!(
         bad_input(dir.path(), "ratings.xlsx", "x", &[]),
-        "error: cannot read 'FILE': unknown format '.xlsx'; use a .csv, .parquet or .jsonl file"
+        "error: cannot read 'FILE': unknown format '.xlsx'; use a .csv, .parquet, .jsonl or .json file"
     );
 }
 

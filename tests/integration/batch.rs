@@ -796,7 +796,7 @@ fn ctrl_c_leaves_the_batch_running_and_says_how_to_resume_or_cancel() {
 }
 
 /// The shard lines of an export: (custom_id, body).
-fn shard_lines(dir: &Path) -> Vec<(String, Value)> {
+pub fn shard_lines(dir: &Path) -> Vec<(String, Value)> {
     let manifest: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
     )

@@ -24,18 +24,18 @@ fn every_figure_matches_sklearn() {
     let cases = fixture["cases"].as_array().expect("cases");
     assert!(cases.len() >= 6);
     for c in cases {
-        let name = c["name"].as_str().unwrap();
+        let name = c["name"].as_str().expect("test data");
         let y: Vec<bool> = c["y"]
             .as_str()
-            .unwrap()
+            .expect("test data")
             .chars()
             .map(|ch| ch == '1')
             .collect();
         let p: Vec<f64> = c["p"]
             .as_array()
-            .unwrap()
+            .expect("test data")
             .iter()
-            .map(|v| v.as_f64().unwrap())
+            .map(|v| v.as_f64().expect("test data"))
             .collect();
         let got = calibration(&y, &p, BINS, 0, 1);
         close(name, "brier", got.brier, &c["brier"]);
@@ -44,8 +44,8 @@ fn every_figure_matches_sklearn() {
         // calibration_curve lists the non-empty bins.
         let filled: Vec<_> = got.bins.iter().filter(|b| b.n > 0).collect();
         let (truth, pred) = (
-            c["prob_true"].as_array().unwrap(),
-            c["prob_pred"].as_array().unwrap(),
+            c["prob_true"].as_array().expect("test data"),
+            c["prob_pred"].as_array().expect("test data"),
         );
         assert_eq!(filled.len(), truth.len(), "{name}: non-empty bins");
         for (k, b) in filled.iter().enumerate() {

@@ -118,3 +118,18 @@ pub const METRIC_FIELDS: [&str; 11] = [
     "confusion",
     "ci",
 ];
+
+/// A column of a run directory's ratings.parquet as floats (missing values `None`).
+#[allow(dead_code)]
+pub fn ratings_floats(run_dir: &Path, column: &str) -> Vec<Option<f64>> {
+    use polars::prelude::SerReader;
+    let file = std::fs::File::open(run_dir.join("ratings.parquet")).expect("ratings.parquet");
+    let df = polars::prelude::ParquetReader::new(file)
+        .finish()
+        .expect("parquet");
+    let values = df.column(column).expect("the column");
+    let values = values
+        .cast(&polars::prelude::DataType::Float64)
+        .expect("numbers");
+    values.f64().expect("floats").iter().collect()
+}

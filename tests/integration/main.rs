@@ -18,6 +18,7 @@ mod judge_cli;
 mod judgebench;
 mod layers;
 mod llmbar_replay;
+mod logprobs;
 mod metrics_fixtures;
 mod mock_http;
 mod plan;

@@ -86,12 +86,14 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     for network in ["src=\"http", "href=", "url(", "@import", "<link", "fetch("] {
         assert!(!page.contains(network), "the page loads nothing: {network}");
     }
-    assert_eq!(page.matches("<table class=\"sortable").count(), 7);
+    // The demo's sc:5 configuration gives probabilities (its vote shares): their table too.
+    assert_eq!(page.matches("<table class=\"sortable").count(), 8);
+    assert!(page.contains("Probabilities: P(response 2 better) against gold"));
     let svgs = plots(&page);
     assert_eq!(
         svgs.len(),
-        5 + 9,
-        "bars, subsets, forest, bias, self-consistency, 9 confusion heatmaps"
+        6 + 9,
+        "bars, subsets, forest, bias, probabilities, self-consistency, 9 confusion heatmaps"
     );
     assert!(svgs
         .iter()
@@ -366,9 +368,10 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
 
     // Unfiltered: every table, every plot decoded by the browser, the first page of items.
     let all = dom(&browser, &page, "");
-    // configurations, parse failures, sections, comparisons, significance groups, bias,
-    // self-consistency (the demo has one order and no annotators).
-    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 8);
+    // configurations, probabilities (sc:5's vote shares), parse failures, sections,
+    // comparisons, significance groups, bias, self-consistency (the demo has one order and no
+    // annotators).
+    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 9);
     assert!(all.contains("Bias: how often each prefers"));
     let rendered: Vec<&str> = all
         .match_indices(r#"data-rendered=""#)

@@ -182,6 +182,7 @@ mod tests {
             tokens_out: 1,
             latency_ms: 0.0,
             cached: false,
+            logprobs: None,
         };
         cache.put(&key(&q[1]), Some("m"), &answer).expect("put");
         drop(cache);

@@ -22,7 +22,8 @@ pub fn key(call: &Call) -> String {
 
 /// The cache key of a call as its 32 bytes (what `key` writes in hex): SHA-256 of the call's
 /// canonical JSON, `{"max_tokens":…,"messages":[{"content":…,"role":…}],"model":…,"sample":…,
-/// "seed":…,"temperature":…,"v":1}` (keys sorted, no spaces), written straight into the hash
+/// "seed":…,"temperature":…,"v":1}` (keys sorted, no spaces; `"top_logprobs":K` before `"v"`
+/// when the call asks for logprobs), written straight into the hash
 /// (a run makes millions of keys; no JSON value is built).
 pub fn key_digest(call: &Call) -> [u8; 32] {
     /// A message with its keys in sorted order.
@@ -39,6 +40,9 @@ pub fn key_digest(call: &Call) -> [u8; 32] {
         sample: u32,
         seed: Option<u64>,
         temperature: f64,
+        /// Only when logprobs are asked for, so that every other key stays as it was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        top_logprobs: Option<u32>,
         v: u32,
     }
     struct Hashing(Sha256);
@@ -65,6 +69,7 @@ pub fn key_digest(call: &Call) -> [u8; 32] {
         sample: call.sample,
         seed: call.params.seed,
         temperature: call.params.temperature,
+        top_logprobs: call.params.top_logprobs,
         v: 1,
     };
     let mut hashing = Hashing(Sha256::new());
@@ -263,6 +268,7 @@ mod tests {
                         temperature,
                         max_tokens: 512 + i as u32,
                         seed,
+                        top_logprobs: (seed == Some(42)).then_some(5),
                     }),
                     sample: i as u32,
                     item: item.clone(),
@@ -270,7 +276,7 @@ mod tests {
             }
         }
         for call in &calls {
-            let value = serde_json::json!({
+            let mut value = serde_json::json!({
                 "v": 1,
                 "model": call.params.model,
                 "temperature": call.params.temperature,
@@ -279,6 +285,10 @@ mod tests {
                 "messages": call.messages,
                 "sample": call.sample,
             });
+            // Only a call that asks for logprobs has the key (older keys stay as they were).
+            if let Some(k) = call.params.top_logprobs {
+                value["top_logprobs"] = serde_json::json!(k);
+            }
             let was: [u8; 32] = Sha256::digest(value.to_string().as_bytes()).into();
             assert_eq!(key_digest(call), was, "{value}");
         }

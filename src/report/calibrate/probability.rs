@@ -92,18 +92,22 @@ fn at_090(c: &Calibration) -> String {
 
 /// The compact table, configurations in the run's order (None without probabilities).
 pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
-    let with: Vec<usize> = order
+    let rows: Vec<(String, &ProbabilityStats)> = order
         .iter()
-        .copied()
-        .filter(|&i| run.evaluation.configs[i].overall.probability.is_some())
+        .filter_map(|&i| {
+            let p = run.evaluation.configs[i].overall.probability.as_ref()?;
+            Some((run.record.configs[i].name.clone(), p))
+        })
         .collect();
-    if with.is_empty() {
-        return None;
-    }
+    (!rows.is_empty()).then(|| table_of("configuration", &rows))
+}
+
+/// The table of named probability figures (`analyze --probability` names its column).
+pub fn table_of(first: &str, rows: &[(String, &ProbabilityStats)]) -> Table {
     let mut t = Table::new(
         "Probabilities: P(response 2 better) against gold (95% bootstrap CIs)",
         &[
-            "configuration",
+            first,
             "source",
             "n",
             "expected acc.",
@@ -115,13 +119,10 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
             "acc. ≥ 0.9 (coverage)",
         ],
     );
-    for &i in &with {
-        let Some(p) = &run.evaluation.configs[i].overall.probability else {
-            continue;
-        };
+    for (name, p) in rows {
         let c = &p.calibration;
         t.rows.push(vec![
-            run.record.configs[i].name.clone(),
+            name.clone(),
             p.source.clone(),
             format!("{}/{}", c.n, p.items),
             with_ci(c.expected_accuracy, ci(c, |x| x.expected_accuracy)),
@@ -140,7 +141,37 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
     ]
     .map(String::from)
     .to_vec();
-    Some(t)
+    t
+}
+
+/// The reliability table and the selective accuracy of one set of probabilities.
+pub fn detail_tables(p: &ProbabilityStats) -> [Table; 2] {
+    let c = &p.calibration;
+    let mut bins = Table::new(
+        "Reliability: observed share of the positive side per bin of probability",
+        &["bin", "n", "mean p", "observed"],
+    );
+    for b in &c.bins {
+        bins.rows.push(vec![
+            format!("({:.1}, {:.1}]", b.lo, b.hi),
+            b.n.to_string(),
+            fixed(b.mean_p),
+            fixed(b.observed),
+        ]);
+    }
+    let mut selective = Table::new(
+        "Selective accuracy: abstaining below a confidence max(p, 1 − p)",
+        &["confidence ≥", "items", "coverage", "accuracy"],
+    );
+    for s in &c.selective {
+        selective.rows.push(vec![
+            format!("{:.2}", s.threshold),
+            s.n.to_string(),
+            fixed(s.coverage),
+            fixed(s.accuracy),
+        ]);
+    }
+    [bins, selective]
 }
 
 /// The figure, when any configuration has probabilities.
