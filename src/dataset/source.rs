@@ -329,7 +329,7 @@ pub fn cache_dir() -> PathBuf {
 
 /// AlpacaEval's annotations (a JSON array with instruction, output_1, output_2) as pairs in the
 /// order its judge saw them; `None` for any other JSON file.
-fn alpacaeval_pairs(path: &Path) -> Result<Option<Vec<Pair>>> {
+fn alpacaeval_pairs(path: &Path) -> Result<Option<(Vec<Pair>, String)>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| input_error(format!("cannot read '{}': {e}", path.display())))?;
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -339,9 +339,12 @@ fn alpacaeval_pairs(path: &Path) -> Result<Option<Vec<Pair>>> {
     if !super::alpacaeval::looks_like(&value) {
         return Ok(None);
     }
-    Ok(Some(super::alpacaeval::pairs(super::alpacaeval::read(
-        path, &value,
-    )?)))
+    let annotations = super::alpacaeval::read(path, &value)?;
+    let mut models: Vec<&str> = annotations.iter().map(|a| a.generator_2.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let evaluated = models.join(", ");
+    Ok(Some((super::alpacaeval::pairs(annotations), evaluated)))
 }
 
 fn has_reward_bench_columns(frame: &Frame) -> bool {
@@ -386,13 +389,16 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
         )));
     }
     if mapping.is_none() && path.extension().is_some_and(|e| e == "json") {
-        if let Some(pairs) = alpacaeval_pairs(path)? {
+        if let Some((pairs, evaluated)) = alpacaeval_pairs(path)? {
             return Ok(Loaded {
                 pairs,
                 rewardbench2: None,
                 no_majority: 0,
                 annotators: Vec::new(),
-                source: path.display().to_string(),
+                source: format!(
+                    "{} (AlpacaEval annotations, in the order AlpacaEval showed them; no gold: the evaluated model {evaluated} stands as gold, so a probability's expected accuracy is AlpacaEval's win rate / 100)",
+                    path.display()
+                ),
             });
         }
     }

@@ -11,7 +11,7 @@
 //! figure of a resample comes from one pass over the items in probability order.
 
 use super::bootstrap::interval95;
-use rand::{Rng, SeedableRng};
+use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// sklearn's clipping for log loss: float64's machine epsilon.
@@ -100,55 +100,146 @@ struct Pass {
     auc: f64,
 }
 
-/// The figures from item weights (1 each, or a resample's counts), items visited in
-/// probability order (`order`), ties grouped for the AUC.
-fn pass(y: &[bool], p: &[f64], order: &[usize], bin: &[usize], bins: usize, w: &[f64]) -> Pass {
-    let mut s = Pass {
-        n: 0.0,
-        expected: 0.0,
-        brier: 0.0,
-        log_loss: 0.0,
-        bin_n: vec![0.0; bins],
-        bin_p: vec![0.0; bins],
-        bin_y: vec![0.0; bins],
-        auc: f64::NAN,
-    };
-    let (mut pos, mut neg, mut pairs) = (0.0, 0.0, 0.0);
-    let mut k = 0;
-    while k < order.len() {
-        // One group of equal probabilities.
-        let mut end = k;
-        let (mut group_pos, mut group_neg) = (0.0, 0.0);
-        while end < order.len() && p[order[end]] == p[order[k]] {
-            let i = order[end];
-            let (wi, yi, pi) = (w[i], y[i], p[i]);
-            if wi != 0.0 {
-                let t = if yi { 1.0 } else { 0.0 };
+/// The items in probability order, each item's terms computed once: a resample only weighs
+/// them (its pass reads the arrays in order).
+struct Items {
+    y: Vec<bool>,
+    p: Vec<f64>,
+    bin: Vec<usize>,
+    /// The probability given to the right side; the squared error; the log loss term.
+    right: Vec<f64>,
+    squared: Vec<f64>,
+    loss: Vec<f64>,
+    /// Where each group of equal probabilities ends (exclusive), in order.
+    group_ends: Vec<usize>,
+    bins: usize,
+}
+
+impl Items {
+    fn new(y: &[bool], p: &[f64], bins: usize) -> Self {
+        let mut order: Vec<usize> = (0..y.len()).collect();
+        order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+        let y: Vec<bool> = order.iter().map(|&i| y[i]).collect();
+        let p: Vec<f64> = order.iter().map(|&i| p[i]).collect();
+        let right: Vec<f64> = y
+            .iter()
+            .zip(&p)
+            .map(|(&t, &q)| if t { q } else { 1.0 - q })
+            .collect();
+        let mut group_ends: Vec<usize> = (1..p.len()).filter(|&k| p[k] != p[k - 1]).collect();
+        group_ends.push(p.len());
+        Self {
+            bin: p.iter().map(|&q| bin_of(q, bins)).collect(),
+            squared: y
+                .iter()
+                .zip(&p)
+                .map(|(&t, &q)| (q - f64::from(u8::from(t))).powi(2))
+                .collect(),
+            loss: right
+                .iter()
+                .map(|q| -q.clamp(EPS, 1.0 - EPS).ln())
+                .collect(),
+            right,
+            y,
+            p,
+            group_ends,
+            bins,
+        }
+    }
+
+    /// The sums under item weights (1 each, or a resample's counts), equal probabilities
+    /// grouped for the AUC (a tie between a positive and a negative counts half).
+    fn pass(&self, w: &[u32]) -> Pass {
+        let mut s = Pass {
+            n: 0.0,
+            expected: 0.0,
+            brier: 0.0,
+            log_loss: 0.0,
+            bin_n: vec![0.0; self.bins],
+            bin_p: vec![0.0; self.bins],
+            bin_y: vec![0.0; self.bins],
+            auc: f64::NAN,
+        };
+        let (mut pos, mut neg, mut pairs) = (0.0, 0.0, 0.0);
+        let mut start = 0;
+        for &end in &self.group_ends {
+            let (mut group_pos, mut group_neg) = (0.0, 0.0);
+            // Branch-free: a resample's weights are 0 for about a third of the items, at random.
+            for i in start..end {
+                let wi = f64::from(w[i]);
+                let positive = wi * f64::from(u8::from(self.y[i]));
                 s.n += wi;
-                s.expected += wi * if yi { pi } else { 1.0 - pi };
-                s.brier += wi * (pi - t) * (pi - t);
-                let q = if yi { pi } else { 1.0 - pi };
-                s.log_loss -= wi * q.clamp(EPS, 1.0 - EPS).ln();
-                s.bin_n[bin[i]] += wi;
-                s.bin_p[bin[i]] += wi * pi;
-                s.bin_y[bin[i]] += wi * t;
-                if yi {
-                    group_pos += wi;
-                } else {
-                    group_neg += wi;
+                s.expected += wi * self.right[i];
+                s.brier += wi * self.squared[i];
+                s.log_loss += wi * self.loss[i];
+                let b = self.bin[i];
+                s.bin_n[b] += wi;
+                s.bin_p[b] += wi * self.p[i];
+                s.bin_y[b] += positive;
+                group_pos += positive;
+                group_neg += wi - positive;
+            }
+            pairs += group_pos * (neg + 0.5 * group_neg);
+            pos += group_pos;
+            neg += group_neg;
+            start = end;
+        }
+        if pos > 0.0 && neg > 0.0 {
+            s.auc = pairs / (pos * neg);
+        }
+        s
+    }
+
+    /// `resamples` bootstrap draws of the five figures, in a fixed number of chunks, each with
+    /// its own seeded generator, run on the machine's cores: the draws are the same whatever
+    /// the number of cores.
+    fn bootstrap(&self, resamples: usize, seed: u64) -> Vec<[f64; 5]> {
+        const CHUNKS: usize = 8;
+        let n = self.y.len();
+        let chunk = |c: usize| -> Vec<[f64; 5]> {
+            let count = resamples / CHUNKS + usize::from(c < resamples % CHUNKS);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x63616c6962 ^ ((c as u64) << 40));
+            let mut w = vec![0u32; n];
+            (0..count)
+                .map(|_| {
+                    w.iter_mut().for_each(|x| *x = 0);
+                    // An index in 0..n by multiply-shift of 64 random bits (Lemire's without
+                    // the rejection step: a bias below n / 2^64).
+                    for _ in 0..n {
+                        let k = (u128::from(rng.next_u64()) * n as u128) >> 64;
+                        w[k as usize] += 1;
+                    }
+                    self.pass(&w).figures()
+                })
+                .collect()
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .clamp(1, CHUNKS);
+        let mut parts: Vec<Vec<[f64; 5]>> = vec![Vec::new(); CHUNKS];
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let chunk = &chunk;
+                    scope.spawn(move || {
+                        (t..CHUNKS)
+                            .step_by(threads)
+                            .map(|c| (c, chunk(c)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for h in handles {
+                // A chunk's thread cannot fail short of a panic, which propagates.
+                if let Ok(done) = h.join() {
+                    for (c, draws) in done {
+                        parts[c] = draws;
+                    }
                 }
             }
-            end += 1;
-        }
-        pairs += group_pos * (neg + 0.5 * group_neg);
-        pos += group_pos;
-        neg += group_neg;
-        k = end;
+        });
+        parts.into_iter().flatten().collect()
     }
-    if pos > 0.0 && neg > 0.0 {
-        s.auc = pairs / (pos * neg);
-    }
-    s
 }
 
 impl Pass {
@@ -236,11 +327,8 @@ pub fn selective_curve(y: &[bool], p: &[f64], points: usize) -> Vec<(f64, f64)> 
 pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u64) -> Calibration {
     let n = y.len();
     let bins = bins.max(1);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
-    let bin: Vec<usize> = p.iter().map(|&x| bin_of(x, bins)).collect();
-    let ones = vec![1.0; n];
-    let whole = pass(y, p, &order, &bin, bins, &ones);
+    let items = Items::new(y, p, bins);
+    let whole = items.pass(&vec![1; n]);
     let [expected_accuracy, brier, log_loss, ece, auc] = if n == 0 {
         [f64::NAN; 5]
     } else {
@@ -268,14 +356,7 @@ pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u
         .collect();
     let intervals = (resamples > 0 && n > 0).then(|| {
         let mut draws: [Vec<f64>; 5] = Default::default();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x63616c6962);
-        let mut w = vec![0.0; n];
-        for _ in 0..resamples {
-            w.iter_mut().for_each(|x| *x = 0.0);
-            for _ in 0..n {
-                w[rng.random_range(0..n)] += 1.0;
-            }
-            let figures = pass(y, p, &order, &bin, bins, &w).figures();
+        for figures in items.bootstrap(resamples, seed) {
             for (d, f) in draws.iter_mut().zip(figures) {
                 if f.is_finite() {
                     d.push(f);

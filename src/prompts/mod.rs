@@ -340,4 +340,49 @@ mod tests {
             "{err}"
         );
     }
+    #[test]
+    fn probability_tables_are_read_checked_and_written_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = |name: &str, extra: &str| {
+            let path = dir.path().join(name);
+            let text = format!(
+                "name = \"t\"\nparser = \"ab_brackets\"\ntemplate = '''{{prompt}} {{response1}} {{response2}} [[A]]'''\n{extra}"
+            );
+            std::fs::write(&path, text).expect("write");
+            path
+        };
+        let good = file(
+            "good.toml",
+            "[probability]\nposition = \"verdict\"\ntokens = { A = \"response1\", B = \"response2\", C = \"tie\" }\nwhitespace = \"strip\"\ntop_logprobs = 10\n",
+        );
+        let t = load_file(&good).expect("a valid table");
+        let spec = t.probability.clone().expect("a spec");
+        assert_eq!(
+            (spec.position, spec.whitespace, spec.top, spec.tokens.len()),
+            (
+                crate::verdicts::probability::Position::Verdict,
+                crate::verdicts::probability::Whitespace::Strip,
+                10,
+                3
+            )
+        );
+        // Written back as TOML, it reads the same.
+        let again = dir.path().join("again.toml");
+        std::fs::write(&again, to_toml(&t)).expect("write");
+        assert_eq!(
+            load_file(&again).expect("round trip").probability,
+            Some(spec)
+        );
+        for (extra, says) in [
+            ("[probability]\nposition = \"last\"\ntokens = { A = \"response1\", B = \"response2\" }\n", "position = \"last\""),
+            ("[probability]\ntokens = { A = \"response1\" }\n", "one for \"response2\""),
+            ("[probability]\ntokens = { A = \"first\", B = \"response2\" }\n", "\"A\" = \"first\""),
+            ("[probability]\ntokens = { A = 1, B = \"response2\" }\n", "\"A\" = 1"),
+            ("[probability]\ntokens = {}\n", "tokens is empty"),
+            ("[probability]\ntokens = { A = \"response1\", B = \"response2\" }\ntop_logprobs = 50\n", "1 to 20"),
+        ] {
+            let err = load_file(&file("bad.toml", extra)).expect_err(says).to_string();
+            assert!(err.contains("bad.toml") && err.contains(says), "{err}");
+        }
+    }
 }

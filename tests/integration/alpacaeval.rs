@@ -19,6 +19,23 @@ fn leaderboard(shared: &std::path::Path) -> HashMap<String, f64> {
         .collect()
 }
 
+/// `calibrate --json` of an AlpacaEval annotation file replayed as its own judge.
+fn replayed(file: &std::path::Path, out: &std::path::Path) -> Value {
+    json_of(&[
+        "calibrate",
+        "--data",
+        file.to_str().expect("utf-8"),
+        "--judge",
+        &format!("replay:{}", file.display()),
+        "--prompt",
+        "alpaca_eval_weighted",
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ])
+}
+
 #[test]
 fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
     let Some(shared) = shared_data() else { return };
@@ -30,19 +47,7 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
     for model in ["alpaca-7b", "gpt-3.5-turbo-1106"] {
         let file = shared.join(format!("alpacaeval/{model}.json"));
         let out = tempfile::tempdir().expect("temp dir");
-        let doc = json_of(&[
-            "calibrate",
-            "--data",
-            file.to_str().expect("test data"),
-            "--judge",
-            &format!("replay:{}", file.display()),
-            "--prompt",
-            "alpaca_eval_weighted",
-            "--bootstrap",
-            "0",
-            "--out",
-            out.path().to_str().expect("test data"),
-        ]);
+        let doc = replayed(&file, out.path());
         let want = &reference[model];
         // The evaluated model stands as gold: the mean probability of the gold side is the
         // win rate.
@@ -95,4 +100,59 @@ fn probabilities_reproduce_alpacaevals_preferences_and_win_rates() {
             );
         }
     }
+}
+
+#[test]
+fn analyze_reads_a_probability_column_and_says_what_is_wrong_with_one() {
+    let Some(shared) = shared_data() else { return };
+    // alpaca-7b: every answer is read (gpt-3.5-turbo-1106's run has rows without a verdict,
+    // which analyze drops only with --unreadable drop).
+    let file = shared.join("alpacaeval/alpaca-7b.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let run_dir = out.path().join("run");
+    let calibrated = replayed(&file, &run_dir);
+    let ratings = run_dir.join("ratings.csv");
+    let analyzed = json_of(&[
+        "analyze",
+        "--input",
+        ratings.to_str().expect("utf-8"),
+        "--probability",
+        "p_response2",
+        "--bootstrap",
+        "0",
+        "--json",
+    ]);
+    let (a, b) = (
+        &calibrated["configs"][0]["probability"],
+        &analyzed["probability"],
+    );
+    for key in [
+        "n",
+        "expected_accuracy",
+        "brier",
+        "log_loss",
+        "ece",
+        "auc",
+        "hard_accuracy",
+    ] {
+        let (x, y) = (
+            a[key].as_f64().expect("a number"),
+            b[key].as_f64().expect("a number"),
+        );
+        assert!((x - y).abs() < 1e-12, "{key}: calibrate {x}, analyze {y}");
+    }
+    // A value outside [0, 1]: exit 2, the file, column and row named.
+    let bad = crate::common::write(out.path(), "bad.csv", "gold,rating,p\n1,1,0.9\n-1,1,1.5\n");
+    let (code, _, err) = crate::common::run(&[
+        "analyze",
+        "--input",
+        bad.to_str().expect("utf-8"),
+        "--probability",
+        "p",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("'p'") && err.contains("row 2") && err.contains("'1.5' is not a probability"),
+        "{err}"
+    );
 }

@@ -322,3 +322,180 @@ impl Logprobs {
         get("M") / (get("M") + get("m"))
     }
 }
+
+/// A grading server: the first token's alternatives over the grades 1-5, their weights from
+/// the response's text, so each response has its own distribution.
+fn grades(text: &str) -> (Value, Vec<(f64, f64)>) {
+    let n = text.len();
+    let lps: Vec<f64> = (1..=5).map(|g| -(((n + 3 * g) % 7) as f64) * 0.5).collect();
+    let total: f64 = lps.iter().map(|l| l.exp()).sum();
+    let dist = (1..=5)
+        .map(|g| (g as f64, lps[g - 1].exp() / total))
+        .collect();
+    let best = (1..=5)
+        .max_by(|&a, &b| lps[a - 1].total_cmp(&lps[b - 1]))
+        .expect("five");
+    let top: Vec<Value> = (1..=5)
+        .map(|g| json!({"token": g.to_string(), "logprob": lps[g - 1]}))
+        .collect();
+    let choice = json!({"index": 0, "message": {"role": "assistant", "content": best.to_string()},
+        "logprobs": {"content": [{"token": best.to_string(), "logprob": lps[best - 1], "top_logprobs": top}]}});
+    (choice, dist)
+}
+
+#[test]
+fn a_pointwise_template_gives_expected_grades_and_their_comparison() {
+    type Graded = Vec<(String, Vec<(f64, f64)>)>;
+    let seen: Arc<Mutex<Graded>> = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let server = MockServer::start(move |r| {
+        let text = user_text(r);
+        let (choice, dist) = grades(&text);
+        log.lock().expect("log").push((text, dist));
+        let body = json!({"id": "x", "object": "chat.completion", "model": "mock", "choices": [choice], "usage": {"prompt_tokens": 50, "completion_tokens": 1}});
+        Reply::Full {
+            status: 200,
+            headers: vec![],
+            body: body.to_string().into_bytes(),
+        }
+    });
+    let dir = tempfile::tempdir().expect("temp dir");
+    let prompt = crate::common::write(
+        dir.path(),
+        "grade.toml",
+        "name = \"grade_1_5\"\nmode = \"pointwise\"\nparser = \"score\"\ntemplate = '''Grade the answer from 1 to 5; reply with the score only.\nQ: {prompt}\nA: {response}'''\n\n[probability]\ntokens = { \"1\" = 1, \"2\" = 2, \"3\" = 3, \"4\" = 4, \"5\" = 5 }\n",
+    );
+    let out = dir.path().join("run");
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--endpoint",
+        &server.url,
+        "--model",
+        "mock",
+        "--prompt",
+        prompt.to_str().expect("utf-8"),
+        "--data",
+        "sample",
+        "--limit",
+        "10",
+        "--bootstrap",
+        "0",
+        "--no-cache",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Each item: the two responses' distributions, by the graded text, compared independently.
+    let by_text: std::collections::HashMap<String, Vec<(f64, f64)>> =
+        seen.lock().expect("log").iter().cloned().collect();
+    let items = std::fs::read_to_string(out.join("items.jsonl")).expect("items");
+    let p = crate::common::ratings_floats(&out, "p_response2");
+    let (e1, e2) = (
+        crate::common::ratings_floats(&out, "expected_grade1"),
+        crate::common::ratings_floats(&out, "expected_grade2"),
+    );
+    let mut checked = 0;
+    for (k, line) in items.lines().enumerate() {
+        let item: Value = serde_json::from_str(line).expect("an item");
+        let dist = |r: &str| {
+            let text = format!(
+                "Grade the answer from 1 to 5; reply with the score only.\nQ: {}\nA: {}",
+                item["prompt"].as_str().expect("prompt"),
+                item[r].as_str().expect("response")
+            );
+            by_text.get(&text).cloned().expect("the server graded it")
+        };
+        let (d1, d2) = (dist("response1"), dist("response2"));
+        let mean = |d: &[(f64, f64)]| d.iter().map(|(g, q)| g * q).sum::<f64>();
+        let mut want = 0.0;
+        for (g1, q1) in &d1 {
+            for (g2, q2) in &d2 {
+                want += q1
+                    * q2
+                    * if g2 > g1 {
+                        1.0
+                    } else if g2 == g1 {
+                        0.5
+                    } else {
+                        0.0
+                    };
+            }
+        }
+        assert!((p[k].expect("p") - want).abs() < 1e-12, "item {k}");
+        assert!(
+            (e1[k].expect("e1") - mean(&d1)).abs() < 1e-12
+                && (e2[k].expect("e2") - mean(&d2)).abs() < 1e-12
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
+    // completions.jsonl keeps each answer's distribution.
+    let answers = std::fs::read_to_string(out.join("completions.jsonl")).expect("answers");
+    let first: Value = serde_json::from_str(answers.lines().next().expect("a line")).expect("json");
+    assert_eq!(
+        first["grade_distribution"].as_array().map(Vec::len),
+        Some(5)
+    );
+}
+
+#[test]
+fn a_recording_carries_its_logprobs() {
+    // Record answers for the items a run shows, some with logprobs in the legacy shape.
+    let expected = Arc::new(Mutex::new(Vec::new()));
+    let server = server(expected);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let first = dir.path().join("first");
+    let cache = dir.path().join("cache");
+    let (code, _, err) = run(&args(
+        &server.url,
+        cache.to_str().expect("utf-8"),
+        first.to_str().expect("utf-8"),
+        &[],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let mut recording = String::new();
+    let mut want: Vec<f64> = Vec::new();
+    for (k, line) in std::fs::read_to_string(first.join("items.jsonl"))
+        .expect("items")
+        .lines()
+        .enumerate()
+    {
+        let item: Value = serde_json::from_str(line).expect("item");
+        let (m, big): (f64, f64) = (-0.1 * k as f64 - 0.05, -0.2);
+        let mut rec = json!({"prompt": item["prompt"], "response1": item["response1"], "response2": item["response2"], "completion": "M"});
+        if k % 3 != 0 {
+            rec["logprobs"] = json!({"tokens": ["M"], "token_logprobs": [big], "top_logprobs": [{"M": big, "m": m}]});
+            want.push(big.exp() / (big.exp() + m.exp()));
+        }
+        recording.push_str(&format!("{rec}\n"));
+    }
+    let file = crate::common::write(dir.path(), "recorded.jsonl", &recording);
+    let out = dir.path().join("replayed");
+    let replay = |file: &std::path::Path, out: &std::path::Path| {
+        let judge = format!("replay:{}", file.display());
+        let mut a = vec!["calibrate", "--judge", &judge, "--bootstrap", "0"];
+        a.extend_from_slice(&PLAN[2..]);
+        a.extend_from_slice(&["--out", out.to_str().expect("utf-8")]);
+        run(&a)
+    };
+    let (code, _, err) = replay(&file, &out);
+    assert_eq!(code, 0, "{err}");
+    let (got, reasons) = probabilities(&out);
+    want.sort_by(f64::total_cmp);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-12);
+    }
+    assert!(
+        reasons.iter().all(|r| r.contains("no logprobs")),
+        "{reasons:?}"
+    );
+    // A recording whose logprobs are not logprobs: exit 2, file and line named.
+    let bad = crate::common::write(dir.path(), "bad.jsonl", "{\"prompt\": \"p\", \"response1\": \"a\", \"response2\": \"b\", \"completion\": \"M\", \"logprobs\": [1, 2]}\n");
+    let (code, _, err) = replay(&bad, &dir.path().join("bad"));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bad.jsonl', line 1") && err.contains("logprobs"),
+        "{err}"
+    );
+}

@@ -327,6 +327,22 @@ fn scores_files_against_a_hand_computation() {
     assert!((pw["equal_grades"].as_f64().expect("equal") - 1.0 / 8.0).abs() < 1e-12);
     // No scale: no "lowest" rule.
     assert!(pw["missing_rule"]["lowest"].is_null());
+    // The scores' probability: σ(score2 − score1). 18 items have both scores; pair 8's gold is
+    // a tie (2 items left out); the gold side gets σ(3.5) on 8 items, σ(−2) on 4, ½ on 2 and
+    // σ(2) on 2.
+    let p = &c["probability"];
+    assert_eq!(p["source"], "scores");
+    assert_eq!(
+        (
+            p["with_probability"].as_u64(),
+            p["gold_ties_left_out"].as_u64(),
+            p["n"].as_u64()
+        ),
+        (Some(18), Some(2), Some(16))
+    );
+    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let soft = (8.0 * sigmoid(3.5) + 4.0 * sigmoid(-2.0) + 1.0 + 2.0 * sigmoid(2.0)) / 16.0;
+    assert!((p["expected_accuracy"].as_f64().expect("soft") - soft).abs() < 1e-12);
     // `report DIR` rebuilds the same results from the run directory, grades included.
     let again = json_of(&[
         "report",

@@ -58,7 +58,7 @@ impl AnswerLog {
     pub fn add(&mut self, config: usize, rating: &crate::raters::Rating) {
         let name = self.names.get(config).map_or("", String::as_str);
         for s in &rating.samples {
-            let record = json!({
+            let mut record = json!({
                 "config": name, "id": rating.id, "sample": s.sample,
                 "side": s.side, "grade": s.grade, "shared": s.shared,
                 "span": char_span(s),
@@ -69,6 +69,25 @@ impl AnswerLog {
                 "tokens_out": s.completion.as_ref().map(|x| x.tokens_out),
                 "cached": s.completion.as_ref().map(|x| x.cached),
             });
+            // What the answer's logprobs said, only when the template reads them.
+            use crate::verdicts::probability::Reading;
+            match &s.probability {
+                Some(Reading::Pair(p)) => record["p_response2"] = json!(p),
+                Some(Reading::Grade {
+                    expected,
+                    distribution,
+                }) => {
+                    record["expected_grade"] = json!(expected);
+                    record["grade_distribution"] = distribution
+                        .iter()
+                        .map(|(g, p)| json!({"grade": g, "p": p}))
+                        .collect();
+                }
+                None => {}
+            }
+            if let Some(why) = &s.probability_problem {
+                record["probability_problem"] = json!(why);
+            }
             if self.error.is_none() {
                 let written = serde_json::to_writer(&mut self.out, &record)
                     .map_err(std::io::Error::from)
