@@ -134,6 +134,9 @@ pub fn table_of(first: &str, rows: &[(String, &ProbabilityStats)]) -> Table {
             at_090(c),
         ]);
     }
+    // The source, log loss, the selective figure and the hard accuracy go first on a narrow
+    // terminal.
+    t.secondary = vec![1, 4, 6, 9];
     t.notes = [
         "expected acc.: the mean probability given to the gold side (AlpacaEval's soft agreement); hard acc.: the verdicts on the same items, a tie or none worth half",
         "Brier and log loss (sklearn's), ECE over 10 equal-width bins: lower is better; AUC: P(higher p where response 2 is better); acc. ≥ 0.9: abstaining below confidence 0.9",
