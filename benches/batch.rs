@@ -42,6 +42,10 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
         latency_ms: 0.0,
         cached: false,
         logprobs: None,
+        reasoning: None,
+        finish_reason: None,
+        tokens_reasoning: 0,
+        sent_without: Vec::new(),
     };
     let start = Instant::now();
     for i in 0..n {

@@ -76,6 +76,10 @@ fn filler(i: u64) -> Completion {
         latency_ms: 1_500.0,
         cached: false,
         logprobs: None,
+        reasoning: None,
+        finish_reason: None,
+        tokens_reasoning: 0,
+        sent_without: Vec::new(),
     }
 }
 

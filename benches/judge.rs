@@ -98,6 +98,8 @@ fn jobs(judge: Arc<dyn Judge>, n: usize) -> Vec<Job> {
         max_tokens: 16,
         seed: None,
         top_logprobs: None,
+        reasoning_effort: None,
+        request: None,
     });
     (0..n)
         .map(|i| {

@@ -144,12 +144,17 @@ fn main() {
                             latency_ms: 900.0,
                             cached: false,
                             logprobs: None,
+                            reasoning: None,
+                            finish_reason: None,
+                            tokens_reasoning: 0,
+                            sent_without: Vec::new(),
                         }),
                         verdict: rating,
                         problem: rating
                             .is_none()
                             .then(|| "unparseable: no <winner> tag".to_string()),
                         error: None,
+                        cut_off: false,
                         probability: None,
                         probability_problem: None,
                     }],

@@ -37,6 +37,11 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=20))]
     pub top_logprobs: Option<u32>,
 
+    /// A reasoning model's effort, sent as `reasoning_effort` (OpenAI o-series, gpt-5, vLLM and
+    /// others); its thinking counts as tokens_reasoning in the cost tables.
+    #[arg(long, value_name = "low|medium|high", value_parser = ["minimal", "low", "medium", "high"])]
+    pub reasoning_effort: Option<String>,
+
     /// Sampling seed sent to the server (sample i of self-consistency uses seed + i).
     #[arg(long, value_name = "S")]
     pub judge_seed: Option<u64>,

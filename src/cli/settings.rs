@@ -43,6 +43,7 @@ impl From<JudgeArgs> for JudgeSettings {
             max_tokens: a.max_tokens,
             judge_seed: a.judge_seed,
             top_logprobs: a.top_logprobs,
+            reasoning_effort: a.reasoning_effort,
             system: a.system,
             timeout: a.timeout,
             headers: a.headers,

@@ -147,12 +147,21 @@ pub struct Annotation {
     pub raw_completion: Option<Value>,
     /// AlpacaEval's reading: 1 (output 1 better) .. 2 (output 2 better), 1.5 a draw.
     pub preference: Option<f64>,
+    /// `referenced_models` (the function-calling judges' files): whether `m`, the output shown
+    /// first, was output 2. Absent: AlpacaEval's switch rule says.
+    pub m_is_output_2: Option<bool>,
 }
 
 impl Annotation {
+    /// Whether the judge saw output 2 first: as `referenced_models` says, else by the switch.
+    pub fn switched(&self) -> bool {
+        self.m_is_output_2
+            .unwrap_or_else(|| is_switched(&self.instruction))
+    }
+
     /// The outputs in the order the judge saw them (`m` first).
     pub fn shown(&self) -> (&str, &str) {
-        if is_switched(&self.instruction) {
+        if self.switched() {
             (&self.output_2, &self.output_1)
         } else {
             (&self.output_1, &self.output_2)
@@ -178,6 +187,32 @@ fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// `referenced_models`, `{"m": "output_2", "M": "output_1"}` (an object, or the same as Python's
+/// repr in a string): whether `m` was output 2. One name is enough (AlpacaEval writes only `M`
+/// when the judge ranked both first).
+fn referenced(v: &Value) -> Option<bool> {
+    let owned;
+    let map = match v {
+        Value::Object(m) => m,
+        Value::String(s) => {
+            owned = serde_json::from_str::<Value>(&s.replace('\'', "\""))
+                .ok()?
+                .as_object()?
+                .clone();
+            &owned
+        }
+        _ => return None,
+    };
+    match (
+        map.get("m").and_then(Value::as_str),
+        map.get("M").and_then(Value::as_str),
+    ) {
+        (Some(m), _) => Some(m == "output_2"),
+        (None, Some(big)) => Some(big == "output_1"),
         _ => None,
     }
 }
@@ -219,6 +254,7 @@ pub fn read(path: &Path, value: &Value) -> Result<Vec<Annotation>> {
                     v => Some(v.clone()),
                 },
                 preference: number(&row["preference"]),
+                m_is_output_2: referenced(&row["referenced_models"]),
             })
         })
         .collect()
@@ -241,7 +277,7 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
         .into_iter()
         .enumerate()
         .map(|(row, a)| {
-            let switched = is_switched(&a.instruction);
+            let switched = a.switched();
             let subset = a.dataset.clone().unwrap_or_else(|| "alpacaeval".into());
             let (first, second) = if switched {
                 (a.output_2, a.output_1)

@@ -10,7 +10,7 @@ use super::record::Outcome;
 pub fn credit(gold: i64, outcome: Outcome) -> f64 {
     match outcome {
         Outcome::Rated(r) if r == gold => 1.0,
-        Outcome::Rated(0) | Outcome::NoVerdict | Outcome::CallFailed => 0.5,
+        Outcome::Rated(0) | Outcome::NoVerdict | Outcome::CutOff | Outcome::CallFailed => 0.5,
         Outcome::Rated(_) => 0.0,
     }
 }

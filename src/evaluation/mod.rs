@@ -240,7 +240,8 @@ mod tests {
                 rated: 2,
                 ties: 1,
                 no_verdict: 1,
-                call_failures: 1
+                call_failures: 1,
+                cut_off: 0,
             }
         );
         assert_eq!(s.parse_rate, 0.5);

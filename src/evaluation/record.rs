@@ -33,6 +33,8 @@ pub struct ItemRow {
 pub enum Outcome {
     Rated(i64),
     NoVerdict,
+    /// Cut off while thinking: no answer (counted apart from unreadable answers).
+    CutOff,
     CallFailed,
 }
 
@@ -43,6 +45,7 @@ impl Outcome {
         match (status, rating) {
             (Status::Rated, Some(v)) => Outcome::Rated(v),
             (Status::NoVerdict, _) => Outcome::NoVerdict,
+            (Status::CutOff, _) => Outcome::CutOff,
             _ => Outcome::CallFailed,
         }
     }
@@ -76,6 +79,8 @@ pub struct Cost {
     pub cache_hits: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_out`, the thinking's.
+    pub tokens_reasoning: u64,
     pub wall_seconds: f64,
 }
 
@@ -167,8 +172,8 @@ pub struct EvalSettings {
     pub seed: u64,
 }
 
-/// `{examples, rated, ties, no_verdict, call_failures}`; rated + no_verdict + call_failures
-/// = examples.
+/// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off
+/// + call_failures = examples.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub examples: usize,
@@ -176,6 +181,8 @@ pub struct Counts {
     pub ties: usize,
     pub no_verdict: usize,
     pub call_failures: usize,
+    /// Items whose answers were all cut off while thinking.
+    pub cut_off: usize,
 }
 
 /// The headline metrics under one parse-failure policy.
@@ -209,6 +216,7 @@ pub fn counts(outcomes: &[Outcome]) -> Counts {
                 c.ties += usize::from(*v == 0);
             }
             Outcome::NoVerdict => c.no_verdict += 1,
+            Outcome::CutOff => c.cut_off += 1,
             Outcome::CallFailed => c.call_failures += 1,
         }
     }

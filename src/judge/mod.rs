@@ -57,6 +57,14 @@ pub struct Params {
     /// (`logprobs: true, top_logprobs: K`); part of the cache key only when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_logprobs: Option<u32>,
+    /// A reasoning model's effort (`reasoning_effort`: low, medium, high); part of the cache
+    /// key only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<String>,
+    /// The template's own request fields (`response_format`, `tools`, `tool_choice`), merged
+    /// into the body; part of the cache key only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<serde_json::Value>,
 }
 
 /// The item behind a call, for judges that answer from the texts rather than the prompt
@@ -116,6 +124,23 @@ pub struct Completion {
     /// The answer's token log-probabilities, when asked for and given (OpenAI's chat shape).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logprobs: Option<Logprobs>,
+    /// A reasoning model's thinking, when the server returns it apart from the answer
+    /// (`reasoning_content` or `reasoning`); thinking inside the text stays there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Why the generation stopped (`stop`, `length`, `tool_calls`), when the server says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Of `tokens_out`, those spent thinking (`completion_tokens_details.reasoning_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_reasoning: u64,
+    /// Parameters the server refused (HTTP 400 naming them) that this call was sent without.
+    #[serde(skip)]
+    pub sent_without: Vec<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Completion {
@@ -128,7 +153,16 @@ impl Completion {
             latency_ms: 0.0,
             cached: false,
             logprobs: None,
+            reasoning: None,
+            finish_reason: None,
+            tokens_reasoning: 0,
+            sent_without: Vec::new(),
         }
+    }
+
+    /// What the judge answered, its thinking set apart (`verdicts::thinking`).
+    pub fn answer(&self) -> crate::verdicts::thinking::Answer<'_> {
+        crate::verdicts::thinking::answer(&self.text, self.finish_reason.as_deref())
     }
 }
 

@@ -137,7 +137,76 @@ pub struct OpenAi {
     /// Per model, the server's first rejection of the configuration (see
     /// [`CallError::rejects_configuration`]).
     rejected: Mutex<HashMap<String, String>>,
+    /// Per model, the parameters the server refused with an HTTP 400 naming them (reasoning
+    /// models refuse `temperature`, ask `max_completion_tokens` for `max_tokens`): later calls
+    /// go without them.
+    refused_parameters: Mutex<HashMap<String, Vec<Adjustment>>>,
     health: Mutex<Health>,
+}
+
+/// A change to a request body the server asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Adjustment {
+    Drop(&'static str),
+    Rename(&'static str, &'static str),
+}
+
+impl Adjustment {
+    fn apply(&self, body: &mut Value) {
+        if let Some(fields) = body.as_object_mut() {
+            match self {
+                Adjustment::Drop(name) => {
+                    fields.remove(*name);
+                    // `logprobs: true` goes with `top_logprobs`.
+                    if *name == "logprobs" {
+                        fields.remove("top_logprobs");
+                    }
+                }
+                Adjustment::Rename(from, to) => {
+                    if let Some(v) = fields.remove(*from) {
+                        fields.insert((*to).to_string(), v);
+                    }
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Adjustment::Drop(name) => format!("without '{name}'"),
+            Adjustment::Rename(from, to) => format!("with '{to}' for '{from}'"),
+        }
+    }
+}
+
+/// The optional parameters a body may carry that a server may refuse, longest first (so that
+/// `top_logprobs` is found before `logprobs`).
+const OPTIONAL: [&str; 6] = [
+    "reasoning_effort",
+    "top_logprobs",
+    "temperature",
+    "max_tokens",
+    "logprobs",
+    "seed",
+];
+
+/// What to change when a 400's message names a parameter of the body; `None` when it names
+/// none (the request itself is bad).
+fn adjustment(body: &Value, message: &str) -> Option<Adjustment> {
+    let lower = message.to_ascii_lowercase();
+    let name = OPTIONAL
+        .into_iter()
+        .find(|p| body.get(*p).is_some() && lower.contains(p))?;
+    Some(
+        if name == "max_tokens" && lower.contains("max_completion_tokens") {
+            Adjustment::Rename("max_tokens", "max_completion_tokens")
+        } else if name == "max_tokens" {
+            // The length limit is not optional: a 400 about it is about its value.
+            return None;
+        } else {
+            Adjustment::Drop(name)
+        },
+    )
 }
 
 impl OpenAi {
@@ -171,6 +240,7 @@ impl OpenAi {
             http,
             url,
             rejected: Mutex::new(HashMap::new()),
+            refused_parameters: Mutex::new(HashMap::new()),
             health: Mutex::new(Health::new()),
         })
     }
@@ -191,6 +261,17 @@ impl OpenAi {
         if let Some(top) = call.params.top_logprobs {
             body["logprobs"] = json!(true);
             body["top_logprobs"] = json!(top);
+        }
+        if let Some(effort) = &call.params.reasoning_effort {
+            body["reasoning_effort"] = json!(effort);
+        }
+        // The template's own fields: a JSON schema to answer in, a tool to call.
+        if let (Some(Value::Object(extra)), Some(fields)) =
+            (&call.params.request, body.as_object_mut())
+        {
+            for (k, v) in extra {
+                fields.insert(k.clone(), v.clone());
+            }
         }
         body
     }
@@ -283,19 +364,55 @@ pub fn completion_of(value: &Value, latency_ms: f64) -> Result<Completion, CallE
     let first = choices
         .first()
         .ok_or_else(|| CallError::BadResponse("empty \"choices\"".into()))?;
-    let text = first["message"]["content"]
+    let message = &first["message"];
+    let content = message["content"]
         .as_str()
-        .or_else(|| first["text"].as_str())
-        .ok_or_else(|| CallError::BadResponse("the first choice has no message content".into()))?;
+        .or_else(|| first["text"].as_str());
+    // A judge that answers by calling a tool: the call's arguments are its answer.
+    let arguments = message["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .or_else(|| message["function_call"]["arguments"].as_str());
+    let text = match (content, arguments) {
+        (Some(c), Some(a)) if c.trim().is_empty() => a,
+        (Some(c), _) => c,
+        (None, Some(a)) => a,
+        // Nothing but thinking (or nothing at all) when the length limit struck.
+        (None, None) if first["finish_reason"] == "length" => "",
+        (None, None) => {
+            return Err(CallError::BadResponse(
+                "the first choice has no message content".into(),
+            ))
+        }
+    };
+    let usage = &value["usage"];
     Ok(Completion {
         text: text.to_string(),
-        tokens_in: value["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        tokens_out: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+        tokens_in: usage["prompt_tokens"].as_u64().unwrap_or(0),
+        tokens_out: usage["completion_tokens"].as_u64().unwrap_or(0),
         latency_ms,
         cached: false,
         // A server that ignores `logprobs` (or garbles them) still gave its verdict.
         logprobs: Logprobs::from_value(&first["logprobs"]).ok().flatten(),
+        reasoning: message["reasoning_content"]
+            .as_str()
+            .or_else(|| message["reasoning"].as_str())
+            .filter(|r| !r.is_empty())
+            .map(str::to_string),
+        finish_reason: first["finish_reason"].as_str().map(str::to_string),
+        tokens_reasoning: reasoning_tokens(usage),
+        sent_without: Vec::new(),
     })
+}
+
+/// The thinking's share of the completion tokens, by any of its spellings: OpenAI's
+/// `completion_tokens_details.reasoning_tokens`, the Responses API's
+/// `output_tokens_details.reasoning_tokens`, a flat `reasoning_tokens`.
+fn reasoning_tokens(usage: &Value) -> u64 {
+    usage["completion_tokens_details"]["reasoning_tokens"]
+        .as_u64()
+        .or_else(|| usage["output_tokens_details"]["reasoning_tokens"].as_u64())
+        .or_else(|| usage["reasoning_tokens"].as_u64())
+        .unwrap_or(0)
 }
 
 impl Judge for OpenAi {
@@ -320,7 +437,41 @@ impl Judge for OpenAi {
                     reason,
                 });
             }
-            let outcome = self.once(&Self::body(call)).await;
+            let mut body = Self::body(call);
+            let known: Vec<Adjustment> = self
+                .refused_parameters
+                .lock()
+                .ok()
+                .and_then(|r| r.get(model).cloned())
+                .unwrap_or_default();
+            for a in &known {
+                a.apply(&mut body);
+            }
+            let mut outcome = self.once(&body).await;
+            // An HTTP 400 naming a parameter of the body: once more without it, and never
+            // again for this model.
+            let mut applied: Vec<Adjustment> = known;
+            while let Err(CallError::Client {
+                status: 400,
+                message,
+            }) = &outcome
+            {
+                let Some(a) = adjustment(&body, message).filter(|a| !applied.contains(a)) else {
+                    break;
+                };
+                a.apply(&mut body);
+                if let Ok(mut refused) = self.refused_parameters.lock() {
+                    let list = refused.entry(model.clone()).or_default();
+                    if !list.contains(&a) {
+                        list.push(a.clone());
+                    }
+                }
+                applied.push(a);
+                outcome = self.once(&body).await;
+            }
+            if let Ok(c) = &mut outcome {
+                c.sent_without = applied.iter().map(Adjustment::describe).collect();
+            }
             if let Ok(mut health) = self.health.lock() {
                 health.back(&outcome);
             }

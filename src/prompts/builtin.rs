@@ -120,6 +120,7 @@ fn template(
         mode: Mode::Pairwise,
         scale: None,
         probability: None,
+        request: None,
     }
 }
 

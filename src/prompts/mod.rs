@@ -3,6 +3,7 @@
 mod builtin;
 mod probability;
 mod rewardbench2;
+mod structured;
 mod template;
 
 pub use builtin::SCORES_PROMPT;
@@ -38,6 +39,12 @@ struct TemplateFile {
     patterns: Vec<PatternEntry>,
     /// `[probability]`: the answer's token logprobs as a probability.
     probability: Option<probability::ProbabilityTable>,
+    /// With `parser = "json"`: the JMESPath to the verdict or grade, and what its values mean.
+    path: Option<String>,
+    #[serde(default)]
+    values: std::collections::BTreeMap<String, toml::Value>,
+    /// `[request]`: fields merged into each request (response_format, tools, tool_choice).
+    request: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,8 +110,27 @@ pub fn load_file(path: &Path) -> Result<Template> {
             e.message()
         ))
     })?;
+    let bad = |what: String| input_error(format!("prompt file '{}': {what}", path.display()));
+    let mode = match file.mode.as_deref() {
+        None | Some("pairwise") => Mode::Pairwise,
+        Some("pointwise") => Mode::Pointwise,
+        Some("ranking") => Mode::Ranking,
+        Some(other) => {
+            return Err(bad(format!(
+                "mode = \"{other}\" is not a mode; use \"pairwise\" (both responses in one call), \"pointwise\" (one response per call) or \"ranking\" (four responses, RewardBench 2)"
+            )))
+        }
+    };
+    if file.parser != "json" && (file.path.is_some() || !file.values.is_empty()) {
+        return Err(bad(format!(
+            "path and values go with parser = \"json\", not \"{}\"",
+            file.parser
+        )));
+    }
     let parser = if file.parser == "regex" {
         regex_parser(path, &file)?
+    } else if file.parser == "json" {
+        structured::parser(file.path.as_deref(), &file.values, mode).map_err(bad)?
     } else {
         if file.match_policy.is_some() || !file.patterns.is_empty() {
             return Err(input_error(format!(
@@ -121,17 +147,6 @@ pub fn load_file(path: &Path) -> Result<Template> {
                 parser_names()
             ))
         })?
-    };
-    let bad = |what: String| input_error(format!("prompt file '{}': {what}", path.display()));
-    let mode = match file.mode.as_deref() {
-        None | Some("pairwise") => Mode::Pairwise,
-        Some("pointwise") => Mode::Pointwise,
-        Some("ranking") => Mode::Ranking,
-        Some(other) => {
-            return Err(bad(format!(
-                "mode = \"{other}\" is not a mode; use \"pairwise\" (both responses in one call), \"pointwise\" (one response per call) or \"ranking\" (four responses, RewardBench 2)"
-            )))
-        }
     };
     let needed: &[&str] = match mode {
         Mode::Pairwise => &["{response1}", "{response2}"],
@@ -173,6 +188,12 @@ pub fn load_file(path: &Path) -> Result<Template> {
             .probability
             .as_ref()
             .map(|table| probability::spec(table, mode))
+            .transpose()
+            .map_err(bad)?,
+        request: file
+            .request
+            .as_ref()
+            .map(structured::request)
             .transpose()
             .map_err(bad)?,
     };
@@ -249,6 +270,7 @@ pub fn to_toml(t: &Template) -> String {
             ));
         }
     }
+    out.push_str(&structured::to_toml(&t.parser, t.request.as_ref()));
     if let Some(spec) = &t.probability {
         out.push_str(&probability::to_toml(spec));
     }
@@ -270,6 +292,7 @@ mod tests {
             mode: Mode::Pairwise,
             scale: None,
             probability: None,
+            request: None,
         }
     }
 

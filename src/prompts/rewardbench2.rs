@@ -76,6 +76,7 @@ fn ranking(name: &str, description: &str, system: Option<&str>, text: &str) -> T
         mode: Mode::Ranking,
         scale: None,
         probability: None,
+        request: None,
     }
 }
 
@@ -90,6 +91,7 @@ fn rating(name: &str, description: &str, text: &str) -> Template {
         mode: Mode::Pointwise,
         scale: Parser::FinalRating.default_scale(),
         probability: None,
+        request: None,
     }
 }
 

@@ -44,6 +44,9 @@ pub struct Template {
     pub scale: Option<(f64, f64)>,
     /// Whether (and how) the answer's token logprobs give a probability (`[probability]`).
     pub probability: Option<crate::verdicts::probability::Spec>,
+    /// Fields the template adds to each request (`[request]`: `response_format` with a JSON
+    /// schema, `tools` and `tool_choice`).
+    pub request: Option<serde_json::Value>,
 }
 
 /// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
@@ -145,7 +148,7 @@ impl Template {
     /// Whether the template asks for the verdict format its parser reads (a template's own
     /// regular expressions are written for its own format).
     pub fn parser_fits(&self) -> bool {
-        if matches!(self.parser, Parser::Regex(_)) {
+        if matches!(self.parser, Parser::Regex(_) | Parser::Json(_)) {
             return true;
         }
         let system = self.system.as_deref().unwrap_or("");

@@ -7,6 +7,7 @@ use crate::dataset::examples::Example;
 use crate::dataset::select::stable_hash;
 use crate::judge::{CallError, Completion};
 use crate::prompts::Template;
+use crate::verdicts::thinking::Answer;
 use crate::verdicts::Verdict;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -51,10 +52,19 @@ pub fn aggregate(
         .enumerate()
         .map(|(i, outcome)| match outcome {
             Ok(c) => {
-                let (verdict, span) = template.parser.read(&c.text);
-                let (verdict, problem) = match verdict {
-                    Verdict::Rated(v) => (Some(v), None),
-                    Verdict::Unparseable(why) => (None, Some(format!("unparseable: {why}"))),
+                // The verdict is read from the answer alone, never from the thinking.
+                let (verdict, span, problem, cut_off) = match c.answer() {
+                    Answer::Text { answer, offset, .. } => {
+                        let (verdict, span) = template.parser.read(answer);
+                        let span = span.map(|(a, b)| (a + offset, b + offset));
+                        match verdict {
+                            Verdict::Rated(v) => (Some(v), span, None, false),
+                            Verdict::Unparseable(why) => {
+                                (None, span, Some(format!("unparseable: {why}")), false)
+                            }
+                        }
+                    }
+                    Answer::CutOff { .. } => (None, None, Some(cut_off_problem(&c)), true),
                 };
                 SampleTrace {
                     sample: i as u32,
@@ -66,6 +76,7 @@ pub fn aggregate(
                     span,
                     problem,
                     error: None,
+                    cut_off,
                     probability: None,
                     probability_problem: None,
                 }
@@ -111,6 +122,19 @@ pub fn aggregate(
     }
 }
 
+/// Why an answer cut off while thinking has no verdict, and what to do about it.
+pub(super) fn cut_off_problem(c: &Completion) -> String {
+    let thinking = if c.tokens_reasoning > 0 {
+        format!(" ({} of them thinking)", c.tokens_reasoning)
+    } else {
+        String::new()
+    };
+    format!(
+        "cut off while thinking after {} tokens{thinking}: raise --max-tokens or lower --reasoning-effort",
+        c.tokens_out
+    )
+}
+
 pub(super) fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> SampleTrace {
     SampleTrace {
         sample,
@@ -122,6 +146,7 @@ pub(super) fn failed_trace(sample: u32, side: Option<u8>, e: CallError) -> Sampl
         span: None,
         problem: Some(format!("call failed: {e}")),
         error: Some(e),
+        cut_off: false,
         probability: None,
         probability_problem: None,
     }

@@ -438,6 +438,8 @@ mod tests {
                 max_tokens: 8,
                 seed: None,
                 top_logprobs: None,
+                reasoning_effort: None,
+                request: None,
             }),
             pointwise: PointwiseRule::default(),
         }

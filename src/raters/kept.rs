@@ -69,6 +69,10 @@ pub struct CallTally {
     pub first_error: Option<CallError>,
     /// The endpoint stopped answering: (endpoint, reason).
     pub gone: Option<(String, String)>,
+    /// Answers cut off while thinking.
+    pub cut_off: usize,
+    /// Calls sent without a parameter the server refused ("without 'temperature'"), counted.
+    pub sent_without: std::collections::BTreeMap<String, usize>,
 }
 
 impl CallTally {
@@ -80,10 +84,15 @@ impl CallTally {
                     self.usage.cache_hits += u64::from(done.cached);
                     self.usage.tokens_in += done.tokens_in;
                     self.usage.tokens_out += done.tokens_out;
+                    self.usage.tokens_reasoning += done.tokens_reasoning;
                 }
             }
             self.calls += 1;
             self.answered += usize::from(s.completion.is_some());
+            self.cut_off += usize::from(s.cut_off);
+            for adjusted in s.completion.iter().flat_map(|c| &c.sent_without) {
+                *self.sent_without.entry(adjusted.clone()).or_default() += 1;
+            }
             if self.first_error.is_none() {
                 self.first_error = s.error.clone();
             }

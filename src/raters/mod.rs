@@ -57,18 +57,23 @@ pub enum Status {
     Rated,
     /// Answers came back but none could be read.
     NoVerdict,
+    /// The judge was stopped while thinking (`max_tokens`): no answer to read.
+    CutOff,
     /// No call produced an answer.
     Failed,
 }
 
 impl Status {
-    /// Rated when there is a rating; else no verdict when any call was answered; else the
-    /// calls failed.
+    /// Rated when there is a rating; else no verdict when an answer came back and could not
+    /// be read; else cut off when the answers were cut off while thinking; else the calls
+    /// failed.
     pub fn of(rating: Option<i64>, samples: &[SampleTrace]) -> Self {
         if rating.is_some() {
             Status::Rated
-        } else if samples.iter().any(|s| s.completion.is_some()) {
+        } else if samples.iter().any(|s| s.completion.is_some() && !s.cut_off) {
             Status::NoVerdict
+        } else if samples.iter().any(|s| s.cut_off) {
+            Status::CutOff
         } else {
             Status::Failed
         }
@@ -78,6 +83,7 @@ impl Status {
         match self {
             Status::Rated => "rated",
             Status::NoVerdict => "no_verdict",
+            Status::CutOff => "cut_off",
             Status::Failed => "call_failed",
         }
     }
@@ -102,6 +108,8 @@ pub struct SampleTrace {
     pub problem: Option<String>,
     /// The call's error, when the call failed.
     pub error: Option<CallError>,
+    /// The answer was cut off while the judge was thinking (`verdicts::thinking`).
+    pub cut_off: bool,
     /// What the answer's logprobs say (a template with `[probability]`), or why they say
     /// nothing.
     pub probability: Option<crate::verdicts::probability::Reading>,
@@ -115,6 +123,8 @@ pub struct Usage {
     pub cache_hits: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_out`, the thinking's.
+    pub tokens_reasoning: u64,
 }
 
 /// The rating of one item by one configuration.

@@ -7,6 +7,7 @@ use super::{Rating, SampleTrace, Status};
 use crate::error::input_error;
 use crate::judge::{CallError, Completion};
 use crate::prompts::Template;
+use crate::verdicts::thinking::Answer;
 use anyhow::Result;
 
 /// What a pointwise configuration does with its grades.
@@ -86,16 +87,25 @@ pub fn aggregate_pointwise(
     let trace = |side: u8, (i, (outcome, shared)): (usize, Graded)| -> SampleTrace {
         let mut t = match outcome {
             Ok(c) => {
-                let read = template.parser.grade(&c.text).and_then(|g| match scale {
-                    Some((lo, hi)) if !(lo..=hi).contains(&g) => {
-                        Err(format!("grade {g} is outside {lo} to {hi}"))
-                    }
-                    _ => Ok(g),
+                // The grade is read from the answer alone, never from the thinking.
+                let answer = match c.answer() {
+                    Answer::Text { answer, .. } => Some(answer),
+                    Answer::CutOff { .. } => None,
+                };
+                let read = answer.map(|a| {
+                    template.parser.grade(a).and_then(|g| match scale {
+                        Some((lo, hi)) if !(lo..=hi).contains(&g) => {
+                            Err(format!("grade {g} is outside {lo} to {hi}"))
+                        }
+                        _ => Ok(g),
+                    })
                 });
                 let (grade, problem) = match read {
-                    Ok(g) => (Some(g), None),
-                    Err(why) => (None, Some(format!("unparseable: {why}"))),
+                    Some(Ok(g)) => (Some(g), None),
+                    Some(Err(why)) => (None, Some(format!("unparseable: {why}"))),
+                    None => (None, Some(super::aggregate::cut_off_problem(&c))),
                 };
+                let cut_off = answer.is_none();
                 SampleTrace {
                     sample: i as u32,
                     side: Some(side),
@@ -106,6 +116,7 @@ pub fn aggregate_pointwise(
                     span: None,
                     problem,
                     error: None,
+                    cut_off,
                     probability: None,
                     probability_problem: None,
                 }

@@ -296,6 +296,10 @@ mod tests {
                     latency_ms: 0.0,
                     cached: false,
                     logprobs: None,
+                    reasoning: None,
+                    finish_reason: None,
+                    tokens_reasoning: 0,
+                    sent_without: Vec::new(),
                 })
             })
             .collect()

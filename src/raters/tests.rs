@@ -67,6 +67,10 @@ fn graded(texts: &[&str]) -> Vec<Graded> {
                     latency_ms: 0.0,
                     cached: false,
                     logprobs: None,
+                    reasoning: None,
+                    finish_reason: None,
+                    tokens_reasoning: 0,
+                    sent_without: Vec::new(),
                 }),
                 false,
             )

@@ -29,8 +29,15 @@ pub struct CostFile {
     pub tokens_in: u64,
     #[serde(default)]
     pub tokens_out: u64,
+    /// Of `tokens_out`, the thinking's (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_reasoning: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_seconds: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A pointwise configuration's rules.

@@ -329,6 +329,8 @@ pub fn params(
             .probability
             .as_ref()
             .map(|p| args.top_logprobs.unwrap_or(p.top)),
+        reasoning_effort: args.reasoning_effort.clone(),
+        request: template.request.clone(),
     }
 }
 

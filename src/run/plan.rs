@@ -37,6 +37,7 @@ struct JudgeEntry {
     temperature: Option<f64>,
     max_tokens: Option<u32>,
     top_logprobs: Option<u32>,
+    reasoning_effort: Option<String>,
 }
 
 /// `--config exp.toml`.
@@ -127,6 +128,9 @@ fn judges_from(
                 }
                 if entry.top_logprobs.is_some() {
                     a.top_logprobs = entry.top_logprobs;
+                }
+                if entry.reasoning_effort.is_some() {
+                    a.reasoning_effort = entry.reasoning_effort.clone();
                 }
                 let setup = judges::build(&a, entry.model.as_deref(), progress)
                     .with_context(|| format!("judge {} of the experiment file", i + 1))?;
@@ -267,6 +271,8 @@ fn baseline(
             max_tokens: 0,
             seed: None,
             top_logprobs: None,
+            reasoning_effort: None,
+            request: None,
         }),
     };
     (config, meta)

@@ -31,6 +31,7 @@ pub struct JudgeSettings {
     pub max_tokens: u32,
     pub judge_seed: Option<u64>,
     pub top_logprobs: Option<u32>,
+    pub reasoning_effort: Option<String>,
     pub system: Option<String>,
     pub timeout: f64,
     pub headers: Vec<String>,

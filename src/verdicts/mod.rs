@@ -19,6 +19,8 @@ mod grades;
 mod pattern;
 pub mod probability;
 mod statements;
+pub mod structured;
+pub mod thinking;
 mod verdict;
 
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
@@ -68,6 +70,9 @@ pub enum Parser {
     /// A template's own regular expressions, one per verdict, with a match policy (a TOML
     /// template's `[regex]` table).
     Regex(Arc<RegexParser>),
+    /// A template's JSON reader (`parser = "json"`, a JMESPath `path` and a `values` table):
+    /// JSON in the answer, a tool call's arguments or a fenced block.
+    Json(Arc<structured::JsonParser>),
     /// Pointwise only: MT-Bench's `Rating: [[7]]` (the last `[[n]]`; else `[n]`).
     Rating,
     /// Pointwise only: a real number opening the text (a reward model's score).
@@ -109,6 +114,7 @@ impl Parser {
             Parser::Comparative => "comparative",
             Parser::JsonLabel => "json_label",
             Parser::Regex(_) => "regex",
+            Parser::Json(_) => "json",
             Parser::Rating => "rating",
             Parser::Number => "number",
             Parser::FinalRating => "final_rating",
@@ -156,6 +162,7 @@ impl Parser {
             Parser::Score
                 | Parser::Binary
                 | Parser::JsonLabel
+                | Parser::Json(_)
                 | Parser::Rating
                 | Parser::Number
                 | Parser::FinalRating
@@ -198,6 +205,7 @@ impl Parser {
                 None => Err("no 0/1 or yes/no answer opening the text or after 'Answer:'".into()),
             },
             Parser::JsonLabel => json_grade(text),
+            Parser::Json(j) => j.grade(text),
             other => Err(format!(
                 "parser '{}' reads pairwise verdicts, not grades",
                 other.name()
@@ -240,7 +248,7 @@ impl Parser {
             Parser::Score => &["score", "Score"],
             Parser::Comparative => &["Score:", "scores"],
             Parser::JsonLabel => &["\"label\""],
-            Parser::Regex(_) => &[],
+            Parser::Regex(_) | Parser::Json(_) => &[],
             Parser::Rating => &["[["],
             Parser::Number => &[],
             Parser::FinalRating => &["1 to 10"],
@@ -275,6 +283,12 @@ impl Parser {
                 r#"{"label": 2, "reason": "Response 2 is better."}"#,
             ),
             Parser::Regex(r) => r.example(verdict),
+            // The value mapped to the verdict, as JSON: a simulated judge's stand-in.
+            Parser::Json(j) => j
+                .values()
+                .iter()
+                .find(|(_, v)| **v == verdict)
+                .map_or_else(|| "{}".to_string(), |(k, _)| format!("{k:?}")),
             Parser::Rating | Parser::Number | Parser::FinalRating => {
                 self.render_grade(verdict as f64)
             }
@@ -303,6 +317,7 @@ impl Parser {
             Parser::Comparative => unspanned(comparative(text)),
             Parser::JsonLabel => unspanned(json_label(text)),
             Parser::Regex(r) => r.read(text),
+            Parser::Json(j) => j.read(text),
             Parser::Ranking => ranking(text),
             Parser::RankingPublished => ranking_published(text),
             Parser::Rating | Parser::Number | Parser::FinalRating => unspanned(none(format!(
@@ -317,6 +332,7 @@ impl fmt::Display for Parser {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Parser::Regex(r) => write!(f, "{r}"),
+            Parser::Json(j) => write!(f, "{j}"),
             _ => f.write_str(self.name()),
         }
     }

@@ -156,3 +156,67 @@ fn analyze_reads_a_probability_column_and_says_what_is_wrong_with_one() {
         "{err}"
     );
 }
+
+#[test]
+fn the_function_calling_judge_replayed_reads_as_alpacaeval_reads_it() {
+    let Some(shared) = shared_data() else { return };
+    let file = shared.join("alpacaeval/structured/gpt4.json");
+    let prompt = crate::common::root().join("examples/prompts/alpaca_eval_fn.toml");
+    let out = tempfile::tempdir().expect("temp dir");
+    let (code, _, err) = crate::common::run(&[
+        "calibrate",
+        "--data",
+        file.to_str().expect("utf-8"),
+        "--judge",
+        &format!("replay:{}", file.display()),
+        "--prompt",
+        prompt.to_str().expect("utf-8"),
+        "--bootstrap",
+        "0",
+        "--out",
+        out.path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let golds = crate::common::ratings_floats(out.path(), "gold");
+    let ratings = crate::common::ratings_floats(out.path(), "rating");
+    let rows: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+    let (mut compared, mut both_first, mut no_call) = (0, 0, 0);
+    for (k, row) in rows.iter().enumerate() {
+        let raw = &row["raw_completion"];
+        if raw.is_null() {
+            // Identical outputs: AlpacaEval's 1.5 without a call; nothing to replay.
+            assert!(
+                row["preference"] == "1.5" || row["preference"] == 1.5,
+                "row {k}"
+            );
+            assert!(ratings[k].is_none());
+            no_call += 1;
+            continue;
+        }
+        let firsts: Vec<&str> = raw["ordered_models"]
+            .as_array()
+            .expect("a ranking")
+            .iter()
+            .filter(|m| m["rank"].as_f64() == Some(1.0))
+            .filter_map(|m| m["model"].as_str())
+            .collect();
+        if firsts.len() != 1 {
+            // Both ranked first: AlpacaEval's ranking_parser reads m's rank (1) and prefers m.
+            both_first += 1;
+            continue;
+        }
+        let model_won = ratings[k].expect("a verdict") == golds[k].expect("gold");
+        let published = row["preference"]
+            .as_f64()
+            .or_else(|| row["preference"].as_str().and_then(|p| p.parse().ok()))
+            .expect("a preference");
+        assert_eq!(
+            model_won,
+            published == 2.0,
+            "row {k}: {firsts:?}, preference {published}"
+        );
+        compared += 1;
+    }
+    assert_eq!((compared, both_first, no_call), (794, 5, 6));
+}

@@ -24,6 +24,7 @@ mod mock_http;
 mod plan;
 mod pointwise;
 mod real_data;
+mod reasoning;
 mod report_dirs;
 mod report_html;
 mod rewardbench2;

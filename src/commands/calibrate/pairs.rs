@@ -36,6 +36,7 @@ fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
         cache_hits: u.cache_hits,
         tokens_in: u.tokens_in,
         tokens_out: u.tokens_out,
+        tokens_reasoning: u.tokens_reasoning,
         wall_seconds,
     }
 }

@@ -144,6 +144,14 @@ pub fn finish<'a>(
             crate::report::media::format::stderr_line(&format!("note: {note}"));
         }
     }
+    let tallies: Vec<(&str, &CallTally)> = tallies.collect();
+    for (name, tally) in &tallies {
+        for (adjusted, n) in &tally.sent_without {
+            crate::report::media::format::stderr_line(&format!(
+                "note: {name}: the server refused a parameter (HTTP 400 naming it); {n} calls were sent {adjusted}"
+            ));
+        }
+    }
     if unwritten > 0 {
         crate::report::media::format::warn(&format!(
             "{unwritten} answers could not be written to the cache; they are in the run directory"
@@ -152,7 +160,7 @@ pub fn finish<'a>(
     judges::check_failures(
         &args.plan.judge,
         caches.first().map(Arc::as_ref),
-        tallies,
+        tallies.into_iter(),
         &format!("the run directory was written: {}", dir.display()),
     )
 }

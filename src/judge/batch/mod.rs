@@ -93,6 +93,8 @@ mod tests {
                 max_tokens: 64,
                 seed: Some(7),
                 top_logprobs: None,
+                reasoning_effort: None,
+                request: None,
             }),
             sample,
             item: Arc::new(ItemView {
@@ -183,6 +185,10 @@ mod tests {
             latency_ms: 0.0,
             cached: false,
             logprobs: None,
+            reasoning: None,
+            finish_reason: None,
+            tokens_reasoning: 0,
+            sent_without: Vec::new(),
         };
         cache.put(&key(&q[1]), Some("m"), &answer).expect("put");
         drop(cache);

@@ -160,6 +160,10 @@ fn anthropic_line(result: &Value, custom_id: String) -> Line {
                     cached: false,
                     // Anthropic's API gives no token logprobs.
                     logprobs: None,
+                    reasoning: None,
+                    finish_reason: None,
+                    tokens_reasoning: 0,
+                    sent_without: Vec::new(),
                 }),
                 None => Err(Failure::new(
                     "malformed body",
@@ -243,6 +247,13 @@ pub fn read(v: &Value) -> Result<Line, String> {
                             .ok()
                             .flatten()
                     }),
+                    reasoning: None,
+                    finish_reason: object
+                        .get("finish_reason")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    tokens_reasoning: 0,
+                    sent_without: Vec::new(),
                 }),
                 _ => Err(Failure::new(
                     "no text",

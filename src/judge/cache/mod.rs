@@ -37,6 +37,12 @@ pub fn key_digest(call: &Call) -> [u8; 32] {
         max_tokens: u32,
         messages: Vec<Sorted<'a>>,
         model: &'a str,
+        /// Only when a reasoning effort is set, so that every other key stays as it was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_effort: Option<&'a str>,
+        /// Likewise only for a template's own request fields.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        request: Option<&'a serde_json::Value>,
         sample: u32,
         seed: Option<u64>,
         temperature: f64,
@@ -66,6 +72,8 @@ pub fn key_digest(call: &Call) -> [u8; 32] {
             })
             .collect(),
         model: &call.params.model,
+        reasoning_effort: call.params.reasoning_effort.as_deref(),
+        request: call.params.request.as_ref(),
         sample: call.sample,
         seed: call.params.seed,
         temperature: call.params.temperature,
@@ -269,6 +277,10 @@ mod tests {
                         max_tokens: 512 + i as u32,
                         seed,
                         top_logprobs: (seed == Some(42)).then_some(5),
+                        reasoning_effort: (seed.is_none() && i == 1).then(|| "low".to_string()),
+                        request: (seed.is_none() && i == 2).then(
+                            || serde_json::json!({"response_format": {"type": "json_object"}}),
+                        ),
                     }),
                     sample: i as u32,
                     item: item.clone(),
@@ -288,6 +300,12 @@ mod tests {
             // Only a call that asks for logprobs has the key (older keys stay as they were).
             if let Some(k) = call.params.top_logprobs {
                 value["top_logprobs"] = serde_json::json!(k);
+            }
+            if let Some(e) = &call.params.reasoning_effort {
+                value["reasoning_effort"] = serde_json::json!(e);
+            }
+            if let Some(r) = &call.params.request {
+                value["request"] = r.clone();
             }
             let was: [u8; 32] = Sha256::digest(value.to_string().as_bytes()).into();
             assert_eq!(key_digest(call), was, "{value}");

@@ -10,7 +10,8 @@
 //!
 //! Users may open the file with `sqlite3`, pandas or DuckDB: table `completions` (key, model,
 //! text, tokens_in, tokens_out, latency_ms, created_unix, logprobs: OpenAI's chat-shape object
-//! as JSON, or NULL).
+//! as JSON, or NULL; reasoning: the thinking a server returned apart; finish_reason;
+//! tokens_reasoning).
 
 use super::legacy;
 use crate::dataset::hub::Progress;
@@ -23,8 +24,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// One stored completion by its key (read by `completion_of`).
-const SELECT_ONE: &str =
-    "SELECT text, tokens_in, tokens_out, latency_ms, logprobs FROM completions WHERE key = ?1";
+const SELECT_ONE: &str = "SELECT text, tokens_in, tokens_out, latency_ms, logprobs, reasoning, finish_reason, tokens_reasoning FROM completions WHERE key = ?1";
 
 fn completion_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Completion> {
     let logprobs: Option<String> = r.get(4)?;
@@ -37,6 +37,10 @@ fn completion_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Completion> {
         // Written by `insert` from the same type: a row that does not read back (edited by
         // hand) keeps its answer without logprobs.
         logprobs: logprobs.and_then(|json| serde_json::from_str(&json).ok()),
+        reasoning: r.get(5)?,
+        finish_reason: r.get(6)?,
+        tokens_reasoning: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
+        sent_without: Vec::new(),
     })
 }
 
@@ -59,7 +63,10 @@ CREATE TABLE IF NOT EXISTS completions (
     tokens_out INTEGER NOT NULL,
     latency_ms REAL NOT NULL,
     created_unix INTEGER NOT NULL,
-    logprobs TEXT
+    logprobs TEXT,
+    reasoning TEXT,
+    finish_reason TEXT,
+    tokens_reasoning INTEGER
 );
 CREATE INDEX IF NOT EXISTS completions_by_model ON completions(model, created_unix);
 CREATE INDEX IF NOT EXISTS completions_by_time ON completions(created_unix);
@@ -263,13 +270,23 @@ impl Cache {
     }
 }
 
-/// A store made before answers kept their logprobs gains the column (empty for its rows).
+/// A store made before answers kept their logprobs and thinking gains those columns (empty for
+/// its rows).
 fn add_logprobs_column(conn: &Connection) -> rusqlite::Result<()> {
-    let has = conn
-        .prepare("SELECT 1 FROM pragma_table_info('completions') WHERE name = 'logprobs'")?
-        .exists([])?;
-    if !has {
-        conn.execute_batch("ALTER TABLE completions ADD COLUMN logprobs TEXT")?;
+    for (column, kind) in [
+        ("logprobs", "TEXT"),
+        ("reasoning", "TEXT"),
+        ("finish_reason", "TEXT"),
+        ("tokens_reasoning", "INTEGER"),
+    ] {
+        let has = conn
+            .prepare("SELECT 1 FROM pragma_table_info('completions') WHERE name = ?1")?
+            .exists([column])?;
+        if !has {
+            conn.execute_batch(&format!(
+                "ALTER TABLE completions ADD COLUMN {column} {kind}"
+            ))?;
+        }
     }
     Ok(())
 }
@@ -286,8 +303,8 @@ fn insert(
     created_unix: i64,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix, logprobs)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix, logprobs, reasoning, finish_reason, tokens_reasoning)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         key,
@@ -300,7 +317,10 @@ fn insert(
         completion
             .logprobs
             .as_ref()
-            .and_then(|l| serde_json::to_string(l).ok())
+            .and_then(|l| serde_json::to_string(l).ok()),
+        completion.reasoning,
+        completion.finish_reason,
+        completion.tokens_reasoning as i64
     ])
     .map(|_| ())
 }
@@ -382,6 +402,10 @@ mod tests {
             latency_ms: 7.5,
             cached: false,
             logprobs: None,
+            reasoning: None,
+            finish_reason: None,
+            tokens_reasoning: 0,
+            sent_without: Vec::new(),
         }
     }
 

@@ -62,7 +62,7 @@ fn position_json(p: &Position) -> Value {
 
 fn counts_json(s: &Scope) -> Value {
     let c = s.counts;
-    json!({"examples": c.examples, "rated": c.rated, "ties": c.ties, "no_verdict": c.no_verdict, "call_failures": c.call_failures})
+    json!({"examples": c.examples, "rated": c.rated, "ties": c.ties, "no_verdict": c.no_verdict, "cut_off": c.cut_off, "call_failures": c.call_failures})
 }
 
 fn scope_json(s: &Scope) -> Value {
@@ -162,7 +162,7 @@ pub fn to_json(run: &Run) -> Value {
             let c = rec.cost;
             m.insert(
                 "cost".into(),
-                json!({"calls": c.calls, "cache_hits": c.cache_hits, "tokens_in": c.tokens_in, "tokens_out": c.tokens_out, "wall_seconds": num(c.wall_seconds)}),
+                json!({"calls": c.calls, "cache_hits": c.cache_hits, "tokens_in": c.tokens_in, "tokens_out": c.tokens_out, "tokens_reasoning": c.tokens_reasoning, "reasoning_share_of_budget": num(crate::report::calibrate::ranking::reasoning_share(c.tokens_reasoning, c.calls, meta.max_tokens)), "wall_seconds": num(c.wall_seconds)}),
             );
             Value::Object(m)
         })

@@ -30,6 +30,44 @@ struct Answer {
     side: Option<u8>,
     span: Option<[usize; 2]>,
     problem: Option<String>,
+    /// The judge's thinking, shown collapsed above the answer: what the server returned apart,
+    /// or a `<think>` block moved out of the text (`set_thinking_apart`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<String>,
+}
+
+impl Answer {
+    /// Moves a `<think>` block at the start of the text into `reasoning` (the span, in
+    /// characters, follows the answer).
+    fn set_thinking_apart(mut self) -> Self {
+        let Some(text) = self.text.take() else {
+            return self;
+        };
+        let (kept, thinking, shift) = match crate::verdicts::thinking::answer(&text, None) {
+            crate::verdicts::thinking::Answer::Text {
+                answer,
+                offset,
+                thinking: Some(thinking),
+            } => (
+                answer.to_string(),
+                thinking.to_string(),
+                text[..offset].chars().count(),
+            ),
+            _ => {
+                self.text = Some(text);
+                return self;
+            }
+        };
+        self.span = self
+            .span
+            .map(|[a, b]| [a.saturating_sub(shift), b.saturating_sub(shift)]);
+        self.reasoning = Some(match self.reasoning.take() {
+            Some(apart) => format!("{apart}\n{thinking}"),
+            None => thinking,
+        });
+        self.text = Some(kept);
+        self
+    }
 }
 
 /// An item as the browser shows it: its texts and each configuration's (rating, status).
@@ -67,6 +105,7 @@ fn status(o: Outcome) -> &'static str {
     match o {
         Outcome::Rated(_) => "rated",
         Outcome::NoVerdict => "no verdict",
+        Outcome::CutOff => "cut off while thinking",
         Outcome::CallFailed => "call failed",
     }
 }
@@ -113,7 +152,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
             index.get(answer.id.as_str()),
         ) {
             if i < shown {
-                completions[k][i].push(answer);
+                completions[k][i].push(answer.set_thinking_apart());
             }
         }
     });

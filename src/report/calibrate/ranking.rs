@@ -244,7 +244,7 @@ pub fn answer(run: &Run) -> Vec<String> {
         .iter()
         .filter_map(|&i| {
             let n = run.evaluation.configs[i].overall.counts;
-            let missing = n.no_verdict + n.call_failures;
+            let missing = n.no_verdict + n.cut_off + n.call_failures;
             (missing > 0).then(|| format!("{} {missing}/{}", configs[i].name, n.examples))
         })
         .collect();
@@ -254,8 +254,48 @@ pub fn answer(run: &Run) -> Vec<String> {
             unread.join(", ")
         ));
     }
+    // A reasoning judge's thinking: what it cost, and the answers it cut off.
+    let thinking: Vec<String> = order
+        .iter()
+        .filter_map(|&i| {
+            let c = &configs[i];
+            let meta = &run.meta.configs[i];
+            let cut = run.evaluation.configs[i].overall.counts.cut_off;
+            (c.cost.tokens_reasoning > 0 || cut > 0).then(|| {
+                let share = reasoning_share(c.cost.tokens_reasoning, c.cost.calls, meta.max_tokens);
+                let cut = if cut > 0 {
+                    format!(", {cut} items cut off while thinking")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} {} thinking tokens ({:.0}% of its budget of calls × {} tokens){cut}",
+                    c.name,
+                    c.cost.tokens_reasoning,
+                    100.0 * share,
+                    meta.max_tokens
+                )
+            })
+        })
+        .collect();
+    if !thinking.is_empty() {
+        out.push(format!(
+            "Thinking: {}. Raise --max-tokens (or lower --reasoning-effort) where answers are cut off.",
+            thinking.join("; ")
+        ));
+    }
     out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
     out
+}
+
+/// The share of the token budget (calls × max_tokens) the thinking used; NaN without calls.
+pub fn reasoning_share(tokens_reasoning: u64, calls: u64, max_tokens: u32) -> f64 {
+    let budget = calls as f64 * f64::from(max_tokens);
+    if budget > 0.0 {
+        tokens_reasoning as f64 / budget
+    } else {
+        f64::NAN
+    }
 }
 
 #[cfg(test)]

@@ -118,10 +118,15 @@ fn parse_failures(run: &Run, order: &[usize]) -> Table {
             "κq as-tie",
         ],
     );
+    // Answers cut off while thinking are their own column, when there are any.
+    let cut = order.iter().any(|&i| scope(i).counts.cut_off > 0);
+    if cut {
+        p.headers.insert(3, "cut off (thinking)".into());
+    }
     for &i in order {
         let s = scope(i);
         let pol = &s.policies;
-        p.rows.push(vec![
+        let mut row = vec![
             rec.configs[i].name.clone(),
             fixed(s.parse_rate),
             s.counts.no_verdict.to_string(),
@@ -132,7 +137,14 @@ fn parse_failures(run: &Run, order: &[usize]) -> Table {
             fixed(pol.drop.kappa_quadratic),
             fixed(pol.as_wrong.kappa_quadratic),
             fixed(pol.as_tie.kappa_quadratic),
-        ]);
+        ];
+        if cut {
+            row.insert(3, s.counts.cut_off.to_string());
+        }
+        p.rows.push(row);
+    }
+    if cut {
+        p.notes.push("cut off (thinking): the judge was stopped by --max-tokens before it answered; raise --max-tokens or lower --reasoning-effort (the policies count them with the items without a verdict)".into());
     }
 
     p

@@ -98,9 +98,13 @@ pub fn slots_json(s: &Slots) -> Value {
 pub fn config_json(c: &Rb2Config) -> Value {
     let r = read(c);
     let u = c.tally.usage;
+    let mut calls = json!({"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out});
+    if u.tokens_reasoning > 0 {
+        calls["tokens_reasoning"] = json!(u.tokens_reasoning);
+    }
     json!({
         "protocol": c.protocol.key(),
-        "calls": {"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out},
+        "calls": calls,
         "read": {"picks": missing_json(r.picks), "verdicts": missing_json(r.verdicts), "grades": missing_json(r.grades)},
         "readers_disagree": c.readers_disagree,
         "slots": slots_json(&c.slots),

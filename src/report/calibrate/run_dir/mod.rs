@@ -88,6 +88,18 @@ impl AnswerLog {
             if let Some(why) = &s.probability_problem {
                 record["probability_problem"] = json!(why);
             }
+            // A reasoning judge's thinking returned apart, and its thinking tokens.
+            if let Some(c) = &s.completion {
+                if let Some(reasoning) = &c.reasoning {
+                    record["reasoning"] = json!(reasoning);
+                }
+                if c.tokens_reasoning > 0 {
+                    record["tokens_reasoning"] = json!(c.tokens_reasoning);
+                }
+                if let Some(reason) = c.finish_reason.as_deref().filter(|r| *r == "length") {
+                    record["finish_reason"] = json!(reason);
+                }
+            }
             if self.error.is_none() {
                 let written = serde_json::to_writer(&mut self.out, &record)
                     .map_err(std::io::Error::from)
@@ -455,6 +467,7 @@ fn config_file(meta: &ConfigMeta, rec: &ConfigRecord) -> PairsConfigFile {
             calls: c.calls,
             tokens_in: c.tokens_in,
             tokens_out: c.tokens_out,
+            tokens_reasoning: c.tokens_reasoning,
             wall_seconds: Some(c.wall_seconds),
         },
         judge: meta.judge.clone(),

@@ -202,6 +202,7 @@ fn config_record(
             .map(|i| match (r.status[i].as_str(), r.rating[i]) {
                 ("rated", Some(v)) => Outcome::Rated(v),
                 ("no_verdict", _) => Outcome::NoVerdict,
+                ("cut_off", _) => Outcome::CutOff,
                 _ => Outcome::CallFailed,
             })
             .collect(),
@@ -210,6 +211,7 @@ fn config_record(
             cache_hits: c.cache_hits,
             tokens_in: c.tokens_in,
             tokens_out: c.tokens_out,
+            tokens_reasoning: c.tokens_reasoning,
             wall_seconds: c.wall_seconds.unwrap_or(0.0),
         },
         reasons: crate::evaluation::tally(

@@ -102,9 +102,17 @@ impl AnswerLine {
                 latency_ms: self.latency_ms.unwrap_or(0.0),
                 cached: self.cached.unwrap_or(false),
                 logprobs: None,
+                reasoning: None,
+                finish_reason: None,
+                tokens_reasoning: 0,
+                sent_without: Vec::new(),
             }),
             verdict: self.verdict,
             span,
+            cut_off: self
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("cut off while thinking")),
             problem: self.problem,
             error: None,
             probability: None,
@@ -281,6 +289,7 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
                     cache_hits: c.calls.cache_hits,
                     tokens_in: c.calls.tokens_in,
                     tokens_out: c.calls.tokens_out,
+                    tokens_reasoning: c.calls.tokens_reasoning,
                 },
                 ..CallTally::default()
             },

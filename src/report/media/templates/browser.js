@@ -88,6 +88,13 @@ function detail(i) {
       }
       const what = s.grade !== null && s.grade !== undefined ? 'grade ' + s.grade + ' (response ' + s.side + ')' : s.verdict !== null && s.verdict !== undefined ? 'verdict ' + label(s.verdict) : (s.problem || '');
       box.appendChild(el('div', 'sample ' + s.sample + ': ' + what, 'note'));
+      if (s.reasoning) {
+        // The thinking, collapsed above the answer: never where the verdict was read.
+        const think = el('details');
+        think.appendChild(el('summary', 'thinking (' + Array.from(s.reasoning).length + ' characters)'));
+        think.appendChild(el('pre', s.reasoning));
+        box.appendChild(think);
+      }
       box.appendChild(pre);
     }
   });
