@@ -21,6 +21,10 @@ fn leaderboard(shared: &std::path::Path) -> HashMap<String, f64> {
 
 /// `calibrate --json` of an AlpacaEval annotation file replayed as its own judge.
 fn replayed(file: &std::path::Path, out: &std::path::Path) -> Value {
+    replayed_with(file, "alpaca_eval_weighted", out)
+}
+
+fn replayed_with(file: &std::path::Path, prompt: &str, out: &std::path::Path) -> Value {
     json_of(&[
         "calibrate",
         "--data",
@@ -28,7 +32,7 @@ fn replayed(file: &std::path::Path, out: &std::path::Path) -> Value {
         "--judge",
         &format!("replay:{}", file.display()),
         "--prompt",
-        "alpaca_eval_weighted",
+        prompt,
         "--bootstrap",
         "0",
         "--out",
@@ -163,20 +167,7 @@ fn the_function_calling_judge_replayed_reads_as_alpacaeval_reads_it() {
     let file = shared.join("alpacaeval/structured/gpt4.json");
     let prompt = crate::common::root().join("examples/prompts/alpaca_eval_fn.toml");
     let out = tempfile::tempdir().expect("temp dir");
-    let (code, _, err) = crate::common::run(&[
-        "calibrate",
-        "--data",
-        file.to_str().expect("utf-8"),
-        "--judge",
-        &format!("replay:{}", file.display()),
-        "--prompt",
-        prompt.to_str().expect("utf-8"),
-        "--bootstrap",
-        "0",
-        "--out",
-        out.path().to_str().expect("utf-8"),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    replayed_with(&file, prompt.to_str().expect("utf-8"), out.path());
     let golds = crate::common::ratings_floats(out.path(), "gold");
     let ratings = crate::common::ratings_floats(out.path(), "rating");
     let rows: Vec<Value> =

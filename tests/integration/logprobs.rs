@@ -366,24 +366,7 @@ fn a_pointwise_template_gives_expected_grades_and_their_comparison() {
         "name = \"grade_1_5\"\nmode = \"pointwise\"\nparser = \"score\"\ntemplate = '''Grade the answer from 1 to 5; reply with the score only.\nQ: {prompt}\nA: {response}'''\n\n[probability]\ntokens = { \"1\" = 1, \"2\" = 2, \"3\" = 3, \"4\" = 4, \"5\" = 5 }\n",
     );
     let out = dir.path().join("run");
-    let (code, _, err) = run(&[
-        "calibrate",
-        "--endpoint",
-        &server.url,
-        "--model",
-        "mock",
-        "--prompt",
-        prompt.to_str().expect("utf-8"),
-        "--data",
-        "sample",
-        "--limit",
-        "10",
-        "--bootstrap",
-        "0",
-        "--no-cache",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]);
+    let (code, _, err) = endpoint_run(&server.url, &prompt, 10, &out);
     assert_eq!(code, 0, "{err}");
     // Each item: the two responses' distributions, by the graded text, compared independently.
     let by_text: std::collections::HashMap<String, Vec<(f64, f64)>> =
@@ -498,4 +481,33 @@ fn a_recording_carries_its_logprobs() {
         err.contains("bad.jsonl', line 1") && err.contains("logprobs"),
         "{err}"
     );
+}
+
+/// `calibrate` against a mock endpoint with a prompt file, over the first bundled pairs, no
+/// cache, no intervals.
+pub fn endpoint_run(
+    url: &str,
+    prompt: &std::path::Path,
+    limit: usize,
+    out: &std::path::Path,
+) -> (i32, String, String) {
+    let limit = limit.to_string();
+    run(&[
+        "calibrate",
+        "--endpoint",
+        url,
+        "--model",
+        "mock",
+        "--prompt",
+        prompt.to_str().expect("utf-8"),
+        "--data",
+        "sample",
+        "--limit",
+        &limit,
+        "--bootstrap",
+        "0",
+        "--no-cache",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ])
 }

@@ -220,24 +220,7 @@ fn json_verdicts_in_content_tool_calls_and_fences() {
         "name = \"json_verdict\"\nparser = \"json\"\npath = \"winner\"\nvalues = { A = \"response1\", B = \"response2\" }\ntemplate = '''Which answer is better? Reply in JSON {\"reason\": ..., \"winner\": \"A\" or \"B\"}.\nQ: {prompt}\nA: {response1}\nB: {response2}'''\n\n[request]\nresponse_format = { type = \"json_schema\", json_schema = { name = \"verdict\", schema = { type = \"object\", properties = { reason = { type = \"string\" }, winner = { type = \"string\", enum = [\"A\", \"B\"] } }, required = [\"reason\", \"winner\"] } } }\n",
     );
     let out = dir.path().join("run");
-    let (code, _, err) = run(&[
-        "calibrate",
-        "--endpoint",
-        &server.url,
-        "--model",
-        "mock",
-        "--prompt",
-        prompt.to_str().expect("utf-8"),
-        "--data",
-        "sample",
-        "--limit",
-        "24",
-        "--bootstrap",
-        "0",
-        "--no-cache",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]);
+    let (code, _, err) = crate::logprobs::endpoint_run(&server.url, &prompt, 24, &out);
     assert_eq!(code, 0, "{err}");
     // The schema went out with every request.
     for body in requests.lock().expect("log").iter() {
