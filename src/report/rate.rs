@@ -125,6 +125,13 @@ pub fn emit_summary(
         "rated {} (ties {}) · no verdict {} · call failures {} · calls {} (cache hits {}) · tokens {} in / {} out",
         c.rated, c.ties, c.no_verdict, c.call_failures, u.calls, u.cache_hits, u.tokens_in, u.tokens_out
     )?;
+    if u.tokens_reasoning > 0 || c.cut_off > 0 {
+        writeln!(
+            w,
+            "thinking: {} of the tokens out · cut off while thinking: {}",
+            u.tokens_reasoning, c.cut_off
+        )?;
+    }
     if let Some(cache) = cache {
         let errors = cache
             .write_errors

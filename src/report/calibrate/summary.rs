@@ -86,7 +86,14 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
             fixed(s.agreement.get(Statistic::KendallTauB)),
             c.cost.calls.to_string(),
             c.cost.cache_hits.to_string(),
-            format!("{}/{}", c.cost.tokens_in, c.cost.tokens_out),
+            if c.cost.tokens_reasoning > 0 {
+                format!(
+                    "{}/{} ({} thinking)",
+                    c.cost.tokens_in, c.cost.tokens_out, c.cost.tokens_reasoning
+                )
+            } else {
+                format!("{}/{}", c.cost.tokens_in, c.cost.tokens_out)
+            },
             format!("{:.1}", c.cost.wall_seconds),
         ]);
     }
