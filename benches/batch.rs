@@ -36,16 +36,10 @@ fn cache_writes(dir: &Path, n: u64) -> f64 {
     support::settle_disk();
     let cache = Cache::open(dir, &raterlab::dataset::hub::Quiet).expect("cache");
     let completion = Completion {
-        text: "Response 1 is better. <winner>1</winner> [[A]] [[A>B]]".into(),
         tokens_in: 300,
         tokens_out: 12,
         latency_ms: 0.0,
-        cached: false,
-        logprobs: None,
-        reasoning: None,
-        finish_reason: None,
-        tokens_reasoning: 0,
-        sent_without: Vec::new(),
+        ..Completion::free("Response 1 is better. <winner>1</winner> [[A]] [[A>B]]")
     };
     let start = Instant::now();
     for i in 0..n {

@@ -70,16 +70,10 @@ fn filler_key(i: u64) -> String {
 
 fn filler(i: u64) -> Completion {
     Completion {
-        text: filler_text(i),
         tokens_in: 700,
         tokens_out: 450,
         latency_ms: 1_500.0,
-        cached: false,
-        logprobs: None,
-        reasoning: None,
-        finish_reason: None,
-        tokens_reasoning: 0,
-        sent_without: Vec::new(),
+        ..Completion::free(filler_text(i))
     }
 }
 

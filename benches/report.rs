@@ -138,16 +138,10 @@ fn main() {
                         shared: false,
                         span: None,
                         completion: Some(Completion {
-                            text,
                             tokens_in: 800,
                             tokens_out: 20,
                             latency_ms: 900.0,
-                            cached: false,
-                            logprobs: None,
-                            reasoning: None,
-                            finish_reason: None,
-                            tokens_reasoning: 0,
-                            sent_without: Vec::new(),
+                            ..Completion::free(text)
                         }),
                         verdict: rating,
                         problem: rating

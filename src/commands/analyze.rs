@@ -145,39 +145,21 @@ fn probability(
             "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
         )));
     }
-    let (positive, tie) = (set[set.len() - 1], (set.len() == 3).then(|| set[1]));
-    let (mut y, mut q) = (Vec::new(), Vec::new());
-    let (mut with, mut ties, mut hard) = (0usize, 0usize, 0.0);
-    for ((&g, &r), p) in pairs.gold.iter().zip(&pairs.rating).zip(p) {
-        let Some(p) = *p else { continue };
-        with += 1;
-        if Some(g) == tie {
-            ties += 1;
-            continue;
-        }
-        y.push(g == positive);
-        q.push(p);
-        hard += if r == g {
-            1.0
-        } else if Some(r) == tie {
-            0.5
-        } else {
-            0.0
-        };
-    }
-    let n = y.len();
-    Ok(crate::evaluation::ProbabilityStats {
-        source: settings.columns.probability.clone().unwrap_or_default(),
-        items: pairs.gold.len(),
-        with_probability: with,
-        gold_ties: ties,
-        calibration: crate::metrics::calibration::calibration(
-            &y,
-            &q,
-            crate::metrics::calibration::BINS,
-            settings.bootstrap,
-            settings.seed,
-        ),
-        hard_accuracy: if n == 0 { f64::NAN } else { hard / n as f64 },
-    })
+    let labels = (set[set.len() - 1], (set.len() == 3).then(|| set[1]));
+    let rows = pairs
+        .gold
+        .iter()
+        .zip(&pairs.rating)
+        .zip(p)
+        .filter_map(|((&g, &r), p)| Some((g, Some(r), (*p)?)));
+    Ok(crate::evaluation::probability_stats(
+        settings.columns.probability.as_deref().unwrap_or_default(),
+        pairs.gold.len(),
+        rows,
+        labels,
+        crate::evaluation::EvalSettings {
+            bootstrap: settings.bootstrap,
+            seed: settings.seed,
+        },
+    ))
 }

@@ -22,7 +22,7 @@ pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
-pub use probability::{probability, ProbabilityStats};
+pub use probability::{probability, stats as probability_stats, ProbabilityStats};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
     Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, RunRecord,

@@ -24,7 +24,8 @@ pub struct ProbabilityStats {
     pub hard_accuracy: f64,
 }
 
-/// The probability figures of `config` over the items at `indices`.
+/// The probability figures of `config` over the items at `indices` (pairwise labels: response
+/// 2 better is the positive side, 0 a tie).
 pub fn probability(
     run: &RunRecord,
     config: &ConfigRecord,
@@ -32,31 +33,53 @@ pub fn probability(
     settings: EvalSettings,
 ) -> Option<ProbabilityStats> {
     let record = config.probability.as_ref()?;
+    let rows = indices.iter().filter_map(|&i| {
+        let p = record.p[i]?;
+        Some((run.items[i].gold, config.outcomes[i].rating(), p))
+    });
+    Some(stats(
+        &record.source,
+        indices.len(),
+        rows,
+        (1, Some(0)),
+        settings,
+    ))
+}
+
+/// The figures of (gold, rating, probability of the positive label) rows over `items` items:
+/// `labels` is (the positive label, the tie label if any). A gold tie is left out and counted;
+/// a verdict that is missing or a tie is worth half in the hard accuracy.
+pub fn stats(
+    source: &str,
+    items: usize,
+    rows: impl Iterator<Item = (i64, Option<i64>, f64)>,
+    (positive, tie): (i64, Option<i64>),
+    settings: EvalSettings,
+) -> ProbabilityStats {
     let (mut y, mut p) = (Vec::new(), Vec::new());
     let (mut with, mut ties, mut hard) = (0usize, 0usize, 0.0);
-    for &i in indices {
-        let Some(q) = record.p[i] else { continue };
+    for (gold, rating, q) in rows {
         with += 1;
-        let gold = run.items[i].gold;
-        if gold == 0 {
+        if Some(gold) == tie {
             ties += 1;
             continue;
         }
-        y.push(gold > 0);
+        y.push(gold == positive);
         p.push(q);
-        hard += match config.outcomes[i].rating() {
+        hard += match rating {
             Some(r) if r == gold => 1.0,
-            Some(0) | None => 0.5,
+            None => 0.5,
+            Some(r) if Some(r) == tie => 0.5,
             Some(_) => 0.0,
         };
     }
     let n = y.len();
-    Some(ProbabilityStats {
-        source: record.source.clone(),
-        items: indices.len(),
+    ProbabilityStats {
+        source: source.to_string(),
+        items,
         with_probability: with,
         gold_ties: ties,
         calibration: calibration(&y, &p, BINS, settings.bootstrap, settings.seed),
         hard_accuracy: if n == 0 { f64::NAN } else { hard / n as f64 },
-    })
+    }
 }

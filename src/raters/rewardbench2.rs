@@ -290,16 +290,10 @@ mod tests {
             .iter()
             .map(|t| {
                 Ok(Completion {
-                    text: t.to_string(),
                     tokens_in: 0,
                     tokens_out: 0,
                     latency_ms: 0.0,
-                    cached: false,
-                    logprobs: None,
-                    reasoning: None,
-                    finish_reason: None,
-                    tokens_reasoning: 0,
-                    sent_without: Vec::new(),
+                    ..Completion::free(t.to_string())
                 })
             })
             .collect()

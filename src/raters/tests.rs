@@ -61,16 +61,10 @@ fn graded(texts: &[&str]) -> Vec<Graded> {
         .map(|t| {
             (
                 Ok(Completion {
-                    text: t.to_string(),
                     tokens_in: 1,
                     tokens_out: 1,
                     latency_ms: 0.0,
-                    cached: false,
-                    logprobs: None,
-                    reasoning: None,
-                    finish_reason: None,
-                    tokens_reasoning: 0,
-                    sent_without: Vec::new(),
+                    ..Completion::free(t.to_string())
                 }),
                 false,
             )

@@ -179,16 +179,10 @@ mod tests {
         let q: Vec<Call> = (0..4).map(|i| call("m", &format!("q{i}"), 0)).collect();
         let cache = Cache::open(&cache_dir, &Quiet).expect("cache");
         let answer = crate::judge::Completion {
-            text: "[[A]]".into(),
             tokens_in: 1,
             tokens_out: 1,
             latency_ms: 0.0,
-            cached: false,
-            logprobs: None,
-            reasoning: None,
-            finish_reason: None,
-            tokens_reasoning: 0,
-            sent_without: Vec::new(),
+            ..crate::judge::Completion::free("[[A]]")
         };
         cache.put(&key(&q[1]), Some("m"), &answer).expect("put");
         drop(cache);

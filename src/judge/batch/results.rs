@@ -152,18 +152,11 @@ fn anthropic_line(result: &Value, custom_id: String) -> Line {
                     .collect()
             });
             match text {
+                // Anthropic's API gives no token logprobs.
                 Some(text) => Ok(Completion {
-                    text,
                     tokens_in: message["usage"]["input_tokens"].as_u64().unwrap_or(0),
                     tokens_out: message["usage"]["output_tokens"].as_u64().unwrap_or(0),
-                    latency_ms: 0.0,
-                    cached: false,
-                    // Anthropic's API gives no token logprobs.
-                    logprobs: None,
-                    reasoning: None,
-                    finish_reason: None,
-                    tokens_reasoning: 0,
-                    sent_without: Vec::new(),
+                    ..Completion::free(text)
                 }),
                 None => Err(Failure::new(
                     "malformed body",
@@ -231,7 +224,6 @@ pub fn read(v: &Value) -> Result<Line, String> {
         if let Some(text) = object.get(column) {
             let outcome = match text {
                 Value::String(t) => Ok(Completion {
-                    text: t.clone(),
                     tokens_in: object
                         .get("num_input_tokens")
                         .and_then(Value::as_u64)
@@ -240,20 +232,16 @@ pub fn read(v: &Value) -> Result<Line, String> {
                         .get("num_generated_tokens")
                         .and_then(Value::as_u64)
                         .unwrap_or(0),
-                    latency_ms: 0.0,
-                    cached: false,
                     logprobs: object.get("logprobs").and_then(|l| {
                         crate::verdicts::probability::Logprobs::from_value(l)
                             .ok()
                             .flatten()
                     }),
-                    reasoning: None,
                     finish_reason: object
                         .get("finish_reason")
                         .and_then(Value::as_str)
                         .map(str::to_string),
-                    tokens_reasoning: 0,
-                    sent_without: Vec::new(),
+                    ..Completion::free(t.clone())
                 }),
                 _ => Err(Failure::new(
                     "no text",

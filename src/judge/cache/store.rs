@@ -396,16 +396,10 @@ mod tests {
 
     fn completion(text: &str) -> Completion {
         Completion {
-            text: text.into(),
             tokens_in: 10,
             tokens_out: 2,
             latency_ms: 7.5,
-            cached: false,
-            logprobs: None,
-            reasoning: None,
-            finish_reason: None,
-            tokens_reasoning: 0,
-            sent_without: Vec::new(),
+            ..Completion::free(text)
         }
     }
 

@@ -96,16 +96,11 @@ impl AnswerLine {
             grade: self.grade,
             shared: self.shared,
             completion: self.text.map(|text| Completion {
-                text,
                 tokens_in: self.tokens_in.unwrap_or(0),
                 tokens_out: self.tokens_out.unwrap_or(0),
                 latency_ms: self.latency_ms.unwrap_or(0.0),
                 cached: self.cached.unwrap_or(false),
-                logprobs: None,
-                reasoning: None,
-                finish_reason: None,
-                tokens_reasoning: 0,
-                sent_without: Vec::new(),
+                ..Completion::free(text)
             }),
             verdict: self.verdict,
             span,
