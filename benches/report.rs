@@ -160,6 +160,7 @@ fn main() {
             .collect();
         records.push(ConfigRecord {
             probability: None,
+            jury: None,
             name: format!("prompt-{}/basic", c),
             prompt: format!("prompt-{c}"),
             rater: "basic".into(),

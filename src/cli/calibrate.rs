@@ -99,6 +99,13 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "demo")]
     pub config: Option<PathBuf>,
 
+    /// A jury (repeatable): several configurations voting as one, from their answers (no
+    /// new call). Members are judge labels (a jury per prompt × rater) or configuration
+    /// names; VOTE is majority (default), unanimous, mean, probability or reward-bench.
+    /// Example: --jury poll=qwen,llama,gpt4 or --jury poll:mean=qwen,llama,gpt4
+    #[arg(long = "jury", value_name = "NAME[:VOTE]=MEMBER,MEMBER,...")]
+    pub juries: Vec<String>,
+
     /// The offline demo: bundled sample, simulated judge, the notebook's three prompts ×
     /// basic and sc:5 (9 configurations with the random, longer and first baselines).
     #[arg(long)]

@@ -69,6 +69,7 @@ impl From<PlanArgs> for PlanSettings {
             raters: a.raters,
             parser: a.parser,
             config: a.config,
+            juries: a.juries,
             demo: a.demo,
         }
     }

@@ -8,6 +8,7 @@ mod compare;
 pub mod consistency;
 pub mod credit;
 pub mod groups;
+pub mod jury;
 pub mod plan;
 mod pointwise;
 mod position;
@@ -177,6 +178,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
             let (sections, leaderboard) = scores(&accuracy);
             let (sections_published, leaderboard_published) = scores(&published);
             ConfigResult {
+                jury: config.jury.as_ref().map(|j| jury::jury(run, j)),
                 consistency: config.samples.as_ref().and_then(|s| {
                     consistency::consistency(run, s, settings.bootstrap, settings.seed)
                 }),

@@ -104,6 +104,8 @@ pub struct ConfigRecord {
     pub samples: Option<Vec<Vec<Option<i64>>>>,
     /// A configuration with a probability source: each item's P(response 2 better).
     pub probability: Option<ProbabilityRecord>,
+    /// A jury: its members (configurations of this record) and how they vote.
+    pub jury: Option<crate::raters::jury::Jury>,
 }
 
 /// A configuration's probabilities, aligned with the run's items.
@@ -271,6 +273,7 @@ pub(crate) mod fixtures {
             pointwise: None,
             samples: None,
             probability: None,
+            jury: None,
         }
     }
 }

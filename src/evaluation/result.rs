@@ -62,4 +62,6 @@ pub struct ConfigResult {
     /// sc:N: what every k = 1..N would have scored under each vote rule, and the bias and
     /// variance of its votes.
     pub consistency: Option<consistency::Consistency>,
+    /// A jury: its members beside it (`jury`).
+    pub jury: Option<super::jury::JuryStats>,
 }

@@ -9,6 +9,7 @@
 
 mod aggregate;
 mod calls;
+pub mod jury;
 mod kept;
 mod kind;
 mod pointwise;
@@ -125,6 +126,19 @@ pub struct Usage {
     pub tokens_out: u64,
     /// Of `tokens_out`, the thinking's.
     pub tokens_reasoning: u64,
+}
+
+impl Usage {
+    /// Both together (a jury's, from its members').
+    pub fn plus(self, o: Usage) -> Usage {
+        Usage {
+            calls: self.calls + o.calls,
+            cache_hits: self.cache_hits + o.cache_hits,
+            tokens_in: self.tokens_in + o.tokens_in,
+            tokens_out: self.tokens_out + o.tokens_out,
+            tokens_reasoning: self.tokens_reasoning + o.tokens_reasoning,
+        }
+    }
 }
 
 /// The rating of one item by one configuration.

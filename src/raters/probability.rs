@@ -19,6 +19,8 @@ pub enum Source {
     Logprobs,
     Votes,
     Scores,
+    /// A jury's voters (`raters::jury`).
+    Jury,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Source::Logprobs => "logprobs",
             Source::Votes => "votes",
             Source::Scores => "scores",
+            Source::Jury => "jury",
         }
     }
 
@@ -36,13 +39,19 @@ impl Source {
             Source::Logprobs => "the answer's token logprobs",
             Source::Votes => "the share of sc:N votes for response 2 (a tie counts half)",
             Source::Scores => "σ(score2 − score1), the Bradley–Terry probability at scale 1",
+            Source::Jury => "a jury's voters' share for response 2 (a tie counts half; vote = probability: the members' mean)",
         }
     }
 
     pub fn from_key(key: &str) -> Option<Self> {
-        [Source::Logprobs, Source::Votes, Source::Scores]
-            .into_iter()
-            .find(|s| s.key() == key)
+        [
+            Source::Logprobs,
+            Source::Votes,
+            Source::Scores,
+            Source::Jury,
+        ]
+        .into_iter()
+        .find(|s| s.key() == key)
     }
 }
 
@@ -87,7 +96,8 @@ pub fn attach(config: &Config, rating: &mut Rating) {
                 rating.p_response2 = Some(1.0 / (1.0 + (g1 - g2).exp()));
             }
         }
-        None => {}
+        // A jury is never a configuration that calls (`jury::rows` sets its probability).
+        Some(Source::Jury) | None => {}
     }
 }
 

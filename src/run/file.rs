@@ -82,6 +82,19 @@ pub struct PairsConfigFile {
     pub temperature: f64,
     #[serde(default)]
     pub template: String,
+    /// A jury: its members (configurations of this run, by name) and vote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jury: Option<JuryFile>,
+}
+
+/// A jury of a run over pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JuryFile {
+    pub members: Vec<String>,
+    pub vote: String,
+    pub weights: Vec<f64>,
+    #[serde(default)]
+    pub tie_margin: f64,
 }
 
 /// The annotators of a run's data.

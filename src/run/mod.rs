@@ -10,6 +10,7 @@ pub mod cache;
 pub mod data;
 pub mod file;
 pub mod judges;
+pub mod jury;
 pub mod plan;
 pub mod record;
 pub mod rewardbench2;

@@ -3,6 +3,7 @@
 
 use super::data::DataSettings;
 use super::judges::{self, JudgeSetup};
+use super::jury::ConfigKey;
 use super::record::ConfigMeta;
 use crate::dataset::hub::Progress;
 use crate::error::input_error;
@@ -52,6 +53,8 @@ struct Experiment {
     parser: Option<String>,
     #[serde(default, rename = "judge")]
     judges: Vec<JudgeEntry>,
+    #[serde(default, rename = "jury")]
+    juries: Vec<super::jury::JuryEntry>,
 }
 
 fn read_experiment(path: &Path) -> Result<Experiment> {
@@ -169,7 +172,12 @@ pub struct Plan {
     pub metas: Vec<ConfigMeta>,
     pub caches: Vec<Arc<Cache>>,
     pub name: Option<String>,
+    /// Juries over `configs` (no calls of their own), with their descriptions.
+    pub juries: Vec<(crate::raters::jury::Jury, ConfigMeta)>,
 }
+
+/// The judges' configurations, their descriptions and who each is (judge label, prompt, rater).
+type Judged3 = (Vec<Config>, Vec<ConfigMeta>, Vec<Option<ConfigKey>>);
 
 /// The configurations of the judges: each template × rater (a scores file: its one prompt,
 /// basic), named `prompt/rater` (`judge/prompt/rater` with several judges).
@@ -178,9 +186,10 @@ fn judged_configs(
     templates: &[crate::prompts::Template],
     raters: &[RaterKind],
     pointwise: crate::raters::PointwiseRule,
-) -> Result<(Vec<Config>, Vec<ConfigMeta>)> {
+) -> Result<Judged3> {
     let mut configs = Vec::new();
     let mut metas = Vec::new();
+    let mut keys = Vec::new();
     let several = judged.len() > 1;
     let scores_template = template(crate::prompts::SCORES_PROMPT, None, None)?;
     for j in judged {
@@ -210,6 +219,11 @@ fn judged_configs(
                 } else {
                     format!("{}/{}", t.name, rater)
                 };
+                keys.push(Some(ConfigKey {
+                    label: j.label.clone(),
+                    prompt: t.name.clone(),
+                    rater: rater.to_string(),
+                }));
                 metas.push(ConfigMeta {
                     name: name.clone(),
                     prompt: t.name.clone(),
@@ -234,7 +248,7 @@ fn judged_configs(
             }
         }
     }
-    Ok((configs, metas))
+    Ok((configs, metas, keys))
 }
 
 /// A baseline's configuration: it makes no call (`samples() == 0`), so its judge and
@@ -373,12 +387,15 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
         }
     }
     let pointwise = judges::pointwise_rule(&with_args.judge)?;
-    let (mut configs, mut metas) = judged_configs(&judged, &templates, &raters, pointwise)?;
+    let (mut configs, mut metas, mut keys) =
+        judged_configs(&judged, &templates, &raters, pointwise)?;
     for rater in raters.iter().copied().filter(|r| r.is_baseline()) {
         let (config, meta) = baseline(rater, &templates[0], pointwise);
         configs.push(config);
         metas.push(meta);
+        keys.push(None);
     }
+    let juries = super::jury::resolve(&experiment.juries, &args.juries, &configs, &metas, &keys)?;
     let caches = judged
         .iter()
         .filter_map(|j| j.setup.cache.clone())
@@ -388,6 +405,7 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
         metas,
         caches,
         name: experiment.name,
+        juries,
     })
 }
 

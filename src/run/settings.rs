@@ -55,6 +55,8 @@ pub struct PlanSettings {
     pub raters: Vec<String>,
     pub parser: Option<String>,
     pub config: Option<PathBuf>,
+    /// `--jury NAME[:VOTE]=MEMBER,...`, as typed.
+    pub juries: Vec<String>,
     pub demo: bool,
 }
 

@@ -7,7 +7,7 @@ use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::judges;
 use crate::run::plan::{Form, Plan};
-use crate::run::record::{Run, RunMeta};
+use crate::run::record::{ConfigMeta, Run, RunMeta};
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use sha2::{Digest, Sha256};
@@ -57,58 +57,57 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
         .collect()
 }
 
-/// What the run rated, as the evaluation and `report DIR` read it.
-fn record(
-    dataset: &Dataset,
-    configs: &[crate::raters::Config],
-    metas: &[crate::run::record::ConfigMeta],
-    ratings: &[Vec<RatingRow>],
-    rated: &Rated,
-) -> RunRecord {
+/// What the run rated, as the evaluation and `report DIR` read it: the plan's configurations,
+/// then its juries.
+fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Rated) -> RunRecord {
+    let configs = &plan.configs;
+    let juries = plan.juries.iter().map(|(j, _)| j);
+    let mut records: Vec<ConfigRecord> = plan
+        .metas
+        .iter()
+        .zip(ratings)
+        .zip(&rated.tallies)
+        .enumerate()
+        .map(|(i, ((m, r), tally))| ConfigRecord {
+            pointwise: (configs[i].template.mode == crate::prompts::Mode::Pointwise
+                && !configs[i].rater.is_baseline())
+            .then(|| evaluation::PointwiseRecord {
+                grades: r.iter().map(|x| x.grades.unwrap_or((None, None))).collect(),
+                tie_margin: configs[i].pointwise.tie_margin,
+                lowest: configs[i].template.scale.map(|s| s.0),
+                order_blind: configs[i].judge.is_order_blind(),
+            }),
+            probability: raters::probability::source(&configs[i])
+                .map(|source| probability_record(source, r)),
+            samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
+                && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
+            .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
+            ..base_record(m, r, cost(tally.usage, rated.wall_seconds[i]))
+        })
+        .collect();
+    for ((jury, (_, m)), r) in juries.zip(&plan.juries).zip(&ratings[configs.len()..]) {
+        // A jury costs what its members cost (its tally sums theirs), in their time.
+        let wall = jury.members.iter().map(|&k| rated.wall_seconds[k]).sum();
+        let cost = cost(rated.tallies[records.len()].usage, wall);
+        let pointwise = r.iter().any(|x| x.grades.is_some()).then(|| {
+            let first = records[jury.members[0]].pointwise.as_ref();
+            evaluation::PointwiseRecord {
+                grades: r.iter().map(|x| x.grades.unwrap_or((None, None))).collect(),
+                tie_margin: jury.tie_margin,
+                lowest: first.and_then(|p| p.lowest),
+                order_blind: first.is_some_and(|p| p.order_blind),
+            }
+        });
+        records.push(ConfigRecord {
+            pointwise,
+            probability: Some(probability_record(raters::probability::Source::Jury, r)),
+            jury: Some(jury.clone()),
+            ..base_record(m, r, cost)
+        });
+    }
     RunRecord {
         items: items(dataset),
-        configs: metas
-            .iter()
-            .zip(ratings)
-            .zip(&rated.tallies)
-            .enumerate()
-            .map(|(i, ((m, r), tally))| ConfigRecord {
-                name: m.name.clone(),
-                prompt: m.prompt.clone(),
-                rater: m.rater.clone(),
-                judge: m.judge.clone(),
-                simulated: m.simulated,
-                outcomes: r.iter().map(Outcome::from).collect(),
-                cost: cost(tally.usage, rated.wall_seconds[i]),
-                reasons: evaluation::tally(
-                    r.iter()
-                        .filter(|x| x.status != raters::Status::Rated)
-                        .filter_map(|x| x.reason.as_deref()),
-                ),
-                pointwise: (configs[i].template.mode == crate::prompts::Mode::Pointwise
-                    && !configs[i].rater.is_baseline())
-                .then(|| evaluation::PointwiseRecord {
-                    grades: r.iter().map(|x| x.grades.unwrap_or((None, None))).collect(),
-                    tie_margin: configs[i].pointwise.tie_margin,
-                    lowest: configs[i].template.scale.map(|s| s.0),
-                    order_blind: configs[i].judge.is_order_blind(),
-                }),
-                probability: raters::probability::source(&configs[i]).map(|source| {
-                    evaluation::ProbabilityRecord {
-                        source: source.key().to_string(),
-                        p: r.iter().map(|x| x.p_response2).collect(),
-                        missing: evaluation::tally(
-                            r.iter()
-                                .filter(|x| x.p_response2.is_none())
-                                .filter_map(|x| x.p_problem.as_deref()),
-                        ),
-                    }
-                }),
-                samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
-                    && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
-                .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
-            })
-            .collect(),
+        configs: records,
         both_orders: dataset.both_orders,
         annotators: (!dataset.annotators.is_empty()).then(|| evaluation::Annotations {
             names: dataset.annotators.clone(),
@@ -126,6 +125,43 @@ fn record(
                 ]
             })
             .collect(),
+    }
+}
+
+/// A configuration's record without its form's parts (pointwise, probability, samples, jury).
+fn base_record(m: &ConfigMeta, r: &[RatingRow], cost: Cost) -> ConfigRecord {
+    ConfigRecord {
+        name: m.name.clone(),
+        prompt: m.prompt.clone(),
+        rater: m.rater.clone(),
+        judge: m.judge.clone(),
+        simulated: m.simulated,
+        outcomes: r.iter().map(Outcome::from).collect(),
+        cost,
+        reasons: evaluation::tally(
+            r.iter()
+                .filter(|x| x.status != raters::Status::Rated)
+                .filter_map(|x| x.reason.as_deref()),
+        ),
+        pointwise: None,
+        probability: None,
+        samples: None,
+        jury: None,
+    }
+}
+
+fn probability_record(
+    source: raters::probability::Source,
+    r: &[RatingRow],
+) -> evaluation::ProbabilityRecord {
+    evaluation::ProbabilityRecord {
+        source: source.key().to_string(),
+        p: r.iter().map(|x| x.p_response2).collect(),
+        missing: evaluation::tally(
+            r.iter()
+                .filter(|x| x.p_response2.is_none())
+                .filter_map(|x| x.p_problem.as_deref()),
+        ),
     }
 }
 
@@ -153,11 +189,24 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         .iter()
         .map(|_| Vec::with_capacity(dataset.examples.len()))
         .collect();
-    let rated = session.rate(args, parts, &mut |k, _, rating| {
+    let mut rated = session.rate(args, parts, &mut |k, _, rating| {
         ratings[k].push(RatingRow::from(rating));
     })?;
-    let metas = metas.clone();
-    let record = record(&dataset, configs, &metas, &ratings, &rated);
+    // The juries vote from their members' ratings: no call of their own.
+    let mut metas = metas.clone();
+    for (jury, meta) in &session.plan.juries {
+        ratings.push(raters::jury::rows(jury, &ratings));
+        metas.push(meta.clone());
+        rated.tallies.push(raters::CallTally {
+            usage: jury
+                .members
+                .iter()
+                .map(|&k| rated.tallies[k].usage)
+                .fold(raters::Usage::default(), raters::Usage::plus),
+            ..raters::CallTally::default()
+        });
+    }
+    let record = record(&dataset, &session.plan, &ratings, &rated);
     let evaluation = evaluation::evaluate(
         &record,
         EvalSettings {

@@ -4,6 +4,7 @@
 pub mod bias;
 pub mod consistency;
 pub mod groups;
+pub mod jury;
 pub mod latex;
 pub mod page;
 pub mod plots;
@@ -119,7 +120,8 @@ pub fn to_json(run: &Run) -> Value {
         .iter()
         .zip(&run.record.configs)
         .zip(&run.meta.configs)
-        .map(|((r, rec), meta)| {
+        .enumerate()
+        .map(|(i, ((r, rec), meta))| {
             let mut m = Map::new();
             m.insert("name".into(), json!(rec.name));
             m.insert("prompt".into(), json!(rec.prompt));
@@ -140,6 +142,9 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(p) = &r.overall.probability {
                 let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
                 m.insert("probability".into(), probability::to_json(p, missing));
+            }
+            if let Some(j) = crate::report::calibrate::jury::to_json(run, i) {
+                m.insert("jury".into(), j);
             }
             if let Some(c) = &r.consistency {
                 m.insert("consistency".into(), crate::report::calibrate::consistency::to_json(c));
@@ -279,6 +284,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         if let Some(t) = &summary.comparisons {
             print(w, t)?;
         }
+        for t in crate::report::calibrate::jury::tables(run, false) {
+            print(w, &t)?;
+        }
         writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
         return Ok(());
     }
@@ -302,8 +310,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in crate::report::calibrate::groups::tables(run)
+    for t in crate::report::calibrate::jury::tables(run, true)
         .into_iter()
+        .chain(crate::report::calibrate::groups::tables(run))
         .chain(crate::report::calibrate::bias::tables(run, &order))
         .chain(crate::report::calibrate::consistency::tables(run, &order))
         .chain(crate::report::annotators::calibrate_tables(run, &order))

@@ -87,6 +87,8 @@ struct BrowserItem<'a> {
 #[derive(Serialize)]
 struct BrowserData<'a> {
     configs: Vec<&'a str>,
+    /// Per configuration: a jury's members (configuration indices), else null.
+    juries: Vec<Option<&'a [usize]>>,
     items: Vec<BrowserItem<'a>>,
     /// Per configuration, per item: its answers.
     completions: Vec<Vec<Vec<Answer>>>,
@@ -182,6 +184,11 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .collect();
     let data = BrowserData {
         configs: rec.configs.iter().map(|c| c.name.as_str()).collect(),
+        juries: rec
+            .configs
+            .iter()
+            .map(|c| c.jury.as_ref().map(|j| &j.members[..]))
+            .collect(),
         items,
         completions,
         answers_cut: (shown < rec.items.len()).then_some(shown),
@@ -231,6 +238,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     ]
     .into_iter()
     .flatten()
+    .chain(crate::report::calibrate::jury::tables(run, true))
     .chain(crate::report::calibrate::groups::tables(run))
     .chain(crate::report::calibrate::bias::tables(run, &order))
     .chain(crate::report::calibrate::consistency::tables(run, &order))
@@ -257,6 +265,12 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     if let Some(svg) = crate::report::calibrate::probability::svg(run, &order)? {
         figures.push(plot(
             "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
+            svg,
+        ));
+    }
+    if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
+        figures.push(plot(
+            "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
             svg,
         ));
     }

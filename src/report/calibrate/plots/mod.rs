@@ -66,6 +66,10 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
         let path = dir.join("probability.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
+    if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
+        let path = dir.join("juries.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
     if let Some(svg) = consistency_svg(run)? {
         let path = dir.join("consistency.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;

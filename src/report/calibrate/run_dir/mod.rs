@@ -12,8 +12,8 @@ use crate::report::calibrate::latex;
 use crate::report::calibrate::plots;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::run::file::{
-    AnnotatorsFile, CostFile, PairsConfigFile, PairsDataFile, PairsRunFile, PointwiseFile, RunFile,
-    SCHEMA,
+    AnnotatorsFile, CostFile, JuryFile, PairsConfigFile, PairsDataFile, PairsRunFile,
+    PointwiseFile, RunFile, SCHEMA,
 };
 use crate::run::record::{ConfigMeta, Run};
 use anyhow::{Context, Result};
@@ -132,9 +132,22 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut grade1, mut grade2, mut votes) = (vec![], vec![], vec![]);
     let (mut p2, mut p_reason, mut expected1, mut expected2) = (vec![], vec![], vec![], vec![]);
+    let mut member_votes = vec![];
     let annotations = run.record.annotators.as_ref();
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
         for (k, (item, r)) in run.record.items.iter().zip(per_item).enumerate() {
+            // A jury's row: each member's rating, in member order ("-": no verdict).
+            member_votes.push(c.jury.as_ref().map(|j| {
+                j.members
+                    .iter()
+                    .map(|&m| {
+                        ratings[m][k]
+                            .rating
+                            .map_or("-".to_string(), |v| v.to_string())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }));
             votes.push(annotations.map(|a| {
                 a.votes[k]
                     .iter()
@@ -203,6 +216,10 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     // Several annotators' labels ("a,b,c" per row), only when gold is their majority.
     if annotations.is_some() {
         columns.push(Column::new("votes".into(), votes));
+    }
+    // The members' ratings ("-1,1,-" in the order run.json lists them), on a jury's rows.
+    if run.record.configs.iter().any(|c| c.jury.is_some()) {
+        columns.push(Column::new("member_votes".into(), member_votes));
     }
     let df = DataFrame::new_infer_height(columns)?;
     crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
@@ -338,8 +355,15 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
     let mut rows = TidyRows::default();
     let (mut c_config, mut c_scope, mut c_gold, mut c_rating, mut c_count) =
         (vec![], vec![], vec![], vec![], vec![]);
-    for (rec, r) in run.record.configs.iter().zip(&run.evaluation.configs) {
+    for (i, (rec, r)) in run
+        .record
+        .configs
+        .iter()
+        .zip(&run.evaluation.configs)
+        .enumerate()
+    {
         rows.set_config(&rec.name);
+        crate::report::calibrate::jury::tidy(&mut rows, run, i);
         scope_rows(&mut rows, "overall", &r.overall);
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);
@@ -459,7 +483,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
 /// A comparisons.csv column of numbers: its name and how to read it.
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
-fn config_file(meta: &ConfigMeta, rec: &ConfigRecord) -> PairsConfigFile {
+fn config_file(meta: &ConfigMeta, rec: &ConfigRecord, all: &[ConfigRecord]) -> PairsConfigFile {
     let c = rec.cost;
     PairsConfigFile {
         cost: CostFile {
@@ -487,6 +511,12 @@ fn config_file(meta: &ConfigMeta, rec: &ConfigRecord) -> PairsConfigFile {
         system: meta.system.clone(),
         temperature: meta.temperature,
         template: meta.template.clone(),
+        jury: rec.jury.as_ref().map(|j| JuryFile {
+            members: j.members.iter().map(|&m| all[m].name.clone()).collect(),
+            vote: j.vote.key().to_string(),
+            weights: j.weights.clone(),
+            tie_margin: j.tie_margin,
+        }),
     }
 }
 
@@ -500,7 +530,7 @@ pub fn run_file(run: &Run) -> RunFile {
             .configs
             .iter()
             .zip(&run.record.configs)
-            .map(|(meta, rec)| config_file(meta, rec))
+            .map(|(meta, rec)| config_file(meta, rec, &run.record.configs))
             .collect(),
         created_unix: m.created_unix,
         data: PairsDataFile {

@@ -237,6 +237,7 @@ fn config_record(
                     .map(|i| r.p_reason[i].as_str()),
             ),
         }),
+        jury: None,
         samples: (file.rater.starts_with("sc:") && file.pointwise.is_none()).then(|| {
             rows.map(|i| {
                 samples
@@ -288,6 +289,44 @@ fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
         .unwrap_or_default()
 }
 
+/// A jury's members by their positions in run.json.
+fn jury(
+    dir: &Path,
+    c: &PairsConfigFile,
+    j: &crate::run::file::JuryFile,
+    doc: &PairsRunFile,
+) -> Result<crate::raters::jury::Jury> {
+    let members = j
+        .members
+        .iter()
+        .map(|m| {
+            doc.configs
+                .iter()
+                .position(|x| &x.name == m)
+                .ok_or_else(|| {
+                    bad_run(
+                        dir,
+                        format!("jury '{}': member '{m}' is not a configuration", c.name),
+                    )
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if j.weights.len() != members.len() {
+        return Err(bad_run(
+            dir,
+            format!("jury '{}': one weight per member", c.name),
+        ));
+    }
+    Ok(crate::raters::jury::Jury {
+        name: c.name.clone(),
+        members,
+        vote: crate::raters::jury::Vote::parse(&j.vote)
+            .map_err(|e| bad_run(dir, format!("jury '{}': {e}", c.name)))?,
+        weights: j.weights.clone(),
+        tie_margin: j.tie_margin,
+    })
+}
+
 /// Reads a run directory over pairs back (its run.json + ratings.parquet).
 pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
     let r = ratings(dir, doc)?;
@@ -304,12 +343,15 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         ));
     }
     let samples = sample_verdicts(dir);
-    let configs = doc
+    let mut configs: Vec<ConfigRecord> = doc
         .configs
         .iter()
         .enumerate()
         .map(|(k, c)| config_record((k, n), c, &r, &samples))
         .collect();
+    for (k, c) in doc.configs.iter().enumerate() {
+        configs[k].jury = c.jury.as_ref().map(|j| jury(dir, c, j, doc)).transpose()?;
+    }
     let data = &doc.data;
     let annotators = match (&data.annotators, &r.votes) {
         (Some(a), Some(votes)) => Some(annotations(dir, a, &votes[..n], data.no_majority)?),

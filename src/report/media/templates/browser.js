@@ -73,6 +73,13 @@ function detail(i) {
   D.configs.forEach((c, k) => {
     const [r, status] = it.ratings[k];
     box.appendChild(el('h4', 'C' + (k + 1) + ' ' + c + ': ' + (r === null ? status : label(r))));
+    // A jury: each member's vote on this item (a member without a verdict does not vote).
+    if (D.juries && D.juries[k]) {
+      box.appendChild(el('div', 'members\' votes: ' + D.juries[k].map(m => {
+        const [v, st] = it.ratings[m];
+        return 'C' + (m + 1) + ' ' + D.configs[m] + ': ' + (v === null ? st + ' (no vote)' : label(v));
+      }).join(' · '), 'note jury'));
+    }
     if (D.answers_cut !== undefined && i >= D.answers_cut) {
       box.appendChild(el('div', 'The answers of items after the first ' + D.answers_cut + ' are not in this page (it keeps ' + D.answers_mb + ' MB of answers); they are in completions.jsonl, config "' + c + '", id "' + it.id + '".', 'note'));
     }

@@ -1,0 +1,504 @@
+//! Juries: several configurations (the members) as one. A jury makes no call of its own: it
+//! reads its members' ratings of the same item and votes. Pure, and shared by the run (its
+//! rows of ratings.csv) and the evaluation (every sub-jury from the same answers).
+//!
+//! The rules:
+//! - a member that failed or gave no verdict does not vote (and is counted);
+//! - `majority`: the label more than half of the voters' weight names; none: no verdict, its
+//!   own reason, never broken arbitrarily;
+//! - `unanimous`: the label every voter names;
+//! - `mean`: the sign of the voters' weighted mean rating (a tie only when it is exactly 0);
+//!   when every member is pointwise, their mean grades compared with the tie margin;
+//! - `probability`: the weighted mean of the members' P(response 2 better), read as a verdict
+//!   at 0.5;
+//! - `reward-bench`: reward-bench's `run_generative.py` vote, `max(set(votes),
+//!   key=votes.count)`: the most common answer, where a member without a verdict votes
+//!   "error" (an "error" plurality is scored as a tie there: here no verdict, with its reason);
+//!   a tie for the most votes, which reward-bench settles by Python's set order (so by
+//!   `PYTHONHASHSEED`), is no verdict here.
+
+use super::pointwise::compare_grades;
+use super::{RatingRow, Status};
+use crate::error::input_error;
+use anyhow::Result;
+
+/// How a jury turns its members' ratings into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vote {
+    Majority,
+    Unanimous,
+    Mean,
+    Probability,
+    RewardBench,
+}
+
+impl Vote {
+    pub const NAMES: &'static str = "majority, unanimous, mean, probability, reward-bench";
+
+    pub fn parse(name: &str) -> Result<Self> {
+        Ok(match name {
+            "majority" => Vote::Majority,
+            "unanimous" => Vote::Unanimous,
+            "mean" => Vote::Mean,
+            "probability" => Vote::Probability,
+            "reward-bench" => Vote::RewardBench,
+            other => {
+                return Err(input_error(format!(
+                    "unknown jury vote '{other}'; votes are {}",
+                    Self::NAMES
+                )))
+            }
+        })
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Vote::Majority => "majority",
+            Vote::Unanimous => "unanimous",
+            Vote::Mean => "mean",
+            Vote::Probability => "probability",
+            Vote::RewardBench => "reward-bench",
+        }
+    }
+}
+
+/// A jury of a run: its members (indices of the run's configurations), vote and weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Jury {
+    pub name: String,
+    pub members: Vec<usize>,
+    pub vote: Vote,
+    /// One weight per member (all 1 unless the experiment file gives them).
+    pub weights: Vec<f64>,
+    /// Pointwise members under `mean`: grades this close are a tie.
+    pub tie_margin: f64,
+}
+
+/// A pointwise member's grades of response 1 and 2.
+type Grades = (Option<f64>, Option<f64>);
+
+/// One member's say on one item.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ballot {
+    pub rating: Option<i64>,
+    pub status: Status,
+    pub p: Option<f64>,
+    /// Pointwise members: their grades of response 1 and 2.
+    pub grades: Option<(Option<f64>, Option<f64>)>,
+}
+
+impl From<&RatingRow> for Ballot {
+    fn from(r: &RatingRow) -> Self {
+        Self {
+            rating: r.rating,
+            status: r.status,
+            p: r.p_response2,
+            grades: r.grades,
+        }
+    }
+}
+
+/// Why a jury gave no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undecided {
+    /// Voters, but no label has more than half of their weight.
+    NoMajority,
+    /// Voters who disagree, under `unanimous`.
+    NotUnanimous,
+    /// `reward-bench`: two answers share the most votes.
+    TiedFirst,
+    /// `reward-bench`: most members gave no verdict.
+    ErrorPlurality,
+    /// No member gave a verdict (or a probability, or grades).
+    NoVotes,
+}
+
+impl Undecided {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Undecided::NoMajority => "jury: no strict majority among the members' verdicts",
+            Undecided::NotUnanimous => "jury: the members' verdicts are not unanimous",
+            Undecided::TiedFirst => {
+                "jury: two verdicts share the most votes (reward-bench settles this by Python's set order)"
+            }
+            Undecided::ErrorPlurality => {
+                "jury: most members gave no verdict (reward-bench scores this as a tie)"
+            }
+            Undecided::NoVotes => "jury: no member gave a verdict",
+        }
+    }
+}
+
+/// What a jury decided on one item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub rating: Option<i64>,
+    pub undecided: Option<Undecided>,
+    /// Members who voted.
+    pub voters: usize,
+    /// The jury's P(response 2 better): the voters' weighted share for response 2 (a tie vote
+    /// half), or under `probability` the members' mean probability.
+    pub p: Option<f64>,
+    /// `mean` over pointwise members: the mean grades.
+    pub grades: Option<(Option<f64>, Option<f64>)>,
+}
+
+/// The sign of `x`: -1, 0 or 1.
+fn sign(x: f64) -> i64 {
+    if x > 0.0 {
+        1
+    } else if x < 0.0 {
+        -1
+    } else {
+        0
+    }
+}
+
+/// The weighted mean of the present values, None when there is none.
+fn weighted_mean(values: impl Iterator<Item = (Option<f64>, f64)>) -> Option<f64> {
+    let (sum, total) = values
+        .filter_map(|(v, w)| Some((v? * w, w)))
+        .fold((0.0, 0.0), |(s, t), (x, w)| (s + x, t + w));
+    (total > 0.0).then(|| sum / total)
+}
+
+/// Each label's weight among the voters (index: label + 1), and the voters' total weight.
+fn tally(ballots: &[Ballot], weights: &[f64]) -> ([f64; 3], f64) {
+    let mut by_label = [0.0; 3];
+    for (b, w) in ballots.iter().zip(weights) {
+        if let Some(r) = b.rating {
+            by_label[(r + 1) as usize] += w;
+        }
+    }
+    (by_label, by_label.iter().sum())
+}
+
+/// The label more than half of the voters' weight names, and whether it is a bare majority:
+/// one of its supporters voting otherwise would undo it.
+pub fn strict_majority(ballots: &[Ballot], weights: &[f64]) -> Option<(i64, bool)> {
+    let (by_label, total) = tally(ballots, weights);
+    let k = (0..3).find(|&k| 2.0 * by_label[k] > total)?;
+    let label = k as i64 - 1;
+    let lightest = ballots
+        .iter()
+        .zip(weights)
+        .filter(|(b, _)| b.rating == Some(label))
+        .map(|(_, &w)| w)
+        .fold(f64::INFINITY, f64::min);
+    Some((label, 2.0 * (by_label[k] - lightest) <= total))
+}
+
+/// The jury's verdict on one item from its members' ballots (in member order).
+pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) -> Decision {
+    let voters = ballots.iter().filter(|b| b.rating.is_some()).count();
+    let (by_label, total) = tally(ballots, weights);
+    let share = (total > 0.0).then(|| (by_label[2] + 0.5 * by_label[1]) / total);
+    let decided = |rating: Option<i64>, undecided: Undecided| Decision {
+        undecided: rating.is_none().then_some(undecided),
+        rating,
+        voters,
+        p: share,
+        grades: None,
+    };
+    if voters == 0 && vote != Vote::Probability && vote != Vote::RewardBench {
+        return decided(None, Undecided::NoVotes);
+    }
+    match vote {
+        Vote::Majority => decided(
+            strict_majority(ballots, weights).map(|m| m.0),
+            Undecided::NoMajority,
+        ),
+        Vote::Unanimous => {
+            let first = ballots.iter().find_map(|b| b.rating);
+            let all = ballots
+                .iter()
+                .filter_map(|b| b.rating)
+                .all(|r| Some(r) == first);
+            decided(first.filter(|_| all), Undecided::NotUnanimous)
+        }
+        Vote::Mean if ballots.iter().all(|b| b.grades.is_some()) => {
+            let side = |pick: fn(Grades) -> Option<f64>| {
+                weighted_mean(
+                    ballots
+                        .iter()
+                        .zip(weights)
+                        .map(|(b, &w)| (b.grades.and_then(pick), w)),
+                )
+            };
+            let (g1, g2) = (side(|g| g.0), side(|g| g.1));
+            let rating = g1.zip(g2).map(|(a, b)| compare_grades(a, b, tie_margin));
+            Decision {
+                grades: Some((g1, g2)),
+                ..decided(rating, Undecided::NoVotes)
+            }
+        }
+        Vote::Mean => {
+            let mean = weighted_mean(
+                ballots
+                    .iter()
+                    .zip(weights)
+                    .map(|(b, &w)| (b.rating.map(|r| r as f64), w)),
+            );
+            decided(mean.map(sign), Undecided::NoVotes)
+        }
+        Vote::Probability => {
+            let p = weighted_mean(ballots.iter().zip(weights).map(|(b, &w)| (b.p, w)));
+            Decision {
+                p,
+                ..decided(p.map(|p| sign(p - 0.5)), Undecided::NoVotes)
+            }
+        }
+        Vote::RewardBench => {
+            // "error" is a vote like the others.
+            let errors: f64 = ballots
+                .iter()
+                .zip(weights)
+                .filter(|(b, _)| b.rating.is_none())
+                .map(|(_, w)| w)
+                .sum();
+            let counts = [by_label[0], by_label[1], by_label[2], errors];
+            let most = counts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let firsts: Vec<usize> = (0..4).filter(|&k| counts[k] == most).collect();
+            match firsts[..] {
+                [3] => decided(None, Undecided::ErrorPlurality),
+                [k] => decided(Some(k as i64 - 1), Undecided::TiedFirst),
+                _ => decided(None, Undecided::TiedFirst),
+            }
+        }
+    }
+}
+
+/// A jury's row of ratings.csv from its decision: rated, or no verdict with the reason; when
+/// no member answered at all, the members' own status (cut off, or failed) and first reason.
+pub fn row(decision: &Decision, members: &[&RatingRow]) -> RatingRow {
+    let (status, reason) = match (decision.rating, decision.undecided) {
+        (Some(_), _) => (Status::Rated, None),
+        (None, Some(Undecided::NoVotes))
+            if members.iter().all(|m| m.status != Status::NoVerdict) =>
+        {
+            let status = if members.iter().any(|m| m.status == Status::CutOff) {
+                Status::CutOff
+            } else {
+                Status::Failed
+            };
+            let first = members.iter().find_map(|m| m.reason.as_deref());
+            (
+                status,
+                Some(first.map_or_else(
+                    || Undecided::NoVotes.reason().to_string(),
+                    |r| format!("jury: no member answered ({r})"),
+                )),
+            )
+        }
+        (None, why) => (
+            Status::NoVerdict,
+            Some(why.unwrap_or(Undecided::NoVotes).reason().to_string()),
+        ),
+    };
+    RatingRow {
+        rating: decision.rating,
+        status,
+        used: decision.voters as u32,
+        verdicts: Box::new([]),
+        reason: reason.map(Box::from),
+        grades: decision.grades,
+        p_response2: decision.p,
+        p_problem: None,
+        expected_grades: None,
+    }
+}
+
+/// A jury's rows, one per item, from its members' rows (`ratings[config][item]`).
+pub fn rows(jury: &Jury, ratings: &[Vec<RatingRow>]) -> Vec<RatingRow> {
+    let items = jury.members.first().map_or(0, |&m| ratings[m].len());
+    (0..items)
+        .map(|i| {
+            let members: Vec<&RatingRow> = jury.members.iter().map(|&m| &ratings[m][i]).collect();
+            let ballots: Vec<Ballot> = members.iter().map(|m| Ballot::from(*m)).collect();
+            row(
+                &decide(jury.vote, &ballots, &jury.weights, jury.tie_margin),
+                &members,
+            )
+        })
+        .collect()
+}
+
+/// Every non-empty subset of `n` members (n ≤ 5 keeps it at 31), smallest first, each as the
+/// members' positions in the jury.
+pub fn subsets(n: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = (1u32..(1 << n))
+        .map(|mask| (0..n).filter(|&i| mask & (1 << i) != 0).collect())
+        .collect();
+    out.sort_by(|a: &Vec<usize>, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ballot(r: Option<i64>) -> Ballot {
+        Ballot {
+            rating: r,
+            status: if r.is_some() {
+                Status::Rated
+            } else {
+                Status::NoVerdict
+            },
+            p: None,
+            grades: None,
+        }
+    }
+
+    fn votes(v: &[Option<i64>]) -> Vec<Ballot> {
+        v.iter().copied().map(ballot).collect()
+    }
+
+    const ONE: [f64; 5] = [1.0; 5];
+
+    #[test]
+    fn a_strict_majority_decides_and_a_split_is_no_verdict() {
+        let d = decide(
+            Vote::Majority,
+            &votes(&[Some(1), Some(1), Some(-1)]),
+            &ONE,
+            0.0,
+        );
+        assert_eq!((d.rating, d.voters, d.p), (Some(1), 3, Some(2.0 / 3.0)));
+        let split = decide(
+            Vote::Majority,
+            &votes(&[Some(1), Some(0), Some(-1)]),
+            &ONE,
+            0.0,
+        );
+        assert_eq!(split.rating, None);
+        assert_eq!(split.undecided, Some(Undecided::NoMajority));
+        // A failed member does not vote: 1 against -1 is no majority, 1 alone is one.
+        let two = decide(
+            Vote::Majority,
+            &votes(&[Some(1), None, Some(-1)]),
+            &ONE,
+            0.0,
+        );
+        assert_eq!((two.rating, two.voters), (None, 2));
+        let one = decide(Vote::Majority, &votes(&[Some(1), None, None]), &ONE, 0.0);
+        assert_eq!(one.rating, Some(1));
+        let none = decide(Vote::Majority, &votes(&[None, None, None]), &ONE, 0.0);
+        assert_eq!(none.undecided, Some(Undecided::NoVotes));
+        // Weights: 2 for -1 outweighs 1 + 0.5 for 1.
+        let w = decide(
+            Vote::Majority,
+            &votes(&[Some(-1), Some(1), Some(1)]),
+            &[2.0, 1.0, 0.5],
+            0.0,
+        );
+        assert_eq!(w.rating, Some(-1));
+    }
+
+    #[test]
+    fn a_bare_majority_is_one_vote_from_undone() {
+        let b = |v: &[Option<i64>]| strict_majority(&votes(v), &ONE);
+        assert_eq!(b(&[Some(1), Some(1), Some(-1)]), Some((1, true)));
+        assert_eq!(b(&[Some(1), Some(1), Some(1)]), Some((1, false)));
+        assert_eq!(
+            b(&[Some(1), Some(1), Some(1), Some(-1), Some(-1)]),
+            Some((1, true))
+        );
+        assert_eq!(
+            b(&[Some(1), Some(1), Some(1), Some(1), Some(-1)]),
+            Some((1, false))
+        );
+        assert_eq!(b(&[Some(0), Some(1)]), None);
+    }
+
+    #[test]
+    fn unanimous_mean_and_probability() {
+        let u = |v: &[Option<i64>]| decide(Vote::Unanimous, &votes(v), &ONE, 0.0).rating;
+        assert_eq!(u(&[Some(1), None, Some(1)]), Some(1));
+        assert_eq!(u(&[Some(1), Some(1), Some(0)]), None);
+        let m = |v: &[Option<i64>]| decide(Vote::Mean, &votes(v), &ONE, 0.0).rating;
+        assert_eq!(m(&[Some(1), Some(1), Some(-1)]), Some(1));
+        assert_eq!(m(&[Some(-1), Some(0), Some(0)]), Some(-1));
+        assert_eq!(m(&[Some(-1), Some(1), Some(0)]), Some(0));
+        let graded = |g1: f64, g2: f64| Ballot {
+            grades: Some((Some(g1), Some(g2))),
+            ..ballot(Some(sign(g2 - g1)))
+        };
+        let g = decide(
+            Vote::Mean,
+            &[graded(7.0, 8.0), graded(9.0, 8.0), graded(5.0, 6.0)],
+            &ONE,
+            0.5,
+        );
+        assert_eq!(g.grades, Some((Some(7.0), Some(22.0 / 3.0))));
+        assert_eq!(g.rating, Some(0), "a gap of 1/3 is inside the 0.5 margin");
+        let with_p = |p: Option<f64>| Ballot {
+            p,
+            ..ballot(Some(1))
+        };
+        let p = decide(
+            Vote::Probability,
+            &[with_p(Some(0.9)), with_p(None), with_p(Some(0.2))],
+            &ONE,
+            0.0,
+        );
+        assert_eq!(p.p, Some(0.55));
+        assert_eq!(p.rating, Some(1));
+    }
+
+    #[test]
+    fn reward_benchs_vote_counts_errors_and_never_breaks_a_tie_for_first() {
+        let r = |v: &[Option<i64>]| decide(Vote::RewardBench, &votes(v), &ONE, 0.0).undecided;
+        let rating = |v: &[Option<i64>]| decide(Vote::RewardBench, &votes(v), &ONE, 0.0).rating;
+        assert_eq!(rating(&[Some(1), None, Some(1)]), Some(1));
+        assert_eq!(r(&[Some(1), None, None]), Some(Undecided::ErrorPlurality));
+        assert_eq!(r(&[Some(1), None, Some(-1)]), Some(Undecided::TiedFirst));
+        // A plurality, not a majority: 2 of 5.
+        assert_eq!(
+            rating(&[Some(1), Some(1), Some(-1), Some(0), None]),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn a_jury_row_keeps_the_members_failure() {
+        let failed = RatingRow {
+            rating: None,
+            status: Status::Failed,
+            used: 0,
+            verdicts: Box::new([None]),
+            reason: Some("HTTP 503".into()),
+            grades: None,
+            p_response2: None,
+            p_problem: None,
+            expected_grades: None,
+        };
+        let d = decide(Vote::Majority, &[Ballot::from(&failed); 2], &ONE, 0.0);
+        let row = row(&d, &[&failed, &failed]);
+        assert_eq!(row.status, Status::Failed);
+        assert_eq!(
+            row.reason.as_deref(),
+            Some("jury: no member answered (HTTP 503)")
+        );
+        let unreadable = RatingRow {
+            status: Status::NoVerdict,
+            ..failed.clone()
+        };
+        let row2 = row_of(&[&failed, &unreadable]);
+        assert_eq!(row2.status, Status::NoVerdict);
+    }
+
+    fn row_of(members: &[&RatingRow]) -> RatingRow {
+        let ballots: Vec<Ballot> = members.iter().map(|m| Ballot::from(*m)).collect();
+        row(&decide(Vote::Majority, &ballots, &ONE, 0.0), members)
+    }
+
+    #[test]
+    fn every_sub_jury_once() {
+        let s = subsets(3);
+        assert_eq!(s.len(), 7);
+        assert_eq!(s[0], vec![0]);
+        assert_eq!(s[6], vec![0, 1, 2]);
+        assert_eq!(subsets(5).len(), 31);
+    }
+}

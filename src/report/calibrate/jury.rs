@@ -1,0 +1,422 @@
+//! A jury beside its members: the JSON object `configs[i].jury`, tidy CSV rows, the terminal's
+//! tables (the jury against each member, and every sub-jury) and the sub-jury figure.
+
+use crate::evaluation::jury::{JuryStats, SubJury};
+use crate::evaluation::{Comparison, Finding};
+use crate::metrics::Statistic;
+use crate::raters::jury::Jury;
+use crate::report::calibrate::ranking::order;
+use crate::report::media::csv::TidyRows;
+use crate::report::media::format::{fixed as f4, with_interval};
+use crate::report::media::json::num;
+use crate::report::media::svg::draw::plot_error;
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+use anyhow::Result;
+use plotters::prelude::*;
+use serde_json::{json, Value};
+
+/// The run's juries: (configuration index, its rule, its figures).
+fn juries(run: &Run) -> Vec<(usize, &Jury, &JuryStats)> {
+    run.record
+        .configs
+        .iter()
+        .zip(&run.evaluation.configs)
+        .enumerate()
+        .filter_map(|(i, (rec, r))| Some((i, rec.jury.as_ref()?, r.jury.as_ref()?)))
+        .collect()
+}
+
+/// The member ranked first by the run's sort metric (the best member).
+pub fn best_member(run: &Run, jury: &Jury) -> usize {
+    let ranked = order(run);
+    *ranked
+        .iter()
+        .find(|i| jury.members.contains(i))
+        .unwrap_or(&jury.members[0])
+}
+
+/// The run's paired comparison of configurations `a` and `b`, with the sign that makes its
+/// differences `b − a`.
+fn comparison(run: &Run, a: usize, b: usize) -> Option<(&Comparison, f64)> {
+    run.evaluation.comparisons.iter().find_map(|c| {
+        if (c.a, c.b) == (a, b) {
+            Some((c, 1.0))
+        } else if (c.a, c.b) == (b, a) {
+            Some((c, -1.0))
+        } else {
+            None
+        }
+    })
+}
+
+fn share(part: usize, of: usize) -> f64 {
+    crate::evaluation::share(part as u64, of as u64)
+}
+
+fn names(run: &Run, members: &[usize]) -> Vec<String> {
+    members
+        .iter()
+        .map(|&m| run.record.configs[m].name.clone())
+        .collect()
+}
+
+fn sub_json(run: &Run, s: &SubJury) -> Value {
+    json!({
+        "members": names(run, &s.members), "decided": s.decided,
+        "accuracy": num(s.drop.accuracy), "kappa_quadratic": num(s.drop.kappa_quadratic),
+        "accuracy_as_wrong": num(s.as_wrong.accuracy), "kappa_quadratic_as_wrong": num(s.as_wrong.kappa_quadratic),
+    })
+}
+
+/// `configs[i].jury`: the rule, its undecided items, the members' abstentions and
+/// agreement, bare majorities, the oracle bound, the jury against each member (the run's
+/// paired tests, Holm-adjusted over every pair of the run) and every sub-jury.
+pub fn to_json(run: &Run, i: usize) -> Option<Value> {
+    let (_, jury, s) = juries(run).into_iter().find(|(k, _, _)| *k == i)?;
+    let best = best_member(run, jury);
+    let versus: Vec<Value> = jury
+        .members
+        .iter()
+        .filter_map(|&m| {
+            let (c, sign) = comparison(run, m, i)?;
+            Some(json!({
+                "member": run.record.configs[m].name, "n": c.n,
+                "accuracy_diff": num(sign * c.accuracy.diff),
+                "accuracy_ci": [num(sign * if sign > 0.0 { c.accuracy.ci.0 } else { c.accuracy.ci.1 }), num(sign * if sign > 0.0 { c.accuracy.ci.1 } else { c.accuracy.ci.0 })],
+                "accuracy_p_holm": num(c.accuracy.p_holm),
+                "kappa_quadratic_diff": num(sign * c.kappa.diff),
+                "kappa_quadratic_ci": [num(sign * if sign > 0.0 { c.kappa.ci.0 } else { c.kappa.ci.1 }), num(sign * if sign > 0.0 { c.kappa.ci.1 } else { c.kappa.ci.0 })],
+                "kappa_quadratic_p_holm": num(c.kappa.p_holm),
+                "accuracy_finding": finding_key(oriented(c.accuracy.finding(), sign)),
+                "kappa_quadratic_finding": finding_key(oriented(c.kappa.finding(), sign)),
+            }))
+        })
+        .collect();
+    Some(json!({
+        "members": names(run, &jury.members),
+        "vote": jury.vote.key(),
+        "weights": jury.weights,
+        "items": s.items,
+        "no_majority": s.no_majority,
+        "no_votes": s.no_votes,
+        "abstained": jury.members.iter().zip(&s.abstained).map(|(&m, n)| (run.record.configs[m].name.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "member_agreement": {
+            "fleiss_kappa": num(s.agreement.fleiss_kappa), "items_all_rated": s.agreement.items_all_rated,
+            "krippendorff_alpha_nominal": num(s.agreement.alpha_nominal),
+            "krippendorff_alpha_ordinal": num(s.agreement.alpha_ordinal),
+        },
+        "majority_items": s.majority_items,
+        "bare_majority": s.bare_majority,
+        "bare_majority_share": num(share(s.bare_majority, s.majority_items)),
+        "unanimous": s.unanimous,
+        "oracle": num(share(s.oracle, s.items)),
+        "oracle_items": s.oracle,
+        "all_right": num(share(s.all_right, s.items)),
+        "best_member": run.record.configs[best].name,
+        "versus_members": versus,
+        "subsets": s.subsets.iter().map(|x| sub_json(run, x)).collect::<Vec<_>>(),
+    }))
+}
+
+/// A finding of "B against A" read as "the jury against the member" (`sign` −1: the jury
+/// is A).
+fn oriented(f: Finding, sign: f64) -> Finding {
+    match (f, sign < 0.0) {
+        (Finding::BBetter, true) => Finding::ABetter,
+        (Finding::ABetter, true) => Finding::BBetter,
+        (f, _) => f,
+    }
+}
+
+/// The finding of the jury (as B) against a member.
+fn finding_key(f: Finding) -> &'static str {
+    match f {
+        Finding::BBetter => "jury_better",
+        Finding::ABetter => "member_better",
+        Finding::NoDifference => "no_difference",
+        Finding::Untested => "untested",
+    }
+}
+
+/// Rows `jury_*` of metrics.csv for configuration `i`.
+pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+    let Some((_, _, s)) = juries(run).into_iter().find(|(k, _, _)| *k == i) else {
+        return;
+    };
+    let n = s.items as u64;
+    rows.push("overall", n, "jury_no_majority", s.no_majority as f64, None);
+    rows.push("overall", n, "jury_no_votes", s.no_votes as f64, None);
+    rows.push("overall", n, "jury_oracle", share(s.oracle, s.items), None);
+    rows.push(
+        "overall",
+        n,
+        "jury_all_right",
+        share(s.all_right, s.items),
+        None,
+    );
+    rows.push(
+        "overall",
+        s.majority_items as u64,
+        "jury_bare_majority_share",
+        share(s.bare_majority, s.majority_items),
+        None,
+    );
+    let a = &s.agreement;
+    rows.push(
+        "overall",
+        a.items_all_rated as u64,
+        "jury_fleiss_kappa",
+        a.fleiss_kappa,
+        None,
+    );
+    rows.push(
+        "overall",
+        n,
+        "jury_krippendorff_alpha_nominal",
+        a.alpha_nominal,
+        None,
+    );
+    rows.push(
+        "overall",
+        n,
+        "jury_krippendorff_alpha_ordinal",
+        a.alpha_ordinal,
+        None,
+    );
+}
+
+/// The terminal's (and the page's) tables: per jury, the jury and its members side by side
+/// with the paired verdict against each; with `details`, every sub-jury.
+pub fn tables(run: &Run, details: bool) -> Vec<Table> {
+    let mut out = Vec::new();
+    for (i, jury, s) in juries(run) {
+        let best = best_member(run, jury);
+        let mut t = Table::new(
+            format!(
+                "Jury {} ({} vote) against its members (95% CIs; paired tests Holm-adjusted over every pair of the run)",
+                run.record.configs[i].name,
+                jury.vote.key()
+            ),
+            &["configuration", "accuracy", "kappa (quadratic)", "jury − member: accuracy", "jury − member: κq", "abstained"],
+        );
+        t.secondary = vec![5];
+        let cell = |k: usize, st: Statistic| {
+            with_interval(&run.evaluation.configs[k].overall.agreement, st)
+        };
+        t.rows.push(vec![
+            format!("{} (jury)", run.record.configs[i].name),
+            cell(i, Statistic::Accuracy),
+            cell(i, Statistic::KappaQuadratic),
+            String::new(),
+            String::new(),
+            format!("{} undecided", s.no_majority + s.no_votes),
+        ]);
+        let short = short_names(run, jury);
+        for (k, &m) in jury.members.iter().enumerate() {
+            let diff = |pick: fn(&Comparison) -> &crate::evaluation::MetricTest| {
+                comparison(run, m, i).map_or_else(String::new, |(c, sign)| {
+                    let t = pick(c);
+                    let (lo, hi) = if sign > 0.0 { t.ci } else { (-t.ci.1, -t.ci.0) };
+                    format!(
+                        "{:+.3} [{:+.3}, {:+.3}] {}",
+                        sign * t.diff,
+                        lo,
+                        hi,
+                        match oriented(t.finding(), sign) {
+                            Finding::BBetter => "jury better",
+                            Finding::ABetter => "member better",
+                            Finding::NoDifference => "no difference",
+                            Finding::Untested => "untested",
+                        }
+                    )
+                })
+            };
+            t.rows.push(vec![
+                format!(
+                    "{}{}",
+                    short[k],
+                    if m == best { " (best member)" } else { "" }
+                ),
+                cell(m, Statistic::Accuracy),
+                cell(m, Statistic::KappaQuadratic),
+                diff(|c| &c.accuracy),
+                diff(|c| &c.kappa),
+                s.abstained[k].to_string(),
+            ]);
+        }
+        t.notes.push(format!(
+            "{} of {} items undecided: {} without a {} among the voters, {} with no member's verdict (members that failed or gave no verdict do not vote); bare majorities (one vote from undone): {} of {} ({})",
+            s.no_majority + s.no_votes,
+            s.items,
+            s.no_majority,
+            if jury.vote == crate::raters::jury::Vote::Unanimous { "unanimous verdict" } else { "decision" },
+            s.no_votes,
+            s.bare_majority,
+            s.majority_items,
+            f4(share(s.bare_majority, s.majority_items)),
+        ));
+        if short[0] != run.record.configs[jury.members[0]].name {
+            t.notes
+                .push(format!("members: {}", names(run, &jury.members).join(", ")));
+        }
+        t.notes.push(format!(
+            "oracle bound: at least one member right on {} of {} items ({}), every member on {}; members' agreement: Fleiss' κ {} over {} items all rated, Krippendorff's α {} (nominal), {} (ordinal); the jury's cost is its members' ({} calls)",
+            s.oracle,
+            s.items,
+            f4(share(s.oracle, s.items)),
+            f4(share(s.all_right, s.items)),
+            f4(s.agreement.fleiss_kappa),
+            s.agreement.items_all_rated,
+            f4(s.agreement.alpha_nominal),
+            f4(s.agreement.alpha_ordinal),
+            run.record.configs[i].cost.calls,
+        ));
+        out.push(t);
+        if details && !s.subsets.is_empty() {
+            out.push(subsets_table(run, i, jury, s));
+        }
+    }
+    out
+}
+
+/// The members' names without the `/prompt/rater` they share (whole when they share none).
+fn short_names(run: &Run, jury: &Jury) -> Vec<String> {
+    let full = names(run, &jury.members);
+    let first = &full[0];
+    let suffix = first
+        .match_indices('/')
+        .map(|(at, _)| &first[at..])
+        .find(|tail| {
+            full.iter()
+                .all(|n| n.ends_with(tail) && n.len() > tail.len())
+        });
+    match suffix {
+        Some(tail) => full
+            .iter()
+            .map(|n| n[..n.len() - tail.len()].to_string())
+            .collect(),
+        None => full,
+    }
+}
+
+fn subsets_table(run: &Run, i: usize, jury: &Jury, s: &JuryStats) -> Table {
+    let short = short_names(run, jury);
+    let mut t = Table::new(
+        format!(
+            "Every sub-jury of {} ({} vote), from the same answers (no new call)",
+            run.record.configs[i].name,
+            jury.vote.key()
+        ),
+        &[
+            "members",
+            "decided",
+            "accuracy",
+            "kappa (quadratic)",
+            "accuracy, undecided wrong",
+        ],
+    );
+    for x in &s.subsets {
+        let who: Vec<&str> = x
+            .members
+            .iter()
+            .filter_map(|m| jury.members.iter().position(|k| k == m))
+            .map(|k| short[k].as_str())
+            .collect();
+        t.rows.push(vec![
+            who.join(" + "),
+            format!("{}/{}", x.decided, s.items),
+            f4(x.drop.accuracy),
+            f4(x.drop.kappa_quadratic),
+            f4(x.as_wrong.accuracy),
+        ]);
+    }
+    t.notes.push(
+        "accuracy and kappa over the items the sub-jury decided; the last column counts its undecided items wrong".into(),
+    );
+    t
+}
+
+/// Every sub-jury's accuracy (undecided items wrong) against its size, one panel per jury, the
+/// oracle bound as a dashed line (None without juries of up to 5 members).
+pub fn svg(run: &Run) -> Result<Option<String>> {
+    let shown: Vec<(usize, &Jury, &JuryStats)> = juries(run)
+        .into_iter()
+        .filter(|(_, _, s)| !s.subsets.is_empty())
+        .collect();
+    if shown.is_empty() {
+        return Ok(None);
+    }
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (820, 320 * shown.len() as u32)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        for (panel, (i, jury, s)) in root.split_evenly((shown.len(), 1)).iter().zip(&shown) {
+            let n = jury.members.len() as f64;
+            let mut chart = ChartBuilder::on(panel)
+                .caption(
+                    format!(
+                        "{}: every sub-jury's accuracy (undecided counted wrong) by size",
+                        run.record.configs[*i].name
+                    ),
+                    ("sans-serif", 16),
+                )
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(50)
+                .build_cartesian_2d(0.5..n + 0.5, 0.0..1.0f64)
+                .map_err(plot_error)?;
+            chart
+                .configure_mesh()
+                .x_labels(jury.members.len())
+                .x_label_formatter(&|k| format!("{k:.0} member(s)"))
+                .draw()
+                .map_err(plot_error)?;
+            let oracle = share(s.oracle, s.items);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(0.5, oracle), (n + 0.5, oracle)],
+                    6,
+                    4,
+                    RGBColor(120, 120, 120).stroke_width(1),
+                ))
+                .map_err(plot_error)?
+                .label("oracle: some member right")
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], RGBColor(120, 120, 120))
+                });
+            let blue = RGBColor(74, 127, 181);
+            chart
+                .draw_series(
+                    s.subsets
+                        .iter()
+                        .filter(|x| x.as_wrong.accuracy.is_finite())
+                        .map(|x| {
+                            let whole = x.members.len() == jury.members.len();
+                            Circle::new(
+                                (x.members.len() as f64, x.as_wrong.accuracy),
+                                if whole { 6 } else { 4 },
+                                if whole {
+                                    RGBColor(214, 120, 40).filled()
+                                } else {
+                                    blue.filled()
+                                },
+                            )
+                        }),
+                )
+                .map_err(plot_error)?
+                .label("a sub-jury (orange: the whole jury)")
+                .legend(move |(x, y)| Circle::new((x + 8, y), 4, blue.filled()));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(Some(svg))
+}
