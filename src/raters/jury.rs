@@ -323,6 +323,82 @@ pub fn rows(jury: &Jury, ratings: &[Vec<RatingRow>]) -> Vec<RatingRow> {
         .collect()
 }
 
+/// The label (a slot, or a pairwise win) the members' votes give under `vote`'s counting:
+/// a strict majority of the voters' weight, a unanimous one, or reward-bench's plurality with
+/// "error" a vote (a tie for first: none). `mean` and `probability` do not apply to labels;
+/// the plan allows them on RewardBench 2 rows only for grades.
+pub fn label_vote(vote: Vote, labels: &[Option<usize>], weights: &[f64]) -> Option<usize> {
+    let mut by: Vec<(Option<usize>, f64)> = Vec::new();
+    for (l, w) in labels.iter().zip(weights) {
+        match by.iter_mut().find(|x| x.0 == *l) {
+            Some(x) => x.1 += w,
+            None => by.push((*l, *w)),
+        }
+    }
+    let voters: f64 = by.iter().filter(|x| x.0.is_some()).map(|x| x.1).sum();
+    match vote {
+        Vote::RewardBench => {
+            let most = by.iter().map(|x| x.1).fold(f64::NEG_INFINITY, f64::max);
+            match by.iter().filter(|x| x.1 == most).collect::<Vec<_>>()[..] {
+                [one] => one.0,
+                _ => None,
+            }
+        }
+        Vote::Unanimous => {
+            let present: Vec<usize> = by.iter().filter_map(|x| x.0).collect();
+            (present.len() == 1).then(|| present[0])
+        }
+        _ => by
+            .iter()
+            .find(|x| x.0.is_some() && 2.0 * x.1 > voters)
+            .and_then(|x| x.0),
+    }
+}
+
+/// A jury's outcome of one RewardBench 2 row from its members' (same protocol): picks by the
+/// vote, each pair's win by the vote, each completion's grade the members' weighted mean.
+pub fn rb2_outcome(
+    jury: &Jury,
+    members: &[&super::rewardbench2::RowOutcome],
+) -> super::rewardbench2::RowOutcome {
+    let weights = &jury.weights;
+    let picks = |f: fn(&super::rewardbench2::RowOutcome) -> Option<usize>| {
+        label_vote(
+            jury.vote,
+            &members.iter().map(|m| f(m)).collect::<Vec<_>>(),
+            weights,
+        )
+    };
+    let n = members.iter().map(|m| m.grades.len()).max().unwrap_or(0);
+    let grades = (0..n)
+        .map(|k| {
+            weighted_mean(
+                members
+                    .iter()
+                    .zip(weights)
+                    .map(|(m, &w)| (m.grades.get(k).copied().flatten(), w)),
+            )
+        })
+        .collect();
+    let pairs = members.iter().map(|m| m.wins.len()).max().unwrap_or(0);
+    let wins = (0..pairs)
+        .map(|k| {
+            let votes: Vec<Option<usize>> = members
+                .iter()
+                .map(|m| m.wins.get(k).copied().flatten().map(usize::from))
+                .collect();
+            label_vote(jury.vote, &votes, weights).map(|v| v == 1)
+        })
+        .collect();
+    super::rewardbench2::RowOutcome {
+        grades,
+        pick: picks(|m| m.pick),
+        other_pick: picks(|m| m.other_pick),
+        wins,
+        answers: Vec::new(),
+    }
+}
+
 /// Every non-empty subset of `n` members (n ≤ 5 keeps it at 31), smallest first, each as the
 /// members' positions in the jury.
 pub fn subsets(n: usize) -> Vec<Vec<usize>> {
@@ -491,6 +567,52 @@ mod tests {
     fn row_of(members: &[&RatingRow]) -> RatingRow {
         let ballots: Vec<Ballot> = members.iter().map(|m| Ballot::from(*m)).collect();
         row(&decide(Vote::Majority, &ballots, &ONE, 0.0), members)
+    }
+
+    #[test]
+    fn picks_and_wins_by_the_vote_grades_by_their_mean() {
+        use crate::raters::rewardbench2::RowOutcome;
+        let row =
+            |pick: Option<usize>, grades: Vec<Option<f64>>, wins: Vec<Option<bool>>| RowOutcome {
+                grades,
+                pick,
+                other_pick: pick,
+                wins,
+                answers: Vec::new(),
+            };
+        let a = row(
+            Some(0),
+            vec![Some(8.0), Some(2.0)],
+            vec![Some(true), Some(false)],
+        );
+        let b = row(Some(0), vec![Some(6.0), None], vec![Some(true), Some(true)]);
+        let c = row(Some(2), vec![None, Some(4.0)], vec![None, Some(true)]);
+        let jury = |vote| Jury {
+            name: "j".into(),
+            members: vec![0, 1, 2],
+            vote,
+            weights: vec![1.0; 3],
+            tie_margin: 0.0,
+        };
+        let o = rb2_outcome(&jury(Vote::Majority), &[&a, &b, &c]);
+        assert_eq!(o.pick, Some(0));
+        assert_eq!(o.grades, [Some(7.0), Some(3.0)]);
+        assert_eq!(o.wins, [Some(true), Some(true)]);
+        let u = rb2_outcome(&jury(Vote::Unanimous), &[&a, &b, &c]);
+        assert_eq!((u.pick, &u.wins[..]), (None, &[Some(true), None][..]));
+        // reward-bench: picks 0, 0, none: 0 wins; a split 1-1 with an error is a tie.
+        assert_eq!(
+            label_vote(Vote::RewardBench, &[Some(0), Some(0), None], &ONE),
+            Some(0)
+        );
+        assert_eq!(
+            label_vote(Vote::RewardBench, &[Some(0), Some(1), None], &ONE),
+            None
+        );
+        assert_eq!(
+            label_vote(Vote::Majority, &[Some(0), Some(1), None], &ONE),
+            None
+        );
     }
 
     #[test]

@@ -133,3 +133,23 @@ pub fn ratings_floats(run_dir: &Path, column: &str) -> Vec<Option<f64>> {
         .expect("numbers");
     values.f64().expect("floats").iter().collect()
 }
+
+/// A column of a run directory's ratings.parquet as text (missing values `None`).
+#[allow(dead_code)]
+pub fn ratings_strings(run_dir: &Path, column: &str) -> Vec<Option<String>> {
+    use polars::prelude::SerReader;
+    let file = std::fs::File::open(run_dir.join("ratings.parquet")).expect("ratings.parquet");
+    let df = polars::prelude::ParquetReader::new(file)
+        .finish()
+        .expect("parquet");
+    let values = df.column(column).expect("the column");
+    let values = values
+        .cast(&polars::prelude::DataType::String)
+        .expect("text");
+    values
+        .str()
+        .expect("strings")
+        .iter()
+        .map(|v| v.map(str::to_string))
+        .collect()
+}

@@ -16,6 +16,7 @@ mod groups;
 mod hub_download;
 mod judge_cli;
 mod judgebench;
+mod juries;
 mod layers;
 mod llmbar_replay;
 mod logprobs;

@@ -296,6 +296,52 @@ pub fn layout(
 }
 
 /// The protocols that call a judge: every configuration of the plan, one budget.
+/// A jury's rows from its members' (one protocol): picks and wins by its vote, grades their
+/// mean; its cost its members'.
+fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Made> {
+    use crate::raters::jury::Vote;
+    let members: Vec<&Rb2Made> = jury.members.iter().map(|&m| &made[m]).collect();
+    let protocol = members[0].protocol;
+    if let Some(other) = members.iter().find(|m| m.protocol != protocol) {
+        return Err(crate::error::input_error(format!(
+            "jury '{}': on RewardBench 2 rows every member must follow one protocol, but {} is {} and {} is {}; name members of one prompt",
+            jury.name,
+            members[0].name,
+            protocol.key(),
+            other.name,
+            other.protocol.key()
+        )));
+    }
+    if matches!(jury.vote, Vote::Mean | Vote::Probability) && !protocol.grades() {
+        return Err(crate::error::input_error(format!(
+            "jury '{}': vote '{}' applies to grades, and its members follow the {} protocol; use majority, unanimous or reward-bench",
+            jury.name,
+            jury.vote.key(),
+            protocol.key()
+        )));
+    }
+    let rows = members[0].outcomes.len();
+    Ok(Rb2Made {
+        name: jury.name.clone(),
+        protocol,
+        simulated: members.iter().any(|m| m.simulated),
+        floor: FAILED_RATING,
+        tally: crate::raters::CallTally {
+            usage: members
+                .iter()
+                .map(|m| m.tally.usage)
+                .fold(crate::raters::Usage::default(), crate::raters::Usage::plus),
+            ..crate::raters::CallTally::default()
+        },
+        outcomes: (0..rows)
+            .map(|r| {
+                let of: Vec<&RowOutcome> = members.iter().map(|m| &m.outcomes[r]).collect();
+                crate::raters::jury::rb2_outcome(jury, &of)
+            })
+            .collect(),
+    })
+}
+
 fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
     let session = Session::plan(args, Form::RewardBench2, set.seed)?;
     let plan = &session.plan;
@@ -324,7 +370,7 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
         );
         next[k] += 1;
     })?;
-    let made = plan
+    let mut made: Vec<Rb2Made> = plan
         .configs
         .iter()
         .zip(outcomes)
@@ -338,6 +384,9 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
             outcomes,
         })
         .collect();
+    for (jury, _) in &plan.juries {
+        made.push(jury_made(jury, &made)?);
+    }
     Ok((
         made,
         Out {
