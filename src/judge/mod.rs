@@ -274,6 +274,11 @@ pub trait Judge: Send + Sync {
     }
     /// Whether answers are worth caching on disk (real calls cost money; replay and the
     /// simulator are free and deterministic).
+    /// An OpenAI-compatible server's base URL and API key (what `calibrate --batch` sends
+    /// this judge's calls to); None for judges that answer locally.
+    fn endpoint(&self) -> Option<(String, Option<String>)> {
+        None
+    }
     fn cacheable(&self) -> bool {
         false
     }

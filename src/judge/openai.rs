@@ -419,6 +419,9 @@ impl Judge for OpenAi {
     fn describe(&self) -> String {
         format!("openai @ {}", self.config.base_url)
     }
+    fn endpoint(&self) -> Option<(String, Option<String>)> {
+        Some((self.config.base_url.clone(), self.config.api_key.clone()))
+    }
     fn cacheable(&self) -> bool {
         true
     }

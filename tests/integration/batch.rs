@@ -1360,3 +1360,68 @@ fn rewardbench2_rows_export_ingest_and_go_offline() {
         assert_eq!(scores(&offline), scores(&online), "{format}");
     }
 }
+
+/// A jury whose members live on two servers: `--batch` sends each member's calls to its own
+/// server's Batch API, and the jury equals the online run's.
+#[test]
+fn a_jurys_members_are_batched_each_at_its_own_endpoint() {
+    let (one, two) = (
+        BatchServer::start(Faults::default()),
+        BatchServer::start(Faults::default()),
+    );
+    let runs = Runs::new();
+    let experiment = format!(
+        "prompts = [\"simple_with_tie\"]\n\
+         [[judge]]\nlabel = \"a\"\nendpoint = \"{}\"\nmodel = \"mock-judge\"\n\
+         [[judge]]\nlabel = \"b\"\nendpoint = \"{}\"\nmodel = \"mock-judge\"\ntemperature = 0.7\n\
+         [[judge]]\nlabel = \"c\"\nendpoint = \"{}\"\nmodel = \"other-judge\"\n\
+         [[jury]]\nname = \"poll\"\nmembers = [\"a\", \"b\", \"c\"]\n",
+        one.endpoint(),
+        two.endpoint(),
+        one.endpoint()
+    );
+    let config = runs.path("exp.toml");
+    std::fs::write(&config, experiment).expect("experiment");
+    let args = |cache: &str, out: &str, batch: bool| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "calibrate",
+            "--json",
+            "--config",
+            &config,
+            "--cache-dir",
+            &runs.path(cache),
+            "--out",
+            &runs.path(out),
+            "--bootstrap",
+            "0",
+            "--limit",
+            "6",
+            "--both-orders",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if batch {
+            a.extend(["--batch", "--poll-interval", "0.02"].map(String::from));
+        }
+        a
+    };
+    let (code, online, err) = calibrate(&args("online-cache", "online", false));
+    assert_eq!(code, 0, "{err}");
+    let chat = (one.chat_calls(), two.chat_calls());
+    assert_eq!(
+        chat,
+        (24, 12),
+        "a and c on the first server, b on the second"
+    );
+    let (code, batched, err) = calibrate(&args("batch-cache", "batched", true));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((one.chat_calls(), two.chat_calls()), chat, "no online call");
+    // Each server ran the batches of its own members' calls (one per model).
+    assert_eq!(one.batch_sizes().iter().sum::<usize>(), 24);
+    assert_eq!(two.batch_sizes(), [12]);
+    assert_eq!(figures(&batched), figures(&online));
+    let jury = |doc: &Value| doc["configs"][3]["jury"].clone();
+    assert_eq!(jury(&batched), jury(&online));
+    assert_eq!(batched["configs"][3]["cost"]["calls"].as_u64(), Some(36));
+}

@@ -27,7 +27,8 @@ pub fn check_batch_judges(args: &PlanSettings) -> Result<()> {
             "--batch sends the calls through an OpenAI-compatible Batch API; drop --demo and --judge, and give --endpoint URL --model NAME",
         ));
     }
-    if args.judge.endpoint.is_none() {
+    // An experiment file's judges may each name their own endpoint (checked per part).
+    if args.judge.endpoint.is_none() && args.config.is_none() {
         return Err(input_error(
             "--batch needs --endpoint URL: the server whose Batch API (/files, /batches) runs the calls, e.g. https://api.openai.com/v1",
         ));
@@ -177,7 +178,7 @@ fn resume_hint(api: &BatchApi, state_path: &Path, running: &[String]) -> String 
 
 /// What the batches settled: a configuration's judge then answers from the cache, or with the
 /// failure a batch reported, so the run rates and reports as usual.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Settle {
     cache: Arc<Cache>,
     failures: Arc<HashMap<Key, crate::judge::CallError>>,
@@ -395,24 +396,66 @@ impl Rounds<'_> {
 }
 
 /// `calibrate --batch`: every uncached call of the parts (configurations and their items)
-/// goes through the Batch API; returns what settles their judges.
+/// goes through the Batch API of its judge's endpoint (the judges of an experiment file may
+/// each have their own: a jury's members' calls go each to its member's server); returns,
+/// per part, what settles its judge.
 pub fn run_batches(
     args: &CalibrateSettings,
     parts: &[Part<'_>],
     caches: &[Arc<Cache>],
     watch: &dyn Watch,
-) -> Result<Settle> {
+) -> Result<Vec<Option<Settle>>> {
     check_batchable(parts.iter().map(|p| p.0), "--batch")?;
+    // The parts by endpoint, in the order they first appear (baselines make no call).
+    let mut groups: Vec<((String, Option<String>), Vec<usize>)> = Vec::new();
+    for (k, part) in parts.iter().enumerate() {
+        if part.0.rater.is_baseline() {
+            continue;
+        }
+        let Some(endpoint) = part.0.judge.endpoint() else {
+            return Err(input_error(format!(
+                "--batch sends calls to an OpenAI-compatible server, and configuration '{}' has none ({}); give its judge an endpoint",
+                part.0.name,
+                part.0.judge.describe()
+            )));
+        };
+        match groups.iter_mut().find(|g| g.0 .0 == endpoint.0) {
+            Some(g) => g.1.push(k),
+            None => groups.push((endpoint, vec![k])),
+        }
+    }
+    let mut out: Vec<Option<Settle>> = vec![None; parts.len()];
+    for ((endpoint, key), members) in groups {
+        let own: Vec<Part<'_>> = members.iter().map(|&k| parts[k]).collect();
+        let settle = batches_at(args, &own, caches, watch, &endpoint, key)?;
+        for k in members {
+            out[k] = Some(settle.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The batches of the parts whose judges share one endpoint.
+fn batches_at(
+    args: &CalibrateSettings,
+    parts: &[Part<'_>],
+    caches: &[Arc<Cache>],
+    watch: &dyn Watch,
+    endpoint: &str,
+    key: Option<String>,
+) -> Result<Settle> {
     let Some(cache) = caches.first().cloned() else {
         return Err(input_error(
             "--batch needs the response cache; drop --no-cache",
         ));
     };
     let judge = &args.plan.judge;
-    let endpoint = judge.endpoint.clone().unwrap_or_default();
-    let key = std::env::var(&judge.api_key_env)
-        .ok()
-        .filter(|k| !k.trim().is_empty());
+    let endpoint = endpoint.to_string();
+    let key = key.or_else(|| {
+        std::env::var(&judge.api_key_env)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+    });
     let api = BatchApi::new(
         &endpoint,
         key,

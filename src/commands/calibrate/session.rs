@@ -91,14 +91,16 @@ impl Session {
         if args.batch.batch {
             let called: Vec<raters::Part<'_>> =
                 parts.iter().map(|p| (&p.config, p.items)).collect();
-            let settle = super::super::batch::rounds::run_batches(
+            let settles = super::super::batch::rounds::run_batches(
                 args,
                 &called,
                 &self.plan.caches,
                 &crate::report::batch::Watcher::default(),
             )?;
-            for p in &mut parts {
-                settle.settle(&mut p.config);
+            for (p, settle) in parts.iter_mut().zip(settles) {
+                if let Some(settle) = settle {
+                    settle.settle(&mut p.config);
+                }
             }
         }
         let configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();

@@ -175,6 +175,9 @@ impl Judge for Cached {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn endpoint(&self) -> Option<(String, Option<String>)> {
+        self.inner.endpoint()
+    }
     fn is_simulated(&self) -> bool {
         self.inner.is_simulated()
     }
