@@ -259,6 +259,9 @@ impl RetryPolicy {
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Completion, CallError>> + Send + 'a>>;
 
+/// An OpenAI-compatible server: its base URL and API key.
+pub type Endpoint = (String, Option<String>);
+
 /// Anything that answers chat requests.
 pub trait Judge: Send + Sync {
     /// How the judge is named in reports ("openai:gpt-4o @ http://...", "sim:...").
@@ -276,7 +279,7 @@ pub trait Judge: Send + Sync {
     /// simulator are free and deterministic).
     /// An OpenAI-compatible server's base URL and API key (what `calibrate --batch` sends
     /// this judge's calls to); None for judges that answer locally.
-    fn endpoint(&self) -> Option<(String, Option<String>)> {
+    fn endpoint(&self) -> Option<Endpoint> {
         None
     }
     fn cacheable(&self) -> bool {

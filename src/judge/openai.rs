@@ -419,7 +419,7 @@ impl Judge for OpenAi {
     fn describe(&self) -> String {
         format!("openai @ {}", self.config.base_url)
     }
-    fn endpoint(&self) -> Option<(String, Option<String>)> {
+    fn endpoint(&self) -> Option<crate::judge::Endpoint> {
         Some((self.config.base_url.clone(), self.config.api_key.clone()))
     }
     fn cacheable(&self) -> bool {

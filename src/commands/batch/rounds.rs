@@ -407,7 +407,7 @@ pub fn run_batches(
 ) -> Result<Vec<Option<Settle>>> {
     check_batchable(parts.iter().map(|p| p.0), "--batch")?;
     // The parts by endpoint, in the order they first appear (baselines make no call).
-    let mut groups: Vec<((String, Option<String>), Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(crate::judge::Endpoint, Vec<usize>)> = Vec::new();
     for (k, part) in parts.iter().enumerate() {
         if part.0.rater.is_baseline() {
             continue;

@@ -175,7 +175,7 @@ impl Judge for Cached {
     fn describe(&self) -> String {
         self.inner.describe()
     }
-    fn endpoint(&self) -> Option<(String, Option<String>)> {
+    fn endpoint(&self) -> Option<crate::judge::Endpoint> {
         self.inner.endpoint()
     }
     fn is_simulated(&self) -> bool {
