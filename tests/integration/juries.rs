@@ -554,3 +554,103 @@ fn a_jury_on_rewardbench2_rows_votes_picks_and_averages_grades() {
     let back = json_of(&["report", out.to_str().expect("utf-8")]);
     assert_eq!(back["configs"], doc["configs"]);
 }
+
+/// A jury of two reward models (JudgeBench's published outputs, as `scores:FILE` judges)
+/// under `mean`: each response's grade is the two models' mean score, compared as one
+/// pointwise judge; checked pair by pair against the mean computed here.
+#[test]
+fn a_mean_jury_of_reward_models_compares_their_mean_scores() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outputs = shared.join("judgebench/outputs");
+    let models = [
+        "Skywork_Skywork-Reward-Llama-3.1-8B",
+        "internlm_internlm2-7b-reward",
+    ];
+    let file = |m: &str| {
+        outputs.join(format!(
+            "dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=reward_model,judge_model={m}.jsonl"
+        ))
+    };
+    let pairs = |m: &str| -> Vec<Value> {
+        std::fs::read_to_string(file(m))
+            .expect("outputs")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect()
+    };
+    // Each model's score of each response (by pair and side), and a scores file of its own.
+    let mut scores: Vec<HashMap<(String, String), f64>> = Vec::new();
+    let mut experiment = String::from(
+        "[[jury]]\nname = \"rm\"\nvote = \"mean\"\nmembers = [\"skywork\", \"internlm\"]\n",
+    );
+    for (m, label) in models.iter().zip(["skywork", "internlm"]) {
+        let mut lines = String::new();
+        let mut by = HashMap::new();
+        for p in pairs(m) {
+            let s = &p["judgments"][0]["judgment"]["scores"];
+            for (side, key) in [(0, "response_A"), (1, "response_B")] {
+                let score = s[side].as_f64().expect("a score");
+                let text = |k: &str| p[k].as_str().expect("text").to_string();
+                by.insert((text("question"), text(key)), score);
+                lines.push_str(&format!(
+                    "{}\n",
+                    serde_json::json!({"prompt": p["question"], "response": p[key], "score": score})
+                ));
+            }
+        }
+        let path = dir.path().join(format!("{label}.jsonl"));
+        std::fs::write(&path, lines).expect("scores");
+        experiment.push_str(&format!(
+            "[[judge]]\nlabel = \"{label}\"\njudge = \"scores:{}\"\n",
+            path.display()
+        ));
+        scores.push(by);
+    }
+    let config = dir.path().join("exp.toml");
+    std::fs::write(&config, experiment).expect("experiment");
+    let out = dir.path().join("run");
+    let doc = json_of(&[
+        "calibrate", "--config", config.to_str().expect("utf-8"),
+        "--data", file(models[0]).to_str().expect("utf-8"),
+        "--map", "prompt=question,response1=response_A,response2=response_B,label=label,id=pair_id,subset=source",
+        "--gold-map", "A>B=-1", "--gold-map", "B>A=1",
+        "--no-cache", "--bootstrap", "0", "--out", out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(doc["configs"][2]["name"], "rm/scores/basic");
+    let by = ratings_by_config(&out);
+    let jury = &by["rm/scores/basic"];
+    let (mut checked, mut ties) = (0, 0);
+    for line in std::fs::read_to_string(out.join("items.jsonl"))
+        .expect("items")
+        .lines()
+    {
+        let item: Value = serde_json::from_str(line).expect("JSON");
+        let text = |k: &str| item[k].as_str().expect("text").to_string();
+        let mean = |r: &str| {
+            let key = (text("prompt"), text(r));
+            (scores[0][&key] + scores[1][&key]) / 2.0
+        };
+        let (g1, g2) = (mean("response1"), mean("response2"));
+        let want = if g2 > g1 {
+            1
+        } else if g2 < g1 {
+            -1
+        } else {
+            0
+        };
+        ties += usize::from(want == 0);
+        assert_eq!(
+            jury[&text("id")],
+            Some(want),
+            "{}: {g1} vs {g2}",
+            text("id")
+        );
+        checked += 1;
+    }
+    assert!(checked > 300, "every pair of the file: {checked}");
+    assert_eq!(
+        doc["configs"][2]["counts"]["ties"].as_u64(),
+        Some(ties as u64)
+    );
+}
