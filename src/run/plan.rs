@@ -39,6 +39,8 @@ struct JudgeEntry {
     max_tokens: Option<u32>,
     top_logprobs: Option<u32>,
     reasoning_effort: Option<String>,
+    /// This judge's own prompts, in place of the experiment's.
+    prompts: Option<Vec<String>>,
 }
 
 /// `--config exp.toml`.
@@ -100,11 +102,14 @@ struct Judged {
     label: String,
     setup: JudgeSetup,
     args: JudgeSettings,
+    /// The judge's own prompts (an experiment file's `prompts` under its `[[judge]]`).
+    templates: Option<Vec<Template>>,
 }
 
 fn judges_from(
     args: &PlanSettings,
     experiment: &Experiment,
+    parser: Option<&str>,
     progress: &dyn Progress,
 ) -> Result<Vec<Judged>> {
     if !experiment.judges.is_empty() {
@@ -138,10 +143,22 @@ fn judges_from(
                 let setup = judges::build(&a, entry.model.as_deref(), progress)
                     .with_context(|| format!("judge {} of the experiment file", i + 1))?;
                 let label = entry.label.clone().unwrap_or_else(|| setup.model.clone());
+                let templates = entry
+                    .prompts
+                    .as_ref()
+                    .map(|names| {
+                        names
+                            .iter()
+                            .map(|p| template(p, parser, a.system.as_deref()))
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .transpose()
+                    .with_context(|| format!("judge {} of the experiment file", i + 1))?;
                 Ok(Judged {
                     label,
                     setup,
                     args: a,
+                    templates,
                 })
             })
             .collect();
@@ -159,6 +176,7 @@ fn judges_from(
                 label: setup.model.clone(),
                 setup,
                 args: args.judge.clone(),
+                templates: None,
             })
         })
         .collect()
@@ -203,7 +221,7 @@ fn judged_configs(
                 )
             } else {
                 (
-                    templates,
+                    j.templates.as_deref().unwrap_or(templates),
                     raters
                         .iter()
                         .copied()
@@ -368,7 +386,7 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
     };
     let needs_judge = raters.iter().any(|r| !r.is_baseline());
     let judged = if needs_judge {
-        judges_from(&with_args, &experiment, progress)?
+        judges_from(&with_args, &experiment, parser, progress)?
     } else {
         Vec::new()
     };

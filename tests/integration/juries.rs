@@ -354,24 +354,26 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
     let Some(shared) = shared_data() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
     let judges = ["GPT-4-Vanilla", "PaLM2-CoT", "ChatGPT-0301-CoT"];
-    // Each judge read as LLMBar read it (its own patterns, as TOML templates; PaLM2-CoT by the
-    // Vanilla pattern, as LLMBar read it): the members are
-    // configurations named in full, each judge under its protocol's template.
+    // Each judge read as LLMBar read it: its own patterns, as TOML templates (PaLM2-CoT by the
+    // Vanilla pattern, as LLMBar read it); the members are configurations named in full.
     let template = |name: &str| {
         crate::common::root()
             .join(format!("examples/prompts/{name}.toml"))
             .display()
             .to_string()
     };
-    let mut experiment = format!(
-        "prompts = [{:?}, {:?}]\n[[jury]]\nname = \"poll\"\nmembers = [\"GPT-4-Vanilla/llmbar-vanilla/basic\", \"PaLM2-CoT/llmbar-vanilla/basic\", \"ChatGPT-0301-CoT/llmbar-cot/basic\"]\n",
-        template("llmbar-vanilla"),
-        template("llmbar-cot")
+    let mut experiment = String::from(
+        "[[jury]]\nname = \"poll\"\nmembers = [\"GPT-4-Vanilla/llmbar-vanilla/basic\", \"PaLM2-CoT/llmbar-vanilla/basic\", \"ChatGPT-0301-CoT/llmbar-cot/basic\"]\n",
     );
-    for j in judges {
+    // Each judge under its own prompt (a `[[judge]]`'s `prompts`): no cross configuration.
+    for (j, prompt) in judges
+        .iter()
+        .zip(["llmbar-vanilla", "llmbar-vanilla", "llmbar-cot"])
+    {
         experiment.push_str(&format!(
-            "[[judge]]\nlabel = \"{j}\"\njudge = \"replay:{}\"\n",
-            shared.join(format!("llmbar/judges/{j}.jsonl")).display()
+            "[[judge]]\nlabel = \"{j}\"\njudge = \"replay:{}\"\nprompts = [{:?}]\n",
+            shared.join(format!("llmbar/judges/{j}.jsonl")).display(),
+            template(prompt)
         ));
     }
     let config = dir.path().join("exp.toml");
@@ -392,6 +394,11 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
         "--out",
         out.to_str().expect("utf-8"),
     ]);
+    assert_eq!(
+        doc["configs"].as_array().map(Vec::len),
+        Some(4),
+        "three judges and the jury"
+    );
     check_juries(&doc, &out);
     // The majority of LLMBar's own readings of the same answers, item by item.
     let readings: Vec<_> = judges.iter().map(|j| llmbar_readings(&shared, j)).collect();
