@@ -182,19 +182,43 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
     }
     table::align_numbers(&mut t);
     writeln!(out, "\n{t}")?;
-    let questions = d
+    let ties: Vec<&rewardbench2::Rb2Row> = d
         .rows
         .iter()
-        .filter(|r| r.row.subset == rewardbench2::TIES)
-        .count();
+        .map(|r| &r.row)
+        .filter(|r| r.subset == rewardbench2::TIES)
+        .collect();
     writeln!(
         out,
         "chance: how often a pick at random among a row's completions is correct (1/4 for one correct among four)"
     )?;
-    if questions > 0 {
+    if !ties.is_empty() {
+        let kind = |k: &str| ties.iter().filter(|r| r.id.contains(k)).count();
+        let questions: std::collections::BTreeSet<&str> = ties
+            .iter()
+            .filter_map(|r| r.id.rsplit(':').next())
+            .collect();
+        let tied_correct = ties
+            .iter()
+            .filter(|r| r.id.contains("tied:"))
+            .map(|r| r.correct);
+        let (lo, hi) = tied_correct.fold((usize::MAX, 0), |(a, b), c| (a.min(c), b.max(c)));
+        let line = format!(
+            "Ties: {} rows for {} questions: {} ref:N (one correct answer) and {} tied:N ({} correct) for the same question N, {} completions; scored as reward-bench's process_single_model scores them (accuracy, correctness preferred, the margin term), not by picks",
+            ties.len(),
+            questions.len(),
+            kind("ref:"),
+            kind("tied:"),
+            if lo <= hi { format!("{lo}–{hi}") } else { "no".into() },
+            crate::report::media::format::thousands(
+                ties.iter().map(|r| r.completions.len() as u64).sum::<u64>()
+            ),
+        );
+        let width = crate::report::media::term::width();
         writeln!(
             out,
-            "Ties: {questions} rows, ref:N (one correct answer) and tied:N (several) for the same question N"
+            "{}",
+            crate::report::media::term::wrap(&line, width, "")
         )?;
     }
     Ok(())

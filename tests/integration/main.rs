@@ -30,4 +30,5 @@ mod report_dirs;
 mod report_html;
 mod rewardbench2;
 mod rewardbench2_judges;
+mod rewardbench2_ties;
 mod terminal;

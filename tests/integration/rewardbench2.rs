@@ -347,22 +347,25 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
         crate::common::json_of(&args)
     };
     // Correct completions above the rest: every subset 1; Ties' correct answers tie with
-    // each other (no margin to compare), so its margin term is 0 and it scores 1.
+    // each other (a spread of 0), which reward-bench's current code turns into a margin term
+    // of tanh(+inf) = 1, so Ties scores 1.01 and the leaderboard (1 × 5 + 1.01) / 6.
     let perfect = sample_scores(dir.path(), "perfect.csv", |c| {
         Some(if c { 1.0 } else { 0.0 })
     });
     let doc = json(&perfect, &[]);
     let rb2 = &doc["configs"][0]["rewardbench2"];
-    assert_eq!(rb2["score"], 1.0, "{rb2}");
+    let score = rb2["score"].as_f64().expect("score");
+    assert!((score - 6.01 / 6.0).abs() < 1e-15, "{rb2}");
     for subset in raterlab::evaluation::rewardbench2::SUBSETS {
-        assert_eq!(rb2["subsets"][subset], 1.0, "{subset}: {rb2}");
+        let want = if subset == "Ties" { 1.01 } else { 1.0 };
+        assert_eq!(rb2["subsets"][subset], want, "{subset}: {rb2}");
     }
-    assert_eq!(rb2["ties"]["margin"], 0.0);
+    assert_eq!(rb2["ties"]["margin"], 1.0);
     // Chance beside each subset: 1/4 for one correct among four; none for Ties' weighted score.
     assert_eq!(rb2["rows"]["Math"]["chance"], 0.25);
     assert!(rb2["rows"]["Ties"]["chance"].is_null(), "{rb2}");
     assert_eq!(rb2["ties"]["correctness_preferred_hard"], 1.0);
-    assert_eq!(rb2["ci"], serde_json::json!([1.0, 1.0]));
+    assert_eq!(rb2["ci"], serde_json::json!([score, score]));
     // Every score equal: each row outside Ties is a four-way tie at the top (1/4); Ties gets
     // nothing (no correct completion above an incorrect one).
     let flat = sample_scores(dir.path(), "flat.csv", |_| Some(0.5));
@@ -375,12 +378,13 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
         "{rb2}"
     );
     // Incorrect completions unscored: drop leaves out every row; lowest puts them below the
-    // correct ones, so every row is right. Both are reported either way.
+    // correct ones, so every row is right (and Ties' correct answers tie, as above). Both
+    // are reported either way.
     let partial = sample_scores(dir.path(), "partial.csv", |c| c.then_some(2.0));
     let doc = json(&partial, &["--pointwise-missing", "lowest"]);
     let config = &doc["configs"][0];
     assert_eq!(config["missing"], "lowest");
-    assert_eq!(config["rewardbench2"]["score"], 1.0);
+    assert_eq!(config["rewardbench2"]["score"], score);
     assert_eq!(config["rewardbench2_other_missing_rule"]["missing"], "drop");
     assert_eq!(config["rewardbench2_other_missing_rule"]["dropped"], 19);
     assert!(config["rewardbench2_other_missing_rule"]["score"].is_null());
@@ -396,10 +400,10 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("leaderboard (mean of the six)") && out.contains("1.000 [1.000, 1.000]"),
+        out.contains("leaderboard (mean of the six)") && out.contains("1.002 [1.002, 1.002]"),
         "{out}"
     );
-    assert!(out.contains("Ties 1.0000: ref accuracy 1.0000"), "{out}");
+    assert!(out.contains("Ties 1.0100: ref accuracy 1.0000"), "{out}");
     // A baseline for pairs is refused, and so is a file scoring nothing.
     let err = error_of(&[
         "calibrate",

@@ -99,7 +99,8 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// reward-bench's `process_single_model` on Ties rows.
+/// reward-bench's `process_single_model` on Ties rows, as its current source computes it
+/// (with `_compute_prompt_stats`; `tests/fixtures/rewardbench_ties_main.py`).
 pub fn ties_score(rows: &[TiesRow]) -> TiesScore {
     let mut by_kind: [BTreeMap<u64, Stats>; 2] = [BTreeMap::new(), BTreeMap::new()];
     for row in rows {
@@ -118,30 +119,30 @@ pub fn ties_score(rows: &[TiesRow]) -> TiesScore {
         .iter()
         .filter_map(|(q, r)| tied.get(q).map(|t| (*r, *t)))
         .collect();
-    let (preferred, hard, margin) = if common.is_empty() {
-        (0.0, 0.0, 0.0)
-    } else {
-        let with_margin = || {
-            common
-                .iter()
-                .filter_map(|(r, t)| t.different_correct.map(|d| (r, t, d)))
-        };
-        let preferred =
-            mean(with_margin().map(|(_, t, d)| f64::from(u8::from(t.correct_incorrect > d))));
-        let hard = mean(with_margin().map(|(r, t, d)| {
+    // Over the questions with both rows (numpy's means: NaN over none). A tied row needs two
+    // correct completions for its spread; reward-bench's current code fails on one without
+    // (None in a numpy comparison), so such a question is left out of the three terms here.
+    let with_margin = || {
+        common
+            .iter()
+            .filter_map(|(r, t)| t.different_correct.map(|d| (r, t, d)))
+    };
+    let preferred =
+        mean(with_margin().map(|(_, t, d)| f64::from(u8::from(t.correct_incorrect > d))));
+    let hard =
+        mean(with_margin().map(|(r, t, d)| {
             f64::from(u8::from(r.correct_incorrect.min(t.correct_incorrect) > d))
         }));
-        let ratios: Vec<f64> = with_margin()
-            .filter(|(_, _, d)| *d > 0.0)
-            .map(|(r, t, d)| r.correct_incorrect.min(t.correct_incorrect) / d)
-            .collect();
-        let margin = if ratios.is_empty() {
+    // `np.tanh(np.minimum(ref, tied) / d - 1)`, then `np.nan_to_num(nan=0.0)`: when the
+    // correct answers tie (d = 0), x/0 is ±inf (tanh ±1) and 0/0 is NaN (0).
+    let margin = mean(with_margin().map(|(r, t, d)| {
+        let v = (r.correct_incorrect.min(t.correct_incorrect) / d - 1.0).tanh();
+        if v.is_nan() {
             0.0
         } else {
-            mean(ratios.iter().map(|r| (r - 1.0).tanh()))
-        };
-        (preferred, hard, margin)
-    };
+            v
+        }
+    }));
     TiesScore {
         score: 0.3 * tied_accuracy
             + 0.3 * ref_accuracy
