@@ -21,6 +21,7 @@ pub mod hub;
 pub mod labels;
 pub mod pairs;
 pub mod rewardbench2;
+pub mod rmbench;
 pub mod scores;
 pub mod sections;
 pub mod select;

@@ -139,6 +139,9 @@ pub struct Loaded {
     pub pairs: Vec<Pair>,
     /// RewardBench 2's rows, when the data is in that form (then `pairs` is empty).
     pub rewardbench2: Option<Vec<Rb2Row>>,
+    /// RM-Bench's prompts, when the data is in that form (then `pairs` is empty: they become
+    /// nine pairs each once selected).
+    pub rmbench: Option<Vec<super::rmbench::RmPrompt>>,
     /// Rows whose annotators had no majority (multi-annotator labels only).
     pub no_majority: usize,
     /// The label columns when the label is the majority of several annotators.
@@ -272,6 +275,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     Ok(Loaded {
         pairs,
         rewardbench2: None,
+        rmbench: None,
         no_majority,
         annotators: if label_cols.len() > 1 {
             label_cols.to_vec()
@@ -359,6 +363,7 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
     let reward_bench = |pairs: Vec<Pair>| Loaded {
         pairs,
         rewardbench2: None,
+        rmbench: None,
         no_majority: 0,
         annotators: Vec::new(),
         source: spec.describe(),
@@ -393,6 +398,7 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
             return Ok(Loaded {
                 pairs,
                 rewardbench2: None,
+                rmbench: None,
                 no_majority: 0,
                 annotators: Vec::new(),
                 source: format!(
@@ -405,9 +411,21 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
     let frame = frame::read(path)?;
     match mapping {
         Some(m) => from_mapped(&frame, m),
+        None if super::rmbench::is_rmbench(&frame) => Ok(Loaded {
+            pairs: Vec::new(),
+            rewardbench2: None,
+            rmbench: Some(super::rmbench::from_frame(&frame)?),
+            no_majority: 0,
+            annotators: Vec::new(),
+            source: format!(
+                "{} (RM-Bench: each prompt's three chosen × three rejected responses, nine pairs)",
+                path.display()
+            ),
+        }),
         None if rewardbench2::is_rewardbench2(&frame) => Ok(Loaded {
             pairs: Vec::new(),
             rewardbench2: Some(rewardbench2::from_frame(frame)?),
+            rmbench: None,
             no_majority: 0,
             annotators: Vec::new(),
             source: path.display().to_string(),
@@ -415,6 +433,7 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
         None if has_reward_bench_columns(&frame) || frame.height() == 0 => Ok(Loaded {
             pairs: pairs::from_reward_bench(frame)?,
             rewardbench2: None,
+            rmbench: None,
             no_majority: 0,
             annotators: Vec::new(),
             source: path.display().to_string(),

@@ -16,6 +16,7 @@ mod probability;
 pub(crate) mod record;
 mod result;
 pub mod rewardbench2;
+pub mod rmbench;
 mod shape;
 
 #[cfg(test)]
@@ -43,6 +44,8 @@ pub struct Evaluation {
     pub comparisons: Vec<Comparison>,
     /// Per scope, the configurations indistinguishable from the best (Holm-adjusted).
     pub groups: groups::Groups,
+    /// RM-Bench data: every configuration's style matrix and its comparisons.
+    pub rmbench: Option<rmbench::RmBench>,
 }
 
 /// The annotators and one configuration's ratings beside them (None if a label falls
@@ -197,6 +200,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         })
         .collect();
     Evaluation {
+        rmbench: rmbench::layout(run).map(|l| rmbench::rmbench(run, &l, settings)),
         groups: groups::groups(run, &configs),
         configs,
         comparisons: compare_all(run, settings),

@@ -69,6 +69,8 @@ pub struct Dataset {
     /// With several annotators: their label columns, and the no-majority policy.
     pub annotators: Vec<String>,
     pub no_majority_policy: NoMajority,
+    /// RM-Bench data: nine pairs per prompt, scored by `evaluation::rmbench` too.
+    pub rmbench: bool,
 }
 
 /// With several annotators: their agreement and the human ceiling (bootstrap CIs, seeded with
@@ -136,8 +138,14 @@ pub fn load(settings: &DataSettings, progress: &dyn Progress) -> Result<Dataset>
 }
 
 fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Dataset> {
-    let pairs = settings.selection.apply(loaded.pairs)?;
+    // RM-Bench: prompts are selected whole (`--limit` counts prompts), then become pairs.
+    let rmbench = loaded.rmbench.is_some();
+    let pairs = match loaded.rmbench {
+        Some(prompts) => crate::dataset::rmbench::pairs(settings.selection.apply(prompts)?),
+        None => settings.selection.apply(loaded.pairs)?,
+    };
     Ok(Dataset {
+        rmbench,
         source: loaded.source,
         seed: settings.seed,
         both_orders: settings.both_orders,

@@ -164,7 +164,7 @@ fn check_schema(frame: &Frame) -> Result<()> {
 }
 
 /// A list-of-texts column: each row's texts. A null list or a null text is an error.
-fn lists(frame: &Frame, name: &str) -> Result<Vec<Vec<String>>> {
+pub(crate) fn lists(frame: &Frame, name: &str) -> Result<Vec<Vec<String>>> {
     let series = frame.df.column(name)?.as_materialized_series().clone();
     let list = series.list().map_err(anyhow::Error::from)?;
     let at = |row: usize| {

@@ -13,6 +13,33 @@ pub fn confusion_svg(title: &str, table: &Contingency) -> Result<String> {
     let k = table.k();
     let (rows, cols) = confusion_names(table);
     let gold = table.gold_margins();
+    let cells: Vec<Vec<(String, f64)>> = (0..k)
+        .map(|i| {
+            (0..k)
+                .map(|j| {
+                    let count = table.count(i, j);
+                    let share = if gold[i] > 0 {
+                        count as f64 / gold[i] as f64
+                    } else {
+                        0.0
+                    };
+                    (count.to_string(), share)
+                })
+                .collect()
+        })
+        .collect();
+    heatmap_svg(title, (&rows, "gold"), (&cols, "rating"), &cells)
+}
+
+/// A square heatmap: `cells[row][column]` written as its text and shaded by its share (0..1);
+/// the first row at the top. Rows and columns come with their names and axis description.
+pub fn heatmap_svg(
+    title: &str,
+    (rows, y_desc): (&[String], &str),
+    (cols, x_desc): (&[String], &str),
+    cells: &[Vec<(String, f64)>],
+) -> Result<String> {
+    let (n_rows, n_cols) = (rows.len(), cols.len());
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (460, 440)).into_drawing_area();
@@ -22,60 +49,60 @@ pub fn confusion_svg(title: &str, table: &Contingency) -> Result<String> {
             .margin(14)
             .x_label_area_size(40)
             .y_label_area_size(90)
-            .build_cartesian_2d((0..k - 1).into_segmented(), (0..k - 1).into_segmented())
+            .build_cartesian_2d(
+                (0..n_cols - 1).into_segmented(),
+                (0..n_rows - 1).into_segmented(),
+            )
             .map_err(plot_error)?;
-        // `into_segmented` on 0..k-1 gives k segments. Row 0 (the first gold label) is at the top.
-        let row_at = |y: usize| k - 1 - y;
+        // `into_segmented` on 0..n-1 gives n segments. Row 0 is at the top.
+        let row_at = |y: usize| n_rows - 1 - y;
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_labels(k)
-            .y_labels(k)
+            .x_labels(n_cols)
+            .y_labels(n_rows)
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(j) => cols.get(*j).cloned().unwrap_or_default(),
                 _ => String::new(),
             })
             .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(y) if *y < k => rows[row_at(*y)].clone(),
+                SegmentValue::CenterOf(y) if *y < n_rows => rows[row_at(*y)].clone(),
                 _ => String::new(),
             })
-            .x_desc("rating")
-            .y_desc("gold")
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .draw()
             .map_err(plot_error)?;
-        let cells: Vec<(usize, usize, u64, f64)> = (0..k)
-            .flat_map(|i| (0..k).map(move |j| (i, j)))
-            .map(|(i, j)| {
-                let count = table.count(i, j);
-                let share = if gold[i] > 0 {
-                    count as f64 / gold[i] as f64
-                } else {
-                    0.0
-                };
-                (i, j, count, share)
+        let flat: Vec<(usize, usize, &str, f64)> = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| {
+                row.iter()
+                    .enumerate()
+                    .map(move |(j, (text, share))| (i, j, text.as_str(), *share))
             })
             .collect();
         chart
-            .draw_series(cells.iter().map(|&(i, j, _, share)| {
+            .draw_series(flat.iter().map(|&(i, j, _, share)| {
                 let y = row_at(i);
                 Rectangle::new(
                     [
                         (SegmentValue::Exact(j), SegmentValue::Exact(y)),
                         (SegmentValue::Exact(j + 1), SegmentValue::Exact(y + 1)),
                     ],
-                    blue(share).filled(),
+                    blue(if share.is_finite() { share } else { 0.0 }).filled(),
                 )
             }))
             .map_err(plot_error)?;
         chart
-            .draw_series(cells.iter().map(|&(i, j, count, share)| {
+            .draw_series(flat.iter().map(|&(i, j, text, share)| {
                 let ink = if share > 0.5 { WHITE } else { BLACK };
                 let style = ("sans-serif", 18)
                     .into_font()
                     .color(&ink)
                     .pos(Pos::new(HPos::Center, VPos::Center));
                 Text::new(
-                    count.to_string(),
+                    text.to_string(),
                     (SegmentValue::CenterOf(j), SegmentValue::CenterOf(row_at(i))),
                     style,
                 )

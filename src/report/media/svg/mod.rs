@@ -8,4 +8,4 @@ pub mod matrix;
 
 pub use curves::{probability_svg, Curves};
 pub use draw::{bars_svg, panels_svg, Panel};
-pub use matrix::{confusion_svg, grades_svg};
+pub use matrix::{confusion_svg, grades_svg, heatmap_svg};
