@@ -219,7 +219,7 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
         (per, overall)
     };
     // One redraw of the prompts (within each domain) for every configuration at once.
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ 0x524d_4265_6e63_68);
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ 0x0052_4d42_656e_6368);
     let sizes: Vec<usize> = layout.domains.iter().map(|(_, p)| p.len()).collect();
     // draws[config][domain or overall (last)][figure][draw]
     let mut draws: Vec<Vec<[Vec<f64>; 5]>> = (0..k)
