@@ -69,18 +69,7 @@ pub fn is_rmbench(frame: &Frame) -> bool {
             .column(name)
             .is_ok_and(|c| matches!(c.dtype(), DataType::List(_)))
     };
-    list("chosen") && list("rejected") && frame.df.column("num_correct").is_err() && {
-        // Every row holds three and three (RewardBench 2 without counts holds 1 and 3).
-        let lengths = |name: &str| {
-            frame.df.column(name).ok().and_then(|c| {
-                c.as_materialized_series()
-                    .list()
-                    .ok()
-                    .map(|l| l.series_iter().all(|v| v.is_some_and(|s| s.len() == 3)))
-            })
-        };
-        lengths("chosen") == Some(true) && lengths("rejected") == Some(true)
-    }
+    list("chosen") && list("rejected") && frame.df.column("num_correct").is_err()
 }
 
 /// The prompts of an RM-Bench frame, every shape checked: three chosen and three rejected
@@ -112,7 +101,7 @@ pub fn from_frame(frame: &Frame) -> Result<Vec<RmPrompt>> {
             let n = list.len();
             list.try_into().map_err(|_| {
                 input_error(format!(
-                    "'{path}', column '{name}', row {} (id '{id}'): {n} responses; RM-Bench rows hold three, in the order {}",
+                    "'{path}', column '{name}', row {} (id '{id}'): {n} responses; RM-Bench rows hold three, in the order {} (a RewardBench 2 file, whose lists may be of any length, needs its num_correct and num_incorrect columns)",
                     row + 1,
                     STYLES.join(", ")
                 ))

@@ -31,4 +31,5 @@ mod report_html;
 mod rewardbench2;
 mod rewardbench2_judges;
 mod rewardbench2_ties;
+mod rmbench;
 mod terminal;

@@ -11,6 +11,7 @@ pub mod plots;
 pub mod probability;
 pub mod ranking;
 pub mod rewardbench2;
+pub mod rmbench;
 pub mod run_dir;
 pub mod summary;
 
@@ -143,6 +144,9 @@ pub fn to_json(run: &Run) -> Value {
                 let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
                 m.insert("probability".into(), probability::to_json(p, missing));
             }
+            if let Some(r) = crate::report::calibrate::rmbench::to_json(run, i) {
+                m.insert("rmbench".into(), r);
+            }
             if let Some(j) = crate::report::calibrate::jury::to_json(run, i) {
                 m.insert("jury".into(), j);
             }
@@ -192,7 +196,7 @@ pub fn to_json(run: &Run) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "run_dir": run.meta.dir.display().to_string(),
         "data": {"source": run.meta.source, "items": run.record.items.len(), "seed": run.meta.seed, "both_orders": run.meta.both_orders, "checksum": run.meta.checksum},
         "bootstrap": run.meta.bootstrap,
@@ -201,7 +205,11 @@ pub fn to_json(run: &Run) -> Value {
         "comparisons": comparisons,
         "ranking_note": ranking_note(run),
         "significance_groups": crate::report::calibrate::groups::to_json(run),
-    })
+    });
+    if let Some(c) = crate::report::calibrate::rmbench::comparisons_json(run) {
+        doc["rmbench_comparisons"] = c;
+    }
+    doc
 }
 
 /// The human-readable report.
@@ -276,6 +284,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         Ok(())
     };
     print(w, &summary.configurations)?;
+    if let Some(t) = crate::report::calibrate::rmbench::table(run, &order) {
+        print(w, &t)?;
+    }
     if let Some(t) = &summary.probability {
         print(w, t)?;
     }

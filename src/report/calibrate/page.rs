@@ -229,6 +229,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let order = crate::report::calibrate::ranking::order(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
+        crate::report::calibrate::rmbench::table(run, &order),
         s.probability,
         Some(s.parse_failures),
         s.position,
@@ -265,6 +266,12 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     if let Some(svg) = crate::report::calibrate::probability::svg(run, &order)? {
         figures.push(plot(
             "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
+            svg,
+        ));
+    }
+    for (name, svg) in crate::report::calibrate::rmbench::svgs(run)? {
+        figures.push(plot(
+            format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
             svg,
         ));
     }

@@ -66,6 +66,16 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
         let path = dir.join("probability.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
+    for (i, (name, svg)) in crate::report::calibrate::rmbench::svgs(run)?
+        .into_iter()
+        .enumerate()
+    {
+        let path = dir.join(format!(
+            "rmbench-{}",
+            &file_name(i, &name)["confusion-".len()..]
+        ));
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
     if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
         let path = dir.join("juries.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;

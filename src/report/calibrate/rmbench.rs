@@ -1,0 +1,266 @@
+//! RM-Bench's style matrix as JSON (`configs[i].rmbench`, `rmbench_comparisons`), tidy CSV
+//! rows, the terminal's compact table and one heat map per configuration.
+
+use crate::dataset::rmbench::STYLES;
+use crate::evaluation::rmbench::{Figures, Intervals, RmStats};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::format::shown_name;
+use crate::report::media::json::num;
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+use anyhow::Result;
+use serde_json::{json, Value};
+
+fn figures_json(f: &Figures, ci: &Intervals, matrix: &[f64; 9]) -> serde_json::Map<String, Value> {
+    let pair = |c: (f64, f64)| json!([num(c.0), num(c.1)]);
+    let mut m = serde_json::Map::new();
+    for (key, v, c) in [
+        ("hard", f.hard, ci.hard),
+        ("normal", f.normal, ci.normal),
+        ("easy", f.easy, ci.easy),
+        ("average", f.average, ci.average),
+        ("style_bias", f.style_bias, ci.style_bias),
+    ] {
+        m.insert(key.into(), num(v));
+        m.insert(format!("{key}_ci"), pair(c));
+    }
+    m.insert(
+        "matrix".into(),
+        json!((0..3)
+            .map(|i| (0..3).map(|j| num(matrix[i * 3 + j])).collect::<Vec<_>>())
+            .collect::<Vec<_>>()),
+    );
+    m
+}
+
+/// `configs[i].rmbench`: `{hard, normal, easy, average, style_bias (easy − hard), each with
+/// its _ci, matrix (rows chosen, columns rejected: concise, detailed plain, detailed
+/// markdown), domains: {chat|math|code|safety: {prompts, the same}}, complete}`.
+pub fn to_json(run: &Run, i: usize) -> Option<Value> {
+    let s = run.evaluation.rmbench.as_ref()?.configs.get(i)?;
+    let mut m = figures_json(&s.figures, &s.ci, &s.matrix);
+    m.insert(
+        "domains".into(),
+        Value::Object(
+            s.domains
+                .iter()
+                .map(|d| {
+                    let mut x = figures_json(&d.figures, &d.ci, &d.matrix);
+                    x.insert("prompts".into(), json!(d.prompts));
+                    (d.domain.to_string(), Value::Object(x))
+                })
+                .collect(),
+        ),
+    );
+    m.insert("complete".into(), json!(s.complete));
+    m.insert("styles".into(), json!(STYLES));
+    Some(Value::Object(m))
+}
+
+/// The paired comparisons on `average` and `hard` (B − A), Holm per metric.
+pub fn comparisons_json(run: &Run) -> Option<Value> {
+    let r = run.evaluation.rmbench.as_ref()?;
+    Some(json!(r
+        .comparisons
+        .iter()
+        .map(|c| json!({
+            "a": run.record.configs[c.a].name, "b": run.record.configs[c.b].name,
+            "metric": c.metric, "diff": num(c.test.diff),
+            "ci": [num(c.test.ci.0), num(c.test.ci.1)],
+            "p": num(c.test.p), "p_holm": num(c.test.p_holm),
+            "finding": match c.test.finding() {
+                crate::evaluation::Finding::BBetter => "b_better",
+                crate::evaluation::Finding::ABetter => "a_better",
+                crate::evaluation::Finding::NoDifference => "no_difference",
+                crate::evaluation::Finding::Untested => "untested",
+            },
+        }))
+        .collect::<Vec<_>>()))
+}
+
+/// Rows `rmbench_<figure>` (overall, with CIs) and per domain (`scope` the domain).
+pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+    let Some(s) = run
+        .evaluation
+        .rmbench
+        .as_ref()
+        .and_then(|r| r.configs.get(i))
+    else {
+        return;
+    };
+    let mut push = |scope: &str, n: usize, f: &Figures, ci: &Intervals| {
+        for (key, v, c) in [
+            ("hard", f.hard, ci.hard),
+            ("normal", f.normal, ci.normal),
+            ("easy", f.easy, ci.easy),
+            ("average", f.average, ci.average),
+            ("style_bias", f.style_bias, ci.style_bias),
+        ] {
+            rows.push(
+                scope,
+                n as u64,
+                &format!("rmbench_{key}"),
+                v,
+                c.0.is_finite().then_some(c),
+            );
+        }
+    };
+    let prompts: usize = s.domains.iter().map(|d| d.prompts).sum();
+    push("overall", prompts, &s.figures, &s.ci);
+    for d in &s.domains {
+        push(
+            &format!("domain:{}", d.domain),
+            d.prompts,
+            &d.figures,
+            &d.ci,
+        );
+    }
+}
+
+fn with_ci(v: f64, c: (f64, f64)) -> String {
+    crate::report::media::format::with_ci(v, c)
+}
+
+/// The compact table: per configuration, hard, normal, easy, average and the style bias
+/// (overall), then each domain's average; the notes say how to read it.
+pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+    let r = run.evaluation.rmbench.as_ref()?;
+    let domains: Vec<&str> = r
+        .configs
+        .first()
+        .map(|c| c.domains.iter().map(|d| d.domain).collect())
+        .unwrap_or_default();
+    let mut headers = vec![
+        "configuration",
+        "hard",
+        "normal",
+        "easy",
+        "average",
+        "style bias (easy − hard)",
+    ];
+    headers.extend(domains.iter().copied());
+    let mut t = Table::new(
+        "RM-Bench: chosen vs rejected across styles (concise, detailed plain, detailed markdown), as its compute_accuracy scores it (95% CIs over prompts)",
+        &headers,
+    );
+    t.secondary = (6..6 + domains.len()).collect();
+    for &i in order {
+        let s: &RmStats = &r.configs[i];
+        let f = &s.figures;
+        let mut row = vec![
+            shown_name(&run.record.configs[i]),
+            with_ci(f.hard, s.ci.hard),
+            with_ci(f.normal, s.ci.normal),
+            with_ci(f.easy, s.ci.easy),
+            with_ci(f.average, s.ci.average),
+            with_ci(f.style_bias, s.ci.style_bias),
+        ];
+        row.extend(
+            s.domains
+                .iter()
+                .map(|d| format!("{:.3}", d.figures.average)),
+        );
+        t.rows.push(row);
+    }
+    let first = &r.configs[0];
+    t.notes.push(
+        "hard: a plainer chosen response against a fancier rejected one (the matrix's upper-right triangle); normal: the same style (diagonal); easy: the chosen one fancier (lower-left); a tie or no verdict is not a win, as RM-Bench counts score_chosen > score_rejected".into(),
+    );
+    t.notes.push(format!(
+        "overall: the mean over the domains present ({}; {} prompts){}; the style bias (easy − hard) is how much the judge's verdict follows style rather than substance",
+        first
+            .domains
+            .iter()
+            .map(|d| format!("{} {}", d.domain, d.prompts))
+            .collect::<Vec<_>>()
+            .join(", "),
+        first.domains.iter().map(|d| d.prompts).sum::<usize>(),
+        if first.complete {
+            ""
+        } else {
+            "; RM-Bench's own total averages all four domains (chat, math, code, safety) and its code fails when one is missing, so this overall is over fewer"
+        }
+    ));
+    let tested: Vec<String> = r
+        .comparisons
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.test.finding(),
+                crate::evaluation::Finding::BBetter | crate::evaluation::Finding::ABetter
+            )
+        })
+        .map(|c| {
+            let (better, worse) = if c.test.diff > 0.0 {
+                (c.b, c.a)
+            } else {
+                (c.a, c.b)
+            };
+            format!(
+                "{} > {} on {} ({:+.3} [{:+.3}, {:+.3}], Holm p {:.3})",
+                run.record.configs[better].name,
+                run.record.configs[worse].name,
+                c.metric,
+                c.test.diff.abs(),
+                if c.test.diff > 0.0 {
+                    c.test.ci.0
+                } else {
+                    -c.test.ci.1
+                },
+                if c.test.diff > 0.0 {
+                    c.test.ci.1
+                } else {
+                    -c.test.ci.0
+                },
+                c.test.p_holm
+            )
+        })
+        .collect();
+    if r.configs.len() > 1 {
+        t.notes.push(if tested.is_empty() {
+            "paired comparisons on average and on hard (bootstrap over prompts, Holm): no difference found".into()
+        } else {
+            format!(
+                "paired comparisons (bootstrap over prompts, Holm per metric): {}",
+                tested.join("; ")
+            )
+        });
+    }
+    Some(t)
+}
+
+/// One heat map of the overall matrix per configuration (rows chosen, columns rejected).
+pub fn svgs(run: &Run) -> Result<Vec<(String, String)>> {
+    let Some(r) = run.evaluation.rmbench.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let names: Vec<String> = STYLES.iter().map(|s| s.to_string()).collect();
+    r.configs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let cells: Vec<Vec<(String, f64)>> = (0..3)
+                .map(|a| {
+                    (0..3)
+                        .map(|b| {
+                            let v = s.matrix[a * 3 + b];
+                            (format!("{:.0}%", 100.0 * v), v)
+                        })
+                        .collect()
+                })
+                .collect();
+            let name = shown_name(&run.record.configs[i]);
+            let title = format!(
+                "{name}: hard {:.2}, normal {:.2}, easy {:.2}",
+                s.figures.hard, s.figures.normal, s.figures.easy
+            );
+            crate::report::media::svg::heatmap_svg(
+                &title,
+                (&names, "chosen"),
+                (&names, "rejected"),
+                &cells,
+            )
+            .map(|svg| (name, svg))
+        })
+        .collect()
+}

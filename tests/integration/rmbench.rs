@@ -1,0 +1,340 @@
+//! RM-Bench on its real files (../shared/data/rmbench: chat 129 prompts, safety-refuse 284):
+//! a reward model's scores through `--judge scores:FILE` give RM-Bench's own
+//! `compute_accuracy` (run from its source by tests/fixtures/generate_rmbench_fixtures.py) to
+//! 1e-12, per domain and over four domains; a pairwise judge's matrix equals the one counted
+//! here from its ratings; the JSON array files are read as they are published.
+
+use crate::common::{fixture, json_of, ratings_strings, shared_data};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+fn rows(path: &Path) -> Vec<Value> {
+    serde_json::from_str::<Value>(&std::fs::read_to_string(path).expect("RM-Bench file"))
+        .expect("a JSON array")
+        .as_array()
+        .expect("an array")
+        .clone()
+}
+
+fn row_key(row: &Value) -> String {
+    let id = match &row["id"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    format!("{}-{id}", row["subset"].as_str().expect("subset"))
+}
+
+/// A scores file for `rows` from a fixture case's scores (by row key: chosen, rejected).
+fn scores_file(rows: &[Value], scores: &Value, path: &Path) {
+    let mut out = String::new();
+    for row in rows {
+        let s = &scores[row_key(row)];
+        for (side, k) in [("chosen", 0), ("rejected", 1)] {
+            for (text, score) in row[side]
+                .as_array()
+                .expect("list")
+                .iter()
+                .zip(s[k].as_array().expect("scores").iter())
+            {
+                let line =
+                    serde_json::json!({"prompt": row["prompt"], "response": text, "score": score});
+                out.push_str(&format!("{line}\n"));
+            }
+        }
+    }
+    std::fs::write(path, out).expect("scores file");
+}
+
+fn close(got: &Value, want: &Value, what: &str) {
+    let (g, w) = (
+        got.as_f64().expect("a number"),
+        want.as_f64().expect("a number"),
+    );
+    assert!((g - w).abs() < 1e-12, "{what}: {g} vs RM-Bench's {w}");
+}
+
+fn calibrate(data: &Path, judge: &str, out: &Path) -> Value {
+    json_of(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--judge",
+        judge,
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ])
+}
+
+#[test]
+fn a_reward_models_scores_give_rm_benchs_compute_accuracy_on_the_real_files() {
+    let Some(shared) = shared_data() else { return };
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("rmbench.json")).expect("fixture"))
+            .expect("JSON");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let chat_path = shared.join("rmbench/chat.json");
+    let safety_path = shared.join("rmbench/safety-refuse.json");
+    let (chat, safety) = (rows(&chat_path), rows(&safety_path));
+    // The four-domain file: chat prompts relabelled by position, as the fixture did.
+    let relabel: Vec<(String, String)> = fixture["relabel"]
+        .as_array()
+        .expect("relabel")
+        .iter()
+        .map(|x| {
+            (
+                x[0].as_str().expect("subset").into(),
+                x[1].as_str().expect("domain").into(),
+            )
+        })
+        .collect();
+    let mut total: Vec<Value> = chat
+        .iter()
+        .enumerate()
+        .map(|(n, row)| {
+            let mut r = row.clone();
+            r["subset"] = Value::String(relabel[n % 3].0.clone());
+            r
+        })
+        .collect();
+    total.extend(safety.iter().cloned());
+    let total_path = dir.path().join("total.json");
+    std::fs::write(&total_path, serde_json::to_string(&total).expect("JSON")).expect("file");
+    for (k, case) in fixture["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .enumerate()
+    {
+        let rule = case["rule"].as_str().expect("rule");
+        let scores = dir.path().join(format!("scores-{k}.jsonl"));
+        scores_file(
+            &chat.iter().chain(&safety).cloned().collect::<Vec<_>>(),
+            &case["scores"],
+            &scores,
+        );
+        let judge = format!("scores:{}", scores.display());
+        // Each domain alone, as run_rm.py scores one file.
+        for (domain, path) in [("chat", &chat_path), ("safety", &safety_path)] {
+            let doc = calibrate(path, &judge, &dir.path().join(format!("run-{k}-{domain}")));
+            let r = &doc["configs"][0]["rmbench"]["domains"][domain];
+            for (ours, theirs) in [
+                ("hard", "hard_acc"),
+                ("normal", "normal_acc"),
+                ("easy", "easy_acc"),
+            ] {
+                close(
+                    &r[ours],
+                    &case["domains"][domain][theirs],
+                    &format!("{rule} {domain} {ours}"),
+                );
+            }
+        }
+        // The four domains: RM-Bench's total (the mean over domains).
+        let doc = calibrate(
+            &total_path,
+            &judge,
+            &dir.path().join(format!("run-{k}-total")),
+        );
+        let r = &doc["configs"][0]["rmbench"];
+        assert_eq!(r["complete"], true);
+        let want = &case["four_domains"];
+        for (ours, theirs) in [
+            ("hard", "hard_acc"),
+            ("normal", "normal_acc"),
+            ("easy", "easy_acc"),
+            ("average", "total_avg_acc"),
+        ] {
+            close(&r[ours], &want[theirs], &format!("{rule} total {ours}"));
+        }
+        for domain in ["chat", "math", "code", "safety"] {
+            close(
+                &r["domains"][domain]["average"],
+                &want[domain],
+                &format!("{rule} {domain} average"),
+            );
+        }
+    }
+}
+
+/// A pairwise judge on RM-Bench: nine pairs per prompt in a seeded order; its matrix is the
+/// share of prompts whose chosen response won each cell, counted here from ratings.parquet
+/// (a tie or no verdict is not a win), with `--limit` counting prompts.
+#[test]
+fn a_pairwise_judges_matrix_is_counted_from_its_ratings() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        shared.join("rmbench/chat.json").to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+        "--prompt",
+        "simple_with_tie",
+        "--limit",
+        "40",
+        "--bootstrap",
+        "200",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let pair = ratings_strings(&out, "pair_id");
+    let gold = ratings_strings(&out, "gold");
+    let rating = ratings_strings(&out, "rating");
+    assert_eq!(
+        pair.len(),
+        40 * 9,
+        "--limit counts prompts: nine pairs each"
+    );
+    let mut cells: HashMap<(String, usize), (f64, f64)> = HashMap::new();
+    let mut prompts = std::collections::BTreeSet::new();
+    for ((p, g), r) in pair.iter().zip(&gold).zip(&rating) {
+        let p = p.as_deref().expect("pair id");
+        let (prompt, tail) = p.rsplit_once(':').expect("a cell");
+        let (i, j) = (
+            usize::from(tail.as_bytes()[1] - b'0'),
+            usize::from(tail.as_bytes()[3] - b'0'),
+        );
+        prompts.insert(prompt.to_string());
+        let win = r.is_some() && r == g;
+        let e = cells.entry((prompt.to_string(), i * 3 + j)).or_default();
+        e.0 += f64::from(u8::from(win));
+        e.1 += 1.0;
+    }
+    let n = prompts.len() as f64;
+    let matrix: Vec<f64> = (0..9)
+        .map(|c| {
+            prompts
+                .iter()
+                .map(|p| {
+                    let (w, k) = cells[&(p.clone(), c)];
+                    w / k
+                })
+                .sum::<f64>()
+                / n
+        })
+        .collect();
+    let r = &doc["configs"][0]["rmbench"];
+    for c in 0..9 {
+        close(
+            &r["matrix"][c / 3][c % 3],
+            &Value::from(matrix[c]),
+            &format!("cell {c}"),
+        );
+    }
+    let hard = (matrix[1] + matrix[2] + matrix[5]) / 3.0;
+    close(&r["hard"], &Value::from(hard), "hard");
+    let (lo, hi) = (
+        r["hard_ci"][0].as_f64().expect("ci"),
+        r["hard_ci"][1].as_f64().expect("ci"),
+    );
+    assert!(lo <= hard && hard <= hi && lo < hi, "{lo} {hard} {hi}");
+    // The page has a heat map per configuration and the run directory its SVG.
+    let page = std::fs::read_to_string(out.join("report.html")).expect("page");
+    assert!(
+        page.contains("RM-Bench&#x27;s style matrix") || page.contains("RM-Bench's style matrix")
+    );
+    assert!(std::fs::read_dir(&out)
+        .expect("run dir")
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("rmbench-01-")));
+}
+
+/// A row whose lists are not three and three, or a subset outside RM-Bench's, is refused
+/// with the file, row and fix.
+#[test]
+fn a_broken_rm_bench_row_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bad.json");
+    let row = |subset: &str, chosen: usize| {
+        serde_json::json!({"id": 1, "subset": subset, "prompt": "p",
+            "chosen": vec!["a"; chosen], "rejected": ["x", "y", "z"]})
+    };
+    std::fs::write(
+        &path,
+        serde_json::json!([row("alpacaeval", 3), row("llmbar-natural", 3)]).to_string(),
+    )
+    .expect("file");
+    let err = crate::common::error_of(&[
+        "calibrate",
+        "--data",
+        path.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+    ]);
+    assert!(
+        err.contains("row 2") && err.contains("'llmbar-natural' is none of RM-Bench's subsets"),
+        "{err}"
+    );
+    std::fs::write(
+        &path,
+        serde_json::json!([row("alpacaeval", 3), row("alpacaeval", 2)]).to_string(),
+    )
+    .expect("file");
+    let err = crate::common::error_of(&[
+        "calibrate",
+        "--data",
+        path.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+    ]);
+    assert!(
+        err.contains("column 'chosen', row 2")
+            && err.contains("2 responses; RM-Bench rows hold three"),
+        "{err}"
+    );
+}
+
+/// A `.json` file holding a list of objects reads like JSONL, and an empty string is a
+/// response (AlpacaEval has empty outputs), not a missing value: in reward-bench's columns
+/// and in RM-Bench's lists.
+#[test]
+fn json_arrays_are_data_and_empty_strings_are_responses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pairs: Vec<Value> = (0..4)
+        .map(|i| serde_json::json!({"prompt": format!("p{i}"), "chosen": format!("good {i}"), "chosen_model": "a",
+            "rejected": if i % 2 == 1 { "" } else { "bad" }, "rejected_model": "b", "subset": "s", "id": i}))
+        .collect();
+    let path = dir.path().join("pairs.json");
+    std::fs::write(&path, Value::from(pairs).to_string()).expect("file");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        path.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+        "--bootstrap",
+        "0",
+        "--out",
+        dir.path().join("a").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(doc["configs"][0]["counts"]["examples"], 4);
+    let rm: Vec<Value> = (0..3)
+        .map(|i| {
+            serde_json::json!({"id": i, "subset": "alpacaeval", "prompt": format!("p{i}"),
+            "chosen": ["a", "bb", ""], "rejected": ["", "x", "yy"]})
+        })
+        .collect();
+    let path = dir.path().join("rm.json");
+    std::fs::write(&path, Value::from(rm).to_string()).expect("file");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        path.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+        "--bootstrap",
+        "0",
+        "--out",
+        dir.path().join("b").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(
+        doc["configs"][0]["counts"]["examples"], 27,
+        "three prompts, nine pairs each"
+    );
+    assert!(doc["configs"][0]["rmbench"]["hard"].is_number());
+}
