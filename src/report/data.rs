@@ -60,26 +60,32 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
             d.no_majority
         )?;
     }
-    let mut t = table::new_table(vec![
-        "subset",
-        "section",
-        "items",
-        "gold 1",
-        "gold tie",
-        "gold 2",
-        "prompt chars",
-        "resp. 1 chars",
-        "resp. 2 chars",
-        "shortest",
-        "longest",
-        "empty fields",
-    ]);
+    let mut t = table::Table::new(
+        "",
+        &[
+            "subset",
+            "section",
+            "items",
+            "gold 1",
+            "gold tie",
+            "gold 2",
+            "prompt chars",
+            "resp. 1 chars",
+            "resp. 2 chars",
+            "shortest",
+            "longest",
+            "empty fields",
+        ],
+    );
+    // A narrow terminal keeps the counts and leaves out the lengths (named under the table).
+    t.secondary = vec![9, 10, 6, 1];
+    t.elsewhere = "a wider terminal shows them";
     let mut sections: BTreeMap<&str, usize> = BTreeMap::new();
     for (name, s) in &by_subset {
         let section = section_of(name).map_or("-", |s| s.key());
         *sections.entry(section).or_default() += s.items;
         let mean = |total: usize| format!("{:.0}", total as f64 / s.items as f64);
-        t.add_row(vec![
+        t.rows.push(vec![
             name.to_string(),
             section.to_string(),
             s.items.to_string(),
@@ -94,14 +100,77 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
             s.empty.to_string(),
         ]);
     }
-    table::align_numbers(&mut t);
-    writeln!(out, "\n{t}")?;
-    let mut s = table::new_table(vec!["section", "items"]);
-    for (name, count) in sections {
-        s.add_row(vec![name.to_string(), count.to_string()]);
+    let width = crate::report::media::term::width();
+    writeln!(out, "\n{}", table::render_at(&t, width))?;
+    if sections.keys().any(|k| *k != "-") {
+        let mut s = table::new_table(vec!["section", "items"]);
+        for (name, count) in sections {
+            s.add_row(vec![name.to_string(), count.to_string()]);
+        }
+        table::align_numbers(&mut s);
+        writeln!(out, "\n{s}")?;
     }
-    table::align_numbers(&mut s);
-    writeln!(out, "\n{s}")?;
+    if d.rmbench {
+        write_rmbench(d, out)?;
+    }
+    Ok(())
+}
+
+/// RM-Bench's shape: prompts per domain, and each style's mean length, chosen and rejected
+/// (the style is what the benchmark varies).
+fn write_rmbench(d: &Dataset, out: &mut dyn Write) -> Result<()> {
+    use crate::dataset::rmbench::{cell, domain_of, DOMAINS, STYLES};
+    let mut prompts: BTreeMap<usize, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    // [chosen, rejected][style]: (chars, responses), each response counted once per prompt.
+    let mut length = [[(0usize, 0usize); 3]; 2];
+    for e in d.examples.iter().filter(|e| e.seeded) {
+        let (Some((prompt, i, j)), Some(domain)) = (cell(&e.pair_id), domain_of(&e.subset)) else {
+            continue;
+        };
+        let k = DOMAINS.iter().position(|x| *x == domain).unwrap_or(0);
+        prompts.entry(k).or_default().insert(prompt);
+        let (chosen, rejected) = if e.gold < 0 {
+            (&e.response1, &e.response2)
+        } else {
+            (&e.response2, &e.response1)
+        };
+        if j == 0 {
+            length[0][i].0 += chars(chosen);
+            length[0][i].1 += 1;
+        }
+        if i == 0 {
+            length[1][j].0 += chars(rejected);
+            length[1][j].1 += 1;
+        }
+    }
+    let total: usize = prompts.values().map(|p| p.len()).sum();
+    let mut t = table::Table::new("", &["mean chars", STYLES[0], STYLES[1], STYLES[2]]);
+    for (name, side) in ["chosen", "rejected"].iter().zip(&length) {
+        let mut row = vec![name.to_string()];
+        row.extend(side.iter().map(|(c, n)| {
+            if *n == 0 {
+                "n/a".into()
+            } else {
+                format!("{:.0}", *c as f64 / *n as f64)
+            }
+        }));
+        t.rows.push(row);
+    }
+    let width = crate::report::media::term::width();
+    let line = format!(
+        "RM-Bench: {total} prompts ({}), each three chosen × three rejected responses as nine pairs; calibrate scores the 3×3 style matrix as RM-Bench's compute_accuracy does (hard: a plainer chosen against a fancier rejected)",
+        prompts
+            .iter()
+            .map(|(k, p)| format!("{} {}", DOMAINS[*k], p.len()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    writeln!(
+        out,
+        "\n{}",
+        crate::report::media::term::wrap(&line, width, "")
+    )?;
+    writeln!(out, "{}", table::render_at(&t, width))?;
     Ok(())
 }
 
@@ -148,26 +217,36 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
         t.chance += k as f64 / n as f64;
     }
     writeln!(out, "raterlab data summary: {}", d.source)?;
+    let width = crate::report::media::term::width();
+    let wrap = |text: String| crate::report::media::term::wrap(&text, width, "");
     writeln!(
         out,
-        "{} rows in RewardBench 2's form (several completions, some correct) · seed {} · completions shown in an order drawn from the seed",
-        d.rows.len(),
-        d.seed
+        "{}",
+        wrap(format!(
+            "{} rows in RewardBench 2's form (several completions, some correct) · seed {} · completions shown in an order drawn from the seed",
+            d.rows.len(),
+            d.seed
+        ))
     )?;
-    let mut t = table::new_table(vec![
-        "subset",
-        "rows",
-        "completions per row",
-        "correct per row",
-        "chance",
-        "correct at A",
-        "B",
-        "C",
-        "D",
-        "later",
-    ]);
+    let mut t = table::Table::new(
+        "",
+        &[
+            "subset",
+            "rows",
+            "completions per row",
+            "correct per row",
+            "chance",
+            "correct at A",
+            "B",
+            "C",
+            "D",
+            "later",
+        ],
+    );
+    t.secondary = vec![5, 6, 7, 8, 9];
+    t.elsewhere = "a wider terminal shows them";
     for (name, s) in &by_subset {
-        t.add_row(vec![
+        t.rows.push(vec![
             name.to_string(),
             s.rows.to_string(),
             span(s.completions, s.rows, s.completions.2),
@@ -180,8 +259,7 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
             s.slots[4].to_string(),
         ]);
     }
-    table::align_numbers(&mut t);
-    writeln!(out, "\n{t}")?;
+    writeln!(out, "\n{}", table::render_at(&t, width))?;
     let ties: Vec<&rewardbench2::Rb2Row> = d
         .rows
         .iter()
@@ -190,7 +268,8 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
         .collect();
     writeln!(
         out,
-        "chance: how often a pick at random among a row's completions is correct (1/4 for one correct among four)"
+        "{}",
+        wrap("chance: how often a pick at random among a row's completions is correct (1/4 for one correct among four)".into())
     )?;
     if !ties.is_empty() {
         let kind = |k: &str| ties.iter().filter(|r| r.id.contains(k)).count();

@@ -18,6 +18,9 @@ pub struct Table {
     /// Columns a narrow terminal may leave out (the JSON, CSV and the page keep them).
     #[serde(skip)]
     pub secondary: Vec<usize>,
+    /// Where the columns a narrow terminal leaves out can be read instead.
+    #[serde(skip)]
+    pub elsewhere: &'static str,
 }
 
 impl Table {
@@ -29,6 +32,7 @@ impl Table {
             notes: Vec::new(),
             numeric: true,
             secondary: Vec::new(),
+            elsewhere: "--json, metrics.csv and report.html have them",
         }
     }
 }
@@ -135,8 +139,9 @@ fn with_dropped(t: &Table, dropped: &[usize], text: String, width: usize) -> Str
     names.sort_unstable();
     let names: Vec<&str> = names.iter().map(|&i| t.headers[i].as_str()).collect();
     let note = format!(
-        "({} left out at {width} columns; --json, metrics.csv and report.html have them)",
-        names.join(", ")
+        "({} left out at {width} columns; {})",
+        names.join(", "),
+        t.elsewhere
     );
     format!("{text}\n{}", super::term::wrap(&note, Some(width), ""))
 }
