@@ -229,6 +229,58 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
     Some(t)
 }
 
+/// The answer's RM-Bench line: the configuration with the best average, its hard, normal and
+/// easy accuracy and its style bias, and against the runner-up.
+pub fn answer(run: &Run) -> Option<String> {
+    let r = run.evaluation.rmbench.as_ref()?;
+    let mut ranked: Vec<usize> = (0..r.configs.len())
+        .filter(|&i| r.configs[i].figures.average.is_finite())
+        .collect();
+    ranked.sort_by(|&a, &b| {
+        r.configs[b]
+            .figures
+            .average
+            .total_cmp(&r.configs[a].figures.average)
+    });
+    let &best = ranked.first()?;
+    let s = &r.configs[best];
+    let mut line = format!(
+        "RM-Bench: {} averages {} (hard {}, normal {:.3}, easy {:.3}; style bias easy − hard {}).",
+        shown_name(&run.record.configs[best]),
+        with_ci(s.figures.average, s.ci.average),
+        with_ci(s.figures.hard, s.ci.hard),
+        s.figures.normal,
+        s.figures.easy,
+        with_ci(s.figures.style_bias, s.ci.style_bias)
+    );
+    if let Some(&second) = ranked.get(1) {
+        if let Some(c) = r.comparisons.iter().find(|c| {
+            c.metric == "average" && ((c.a, c.b) == (best, second) || (c.a, c.b) == (second, best))
+        }) {
+            let sign = if c.b == best { 1.0 } else { -1.0 };
+            let (lo, hi) = if sign > 0.0 {
+                c.test.ci
+            } else {
+                (-c.test.ci.1, -c.test.ci.0)
+            };
+            line.push_str(&format!(
+                " Against {} on the average: {:+.3} [{:+.3}, {:+.3}], Holm p {:.3}{}.",
+                run.record.configs[second].name,
+                sign * c.test.diff,
+                lo,
+                hi,
+                c.test.p_holm,
+                match c.test.finding() {
+                    crate::evaluation::Finding::NoDifference => ", no difference",
+                    crate::evaluation::Finding::Untested => ", untested",
+                    _ => "",
+                }
+            ));
+        }
+    }
+    Some(line)
+}
+
 /// One heat map of the overall matrix per configuration (rows chosen, columns rejected).
 pub fn svgs(run: &Run) -> Result<Vec<(String, String)>> {
     let Some(r) = run.evaluation.rmbench.as_ref() else {
