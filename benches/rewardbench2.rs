@@ -121,41 +121,15 @@ fn main() {
         work.path().join("scores.csv"),
     );
     let rows = write_data(&data, &scores);
-    let judge = format!("scores:{}", scores.display());
-    let data_s = data.to_string_lossy().into_owned();
-    let out_s = work.path().join("run").to_string_lossy().into_owned();
     // The whole process: the run directory (ratings, metrics, LaTeX, report.html) included.
-    let args = [
-        "calibrate",
-        "--data",
-        &data_s,
-        "--judge",
-        &judge,
-        "--json",
-        "--bootstrap",
-        "1000",
-        "--out",
-        &out_s,
-    ];
-    let binary = env!("CARGO_BIN_EXE_raterlab");
-    let mut runs: Vec<(f64, f64, String)> =
-        (0..RUNS).map(|_| support::timed(binary, &args)).collect();
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (seconds, peak_mb, out) = runs.swap_remove(RUNS / 2);
-    let doc: serde_json::Value = serde_json::from_str(&out).expect("raterlab's JSON");
+    let (seconds, peak_mb, doc) =
+        support::scores_run(&data, &scores, &work.path().join("run"), RUNS);
     let ours = &doc["configs"][0]["rewardbench2"];
-    let reference = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/rewardbench2_reference.py"))
-        .args([&data, &scores])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        reference.status.success(),
-        "reward-bench's scoring failed (pip install --no-deps rewardbench==0.1.4): {}",
-        String::from_utf8_lossy(&reference.stderr)
+    let theirs = support::reference(
+        "rewardbench2_reference.py",
+        &[&data, &scores],
+        "reward-bench's scoring (pip install --no-deps rewardbench==0.1.4)",
     );
-    let theirs: serde_json::Value =
-        serde_json::from_slice(&reference.stdout).expect("the reference's JSON");
     let close = |a: &serde_json::Value, b: &serde_json::Value, what: &str| {
         let (a, b) = (a.as_f64().expect("ours"), b.as_f64().expect("theirs"));
         assert!(
@@ -172,23 +146,10 @@ fn main() {
         "RewardBench 2 from a scores file: {rows} rows, {} completions",
         count_completions(&data)
     );
-    println!(
-        "{:<64} {:>10} {:>12} {:>8}",
-        "case", "measured", "reference", "ratio"
-    );
-    println!(
-        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
-        "raterlab calibrate --json, whole process, bootstrap 1000 (ref: 1 s)",
-        seconds,
-        1.0,
-        seconds
-    );
-    println!(
-        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
-        "the same vs reward-bench's scoring alone (no CIs, no reading)",
+    support::print_against(
         seconds,
         scoring,
-        seconds / scoring
+        "the same vs reward-bench's scoring alone (no CIs, no reading)",
     );
     println!(
         "peak RSS {peak_mb:.0} MB; reward-bench with reading {:.3} s, with imports {:.3} s; leaderboard {:.6} (equal to reward-bench's, as every subset)",

@@ -57,41 +57,14 @@ fn main() {
     }
     let scores_path = work.path().join("scores.jsonl");
     std::fs::write(&scores_path, scores).expect("scores");
-    let judge = format!("scores:{}", scores_path.display());
-    let data_s = data.to_string_lossy().into_owned();
-    let out_s = work.path().join("run").to_string_lossy().into_owned();
-    let args = [
-        "calibrate",
-        "--data",
-        &data_s,
-        "--judge",
-        &judge,
-        "--json",
-        "--bootstrap",
-        "1000",
-        "--out",
-        &out_s,
-    ];
-    let binary = env!("CARGO_BIN_EXE_raterlab");
-    let mut runs: Vec<(f64, f64, String)> =
-        (0..RUNS).map(|_| support::timed(binary, &args)).collect();
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (seconds, peak_mb, out) = runs.swap_remove(RUNS / 2);
-    let doc: Value = serde_json::from_str(&out).expect("raterlab's JSON");
+    let (seconds, peak_mb, doc) =
+        support::scores_run(&data, &scores_path, &work.path().join("run"), RUNS);
     let ours = &doc["configs"][0]["rmbench"];
-    let reference = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/rmbench_reference.py"))
-        .args([&data, &scores_path])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        reference.status.success(),
-        "RM-Bench's scoring failed: {}",
-        String::from_utf8_lossy(&reference.stderr)
+    let theirs = support::reference(
+        "rmbench_reference.py",
+        &[&data, &scores_path],
+        "RM-Bench's scoring",
     );
-    let stdout = String::from_utf8_lossy(&reference.stdout);
-    let last = stdout.lines().last().expect("the reference's JSON line");
-    let theirs: Value = serde_json::from_str(last).expect("the reference's JSON");
     let close = |a: &Value, b: &Value, what: &str| {
         let (a, b) = (a.as_f64().expect("ours"), b.as_f64().expect("theirs"));
         assert!((a - b).abs() < 1e-9, "{what}: raterlab {a} vs RM-Bench {b}");
@@ -116,23 +89,10 @@ fn main() {
         rows.len(),
         rows.len() * 9
     );
-    println!(
-        "{:<64} {:>10} {:>12} {:>8}",
-        "case", "measured", "reference", "ratio"
-    );
-    println!(
-        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
-        "raterlab calibrate --json, whole process, bootstrap 1000 (ref: 1 s)",
-        seconds,
-        1.0,
-        seconds
-    );
-    println!(
-        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
-        "the same vs RM-Bench's compute_accuracy alone (no CIs, no page)",
+    support::print_against(
         seconds,
         scoring,
-        seconds / scoring
+        "the same vs RM-Bench's compute_accuracy alone (no CIs, no page)",
     );
     println!(
         "peak RSS {peak_mb:.0} MB; RM-Bench with reading {:.3} s, with imports {:.3} s; hard {:.4}, normal {:.4}, easy {:.4} (equal to RM-Bench's, per domain too)",

@@ -41,6 +41,78 @@ pub fn timed(binary: &str, args: &[&str]) -> (f64, f64, String) {
     )
 }
 
+/// `calibrate --judge scores:SCORES --json --bootstrap 1000` over `data` into `out`, as a child
+/// process, `runs` times: the median run's (seconds, peak MB, JSON document).
+pub fn scores_run(data: &Path, scores: &Path, out: &Path, runs: usize) -> (f64, f64, Value) {
+    let judge = format!("scores:{}", scores.display());
+    let (data, out) = (data.to_string_lossy(), out.to_string_lossy());
+    let args = [
+        "calibrate",
+        "--data",
+        &data,
+        "--judge",
+        &judge,
+        "--json",
+        "--bootstrap",
+        "1000",
+        "--out",
+        &out,
+    ];
+    let binary = env!("CARGO_BIN_EXE_raterlab");
+    let mut all: Vec<(f64, f64, String)> = (0..runs).map(|_| timed(binary, &args)).collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (seconds, peak_mb, stdout) = all.swap_remove(runs / 2);
+    (
+        seconds,
+        peak_mb,
+        serde_json::from_str(&stdout).expect("raterlab's JSON"),
+    )
+}
+
+/// The result table of a benchmark beside a reference script: the whole process against a
+/// 1 s budget, and against the reference's own scoring (`reference_s`, described by `against`).
+pub fn print_against(seconds: f64, reference_s: f64, against: &str) {
+    println!(
+        "{:<64} {:>10} {:>12} {:>8}",
+        "case", "measured", "reference", "ratio"
+    );
+    println!(
+        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
+        "raterlab calibrate --json, whole process, bootstrap 1000 (ref: 1 s)",
+        seconds,
+        1.0,
+        seconds
+    );
+    println!(
+        "{:<64} {:>9.3}s {:>11.3}s {:>7.2}x",
+        against,
+        seconds,
+        reference_s,
+        seconds / reference_s
+    );
+}
+
+/// A Python reference script of benches/ run on `args`: its last stdout line, as JSON.
+pub fn reference(script: &str, args: &[&Path], what: &str) -> Value {
+    let out = Command::new("python3")
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("benches")
+                .join(script),
+        )
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().expect("the reference's JSON line"))
+        .expect("the reference's JSON")
+}
+
 /// `batch export` of `plan` into `out` (only what `cache` lacks): (seconds, peak MB).
 pub fn export(binary: &str, plan: &[String], out: &Path, cache: &Path) -> (f64, f64) {
     let mut args: Vec<String> = vec!["batch".into(), "export".into()];

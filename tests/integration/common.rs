@@ -122,34 +122,96 @@ pub const METRIC_FIELDS: [&str; 11] = [
 /// A column of a run directory's ratings.parquet as floats (missing values `None`).
 #[allow(dead_code)]
 pub fn ratings_floats(run_dir: &Path, column: &str) -> Vec<Option<f64>> {
+    let values = ratings_column(run_dir, column, polars::prelude::DataType::Float64);
+    values.f64().expect("floats").iter().collect()
+}
+
+/// A column of a run directory's ratings.parquet, cast to `kind`.
+fn ratings_column(
+    run_dir: &Path,
+    column: &str,
+    kind: polars::prelude::DataType,
+) -> polars::prelude::Series {
     use polars::prelude::SerReader;
     let file = std::fs::File::open(run_dir.join("ratings.parquet")).expect("ratings.parquet");
     let df = polars::prelude::ParquetReader::new(file)
         .finish()
         .expect("parquet");
-    let values = df.column(column).expect("the column");
-    let values = values
-        .cast(&polars::prelude::DataType::Float64)
-        .expect("numbers");
-    values.f64().expect("floats").iter().collect()
+    df.column(column)
+        .expect("the column")
+        .as_materialized_series()
+        .cast(&kind)
+        .expect("the column in that type")
 }
 
 /// A column of a run directory's ratings.parquet as text (missing values `None`).
 #[allow(dead_code)]
 pub fn ratings_strings(run_dir: &Path, column: &str) -> Vec<Option<String>> {
-    use polars::prelude::SerReader;
-    let file = std::fs::File::open(run_dir.join("ratings.parquet")).expect("ratings.parquet");
-    let df = polars::prelude::ParquetReader::new(file)
-        .finish()
-        .expect("parquet");
-    let values = df.column(column).expect("the column");
-    let values = values
-        .cast(&polars::prelude::DataType::String)
-        .expect("text");
+    let values = ratings_column(run_dir, column, polars::prelude::DataType::String);
     values
         .str()
         .expect("strings")
         .iter()
         .map(|v| v.map(str::to_string))
+        .collect()
+}
+
+/// A best-of file's rows (RewardBench 2, Ties): id, subset, prompt, the chosen and the rejected
+/// texts.
+#[allow(dead_code)]
+pub struct ListRow {
+    pub id: String,
+    pub subset: String,
+    pub prompt: String,
+    pub chosen: Vec<String>,
+    pub rejected: Vec<String>,
+}
+
+/// The rows of a parquet file with `id, subset, prompt` and `chosen`/`rejected` lists.
+#[allow(dead_code)]
+pub fn list_rows(path: &Path) -> Vec<ListRow> {
+    use polars::prelude::SerReader;
+    let df = polars::prelude::ParquetReader::new(std::fs::File::open(path).expect("the file"))
+        .finish()
+        .expect("parquet");
+    let text = |c: &str| -> Vec<String> {
+        df.column(c)
+            .expect("column")
+            .cast(&polars::prelude::DataType::String)
+            .expect("text")
+            .str()
+            .expect("text")
+            .iter()
+            .map(|s| s.expect("text").to_string())
+            .collect()
+    };
+    let list = |c: &str| -> Vec<Vec<String>> {
+        df.column(c)
+            .expect("column")
+            .list()
+            .expect("list")
+            .series_iter()
+            .map(|s| {
+                s.expect("list")
+                    .str()
+                    .expect("texts")
+                    .iter()
+                    .map(|t| t.expect("text").to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (ids, subsets, prompts) = (text("id"), text("subset"), text("prompt"));
+    ids.into_iter()
+        .zip(subsets)
+        .zip(prompts)
+        .zip(list("chosen").into_iter().zip(list("rejected")))
+        .map(|(((id, subset), prompt), (chosen, rejected))| ListRow {
+            id,
+            subset,
+            prompt,
+            chosen,
+            rejected,
+        })
         .collect()
 }

@@ -332,17 +332,9 @@ fn a_jury_names_real_members_and_votes_by_a_known_rule() {
 
 /// LLMBar's reading of each recorded answer by the texts shown: -1, 1 or None.
 fn llmbar_readings(shared: &Path, judge: &str) -> HashMap<(String, String), Option<i64>> {
-    let path = shared.join(format!("llmbar/judges/{judge}.jsonl"));
-    std::fs::read_to_string(path)
-        .expect("recording")
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
-            let winner = match v["reported_winner"].as_str() {
-                Some("1") => Some(-1),
-                Some("2") => Some(1),
-                _ => None,
-            };
+    crate::llmbar_replay::recorded(shared, judge)
+        .into_iter()
+        .map(|(v, winner)| {
             let text = |k: &str| v[k].as_str().expect("text").to_string();
             ((text("response1"), text("response2")), winner)
         })

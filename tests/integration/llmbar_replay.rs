@@ -58,9 +58,9 @@ fn statistics(shared: &Path, judge: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("statistics")).expect("JSON")
 }
 
-/// LLMBar's reading of each recorded answer, by its text: -1 (the first shown wins), 1, or
-/// None (unreadable).
-fn llmbar_reading(shared: &Path, judge: &str) -> HashMap<String, Option<i64>> {
+/// Each recorded call of `judge` with LLMBar's reading of its answer: -1 (the first shown
+/// wins), 1, or None (unreadable).
+pub fn recorded(shared: &Path, judge: &str) -> Vec<(Value, Option<i64>)> {
     let path = shared.join(format!("llmbar/judges/{judge}.jsonl"));
     std::fs::read_to_string(path)
         .expect("recording")
@@ -72,8 +72,16 @@ fn llmbar_reading(shared: &Path, judge: &str) -> HashMap<String, Option<i64>> {
                 Some("2") => Some(1),
                 _ => None,
             };
-            (v["completion"].as_str().expect("text").to_string(), winner)
+            (v, winner)
         })
+        .collect()
+}
+
+/// LLMBar's reading of each recorded answer, by its text.
+fn llmbar_reading(shared: &Path, judge: &str) -> HashMap<String, Option<i64>> {
+    recorded(shared, judge)
+        .into_iter()
+        .map(|(v, winner)| (v["completion"].as_str().expect("text").to_string(), winner))
         .collect()
 }
 

@@ -6,7 +6,6 @@
 
 use crate::judge_cli::{completion, user_text};
 use crate::mock_http::{MockServer, Reply};
-use polars::prelude::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,48 +20,13 @@ struct Row {
 }
 
 fn sample() -> Vec<Row> {
-    let df = ParquetReader::new(
-        std::fs::File::open(crate::common::root().join("data/sample-v2.parquet")).expect("sample"),
-    )
-    .finish()
-    .expect("parquet");
-    let text = |c: &str| -> Vec<String> {
-        df.column(c)
-            .expect("column")
-            .str()
-            .expect("text")
-            .iter()
-            .map(|s| s.expect("text").to_string())
-            .collect()
-    };
-    let list = |c: &str| -> Vec<Vec<String>> {
-        df.column(c)
-            .expect("column")
-            .list()
-            .expect("list")
-            .series_iter()
-            .map(|s| {
-                s.expect("list")
-                    .str()
-                    .expect("texts")
-                    .iter()
-                    .map(|t| t.expect("text").to_string())
-                    .collect()
-            })
-            .collect()
-    };
-    let (subsets, prompts, chosen, rejected) = (
-        text("subset"),
-        text("prompt"),
-        list("chosen"),
-        list("rejected"),
-    );
-    (0..prompts.len())
-        .map(|k| Row {
-            subset: subsets[k].clone(),
-            prompt: prompts[k].clone(),
-            correct: chosen[k].clone(),
-            incorrect: rejected[k].clone(),
+    crate::common::list_rows(&crate::common::root().join("data/sample-v2.parquet"))
+        .into_iter()
+        .map(|r| Row {
+            subset: r.subset,
+            prompt: r.prompt,
+            correct: r.chosen,
+            incorrect: r.rejected,
         })
         .collect()
 }

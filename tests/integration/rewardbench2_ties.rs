@@ -5,45 +5,19 @@
 //! (integer grades whose correct answers tie, missing scores under both rules) to 1e-12.
 
 use crate::common::{fixture, json_of, shared_data};
-use polars::prelude::*;
 use serde_json::Value;
 
 /// The Ties rows: id, prompt and the completions (correct ones first).
 fn rows(path: &std::path::Path) -> Vec<(String, String, Vec<String>)> {
-    let df = ParquetReader::new(std::fs::File::open(path).expect("ties.parquet"))
-        .finish()
-        .expect("parquet");
-    let text = |c: &str| -> Vec<String> {
-        df.column(c)
-            .expect("column")
-            .str()
-            .expect("text")
-            .iter()
-            .map(|v| v.expect("a value").to_string())
-            .collect()
-    };
-    let list = |c: &str| -> Vec<Vec<String>> {
-        df.column(c)
-            .expect("column")
-            .list()
-            .expect("a list")
-            .series_iter()
-            .map(|v| {
-                let s = v.expect("a list");
-                s.str()
-                    .expect("texts")
-                    .iter()
-                    .map(|t| t.expect("a text").to_string())
-                    .collect()
-            })
-            .collect()
-    };
-    let (ids, prompts, chosen, rejected) =
-        (text("id"), text("prompt"), list("chosen"), list("rejected"));
-    ids.into_iter()
-        .zip(prompts)
-        .zip(chosen.into_iter().zip(rejected))
-        .map(|((id, prompt), (c, r))| (id, prompt, c.into_iter().chain(r).collect()))
+    crate::common::list_rows(path)
+        .into_iter()
+        .map(|r| {
+            (
+                r.id,
+                r.prompt,
+                r.chosen.into_iter().chain(r.rejected).collect(),
+            )
+        })
         .collect()
 }
 

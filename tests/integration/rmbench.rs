@@ -254,34 +254,29 @@ fn a_broken_rm_bench_row_is_named() {
         serde_json::json!({"id": 1, "subset": subset, "prompt": "p",
             "chosen": vec!["a"; chosen], "rejected": ["x", "y", "z"]})
     };
-    std::fs::write(
-        &path,
-        serde_json::json!([row("alpacaeval", 3), row("llmbar-natural", 3)]).to_string(),
-    )
-    .expect("file");
-    let err = crate::common::error_of(&[
-        "calibrate",
-        "--data",
-        path.to_str().expect("utf-8"),
-        "--judge",
-        "sim",
-    ]);
+    // The error of calibrate on these two rows.
+    let error = |rows: Value| {
+        std::fs::write(&path, rows.to_string()).expect("file");
+        crate::common::error_of(&[
+            "calibrate",
+            "--data",
+            path.to_str().expect("utf-8"),
+            "--judge",
+            "sim",
+        ])
+    };
+    let err = error(serde_json::json!([
+        row("alpacaeval", 3),
+        row("llmbar-natural", 3)
+    ]));
     assert!(
         err.contains("row 2") && err.contains("'llmbar-natural' is none of RM-Bench's subsets"),
         "{err}"
     );
-    std::fs::write(
-        &path,
-        serde_json::json!([row("alpacaeval", 3), row("alpacaeval", 2)]).to_string(),
-    )
-    .expect("file");
-    let err = crate::common::error_of(&[
-        "calibrate",
-        "--data",
-        path.to_str().expect("utf-8"),
-        "--judge",
-        "sim",
-    ]);
+    let err = error(serde_json::json!([
+        row("alpacaeval", 3),
+        row("alpacaeval", 2)
+    ]));
     assert!(
         err.contains("column 'chosen', row 2")
             && err.contains("2 responses; RM-Bench rows hold three"),
@@ -299,19 +294,24 @@ fn json_arrays_are_data_and_empty_strings_are_responses() {
         .map(|i| serde_json::json!({"prompt": format!("p{i}"), "chosen": format!("good {i}"), "chosen_model": "a",
             "rejected": if i % 2 == 1 { "" } else { "bad" }, "rejected_model": "b", "subset": "s", "id": i}))
         .collect();
-    let path = dir.path().join("pairs.json");
-    std::fs::write(&path, Value::from(pairs).to_string()).expect("file");
-    let doc = json_of(&[
-        "calibrate",
-        "--data",
-        path.to_str().expect("utf-8"),
-        "--judge",
-        "sim",
-        "--bootstrap",
-        "0",
-        "--out",
-        dir.path().join("a").to_str().expect("utf-8"),
-    ]);
+    // calibrate --json on these rows, written as a JSON array.
+    let run = |name: &str, rows: Vec<Value>| {
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, Value::from(rows).to_string()).expect("file");
+        let out = dir.path().join(name);
+        json_of(&[
+            "calibrate",
+            "--data",
+            path.to_str().expect("utf-8"),
+            "--judge",
+            "sim",
+            "--bootstrap",
+            "0",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ])
+    };
+    let doc = run("pairs", pairs);
     assert_eq!(doc["configs"][0]["counts"]["examples"], 4);
     let rm: Vec<Value> = (0..3)
         .map(|i| {
@@ -319,19 +319,7 @@ fn json_arrays_are_data_and_empty_strings_are_responses() {
             "chosen": ["a", "bb", ""], "rejected": ["", "x", "yy"]})
         })
         .collect();
-    let path = dir.path().join("rm.json");
-    std::fs::write(&path, Value::from(rm).to_string()).expect("file");
-    let doc = json_of(&[
-        "calibrate",
-        "--data",
-        path.to_str().expect("utf-8"),
-        "--judge",
-        "sim",
-        "--bootstrap",
-        "0",
-        "--out",
-        dir.path().join("b").to_str().expect("utf-8"),
-    ]);
+    let doc = run("rm", rm);
     assert_eq!(
         doc["configs"][0]["counts"]["examples"], 27,
         "three prompts, nine pairs each"

@@ -11,16 +11,21 @@ use crate::run::record::Run;
 use anyhow::Result;
 use serde_json::{json, Value};
 
-fn figures_json(f: &Figures, ci: &Intervals, matrix: &[f64; 9]) -> serde_json::Map<String, Value> {
-    let pair = |c: (f64, f64)| json!([num(c.0), num(c.1)]);
-    let mut m = serde_json::Map::new();
-    for (key, v, c) in [
+/// The five figures by name, each with its interval.
+fn named(f: &Figures, ci: &Intervals) -> [(&'static str, f64, (f64, f64)); 5] {
+    [
         ("hard", f.hard, ci.hard),
         ("normal", f.normal, ci.normal),
         ("easy", f.easy, ci.easy),
         ("average", f.average, ci.average),
         ("style_bias", f.style_bias, ci.style_bias),
-    ] {
+    ]
+}
+
+fn figures_json(f: &Figures, ci: &Intervals, matrix: &[f64; 9]) -> serde_json::Map<String, Value> {
+    let pair = |c: (f64, f64)| json!([num(c.0), num(c.1)]);
+    let mut m = serde_json::Map::new();
+    for (key, v, c) in named(f, ci) {
         m.insert(key.into(), num(v));
         m.insert(format!("{key}_ci"), pair(c));
     }
@@ -89,13 +94,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
         return;
     };
     let mut push = |scope: &str, n: usize, f: &Figures, ci: &Intervals| {
-        for (key, v, c) in [
-            ("hard", f.hard, ci.hard),
-            ("normal", f.normal, ci.normal),
-            ("easy", f.easy, ci.easy),
-            ("average", f.average, ci.average),
-            ("style_bias", f.style_bias, ci.style_bias),
-        ] {
+        for (key, v, c) in named(f, ci) {
             rows.push(
                 scope,
                 n as u64,
