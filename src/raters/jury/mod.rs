@@ -217,13 +217,12 @@ pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) 
             decided(first.filter(|_| all), Undecided::NotUnanimous)
         }
         Vote::Mean if ballots.iter().all(|b| b.grades.is_some()) => {
+            // Only members that graded both responses: one grade alone would tilt the pair.
             let side = |pick: fn(Grades) -> Option<f64>| {
-                weighted_mean(
-                    ballots
-                        .iter()
-                        .zip(weights)
-                        .map(|(b, &w)| (b.grades.and_then(pick), w)),
-                )
+                weighted_mean(ballots.iter().zip(weights).map(|(b, &w)| {
+                    let both = b.grades.filter(|g| g.0.is_some() && g.1.is_some());
+                    (both.and_then(pick), w)
+                }))
             };
             let (g1, g2) = (side(|g| g.0), side(|g| g.1));
             let rating = g1.zip(g2).map(|(a, b)| compare_grades(a, b, tie_margin));

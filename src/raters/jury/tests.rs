@@ -96,6 +96,13 @@ fn unanimous_mean_and_probability() {
         0.5,
     );
     assert_eq!(g.grades, Some((Some(7.0), Some(22.0 / 3.0))));
+    // A member with one grade missing does not vote on either response.
+    let half = Ballot {
+        grades: Some((Some(1.0), None)),
+        ..ballot(None)
+    };
+    let h = decide(Vote::Mean, &[graded(7.0, 8.0), half], &ONE, 0.0);
+    assert_eq!(h.grades, Some((Some(7.0), Some(8.0))));
     assert_eq!(g.rating, Some(0), "a gap of 1/3 is inside the 0.5 margin");
     let with_p = |p: Option<f64>| Ballot {
         p,
