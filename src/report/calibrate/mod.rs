@@ -284,7 +284,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         Ok(())
     };
     print(w, &summary.configurations)?;
-    if let Some(t) = crate::report::calibrate::rmbench::table(run, &order) {
+    if let Some(t) = crate::report::calibrate::rmbench::table(run) {
         print(w, &t)?;
     }
     if let Some(t) = &summary.probability {

@@ -229,7 +229,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let order = crate::report::calibrate::ranking::order(run);
     let tables: Vec<Table> = [
         Some(s.configurations),
-        crate::report::calibrate::rmbench::table(run, &order),
+        crate::report::calibrate::rmbench::table(run),
         s.probability,
         Some(s.parse_failures),
         s.position,

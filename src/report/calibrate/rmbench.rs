@@ -120,10 +120,26 @@ fn with_ci(v: f64, c: (f64, f64)) -> String {
     crate::report::media::format::with_ci(v, c)
 }
 
-/// The compact table: per configuration, hard, normal, easy, average and the style bias
-/// (overall), then each domain's average; the notes say how to read it.
-pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+/// The configurations, best RM-Bench average first (undefined last).
+fn by_average(r: &crate::evaluation::rmbench::RmBench) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..r.configs.len()).collect();
+    let key = |i: usize| {
+        let v = r.configs[i].figures.average;
+        if v.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            v
+        }
+    };
+    ranked.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
+    ranked
+}
+
+/// The compact table, best average first: per configuration, hard, normal, easy, average and
+/// the style bias (overall), then each domain's average; the notes say how to read it.
+pub fn table(run: &Run) -> Option<Table> {
     let r = run.evaluation.rmbench.as_ref()?;
+    let order = by_average(r);
     let domains: Vec<&str> = r
         .configs
         .first()
@@ -143,7 +159,7 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
         &headers,
     );
     t.secondary = (6..6 + domains.len()).collect();
-    for &i in order {
+    for &i in &order {
         let s: &RmStats = &r.configs[i];
         let f = &s.figures;
         let mut row = vec![
@@ -232,15 +248,10 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
 /// easy accuracy and its style bias, and against the runner-up.
 pub fn answer(run: &Run) -> Option<String> {
     let r = run.evaluation.rmbench.as_ref()?;
-    let mut ranked: Vec<usize> = (0..r.configs.len())
+    let ranked: Vec<usize> = by_average(r)
+        .into_iter()
         .filter(|&i| r.configs[i].figures.average.is_finite())
         .collect();
-    ranked.sort_by(|&a, &b| {
-        r.configs[b]
-            .figures
-            .average
-            .total_cmp(&r.configs[a].figures.average)
-    });
     let &best = ranked.first()?;
     let s = &r.configs[best];
     let mut line = format!(
