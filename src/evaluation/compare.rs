@@ -39,7 +39,29 @@ pub enum Finding {
     Untested,
 }
 
+impl Finding {
+    /// The finding as the JSON documents and CSV files name it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Finding::BBetter => "b_better",
+            Finding::ABetter => "a_better",
+            Finding::NoDifference => "no_difference",
+            Finding::Untested => "untested",
+        }
+    }
+}
+
 impl MetricTest {
+    /// The same test read the other way round (A − B): the difference and its interval
+    /// negated, so its finding names the other side.
+    pub fn reversed(self) -> Self {
+        Self {
+            diff: -self.diff,
+            ci: (-self.ci.1, -self.ci.0),
+            ..self
+        }
+    }
+
     /// B or A is better only when the adjusted test rejects and the CI excludes 0 (with
     /// `--bootstrap 0` there is no CI, and the test decides alone).
     pub fn finding(&self) -> Finding {
@@ -234,14 +256,13 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     }
 }
 
-/// Holm's adjustment over the tests of one family (the comparisons with a p-value).
-fn adjust(out: &mut [Comparison], test: fn(&mut Comparison) -> &mut MetricTest) {
-    let tested: Vec<usize> = (0..out.len())
-        .filter(|&i| !test(&mut out[i]).p.is_nan())
-        .collect();
-    let p: Vec<f64> = tested.iter().map(|&i| test(&mut out[i]).p).collect();
-    for (&i, adjusted) in tested.iter().zip(holm(&p)) {
-        test(&mut out[i]).p_holm = adjusted;
+/// Holm's adjustment over the tests of one family: the tests with a p-value (a test without
+/// one is not counted) get their `p_holm`.
+pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>) {
+    let mut tested: Vec<&mut MetricTest> = tests.into_iter().filter(|t| !t.p.is_nan()).collect();
+    let p: Vec<f64> = tested.iter().map(|t| t.p).collect();
+    for (t, adjusted) in tested.iter_mut().zip(holm(&p)) {
+        t.p_holm = adjusted;
     }
 }
 
@@ -254,8 +275,8 @@ pub fn compare_all(run: &RunRecord, settings: EvalSettings) -> Vec<Comparison> {
         .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
         .map(|(a, b)| compare(run, a, b, settings))
         .collect();
-    adjust(&mut out, |c| &mut c.accuracy);
-    adjust(&mut out, |c| &mut c.kappa);
+    adjust_holm(out.iter_mut().map(|c| &mut c.accuracy));
+    adjust_holm(out.iter_mut().map(|c| &mut c.kappa));
     out
 }
 

@@ -21,7 +21,7 @@ mod shape;
 
 #[cfg(test)]
 pub(crate) use compare::metric_test;
-pub use compare::{compare_all, Comparison, Finding, MetricTest, Power};
+pub use compare::{adjust_holm, compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 pub use probability::{probability, stats as probability_stats, ProbabilityStats};

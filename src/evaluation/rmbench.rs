@@ -15,7 +15,7 @@
 //! bias (easy − hard) with its CI, and paired comparisons between configurations on `average`
 //! and on `hard` (the same prompt draws for both, two-sided bootstrap p, Holm per metric).
 
-use super::compare::{bootstrap_p, holm, MetricTest};
+use super::compare::{adjust_holm, bootstrap_p, MetricTest};
 use super::record::{EvalSettings, RunRecord};
 use crate::dataset::rmbench::{cell, domain_of, DOMAINS};
 use crate::metrics::interval95;
@@ -262,6 +262,7 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
                     m
                 },
                 figures,
+                // A copy: interval95 sorts, and the comparisons below pair the draws in order.
                 ci: Intervals::of(&mut draws[c][n].clone()),
                 domains: per
                     .iter()
@@ -280,44 +281,36 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
         .collect();
     let overall = sizes.len();
     let mut comparisons = Vec::new();
+    // Figures::array's positions: average 3, hard 0.
     for (metric, at) in [("average", 3usize), ("hard", 0usize)] {
         let mut family: Vec<RmComparison> = Vec::new();
         for a in 0..k {
             for b in a + 1..k {
-                let pick = |c: usize| match at {
-                    3 => configs[c].figures.average,
-                    _ => configs[c].figures.hard,
-                };
                 let mut diffs: Vec<f64> = draws[b][overall][at]
                     .iter()
                     .zip(&draws[a][overall][at])
                     .map(|(y, x)| y - x)
                     .collect();
-                let diff = pick(b) - pick(a);
+                let diff = configs[b].figures.array()[at] - configs[a].figures.array()[at];
+                let p = if diffs.is_empty() || diff.is_nan() {
+                    f64::NAN
+                } else {
+                    bootstrap_p(&diffs)
+                };
                 family.push(RmComparison {
                     a,
                     b,
                     metric,
                     test: MetricTest {
                         diff,
-                        p: if diffs.is_empty() || diff.is_nan() {
-                            f64::NAN
-                        } else {
-                            bootstrap_p(&diffs)
-                        },
+                        p,
                         ci: interval95(&mut diffs),
                         p_holm: f64::NAN,
                     },
                 });
             }
         }
-        let tested: Vec<usize> = (0..family.len())
-            .filter(|&i| !family[i].test.p.is_nan())
-            .collect();
-        let p: Vec<f64> = tested.iter().map(|&i| family[i].test.p).collect();
-        for (&i, adjusted) in tested.iter().zip(holm(&p)) {
-            family[i].test.p_holm = adjusted;
-        }
+        adjust_holm(family.iter_mut().map(|c| &mut c.test));
         comparisons.extend(family);
     }
     RmBench {

@@ -176,16 +176,27 @@ fn tally(ballots: &[Ballot], weights: &[f64]) -> ([f64; 3], f64) {
 /// The label more than half of the voters' weight names, and whether it is a bare majority:
 /// one of its supporters voting otherwise would undo it.
 pub fn strict_majority(ballots: &[Ballot], weights: &[f64]) -> Option<(i64, bool)> {
-    let (by_label, total) = tally(ballots, weights);
-    let k = (0..3).find(|&k| 2.0 * by_label[k] > total)?;
-    let label = k as i64 - 1;
-    let lightest = ballots
+    let label = count(Vote::Majority, &labels(ballots), weights).ok()? as i64 - 1;
+    let (_, total) = tally(ballots, weights);
+    let support: Vec<f64> = ballots
         .iter()
         .zip(weights)
         .filter(|(b, _)| b.rating == Some(label))
         .map(|(_, &w)| w)
-        .fold(f64::INFINITY, f64::min);
-    Some((label, 2.0 * (by_label[k] - lightest) <= total))
+        .collect();
+    let lightest = support.iter().copied().fold(f64::INFINITY, f64::min);
+    Some((
+        label,
+        2.0 * (support.iter().sum::<f64>() - lightest) <= total,
+    ))
+}
+
+/// The ballots' ratings as labels 0, 1, 2 (a missing rating: no label).
+fn labels(ballots: &[Ballot]) -> Vec<Option<usize>> {
+    ballots
+        .iter()
+        .map(|b| b.rating.map(|r| (r + 1) as usize))
+        .collect()
 }
 
 /// The jury's verdict on one item from its members' ballots (in member order).
@@ -204,17 +215,11 @@ pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) 
         return decided(None, Undecided::NoVotes);
     }
     match vote {
-        Vote::Majority => decided(
-            strict_majority(ballots, weights).map(|m| m.0),
-            Undecided::NoMajority,
-        ),
-        Vote::Unanimous => {
-            let first = ballots.iter().find_map(|b| b.rating);
-            let all = ballots
-                .iter()
-                .filter_map(|b| b.rating)
-                .all(|r| Some(r) == first);
-            decided(first.filter(|_| all), Undecided::NotUnanimous)
+        Vote::Majority | Vote::Unanimous | Vote::RewardBench => {
+            match count(vote, &labels(ballots), weights) {
+                Ok(label) => decided(Some(label as i64 - 1), Undecided::NoVotes),
+                Err(why) => decided(None, why),
+            }
         }
         Vote::Mean if ballots.iter().all(|b| b.grades.is_some()) => {
             // Only members that graded both responses: one grade alone would tilt the pair.
@@ -245,23 +250,6 @@ pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) 
             Decision {
                 p,
                 ..decided(p.map(|p| sign(p - 0.5)), Undecided::NoVotes)
-            }
-        }
-        Vote::RewardBench => {
-            // "error" is a vote like the others.
-            let errors: f64 = ballots
-                .iter()
-                .zip(weights)
-                .filter(|(b, _)| b.rating.is_none())
-                .map(|(_, w)| w)
-                .sum();
-            let counts = [by_label[0], by_label[1], by_label[2], errors];
-            let most = counts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let firsts: Vec<usize> = (0..4).filter(|&k| counts[k] == most).collect();
-            match firsts[..] {
-                [3] => decided(None, Undecided::ErrorPlurality),
-                [k] => decided(Some(k as i64 - 1), Undecided::TiedFirst),
-                _ => decided(None, Undecided::TiedFirst),
             }
         }
     }
@@ -322,11 +310,12 @@ pub fn rows(jury: &Jury, ratings: &[Vec<RatingRow>]) -> Vec<RatingRow> {
         .collect()
 }
 
-/// The label (a slot, or a pairwise win) the members' votes give under `vote`'s counting:
-/// a strict majority of the voters' weight, a unanimous one, or reward-bench's plurality with
-/// "error" a vote (a tie for first: none). `mean` and `probability` do not apply to labels;
-/// the plan allows them on RewardBench 2 rows only for grades.
-pub fn label_vote(vote: Vote, labels: &[Option<usize>], weights: &[f64]) -> Option<usize> {
+/// The label (a rating, a slot, a pairwise win) the members' votes give under `vote`'s
+/// counting, or why none: a strict majority of the voters' weight, a unanimous label, or
+/// reward-bench's plurality with "error" (no label) a vote too. `mean` and `probability` do
+/// not count labels; they are counted as `majority` here (the plan allows them on RewardBench
+/// 2 rows only for grades).
+pub fn count(vote: Vote, labels: &[Option<usize>], weights: &[f64]) -> Result<usize, Undecided> {
     let mut by: Vec<(Option<usize>, f64)> = Vec::new();
     for (l, w) in labels.iter().zip(weights) {
         match by.iter_mut().find(|x| x.0 == *l) {
@@ -339,19 +328,27 @@ pub fn label_vote(vote: Vote, labels: &[Option<usize>], weights: &[f64]) -> Opti
         Vote::RewardBench => {
             let most = by.iter().map(|x| x.1).fold(f64::NEG_INFINITY, f64::max);
             match by.iter().filter(|x| x.1 == most).collect::<Vec<_>>()[..] {
-                [one] => one.0,
-                _ => None,
+                [(Some(label), _)] => Ok(*label),
+                [(None, _)] => Err(Undecided::ErrorPlurality),
+                _ => Err(Undecided::TiedFirst),
             }
         }
-        Vote::Unanimous => {
-            let present: Vec<usize> = by.iter().filter_map(|x| x.0).collect();
-            (present.len() == 1).then(|| present[0])
-        }
+        Vote::Unanimous => match by.iter().filter_map(|x| x.0).collect::<Vec<_>>()[..] {
+            [] => Err(Undecided::NoVotes),
+            [label] => Ok(label),
+            _ => Err(Undecided::NotUnanimous),
+        },
+        _ if voters == 0.0 => Err(Undecided::NoVotes),
         _ => by
             .iter()
-            .find(|x| x.0.is_some() && 2.0 * x.1 > voters)
-            .and_then(|x| x.0),
+            .find_map(|x| x.0.filter(|_| 2.0 * x.1 > voters))
+            .ok_or(Undecided::NoMajority),
     }
+}
+
+/// [`count`]'s label, if any.
+pub fn label_vote(vote: Vote, labels: &[Option<usize>], weights: &[f64]) -> Option<usize> {
+    count(vote, labels, weights).ok()
 }
 
 /// A jury's outcome of one RewardBench 2 row from its members' (same protocol): picks by the

@@ -2,7 +2,7 @@
 //! tables (the jury against each member, and every sub-jury) and the sub-jury figure.
 
 use crate::evaluation::jury::{JuryStats, SubJury};
-use crate::evaluation::{Comparison, Finding};
+use crate::evaluation::{Finding, MetricTest};
 use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
 use crate::report::calibrate::ranking::order;
@@ -36,14 +36,14 @@ pub fn best_member(run: &Run, jury: &Jury) -> usize {
         .unwrap_or(&jury.members[0])
 }
 
-/// The run's paired comparison of configurations `a` and `b`, with the sign that makes its
-/// differences `b − a`.
-fn comparison(run: &Run, a: usize, b: usize) -> Option<(&Comparison, f64)> {
+/// The run's paired comparison of a member and its jury, read as jury − member: the items
+/// both rated, and the accuracy and quadratic-kappa tests (B the jury).
+fn versus(run: &Run, member: usize, jury: usize) -> Option<(u64, MetricTest, MetricTest)> {
     run.evaluation.comparisons.iter().find_map(|c| {
-        if (c.a, c.b) == (a, b) {
-            Some((c, 1.0))
-        } else if (c.a, c.b) == (b, a) {
-            Some((c, -1.0))
+        if (c.a, c.b) == (member, jury) {
+            Some((c.n, c.accuracy, c.kappa))
+        } else if (c.a, c.b) == (jury, member) {
+            Some((c.n, c.accuracy.reversed(), c.kappa.reversed()))
         } else {
             None
         }
@@ -79,17 +79,16 @@ pub fn to_json(run: &Run, i: usize) -> Option<Value> {
         .members
         .iter()
         .filter_map(|&m| {
-            let (c, sign) = comparison(run, m, i)?;
+            let (n, accuracy, kappa) = versus(run, m, i)?;
+            let ci = |t: &MetricTest| json!([num(t.ci.0), num(t.ci.1)]);
             Some(json!({
-                "member": run.record.configs[m].name, "n": c.n,
-                "accuracy_diff": num(sign * c.accuracy.diff),
-                "accuracy_ci": [num(sign * if sign > 0.0 { c.accuracy.ci.0 } else { c.accuracy.ci.1 }), num(sign * if sign > 0.0 { c.accuracy.ci.1 } else { c.accuracy.ci.0 })],
-                "accuracy_p_holm": num(c.accuracy.p_holm),
-                "kappa_quadratic_diff": num(sign * c.kappa.diff),
-                "kappa_quadratic_ci": [num(sign * if sign > 0.0 { c.kappa.ci.0 } else { c.kappa.ci.1 }), num(sign * if sign > 0.0 { c.kappa.ci.1 } else { c.kappa.ci.0 })],
-                "kappa_quadratic_p_holm": num(c.kappa.p_holm),
-                "accuracy_finding": finding_key(oriented(c.accuracy.finding(), sign)),
-                "kappa_quadratic_finding": finding_key(oriented(c.kappa.finding(), sign)),
+                "member": run.record.configs[m].name, "n": n,
+                "accuracy_diff": num(accuracy.diff), "accuracy_ci": ci(&accuracy),
+                "accuracy_p_holm": num(accuracy.p_holm),
+                "kappa_quadratic_diff": num(kappa.diff), "kappa_quadratic_ci": ci(&kappa),
+                "kappa_quadratic_p_holm": num(kappa.p_holm),
+                "accuracy_finding": finding_key(accuracy.finding()),
+                "kappa_quadratic_finding": finding_key(kappa.finding()),
             }))
         })
         .collect();
@@ -117,16 +116,6 @@ pub fn to_json(run: &Run, i: usize) -> Option<Value> {
         "versus_members": versus,
         "subsets": s.subsets.iter().map(|x| sub_json(run, x)).collect::<Vec<_>>(),
     }))
-}
-
-/// A finding of "B against A" read as "the jury against the member" (`sign` −1: the jury
-/// is A).
-fn oriented(f: Finding, sign: f64) -> Finding {
-    match (f, sign < 0.0) {
-        (Finding::BBetter, true) => Finding::ABetter,
-        (Finding::ABetter, true) => Finding::BBetter,
-        (f, _) => f,
-    }
 }
 
 /// The finding of the jury (as B) against a member.
@@ -214,16 +203,15 @@ pub fn tables(run: &Run, details: bool) -> Vec<Table> {
         ]);
         let short = short_names(run, jury);
         for (k, &m) in jury.members.iter().enumerate() {
-            let diff = |pick: fn(&Comparison) -> &crate::evaluation::MetricTest| {
-                comparison(run, m, i).map_or_else(String::new, |(c, sign)| {
-                    let t = pick(c);
-                    let (lo, hi) = if sign > 0.0 { t.ci } else { (-t.ci.1, -t.ci.0) };
+            let tests = versus(run, m, i);
+            let diff = |t: Option<MetricTest>| {
+                t.map_or_else(String::new, |t| {
                     format!(
                         "{:+.3} [{:+.3}, {:+.3}] {}",
-                        sign * t.diff,
-                        lo,
-                        hi,
-                        match oriented(t.finding(), sign) {
+                        t.diff,
+                        t.ci.0,
+                        t.ci.1,
+                        match t.finding() {
                             Finding::BBetter => "jury better",
                             Finding::ABetter => "member better",
                             Finding::NoDifference => "no difference",
@@ -240,8 +228,8 @@ pub fn tables(run: &Run, details: bool) -> Vec<Table> {
                 ),
                 cell(m, Statistic::Accuracy),
                 cell(m, Statistic::KappaQuadratic),
-                diff(|c| &c.accuracy),
-                diff(|c| &c.kappa),
+                diff(tests.map(|t| t.1)),
+                diff(tests.map(|t| t.2)),
                 s.abstained[k].to_string(),
             ]);
         }

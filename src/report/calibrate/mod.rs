@@ -15,7 +15,7 @@ pub mod rmbench;
 pub mod run_dir;
 pub mod summary;
 
-use crate::evaluation::{Finding, Headline, PointwiseStats, Position, Scope};
+use crate::evaluation::{Headline, PointwiseStats, Position, Scope};
 use crate::report::calibrate::ranking::{order, ranking_note, verdict};
 use crate::report::media::json::{agreement, num};
 use crate::report::media::{format, table};
@@ -23,15 +23,6 @@ use crate::run::record::{Calibrated, Run};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::io::Write;
-
-fn finding_key(f: Finding) -> &'static str {
-    match f {
-        Finding::BBetter => "b_better",
-        Finding::ABetter => "a_better",
-        Finding::NoDifference => "no_difference",
-        Finding::Untested => "untested",
-    }
-}
 
 fn headline_json(h: &Headline) -> Value {
     json!({"n": h.n, "accuracy": num(h.accuracy), "kappa": num(h.kappa), "kappa_quadratic": num(h.kappa_quadratic)})
@@ -188,7 +179,7 @@ pub fn to_json(run: &Run) -> Value {
                 "only_a_right": c.only_a_right, "only_b_right": c.only_b_right,
                 "p_value": num(c.accuracy.p), "p_holm": num(c.accuracy.p_holm),
                 "kappa_quadratic_p": num(c.kappa.p), "kappa_quadratic_p_holm": num(c.kappa.p_holm),
-                "accuracy_finding": finding_key(c.accuracy.finding()), "kappa_quadratic_finding": finding_key(c.kappa.finding()),
+                "accuracy_finding": c.accuracy.finding().key(), "kappa_quadratic_finding": c.kappa.finding().key(),
                 "discordance": num(c.power.discordance),
                 "min_detectable_difference": num(c.power.min_detectable),
                 "items_needed": num(c.power.items_needed),

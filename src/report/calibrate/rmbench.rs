@@ -73,12 +73,7 @@ pub fn comparisons_json(run: &Run) -> Option<Value> {
             "metric": c.metric, "diff": num(c.test.diff),
             "ci": [num(c.test.ci.0), num(c.test.ci.1)],
             "p": num(c.test.p), "p_holm": num(c.test.p_holm),
-            "finding": match c.test.finding() {
-                crate::evaluation::Finding::BBetter => "b_better",
-                crate::evaluation::Finding::ABetter => "a_better",
-                crate::evaluation::Finding::NoDifference => "no_difference",
-                crate::evaluation::Finding::Untested => "untested",
-            },
+            "finding": c.test.finding().key(),
         }))
         .collect::<Vec<_>>()))
 }
@@ -206,28 +201,21 @@ pub fn table(run: &Run) -> Option<Table> {
             )
         })
         .map(|c| {
-            let (better, worse) = if c.test.diff > 0.0 {
-                (c.b, c.a)
+            // Read as better − worse.
+            let (better, worse, t) = if c.test.diff > 0.0 {
+                (c.b, c.a, c.test)
             } else {
-                (c.a, c.b)
+                (c.a, c.b, c.test.reversed())
             };
             format!(
                 "{} > {} on {} ({:+.3} [{:+.3}, {:+.3}], Holm p {:.3})",
                 run.record.configs[better].name,
                 run.record.configs[worse].name,
                 c.metric,
-                c.test.diff.abs(),
-                if c.test.diff > 0.0 {
-                    c.test.ci.0
-                } else {
-                    -c.test.ci.1
-                },
-                if c.test.diff > 0.0 {
-                    c.test.ci.1
-                } else {
-                    -c.test.ci.0
-                },
-                c.test.p_holm
+                t.diff,
+                t.ci.0,
+                t.ci.1,
+                t.p_holm
             )
         })
         .collect();
@@ -267,20 +255,20 @@ pub fn answer(run: &Run) -> Option<String> {
         if let Some(c) = r.comparisons.iter().find(|c| {
             c.metric == "average" && ((c.a, c.b) == (best, second) || (c.a, c.b) == (second, best))
         }) {
-            let sign = if c.b == best { 1.0 } else { -1.0 };
-            let (lo, hi) = if sign > 0.0 {
-                c.test.ci
+            // Read as best − second.
+            let t = if c.b == best {
+                c.test
             } else {
-                (-c.test.ci.1, -c.test.ci.0)
+                c.test.reversed()
             };
             line.push_str(&format!(
                 " Against {} on the average: {:+.3} [{:+.3}, {:+.3}], Holm p {:.3}{}.",
                 run.record.configs[second].name,
-                sign * c.test.diff,
-                lo,
-                hi,
-                c.test.p_holm,
-                match c.test.finding() {
+                t.diff,
+                t.ci.0,
+                t.ci.1,
+                t.p_holm,
+                match t.finding() {
                     crate::evaluation::Finding::NoDifference => ", no difference",
                     crate::evaluation::Finding::Untested => ", untested",
                     _ => "",

@@ -124,17 +124,8 @@ pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
         "ci": crate::report::media::json::ci_json(Some(p.test.ci)),
         "p": finite(p.test.p),
         "p_holm": finite(p.test.p_holm),
-        "finding": finding_key(p.test.finding()),
+        "finding": p.test.finding().key(),
     })
-}
-
-pub fn finding_key(f: Finding) -> &'static str {
-    match f {
-        Finding::BBetter => "b_better",
-        Finding::ABetter => "a_better",
-        Finding::NoDifference => "no_difference",
-        Finding::Untested => "untested",
-    }
 }
 
 fn counts(v: &[usize; SLOTS]) -> String {

@@ -240,11 +240,7 @@ fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
         ),
         Column::new(
             "finding".into(),
-            c.iter()
-                .map(|p| {
-                    crate::report::calibrate::rewardbench2::analytics::finding_key(p.test.finding())
-                })
-                .collect::<Vec<_>>(),
+            c.iter().map(|p| p.test.finding().key()).collect::<Vec<_>>(),
         ),
     ])?;
     write_csv(df, &dir.join("comparisons.csv"))
