@@ -216,6 +216,36 @@ def test_calibrate_on_rewardbench2_rows_equals_the_command(tmp_path):
         assert value == pytest.approx(c["rewardbench2"]["score"], abs=1e-12)
 
 
+def test_a_jury_from_python_equals_the_command_and_reads_back_with_its_members_votes(tmp_path):
+    jury = "poll=simple_no_tie/basic,simple_with_tie/basic,reward-bench_gemini_no_tie/basic"
+    with contextlib.redirect_stderr(io.StringIO()):
+        report, run_dir = raterlab.calibrate(demo=True, rater=["basic"], jury=[jury],
+                                             out=tmp_path / "py")
+    expected = command_json("calibrate", "--demo", "--rater", "basic", "--jury", jury, "--out",
+                            str(tmp_path / "cmd"))
+    ours = [c for c in report["configs"] if "jury" in c]
+    theirs = [c for c in expected["configs"] if "jury" in c]
+    assert [c["name"] for c in ours] == ["poll"] == [c["name"] for c in theirs]
+    same(ours[0]["overall"], theirs[0]["overall"])
+    assert ours[0]["jury"]["no_majority"] == theirs[0]["jury"]["no_majority"]
+    ratings = raterlab.read_run(run_dir)["ratings"]
+    votes = ratings[ratings.config == "poll"].member_votes
+    assert len(votes) == 43 and all(len(v.split(",")) == 3 for v in votes)
+
+
+def test_rm_bench_from_python_has_its_style_matrix(tmp_path):
+    rows = [{"id": i, "subset": "alpacaeval", "prompt": f"q{i}",
+             "chosen": ["short", "a longer answer", "**a longer answer**"],
+             "rejected": ["no", "a wrong long answer", "**a wrong long answer**"]} for i in range(5)]
+    data = tmp_path / "rm.json"
+    data.write_text(json.dumps(rows))
+    with contextlib.redirect_stderr(io.StringIO()):
+        report, _ = raterlab.calibrate(data=str(data), judge="sim", out=tmp_path / "py")
+    rm = report["configs"][0]["rmbench"]
+    assert len(rm["matrix"]) == 3 and set(rm["domains"]) == {"chat"}
+    assert rm["average"] == pytest.approx((rm["hard"] + rm["normal"] + rm["easy"]) / 3, abs=1e-12)
+
+
 def test_plan_equals_the_command():
     same(raterlab.plan(diff=0.05, discordance=0.2), command_json("plan", "--diff", "0.05", "--discordance", "0.2"))
 

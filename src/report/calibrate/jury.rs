@@ -189,7 +189,7 @@ pub fn tables(run: &Run, details: bool) -> Vec<Table> {
             ),
             &["configuration", "accuracy", "kappa (quadratic)", "jury − member: accuracy", "jury − member: κq", "abstained"],
         );
-        t.secondary = vec![5];
+        t.secondary = vec![2, 4, 5];
         let cell = |k: usize, st: Statistic| {
             with_interval(&run.evaluation.configs[k].overall.agreement, st)
         };
@@ -199,7 +199,7 @@ pub fn tables(run: &Run, details: bool) -> Vec<Table> {
             cell(i, Statistic::KappaQuadratic),
             String::new(),
             String::new(),
-            format!("{} undecided", s.no_majority + s.no_votes),
+            String::new(), // a jury abstains from nothing; its undecided items are in the notes
         ]);
         let short = short_names(run, jury);
         for (k, &m) in jury.members.iter().enumerate() {

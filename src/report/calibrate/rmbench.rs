@@ -146,14 +146,15 @@ pub fn table(run: &Run) -> Option<Table> {
         "normal",
         "easy",
         "average",
-        "style bias (easy − hard)",
+        "style bias",
     ];
     headers.extend(domains.iter().copied());
     let mut t = Table::new(
         "RM-Bench: chosen vs rejected across styles (concise, detailed plain, detailed markdown), as its compute_accuracy scores it (95% CIs over prompts)",
         &headers,
     );
-    t.secondary = (6..6 + domains.len()).collect();
+    // A narrow terminal leaves out the domains, then normal (both in --json and the page).
+    t.secondary = std::iter::once(2).chain(6..6 + domains.len()).collect();
     for &i in &order {
         let s: &RmStats = &r.configs[i];
         let f = &s.figures;
