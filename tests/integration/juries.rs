@@ -432,6 +432,16 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
     assert_eq!(c["jury"]["no_majority"].as_u64(), Some(no_majority as u64));
     let accuracy = c["overall"]["accuracy"].as_f64().expect("accuracy");
     assert!((accuracy - right as f64 / decided as f64).abs() < 1e-12);
+    // The answer's first lines name the jury against its best member, with the verdict.
+    let (code, terminal, err) = run(&["report", out.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    let head: String = terminal.lines().take(12).collect::<Vec<_>>().join(" ");
+    assert!(
+        head.contains("Jury poll (majority vote, 3 members): accuracy")
+            && head.contains("against its best member GPT-4-Vanilla/llmbar-vanilla/basic")
+            && head.contains("the member is better"),
+        "{terminal}"
+    );
     // The paired verdict against each member is the run's Holm-adjusted comparison.
     let versus = c["jury"]["versus_members"].as_array().expect("versus");
     assert_eq!(versus.len(), 3);

@@ -5,7 +5,6 @@ use crate::evaluation::jury::{JuryStats, SubJury};
 use crate::evaluation::{Finding, MetricTest};
 use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
-use crate::report::calibrate::ranking::order;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed as f4, with_interval};
 use crate::report::media::json::num;
@@ -27,10 +26,10 @@ fn juries(run: &Run) -> Vec<(usize, &Jury, &JuryStats)> {
         .collect()
 }
 
-/// The member ranked first by the run's sort metric (the best member).
-pub fn best_member(run: &Run, jury: &Jury) -> usize {
-    let ranked = order(run);
-    *ranked
+/// The member ranked first in `order` (the run's configurations by its sort metric, best
+/// first): the best member.
+pub fn best_member(order: &[usize], jury: &Jury) -> usize {
+    *order
         .iter()
         .find(|i| jury.members.contains(i))
         .unwrap_or(&jury.members[0])
@@ -72,9 +71,9 @@ fn sub_json(run: &Run, s: &SubJury) -> Value {
 /// `configs[i].jury`: the rule, its undecided items, the members' abstentions and
 /// agreement, bare majorities, the oracle bound, the jury against each member (the run's
 /// paired tests, Holm-adjusted over every pair of the run) and every sub-jury.
-pub fn to_json(run: &Run, i: usize) -> Option<Value> {
+pub fn to_json(run: &Run, order: &[usize], i: usize) -> Option<Value> {
     let (_, jury, s) = juries(run).into_iter().find(|(k, _, _)| *k == i)?;
-    let best = best_member(run, jury);
+    let best = best_member(order, jury);
     let versus: Vec<Value> = jury
         .members
         .iter()
@@ -175,12 +174,58 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
     );
 }
 
+/// The answer's jury lines: each jury's accuracy against its best member, with the paired
+/// verdict, and how often it could not decide.
+pub fn answer(run: &Run, order: &[usize]) -> Vec<String> {
+    juries(run)
+        .into_iter()
+        .map(|(i, jury, s)| {
+            let best = best_member(order, jury);
+            let accuracy = |k: usize| {
+                run.evaluation.configs[k]
+                    .overall
+                    .agreement
+                    .get(Statistic::Accuracy)
+            };
+            let verdict = versus(run, best, i).map_or_else(
+                || "untested".to_string(),
+                |(_, t, _)| {
+                    format!(
+                        "jury − member {:+.3} [{:+.3}, {:+.3}], {}",
+                        t.diff,
+                        t.ci.0,
+                        t.ci.1,
+                        match t.finding() {
+                            Finding::BBetter => "the jury is better",
+                            Finding::ABetter => "the member is better",
+                            Finding::NoDifference => "no significant difference",
+                            Finding::Untested => "untested",
+                        }
+                    )
+                },
+            );
+            format!(
+                "Jury {} ({} vote, {} members): accuracy {:.4} against its best member {} {:.4}: {verdict}; {} of {} items undecided, oracle bound {:.4}.",
+                run.record.configs[i].name,
+                jury.vote.key(),
+                jury.members.len(),
+                accuracy(i),
+                run.record.configs[best].name,
+                accuracy(best),
+                s.no_majority + s.no_votes,
+                s.items,
+                share(s.oracle, s.items),
+            )
+        })
+        .collect()
+}
+
 /// The terminal's (and the page's) tables: per jury, the jury and its members side by side
 /// with the paired verdict against each; with `details`, every sub-jury.
-pub fn tables(run: &Run, details: bool) -> Vec<Table> {
+pub fn tables(run: &Run, order: &[usize], details: bool) -> Vec<Table> {
     let mut out = Vec::new();
     for (i, jury, s) in juries(run) {
-        let best = best_member(run, jury);
+        let best = best_member(order, jury);
         let mut t = Table::new(
             format!(
                 "Jury {} ({} vote) against its members (95% CIs; paired tests Holm-adjusted over every pair of the run)",

@@ -106,6 +106,7 @@ fn pointwise_json(p: &PointwiseStats) -> Value {
 
 /// The documented JSON document (README, "calibrate JSON").
 pub fn to_json(run: &Run) -> Value {
+    let ranked = order(run);
     let configs: Vec<Value> = run
         .evaluation
         .configs
@@ -138,7 +139,7 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(r) = crate::report::calibrate::rmbench::to_json(run, i) {
                 m.insert("rmbench".into(), r);
             }
-            if let Some(j) = crate::report::calibrate::jury::to_json(run, i) {
+            if let Some(j) = crate::report::calibrate::jury::to_json(run, &ranked, i) {
                 m.insert("jury".into(), j);
             }
             if let Some(c) = &r.consistency {
@@ -286,7 +287,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         if let Some(t) = &summary.comparisons {
             print(w, t)?;
         }
-        for t in crate::report::calibrate::jury::tables(run, false) {
+        for t in crate::report::calibrate::jury::tables(run, &order, false) {
             print(w, &t)?;
         }
         writeln!(w, "\nrun directory: {}", run.meta.dir.display())?;
@@ -312,7 +313,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in crate::report::calibrate::jury::tables(run, true)
+    for t in crate::report::calibrate::jury::tables(run, &order, true)
         .into_iter()
         .chain(crate::report::calibrate::groups::tables(run))
         .chain(crate::report::calibrate::bias::tables(run, &order))

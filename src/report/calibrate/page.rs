@@ -239,7 +239,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     ]
     .into_iter()
     .flatten()
-    .chain(crate::report::calibrate::jury::tables(run, true))
+    .chain(crate::report::calibrate::jury::tables(run, &order, true))
     .chain(crate::report::calibrate::groups::tables(run))
     .chain(crate::report::calibrate::bias::tables(run, &order))
     .chain(crate::report::calibrate::consistency::tables(run, &order))

@@ -228,6 +228,7 @@ pub fn answer(run: &Run) -> Vec<String> {
             None => format!("Runner-up: {} ({}).", configs[second].name, value(second)),
         });
     }
+    out.extend(crate::report::calibrate::jury::answer(run, &order));
     out.extend(crate::report::calibrate::rmbench::answer(run));
     let baselines: Vec<String> = order
         .iter()
