@@ -23,6 +23,11 @@ Examples:
   # three annotators per item (gold = their majority) and a judge: the human ceiling
   raterlab analyze --input panel.jsonl --annotators a1,a2,a3 --rating-col judge
 
+  # AlpacaEval's evaluator measures: four humans per pair in long form, a judge's four seeds
+  raterlab analyze --gold crossannotations.json --ratings seed0.json --ratings seed1.json \
+    --ratings seed2.json --ratings seed3.json --id-col instruction,output_1,output_2 \
+    --gold-col preference --rating-col preference --gold-map 1=-1,2=1 --rating-map 1=-1,2=1
+
 Labels are integers: for pairwise preferences -1 (response 1 better), 0 (tie),
 1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.";
 
@@ -43,12 +48,31 @@ pub struct AnalyzeArgs {
     pub gold: Option<PathBuf>,
 
     /// A file of ratings (id + rating column), joined to --gold on the ids both files have.
+    /// Repeat it for a judge's samples, one file each (e.g. its seeds).
     #[arg(long, value_name = "FILE", requires = "gold")]
-    pub ratings: Option<PathBuf>,
+    pub ratings: Vec<PathBuf>,
 
-    /// Column holding the pair id [default: id; with --input, rows stand in when the file has no id column]
-    #[arg(long, value_name = "COL")]
+    /// Column holding the pair id [default: id; with --input, rows stand in when the file has no id column]. Several columns make one key: --id-col instruction,output_1,output_2
+    #[arg(long, value_name = "COL[,COL...]")]
     pub id_col: Option<String>,
+
+    /// The column that tells several annotations of one item apart, in long form (rows that
+    /// repeat an item's key) [default: annotator_index, seed or sample, when the file has one].
+    /// In --gold they are the annotators, in --ratings the judge's samples; without such a
+    /// column a repeated key is an error.
+    #[arg(long, value_name = "COL", requires = "gold")]
+    pub annotator_col: Option<String>,
+
+    /// Long form: count the first N annotations of each gold item; items with fewer readable
+    /// ones are left out and counted [default: the fewest any item has].
+    #[arg(long, value_name = "N", requires = "gold", value_parser = clap::value_parser!(u32).range(1..))]
+    pub annotations_per_item: Option<u32>,
+
+    /// Long form: the columns of the two responses, for AlpacaEval's length and list
+    /// preferences and its `longest` evaluator [default: output_1,output_2 when the gold file
+    /// has them].
+    #[arg(long, value_name = "COL1,COL2", requires = "gold")]
+    pub texts: Option<String>,
 
     /// The ratings file's id column, when it differs from --id-col (two-file form).
     #[arg(long, value_name = "COL", requires = "ratings")]

@@ -8,7 +8,9 @@ use super::{
 };
 use crate::dataset::labels::{ColumnNames, NoMajority};
 use crate::error::input_error;
-use crate::run::analysis::{parse_labels, parse_reading, writable_folder, Input, Output, Settings};
+use crate::run::analysis::{
+    parse_labels, parse_reading, parse_texts, writable_folder, Input, Long, Output, Settings,
+};
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
     RateSettings, ReportSettings, SizeSettings,
@@ -177,9 +179,12 @@ impl TryFrom<AnalyzeArgs> for Settings {
 
     /// The arguments checked into settings (`run::analysis` holds the checks).
     fn try_from(args: AnalyzeArgs) -> Result<Self> {
-        let input = match (args.input, args.gold, args.ratings) {
-            (Some(path), None, None) => Input::One(path),
-            (None, Some(gold), Some(ratings)) => Input::Two { gold, ratings },
+        let input = match (args.input, args.gold, args.ratings.is_empty()) {
+            (Some(path), None, true) => Input::One(path),
+            (None, Some(gold), false) => Input::Two {
+                gold,
+                ratings: args.ratings,
+            },
             _ => {
                 return Err(input_error(
                     "give either --input FILE, or both --gold FILE and --ratings FILE",
@@ -219,6 +224,12 @@ impl TryFrom<AnalyzeArgs> for Settings {
             bootstrap: args.bootstrap,
             seed: args.seed,
             annotators,
+            long: Long {
+                annotation: args.annotator_col,
+                per_item: args.annotations_per_item.map(|n| n as usize),
+                texts: args.texts.as_deref().map(parse_texts).transpose()?,
+                no_majority: policy,
+            },
             output: Output {
                 json: args.json,
                 csv: args.csv,

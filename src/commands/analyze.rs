@@ -1,11 +1,14 @@
 //! `raterlab analyze`: agreement statistics for existing ratings.
 
 use crate::dataset::frame;
+use crate::dataset::frame::Frame;
 use crate::dataset::labels::{self, LabelPairs, NoMajority};
+use crate::dataset::long;
 use crate::error::input_error;
 use crate::evaluation::annotators;
+use crate::evaluation::evaluator;
 use crate::metrics::{Agreement, Contingency, Labels};
-use crate::run::analysis::{Analysis, Input, Settings};
+use crate::run::analysis::{Analysis, Input, LongForm, Settings};
 use anyhow::Result;
 
 /// Agreement for one set of pairs, with bootstrap intervals when asked.
@@ -42,7 +45,28 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
     let one = match &settings.input {
         Input::One(path) => Ok(frame::read(path)?),
         Input::Values(frame) => Ok(frame.clone()),
-        Input::Two { gold, ratings } => Err((gold, ratings)),
+        Input::Two { gold, ratings } => {
+            let gold_frame = frame::read(gold)?;
+            let rating_frames: Vec<_> = ratings
+                .iter()
+                .map(|r| frame::read(r))
+                .collect::<Result<_>>()?;
+            let named = settings.long.annotation.as_deref();
+            let long = settings.long.asked()
+                || rating_frames.len() > 1
+                || settings
+                    .columns
+                    .id
+                    .as_deref()
+                    .is_some_and(|c| c.contains(','))
+                || std::iter::once(&gold_frame)
+                    .chain(&rating_frames)
+                    .any(|f| long::annotation_column(f, named).is_some());
+            if long {
+                return long_form(settings, &gold_frame, &rating_frames);
+            }
+            Err((gold_frame, rating_frames))
+        }
     };
     if let (Some((columns, policy)), Ok(frame)) = (&settings.annotators, &one) {
         let annotated = labels::load_annotators(
@@ -53,34 +77,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             settings.labels.as_ref(),
             *policy,
         )?;
-        let labels = settings.labels.clone().unwrap_or_else(|| {
-            let votes: Vec<i64> = annotated
-                .votes
-                .iter()
-                .flatten()
-                .flatten()
-                .copied()
-                .collect();
-            let judged: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
-            Labels::infer(&votes, &judged)
-        });
-        if *policy == NoMajority::Tie && !labels.contains(0) {
-            return Err(input_error(format!(
-                "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
-            )));
-        }
-        let report = annotators::report(
-            &labels,
-            annotated.names.clone(),
-            &annotated.votes,
-            Some(&annotated.judge),
-            (annotated.no_majority, policy.name()),
-            settings.bootstrap,
-            settings.seed,
-        )?;
-        let mut analysis = analyze_pairs(settings, &annotated.pairs, labels)?;
-        analysis.annotators = Some(report);
-        return Ok(analysis);
+        return annotated_analysis(settings, &annotated, &[], *policy);
     }
     let pairs = match &one {
         Ok(frame) => labels::load_one(
@@ -91,7 +88,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         )?,
         Err((gold, ratings)) => labels::load_two(
             gold,
-            ratings,
+            &ratings[0],
             &settings.columns,
             &settings.reading,
             settings.labels.as_ref(),
@@ -102,6 +99,46 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         .clone()
         .unwrap_or_else(|| Labels::infer(&pairs.gold, &pairs.rating));
     analyze_pairs(settings, &pairs, labels)
+}
+
+/// Several annotators per item (gold their majority) and a judge: the agreement figures and
+/// the annotator panel. `judged`: every label the judge gave, beside its first ratings, for
+/// inferring the label set.
+fn annotated_analysis(
+    settings: &Settings,
+    annotated: &labels::Annotated,
+    judged: &[i64],
+    policy: NoMajority,
+) -> Result<Analysis> {
+    let labels = settings.labels.clone().unwrap_or_else(|| {
+        let votes: Vec<i64> = annotated
+            .votes
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        let mut seen: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
+        seen.extend_from_slice(judged);
+        Labels::infer(&votes, &seen)
+    });
+    if policy == NoMajority::Tie && !labels.contains(0) {
+        return Err(input_error(format!(
+            "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
+        )));
+    }
+    let panel = annotators::report(
+        &labels,
+        annotated.names.clone(),
+        &annotated.votes,
+        Some(&annotated.judge),
+        (annotated.no_majority, policy.name()),
+        settings.bootstrap,
+        settings.seed,
+    )?;
+    let mut analysis = analyze_pairs(settings, &annotated.pairs, labels)?;
+    analysis.annotators = Some(panel);
+    Ok(analysis)
 }
 
 /// The agreement of aligned pairs, overall and per group.
@@ -127,9 +164,133 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         dropped_ratings: pairs.dropped_ratings,
         annotators: None,
         probability,
+        long: None,
     })
 }
 
+/// Long form: the gold's annotations (the annotators) and the judge's samples joined on their
+/// keys; the agreement figures compare the humans' majority with the judge's first sample, and
+/// AlpacaEval's evaluator measures use every annotation.
+fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Analysis> {
+    let key: Vec<String> = settings
+        .columns
+        .id
+        .as_deref()
+        .unwrap_or("id")
+        .split(',')
+        .map(|c| c.trim().to_string())
+        .collect();
+    let named = settings.long.annotation.as_deref();
+    let labels = settings.labels.as_ref();
+    let gold_items = long::read(
+        gold,
+        &key,
+        (&settings.columns.gold, "--gold-col"),
+        &settings.reading.0,
+        labels,
+        named,
+    )?;
+    let ratings_key: Vec<String> = match &settings.columns.ratings_id {
+        Some(c) => c.split(',').map(|c| c.trim().to_string()).collect(),
+        None => key.clone(),
+    };
+    let judge_files = ratings
+        .iter()
+        .map(|f| {
+            long::read(
+                f,
+                &ratings_key,
+                (&settings.columns.rating, "--rating-col"),
+                &settings.reading.1,
+                labels,
+                named,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let columns = (
+        gold_items.annotation.clone(),
+        judge_files.iter().find_map(|f| f.annotation.clone()),
+    );
+    let joined_input = gold_items.joined_input || judge_files.iter().any(|f| f.joined_input);
+    let texts_named = settings.long.texts.clone().or_else(|| {
+        let names = gold.column_names();
+        let has = |c: &str| names.iter().any(|n| n == c);
+        (has("output_1") && has("output_2"))
+            .then(|| ("output_1".to_string(), "output_2".to_string()))
+    });
+    let texts = match &texts_named {
+        Some((a, b)) => Some((
+            gold.text(a, "--texts", "response")?,
+            gold.text(b, "--texts", "response")?,
+        )),
+        None => None,
+    };
+    let policy = settings.long.no_majority;
+    let joined = long::join(
+        gold_items,
+        long::concat(judge_files),
+        settings.long.per_item,
+        policy,
+    )?;
+    let mut annotated = joined.annotated.clone();
+    if let Some(col) = &settings.columns.group {
+        annotated.pairs.groups = Some(long::groups(gold, col, &joined)?);
+    }
+    if annotated.pairs.gold.is_empty() {
+        return Err(input_error(format!(
+            "no item has both a majority of its {} gold annotations and a readable first rating; check the files' keys (--id-col) and labels",
+            joined.annotations_per_item
+        )));
+    }
+    let judged: Vec<i64> = joined.judge.iter().flatten().flatten().copied().collect();
+    let mut analysis = annotated_analysis(settings, &annotated, &judged, policy)?;
+    let labels = analysis.labels.clone();
+    let pairwise = labels.as_slice().iter().all(|l| (-1..=1).contains(l));
+    if !pairwise {
+        crate::report::media::format::warn(&format!(
+            "AlpacaEval's evaluator measures need pairwise labels (-1, 0, 1); the labels are {labels}: map the files' values with --gold-map and --rating-map (e.g. 1=-1,2=1)"
+        ));
+    }
+    let measures = pairwise.then(|| {
+        let sheet = |items: &[Vec<Option<i64>>]| -> Vec<evaluator::Annotations> {
+            items
+                .iter()
+                .map(|v| {
+                    v.iter()
+                        .map(|l| l.and_then(evaluator::preference))
+                        .collect()
+                })
+                .collect()
+        };
+        let shapes: Option<Vec<evaluator::TextShape>> = texts.as_ref().map(|(a, b)| {
+            joined
+                .item_rows
+                .iter()
+                .map(|&r| evaluator::TextShape::of(&a[r], &b[r]))
+                .collect()
+        });
+        evaluator::report(
+            &sheet(&annotated.votes),
+            &sheet(&joined.judge),
+            shapes.as_deref(),
+            settings.bootstrap,
+            settings.seed,
+        )
+    });
+    analysis.long = Some(LongForm {
+        columns,
+        annotations_per_item: joined.annotations_per_item,
+        items: joined.keys.len(),
+        too_few: joined.too_few,
+        first_unparsed: joined.first_unparsed,
+        only_in_gold: joined.only_in_gold.1.clone(),
+        only_in_ratings: joined.only_in_ratings.1.clone(),
+        joined_input,
+        texts: texts_named,
+        measures,
+    });
+    Ok(analysis)
+}
 /// `--probability COL`: P(the positive label, the largest of the set) against gold. With a
 /// three-label set (pairwise -1, 0, 1) gold ties are left out; more labels have no positive
 /// side.

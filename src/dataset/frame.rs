@@ -51,6 +51,20 @@ impl LabelReading {
     pub fn is_plain(&self) -> bool {
         self.map.is_empty() && !self.drop_unreadable
     }
+
+    /// The label a value maps to: by its text, else by its number (a column that JSON or CSV
+    /// reading made floating point because it has missing values reads 1 as "1.0", which
+    /// `--gold-map 1=-1` means too).
+    pub fn mapped(&self, value: &str) -> Option<i64> {
+        if let Some(&label) = self.map.get(value) {
+            return Some(label);
+        }
+        let number: f64 = value.parse().ok()?;
+        self.map
+            .iter()
+            .find(|(k, _)| k.parse::<f64>().is_ok_and(|k| k == number))
+            .map(|(_, &label)| label)
+    }
 }
 
 /// A loaded table and the file it came from (for error messages).
@@ -197,7 +211,7 @@ impl Frame {
         })
     }
 
-    fn at(&self, column: &str, row: usize) -> String {
+    pub fn at(&self, column: &str, row: usize) -> String {
         format!(
             "'{}', column '{column}', row {}",
             self.path.display(),
@@ -323,7 +337,7 @@ impl Frame {
             .enumerate()
             .map(|(row, v)| {
                 let v = v.map(str::trim).filter(|v| !v.is_empty());
-                let label = v.and_then(|v| reading.map.get(v).copied().or_else(|| parse_label(v)));
+                let label = v.and_then(|v| reading.mapped(v).or_else(|| parse_label(v)));
                 match (label, v) {
                     (Some(l), _) => Ok(Some(l)),
                     (None, None) if missing_ok => Ok(None),

@@ -1,12 +1,11 @@
 //! Aligned (gold, rating) label lists for `analyze`: from one file holding both columns, or
 //! from a gold file and a ratings file joined on their ids.
 
-use super::frame::{self, Frame, LabelReading};
+use super::frame::{Frame, LabelReading};
 use crate::error::input_error;
 use crate::metrics::{align, Labels};
 use anyhow::Result;
 use std::collections::HashMap;
-use std::path::Path;
 
 /// Which columns hold what.
 #[derive(Debug, Clone)]
@@ -46,7 +45,7 @@ pub struct Groups {
 }
 
 impl Groups {
-    fn from_names(values: &[String]) -> Self {
+    pub(crate) fn from_names(values: &[String]) -> Self {
         let mut index: HashMap<&str, u32> = HashMap::new();
         let mut names = Vec::new();
         let of_pair = values
@@ -73,7 +72,7 @@ fn non_empty(frame: &Frame) -> Result<()> {
 }
 
 /// Fails on the first label outside `labels`, naming file, column and row.
-fn check_in(
+pub(crate) fn check_in(
     frame: &Frame,
     column: &str,
     values: &[Option<i64>],
@@ -238,34 +237,33 @@ pub fn load_one(
 /// A gold file (id, gold) and a ratings file (id, rating), joined on the sorted intersection
 /// of their ids. The group column is looked up in the gold file, then in the ratings file.
 pub fn load_two(
-    gold_path: &Path,
-    ratings_path: &Path,
+    gold_frame: &Frame,
+    ratings_frame: &Frame,
     names: &ColumnNames,
     reading: &(LabelReading, LabelReading),
     labels: Option<&Labels>,
 ) -> Result<LabelPairs> {
-    let gold_frame = frame::read(gold_path)?;
-    let ratings_frame = frame::read(ratings_path)?;
-    non_empty(&gold_frame)?;
-    non_empty(&ratings_frame)?;
-    let gold = read_labels(&gold_frame, &names.gold, "--gold-col", &reading.0, labels)?;
+    let (gold_path, ratings_path) = (&gold_frame.path, &ratings_frame.path);
+    non_empty(gold_frame)?;
+    non_empty(ratings_frame)?;
+    let gold = read_labels(gold_frame, &names.gold, "--gold-col", &reading.0, labels)?;
     let rating = read_labels(
-        &ratings_frame,
+        ratings_frame,
         &names.rating,
         "--rating-col",
         &reading.1,
         labels,
     )?;
-    let gold_ids = ids(&gold_frame, names.id.as_deref(), true)?.unwrap_or_default();
+    let gold_ids = ids(gold_frame, names.id.as_deref(), true)?.unwrap_or_default();
     let ratings_id = names.ratings_id.as_deref().or(names.id.as_deref());
-    let rating_ids = ids(&ratings_frame, ratings_id, true)?.unwrap_or_default();
+    let rating_ids = ids(ratings_frame, ratings_id, true)?.unwrap_or_default();
     let group_by_id: Option<HashMap<String, String>> = match &names.group {
         None => None,
         Some(col) => {
             let (frame, ids) = if gold_frame.df.column(col).is_ok() {
-                (&gold_frame, &gold_ids)
+                (gold_frame, &gold_ids)
             } else {
-                (&ratings_frame, &rating_ids)
+                (ratings_frame, &rating_ids)
             };
             let values = frame.text(col, "--group-col", "group")?;
             Some(ids.iter().cloned().zip(values).collect())

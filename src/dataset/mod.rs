@@ -5,6 +5,7 @@
 //!
 //! - `frame`: CSV/Parquet/JSONL reading and typed columns;
 //! - `labels`: aligned (gold, rating) lists for `analyze`;
+//! - `long`: several annotations per item in long form (rows repeating a key);
 //! - `pairs`: preference pairs (reward-bench and mapped generic files);
 //! - `best_of`: RewardBench 2's rows (several completions, some correct) in seeded orders;
 //! - `select`: subsets, sections, seeded stratified sampling;
@@ -19,6 +20,7 @@ pub mod export;
 pub mod frame;
 pub mod hub;
 pub mod labels;
+pub mod long;
 pub mod pairs;
 pub mod rewardbench2;
 pub mod rmbench;

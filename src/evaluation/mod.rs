@@ -2,11 +2,13 @@
 //! items → per-scope agreement, parse-failure policies, position bias, reward-bench section
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
+mod alpacaeval;
 pub mod annotators;
 pub mod bias;
 mod compare;
 pub mod consistency;
 pub mod credit;
+pub mod evaluator;
 pub mod groups;
 pub mod jury;
 pub mod plan;
@@ -46,6 +48,9 @@ pub struct Evaluation {
     pub groups: groups::Groups,
     /// RM-Bench data: every configuration's style matrix and its comparisons.
     pub rmbench: Option<rmbench::RmBench>,
+    /// Several annotators: AlpacaEval's humans and longest rows, and the best configuration by
+    /// human agreement against the others (each configuration's row is in its result).
+    pub evaluator: Option<evaluator::RunMeasures>,
 }
 
 /// The annotators and one configuration's ratings beside them (None if a label falls
@@ -155,10 +160,15 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
     for (i, item) in run.items.iter().enumerate() {
         subsets.entry(item.subset.as_str()).or_default().push(i);
     }
+    let (evaluator_run, mut evaluator_rows) = match evaluator::of_run(run, settings) {
+        Some((r, rows)) => (Some(r), rows),
+        None => (None, vec![None; run.configs.len()]),
+    };
     let configs: Vec<ConfigResult> = run
         .configs
         .iter()
-        .map(|config| {
+        .enumerate()
+        .map(|(i, config)| {
             let by_subset: BTreeMap<String, Scope> = subsets
                 .iter()
                 .map(|(name, idx)| (name.to_string(), scope(run, config, idx, settings)))
@@ -182,6 +192,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
             let (sections_published, leaderboard_published) = scores(&published);
             ConfigResult {
                 jury: config.jury.as_ref().map(|j| jury::jury(run, j)),
+                evaluator: evaluator_rows[i].take(),
                 consistency: config.samples.as_ref().and_then(|s| {
                     consistency::consistency(run, s, settings.bootstrap, settings.seed)
                 }),
@@ -200,6 +211,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         })
         .collect();
     Evaluation {
+        evaluator: evaluator_run,
         rmbench: rmbench::layout(run).map(|l| rmbench::rmbench(run, &l, settings)),
         groups: groups::groups(run, &configs),
         configs,

@@ -64,4 +64,7 @@ pub struct ConfigResult {
     pub consistency: Option<consistency::Consistency>,
     /// A jury: its members beside it (`jury`).
     pub jury: Option<super::jury::JuryStats>,
+    /// With several annotators (pairwise labels): AlpacaEval's evaluator measures of this
+    /// configuration's annotations (its samples, its jury's members, or its one rating).
+    pub evaluator: Option<super::evaluator::Measures>,
 }

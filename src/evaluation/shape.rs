@@ -14,6 +14,8 @@ pub struct Shape {
     pub header: bool,
     /// `**bold**` or `__bold__`.
     pub bold: bool,
+    /// A list by AlpacaEval's `contains_list` (its evaluator measures' rule, `alpacaeval.rs`).
+    pub alpaca_list: bool,
 }
 
 static LIST: LazyLock<Regex> = LazyLock::new(|| {
@@ -31,6 +33,7 @@ impl Shape {
             list: LIST.is_match(text),
             header: HEADER.is_match(text),
             bold: BOLD.is_match(text),
+            alpaca_list: super::alpacaeval::contains_list(text),
         }
     }
 }

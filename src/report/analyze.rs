@@ -29,6 +29,13 @@ pub fn to_json(a: &Analysis) -> Value {
         doc.insert("annotators".into(), annotators);
         doc.insert("judge_vs_annotators".into(), judge);
     }
+    if let Some(l) = &a.long {
+        doc.insert("long_form".into(), js!(l));
+        if let Some(m) = &l.measures {
+            // A result type that serializes; it cannot fail on plain numbers and strings.
+            let _ = crate::report::evaluator::to_json(m, &mut doc);
+        }
+    }
     if let Some(p) = &a.probability {
         doc.insert(
             "probability".into(),
@@ -59,7 +66,19 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     if let Some(p) = &a.probability {
         crate::report::calibrate::probability::tidy(&mut rows, "overall", p);
     }
+    if let Some(m) = a.long.as_ref().and_then(|l| l.measures.as_ref()) {
+        crate::report::evaluator::tidy(m, "judge", &mut rows);
+    }
     rows
+}
+
+/// Long form's table: AlpacaEval's evaluator measures.
+fn evaluator_tables(a: &Analysis) -> Vec<Table> {
+    a.long
+        .as_ref()
+        .and_then(|l| l.measures.as_ref())
+        .map(|m| vec![crate::report::evaluator::report_table(m, "judge")])
+        .unwrap_or_default()
 }
 
 /// `--probability`'s tables: the figures, the reliability bins, selective accuracy.
@@ -142,16 +161,60 @@ pub fn header(a: &Analysis) -> Vec<String> {
         a.overall.n, a.labels
     )];
     if a.only_in_gold > 0 || a.only_in_ratings > 0 {
+        let first =
+            |key: Option<&String>| key.map(|k| format!(" (first: '{k}')")).unwrap_or_default();
+        let long = a.long.as_ref();
         out.push(format!(
-            "ids in one file only, left out: {} only in gold, {} only in ratings",
-            a.only_in_gold, a.only_in_ratings
+            "ids in one file only, left out: {} only in gold{}, {} only in ratings{}",
+            a.only_in_gold,
+            first(long.and_then(|l| l.only_in_gold.as_ref())),
+            a.only_in_ratings,
+            first(long.and_then(|l| l.only_in_ratings.as_ref()))
         ));
+    }
+    if let Some(l) = &a.long {
+        out.extend(long_form_lines(l));
     }
     if a.dropped_gold > 0 || a.dropped_ratings > 0 {
         out.push(format!(
             "rows left out (unreadable label, --unreadable drop): {} gold, {} ratings",
             a.dropped_gold, a.dropped_ratings
         ));
+    }
+    out
+}
+
+/// How long form read the files.
+fn long_form_lines(l: &crate::run::analysis::LongForm) -> Vec<String> {
+    let column = |c: &Option<String>, what: &str| match c {
+        Some(c) => format!("{what} from column '{c}'"),
+        None => format!("{what}: one per key and file"),
+    };
+    let mut out = vec![format!(
+        "long form: the first {} annotations of each gold item ({}; {}); {} items kept",
+        l.annotations_per_item,
+        column(&l.columns.0, "annotators"),
+        column(&l.columns.1, "the judge's samples"),
+        l.items
+    )];
+    if l.too_few > 0 {
+        out.push(format!(
+            "{} gold items with fewer than {} readable annotations among their first {} left out (--annotations-per-item sets N)",
+            l.too_few, l.annotations_per_item, l.annotations_per_item
+        ));
+    }
+    if l.first_unparsed > 0 {
+        out.push(format!(
+            "{} items whose judge's first sample is unparsed are left out of the agreement figures (AlpacaEval's measures count them as unparsed)",
+            l.first_unparsed
+        ));
+    }
+    out.push("agreement figures: the annotators' majority against the judge's first sample; AlpacaEval's measures use every sample".into());
+    if l.joined_input {
+        out.push("instruction and input joined as AlpacaEval joins them (instruction + blank line + input)".into());
+    }
+    if l.measures.is_some() && l.texts.is_none() {
+        out.push("no --texts: the length and list preferences and the longest evaluator need the two responses' columns".into());
     }
     out
 }
@@ -178,6 +241,19 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "{line}")?;
     }
     writeln!(out)?;
+    // Long form's answer first: AlpacaEval's table, then what it says in words.
+    for t in evaluator_tables(a) {
+        writeln!(out, "{}\n{}", t.title, table::render(&t))?;
+        let width = crate::report::media::term::width();
+        for note in &t.notes {
+            writeln!(
+                out,
+                "{}",
+                crate::report::media::term::wrap(note, width, "  ")
+            )?;
+        }
+        writeln!(out)?;
+    }
     writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
     let confusion = crate::report::media::table::confusion_table(&a.overall.confusion);
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
@@ -236,6 +312,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     tables.push(crate::report::media::table::confusion_table(
         &a.overall.confusion,
     ));
+    tables.extend(evaluator_tables(a));
     if let Some(r) = &a.annotators {
         tables.extend(crate::report::annotators::tables(r));
     }

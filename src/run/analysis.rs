@@ -12,9 +12,10 @@ use std::path::PathBuf;
 #[derive(Debug, Clone)]
 pub enum Input {
     One(PathBuf),
+    /// A gold file and one ratings file, or several (one judge's samples).
     Two {
         gold: PathBuf,
-        ratings: PathBuf,
+        ratings: Vec<PathBuf>,
     },
     /// Values a program handed over (the Python module's `analyze`), read like one file.
     Values(Frame),
@@ -27,10 +28,12 @@ impl Input {
             Input::One(path) => path.display().to_string(),
             Input::Values(frame) => frame.path.display().to_string(),
             Input::Two { gold, ratings } => {
+                let ratings: Vec<String> =
+                    ratings.iter().map(|r| r.display().to_string()).collect();
                 format!(
                     "{} (gold) × {} (ratings)",
                     gold.display(),
-                    ratings.display()
+                    ratings.join(" + ")
                 )
             }
         }
@@ -58,6 +61,43 @@ pub struct Settings {
     pub output: Output,
     /// Several annotators' columns and what is done with items without a majority.
     pub annotators: Option<(Vec<String>, NoMajority)>,
+    /// Several annotations per item in long form (two-file form).
+    pub long: Long,
+}
+
+/// Long form's options (`dataset::long`).
+#[derive(Debug, Clone, Default)]
+pub struct Long {
+    /// `--annotator-col`: the column naming the annotation.
+    pub annotation: Option<String>,
+    /// `--annotations-per-item`.
+    pub per_item: Option<usize>,
+    /// `--texts`: the two responses' columns.
+    pub texts: Option<(String, String)>,
+    /// `--no-majority`: items whose annotators have no majority.
+    pub no_majority: NoMajority,
+}
+
+impl Long {
+    /// Whether an option asks for long form even when no file has an annotation column.
+    pub fn asked(&self) -> bool {
+        self.annotation.is_some() || self.per_item.is_some() || self.texts.is_some()
+    }
+}
+
+/// `--texts COL1,COL2`.
+pub fn parse_texts(value: &str) -> Result<(String, String)> {
+    match value
+        .split(',')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => Err(input_error(format!(
+            "--texts '{value}': name the two responses' columns, e.g. --texts output_1,output_2"
+        ))),
+    }
 }
 
 /// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable error|drop`.
@@ -145,4 +185,28 @@ pub struct Analysis {
     pub annotators: Option<AnnotatorReport>,
     /// With --probability: how good the probabilities are (overall).
     pub probability: Option<crate::evaluation::ProbabilityStats>,
+    /// Long form: how the annotations were read, and AlpacaEval's evaluator measures.
+    pub long: Option<LongForm>,
+}
+
+/// What long form read and AlpacaEval's measures on it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LongForm {
+    /// The gold's and the ratings' annotation columns (None: one annotation per key).
+    pub columns: (Option<String>, Option<String>),
+    pub annotations_per_item: usize,
+    /// Gold items kept (N readable annotations among their first N), and those left out.
+    pub items: usize,
+    pub too_few: usize,
+    /// Kept items whose judge's first sample is unparsed.
+    pub first_unparsed: usize,
+    /// The first key found in one file only, of each file.
+    pub only_in_gold: Option<String>,
+    pub only_in_ratings: Option<String>,
+    /// Where `instruction` was joined with `input`, as AlpacaEval joins them.
+    pub joined_input: bool,
+    pub texts: Option<(String, String)>,
+    /// None when the labels are not pairwise (-1, 0, 1).
+    #[serde(skip)]
+    pub measures: Option<crate::evaluation::evaluator::EvaluatorReport>,
 }

@@ -12,6 +12,7 @@ mod common;
 mod consistency;
 mod data_cli;
 mod endpoint;
+mod evaluator;
 mod groups;
 mod hub_download;
 mod judge_cli;

@@ -148,6 +148,9 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(model) = &r.length_model {
                 m.insert("length_model".into(), crate::report::calibrate::bias::model_json(model));
             }
+            if let Some(e) = r.evaluator.as_ref().and_then(crate::report::evaluator::config_json) {
+                m.insert("evaluator".into(), e);
+            }
             if let Some(a) = &r.annotators {
                 let (annotators, judge) = crate::report::annotators::to_json(a);
                 m.insert("annotators".into(), annotators);
@@ -200,6 +203,9 @@ pub fn to_json(run: &Run) -> Value {
     });
     if let Some(c) = crate::report::calibrate::rmbench::comparisons_json(run) {
         doc["rmbench_comparisons"] = c;
+    }
+    if let Some(e) = crate::report::evaluator::run_json(run) {
+        doc["evaluator"] = e;
     }
     doc
 }
@@ -318,6 +324,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         .chain(crate::report::calibrate::groups::tables(run))
         .chain(crate::report::calibrate::bias::tables(run, &order))
         .chain(crate::report::calibrate::consistency::tables(run, &order))
+        .chain(crate::report::evaluator::calibrate_tables(run, &order))
         .chain(crate::report::annotators::calibrate_tables(run, &order))
     {
         print(w, &t)?;

@@ -384,6 +384,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         if let Some(a) = &r.annotators {
             crate::report::annotators::tidy(a, &mut rows);
         }
+        crate::report::evaluator::calibrate_tidy(run, &mut rows, Some(i));
         if let Some(m) = &r.length_model {
             crate::report::calibrate::bias::tidy_model(&mut rows, m);
         }
@@ -407,6 +408,9 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         }
     }
     crate::report::calibrate::groups::tidy(run, &mut rows);
+    // The humans' and the longest output's rows belong to no configuration.
+    rows.set_config("");
+    crate::report::evaluator::calibrate_tidy(run, &mut rows, None);
     rows.write(&dir.join("metrics.csv"))?;
     write_csv(
         DataFrame::new_infer_height(vec![

@@ -1,0 +1,323 @@
+//! Several annotations per item in long form (AlpacaEval's cross-annotations, MT-Bench's human
+//! judgments): rows repeat an item's key, and a column names the annotation (`annotator_index`,
+//! `seed`, `sample`, or `--annotator-col`). An item's annotations are its rows in file order.
+//! Without such a column a repeated key stays an error: an accidental duplicate must not
+//! become a second annotator.
+//!
+//! `analyze --gold HUMANS --ratings JUDGE`: the gold file's annotations are the annotators, the
+//! ratings files' are the judge's samples (one file per sample, or a sample column). As
+//! AlpacaEval's `Analyzer` does, the first N annotations of each item count, N being the fewest
+//! readable annotations any item has unless `--annotations-per-item` says otherwise; items with
+//! fewer readable ones among their first N are left out and counted.
+
+use super::frame::{Frame, LabelReading};
+use super::labels::{check_in, Annotated, Groups, LabelPairs, NoMajority};
+use crate::error::input_error;
+use crate::metrics::Labels;
+use anyhow::Result;
+use std::collections::HashMap;
+
+/// The columns that name an annotation when no `--annotator-col` is given.
+pub const ANNOTATION_COLUMNS: [&str; 3] = ["annotator_index", "seed", "sample"];
+
+/// How an item's key is shown in messages: its columns joined by " · ", cut to 80 characters.
+pub fn shown(key: &str) -> String {
+    let text = key.replace('\u{1f}', " · ");
+    match text.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The column naming the annotation: `--annotator-col`, else the first of
+/// [`ANNOTATION_COLUMNS`] the file has.
+pub fn annotation_column(frame: &Frame, named: Option<&str>) -> Option<String> {
+    let names = frame.column_names();
+    match named {
+        Some(n) => names.iter().any(|c| c == n).then(|| n.to_string()),
+        None => ANNOTATION_COLUMNS
+            .iter()
+            .find(|c| names.iter().any(|n| n == *c))
+            .map(|c| c.to_string()),
+    }
+}
+
+/// One file's items: each key's annotations in file order.
+#[derive(Debug, Clone)]
+pub struct LongItems {
+    /// Keys in first-seen order (columns joined by U+001F).
+    pub keys: Vec<String>,
+    pub labels: Vec<Vec<Option<i64>>>,
+    /// The row of each item's first annotation.
+    pub first_row: Vec<usize>,
+    /// The annotation column, when the file has one.
+    pub annotation: Option<String>,
+    /// The key's `instruction` is AlpacaEval's `instruction + "\n\n" + input`.
+    pub joined_input: bool,
+}
+
+/// Each row's key: the key columns' text joined by U+001F. A file with `instruction` in the
+/// key and an `input` column beside it (AlpacaEval's annotator outputs) gets AlpacaEval's
+/// join, `instruction + "\n\n" + input` where the input is not empty.
+fn keys(frame: &Frame, columns: &[String]) -> Result<(Vec<String>, bool)> {
+    let join_input = columns.iter().any(|c| c == "instruction")
+        && !columns.iter().any(|c| c == "input")
+        && frame.column_names().iter().any(|c| c == "input");
+    let input = if join_input {
+        Some(frame.optional_text("input")?)
+    } else {
+        None
+    };
+    let mut parts = Vec::with_capacity(columns.len());
+    for c in columns {
+        let mut values = frame.text(c, "--id-col", "id")?;
+        if let (true, Some(input)) = (c == "instruction", &input) {
+            for (v, x) in values.iter_mut().zip(input) {
+                if let Some(x) = x.as_deref().filter(|x| !x.is_empty()) {
+                    v.push_str("\n\n");
+                    v.push_str(x);
+                }
+            }
+        }
+        parts.push(values);
+    }
+    let keys = (0..frame.height())
+        .map(|row| {
+            parts
+                .iter()
+                .map(|p| p[row].as_str())
+                .collect::<Vec<_>>()
+                .join("\u{1f}")
+        })
+        .collect();
+    Ok((keys, join_input))
+}
+
+/// Reads one file's items. Without an annotation column every key must be unique.
+pub fn read(
+    frame: &Frame,
+    key_columns: &[String],
+    label: (&str, &str),
+    reading: &LabelReading,
+    labels: Option<&Labels>,
+    annotation_named: Option<&str>,
+) -> Result<LongItems> {
+    if frame.height() == 0 {
+        return Err(input_error(format!(
+            "'{}' has no rows; nothing to analyze",
+            frame.path.display()
+        )));
+    }
+    if let Some(n) = annotation_named {
+        if annotation_column(frame, Some(n)).is_none() {
+            frame.column(n, "--annotator-col")?;
+        }
+    }
+    let annotation = annotation_column(frame, annotation_named);
+    let (keys, joined_input) = keys(frame, key_columns)?;
+    let values = frame.votes(label.0, label.1, reading)?;
+    check_in(frame, label.0, &values, labels)?;
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(keys.len());
+    let mut out = LongItems {
+        keys: Vec::new(),
+        labels: Vec::new(),
+        first_row: Vec::new(),
+        annotation: annotation.clone(),
+        joined_input,
+    };
+    for (row, key) in keys.iter().enumerate() {
+        match index.get(key.as_str()) {
+            Some(&item) if annotation.is_some() => out.labels[item].push(values[row]),
+            Some(&item) => {
+                return Err(input_error(format!(
+                    "{}: the key '{}' was seen at row {}; with no column naming the annotation ({} or --annotator-col) each key must be unique. Name the column that tells annotations apart, or remove the duplicate",
+                    frame.at(&key_columns.join(","), row),
+                    shown(key),
+                    out.first_row[item] + 1,
+                    ANNOTATION_COLUMNS.join(", ")
+                )))
+            }
+            None => {
+                index.insert(key, out.keys.len());
+                out.keys.push(key.clone());
+                out.labels.push(vec![values[row]]);
+                out.first_row.push(row);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Several files of one judge's samples: file k's annotations follow file k-1's, item by item.
+pub fn concat(files: Vec<LongItems>) -> LongItems {
+    let mut files = files.into_iter();
+    let Some(mut out) = files.next() else {
+        return LongItems {
+            keys: Vec::new(),
+            labels: Vec::new(),
+            first_row: Vec::new(),
+            annotation: None,
+            joined_input: false,
+        };
+    };
+    let mut index: HashMap<String, usize> = out
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i))
+        .collect();
+    for file in files {
+        out.joined_input |= file.joined_input;
+        for ((key, labels), row) in file.keys.into_iter().zip(file.labels).zip(file.first_row) {
+            match index.get(&key) {
+                Some(&i) => out.labels[i].extend(labels),
+                None => {
+                    index.insert(key.clone(), out.keys.len());
+                    out.keys.push(key);
+                    out.labels.push(labels);
+                    out.first_row.push(row);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The gold items against a judge's samples, joined on their keys.
+#[derive(Debug, Clone)]
+pub struct Joined {
+    /// The humans' majority against the judge's first sample, with the annotator panel.
+    pub annotated: Annotated,
+    /// The kept gold items' keys (each with `annotations_per_item` readable annotations).
+    pub keys: Vec<String>,
+    /// The judge's samples of each kept item, in order (empty: not annotated).
+    pub judge: Vec<Vec<Option<i64>>>,
+    /// The gold row of each item in `annotated.pairs` (its first annotation).
+    pub pair_rows: Vec<usize>,
+    /// The gold row of each kept item's first annotation (where its texts are read).
+    pub item_rows: Vec<usize>,
+    pub annotations_per_item: usize,
+    /// Gold items with fewer readable annotations among their first N.
+    pub too_few: usize,
+    /// Kept items whose judge's first sample is unparsed (out of the agreement figures).
+    pub first_unparsed: usize,
+    /// Kept gold items the judge did not annotate, and judge items not among the gold's
+    /// (the first of each named).
+    pub only_in_gold: (usize, Option<String>),
+    pub only_in_ratings: (usize, Option<String>),
+}
+
+/// Keeps the first `n` annotations of each gold item (default: the fewest readable any item
+/// has), drops items with fewer readable ones, and joins the judge's items on the keys.
+pub fn join(
+    gold: LongItems,
+    judge: LongItems,
+    n: Option<usize>,
+    policy: NoMajority,
+) -> Result<Joined> {
+    let readable = |v: &[Option<i64>]| v.iter().flatten().count();
+    let n = match n {
+        Some(n) => n,
+        None => gold.labels.iter().map(|v| readable(v)).min().unwrap_or(0),
+    };
+    if n == 0 {
+        return Err(input_error(
+            "some gold item has no readable annotation, so no annotation count is common to every item; give --annotations-per-item N to keep the items with N",
+        ));
+    }
+    let by_key: HashMap<&str, usize> = judge
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
+    let gold_keys: HashMap<&str, ()> = gold.keys.iter().map(|k| (k.as_str(), ())).collect();
+    let mut out = Joined {
+        annotated: Annotated {
+            pairs: LabelPairs {
+                gold: Vec::new(),
+                rating: Vec::new(),
+                groups: None,
+                only_in_gold: 0,
+                only_in_ratings: 0,
+                dropped_gold: 0,
+                dropped_ratings: 0,
+                probability: None,
+            },
+            names: (1..=n).map(|k| format!("#{k}")).collect(),
+            votes: Vec::new(),
+            judge: Vec::new(),
+            no_majority: 0,
+        },
+        keys: Vec::new(),
+        judge: Vec::new(),
+        pair_rows: Vec::new(),
+        item_rows: Vec::new(),
+        annotations_per_item: n,
+        too_few: 0,
+        first_unparsed: 0,
+        only_in_gold: (0, None),
+        only_in_ratings: (0, None),
+    };
+    for ((key, labels), row) in gold.keys.iter().zip(&gold.labels).zip(&gold.first_row) {
+        let first: Vec<Option<i64>> = labels.iter().take(n).copied().collect();
+        if readable(&first) < n {
+            out.too_few += 1;
+            continue;
+        }
+        let samples = match by_key.get(key.as_str()) {
+            Some(&j) => judge.labels[j].clone(),
+            None => {
+                out.only_in_gold.0 += 1;
+                out.only_in_gold.1.get_or_insert_with(|| shown(key));
+                Vec::new()
+            }
+        };
+        let a = &mut out.annotated;
+        a.judge.push(samples.first().copied().flatten());
+        let majority = crate::metrics::raters::majority(&first);
+        let gold_label = match majority {
+            Some(g) => Some(g),
+            None => {
+                a.no_majority += 1;
+                (policy == NoMajority::Tie).then_some(0)
+            }
+        };
+        if let (Some(g), Some(Some(r))) = (gold_label, samples.first()) {
+            a.pairs.gold.push(g);
+            a.pairs.rating.push(*r);
+            out.pair_rows.push(*row);
+        } else if !samples.is_empty() && samples[0].is_none() {
+            out.first_unparsed += 1;
+        }
+        a.votes.push(first);
+        out.item_rows.push(*row);
+        out.keys.push(key.clone());
+        out.judge.push(samples);
+    }
+    for key in &judge.keys {
+        if !gold_keys.contains_key(key.as_str()) {
+            out.only_in_ratings.0 += 1;
+            out.only_in_ratings.1.get_or_insert_with(|| shown(key));
+        }
+    }
+    out.annotated.pairs.only_in_gold = out.only_in_gold.0;
+    out.annotated.pairs.only_in_ratings = out.only_in_ratings.0;
+    if out.keys.is_empty() {
+        return Err(input_error(format!(
+            "no gold item has {n} readable annotations; lower --annotations-per-item"
+        )));
+    }
+    Ok(out)
+}
+
+/// A group column's value at each pair's first gold row.
+pub fn groups(frame: &Frame, column: &str, joined: &Joined) -> Result<Groups> {
+    let values = frame.text(column, "--group-col", "group")?;
+    let names: Vec<String> = joined
+        .pair_rows
+        .iter()
+        .map(|&row| values[row].clone())
+        .collect();
+    Ok(Groups::from_names(&names))
+}

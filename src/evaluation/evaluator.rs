@@ -1,0 +1,459 @@
+//! AlpacaEval's evaluator measures: an evaluator's annotations against several human
+//! annotations per item, as its evaluators leaderboard reports them (human agreement, bias,
+//! variance, the preferences for longer outputs, lists and output_1), computed by
+//! `alpacaeval.rs`'s mirror of its `analyze.py`, with percentile-bootstrap intervals over items
+//! and paired comparisons on human agreement. `analyze` reports them from long-form files,
+//! `calibrate` for every configuration when the gold has several annotators.
+//!
+//! Figures are fractions in [0, 1]; a figure AlpacaEval cannot compute (bias or variance from
+//! one sample, a preference over no pair that differs) is `None`.
+
+use super::alpacaeval::{agreement, prefer_first, prefer_lists, prefer_longer, readable, Memo};
+pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations, TextShape};
+use super::record::{ConfigRecord, EvalSettings, RunRecord};
+use crate::metrics::{interval95, redraws};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+#[derive(Debug, Clone)]
+pub struct Sheets<'a> {
+    /// Each item's human annotations: exactly `annotations_per_item` readable ones.
+    pub humans: &'a [Annotations],
+    pub texts: Option<&'a [TextShape]>,
+}
+
+/// One row of AlpacaEval's evaluators table, as fractions in [0, 1].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measures {
+    pub human_agreement: Option<f64>,
+    pub bias: Option<f64>,
+    pub variance: Option<f64>,
+    pub prefer_longer: Option<f64>,
+    pub prefer_lists: Option<f64>,
+    pub prefer_first: Option<f64>,
+    /// Readable annotations (AlpacaEval's "# parsed").
+    pub parsed: usize,
+    pub annotations_per_item: usize,
+    /// The most readable annotations (samples) the evaluator has of one item.
+    pub samples_per_item: usize,
+    /// 95% percentile-bootstrap intervals over items (absent without resamples).
+    pub ci: Intervals,
+    /// Paired comparisons of its human agreement with the humans' and the longest's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub versus: Vec<Versus>,
+}
+
+/// The humans' own row: one annotator against the others' majority.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HumanMeasures {
+    pub human_agreement: Option<f64>,
+    pub variance: Option<f64>,
+    pub prefer_longer: Option<f64>,
+    pub prefer_lists: Option<f64>,
+    pub prefer_first: Option<f64>,
+    pub parsed: usize,
+    pub annotations_per_item: usize,
+    pub ci: Intervals,
+}
+
+/// Each measure's interval, `[lo, hi]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Intervals {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human_agreement: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bias: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variance: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefer_longer: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefer_lists: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefer_first: Option<[f64; 2]>,
+}
+
+/// A paired comparison of two evaluators' human agreement on the same items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Versus {
+    pub against: String,
+    /// This evaluator's human agreement minus the other's.
+    pub difference: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    /// Two-sided paired-bootstrap p-value.
+    pub p_value: Option<f64>,
+}
+
+/// Who is measured against the humans.
+#[derive(Debug, Clone, Copy)]
+pub enum Who<'a> {
+    /// The humans themselves (one annotator against the others).
+    Humans,
+    /// An evaluator's annotations of each item (empty: the item was not annotated).
+    Evaluator(&'a [Annotations]),
+}
+
+fn defined(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn figures(memo: &Memo, sheets: &Sheets, who: Who, weights: &[u64]) -> [f64; 6] {
+    let humans = sheets.humans;
+    let (items, agreement_, bias, variance) = match who {
+        Who::Humans => {
+            let a = human_agreement(memo, sheets, who, weights);
+            (humans, a, 0.0, 1.0 - a)
+        }
+        Who::Evaluator(items) => {
+            let several = items.iter().any(|i| i.len() > 1);
+            (
+                items,
+                human_agreement(memo, sheets, who, weights),
+                if several {
+                    1.0 - agreement(memo, (items, humans), false, (None, None), weights)
+                } else {
+                    f64::NAN
+                },
+                1.0 - agreement(memo, (items, items), true, (Some(1), None), weights),
+            )
+        }
+    };
+    let (longer, lists) = match sheets.texts {
+        Some(texts) => (
+            prefer_longer(items, texts, weights),
+            prefer_lists(items, texts, weights),
+        ),
+        None => (f64::NAN, f64::NAN),
+    };
+    [
+        agreement_,
+        bias,
+        variance,
+        longer,
+        lists,
+        prefer_first(items, weights),
+    ]
+}
+
+/// One annotation against the humans' majority (the humans: one against the others').
+fn human_agreement(memo: &Memo, sheets: &Sheets, who: Who, weights: &[u64]) -> f64 {
+    let humans = sheets.humans;
+    match who {
+        Who::Humans => agreement(memo, (humans, humans), true, (Some(1), None), weights),
+        Who::Evaluator(items) => agreement(memo, (items, humans), false, (Some(1), None), weights),
+    }
+}
+
+/// The 95% interval of each figure over `resamples` redraws of the items.
+fn intervals(
+    resamples: usize,
+    seed: u64,
+    n: usize,
+    figures: impl Fn(&[u64]) -> Vec<f64>,
+) -> Vec<Option<[f64; 2]>> {
+    if resamples == 0 || n == 0 {
+        return Vec::new();
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let width = figures(&vec![1; n]).len();
+    redraws(&vec![1; n], resamples, width, &mut rng, figures)
+        .iter_mut()
+        .map(|draws| {
+            let (lo, hi) = interval95(draws);
+            (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
+        })
+        .collect()
+}
+
+fn to_intervals(ci: &[Option<[f64; 2]>], point: &[f64; 6]) -> Intervals {
+    let at = |k: usize| {
+        ci.get(k)
+            .copied()
+            .flatten()
+            .filter(|_| point[k].is_finite())
+    };
+    Intervals {
+        human_agreement: at(0),
+        bias: at(1),
+        variance: at(2),
+        prefer_longer: at(3),
+        prefer_lists: at(4),
+        prefer_first: at(5),
+    }
+}
+
+/// An evaluator's row.
+pub fn evaluator(sheets: &Sheets, items: &[Annotations], resamples: usize, seed: u64) -> Measures {
+    let memo = Memo::default();
+    let all = vec![1; items.len()];
+    let point = figures(&memo, sheets, Who::Evaluator(items), &all);
+    let ci = intervals(resamples, seed, items.len(), |w| {
+        figures(&memo, sheets, Who::Evaluator(items), w).to_vec()
+    });
+    Measures {
+        human_agreement: defined(point[0]),
+        bias: defined(point[1]),
+        variance: defined(point[2]),
+        prefer_longer: defined(point[3]),
+        prefer_lists: defined(point[4]),
+        prefer_first: defined(point[5]),
+        parsed: items.iter().map(readable).sum(),
+        annotations_per_item: sheets.humans.iter().map(readable).max().unwrap_or(0),
+        samples_per_item: items.iter().map(readable).max().unwrap_or(0),
+        ci: to_intervals(&ci, &point),
+        versus: Vec::new(),
+    }
+}
+
+/// The humans' own row.
+pub fn humans(sheets: &Sheets, resamples: usize, seed: u64) -> HumanMeasures {
+    let memo = Memo::default();
+    let n = sheets.humans.len();
+    let point = figures(&memo, sheets, Who::Humans, &vec![1; n]);
+    let ci = intervals(resamples, seed, n, |w| {
+        figures(&memo, sheets, Who::Humans, w).to_vec()
+    });
+    HumanMeasures {
+        human_agreement: defined(point[0]),
+        variance: defined(point[2]),
+        prefer_longer: defined(point[3]),
+        prefer_lists: defined(point[4]),
+        prefer_first: defined(point[5]),
+        parsed: sheets.humans.iter().map(readable).sum(),
+        annotations_per_item: sheets.humans.iter().map(readable).max().unwrap_or(0),
+        ci: Intervals {
+            bias: None,
+            ..to_intervals(&ci, &point)
+        },
+    }
+}
+
+/// AlpacaEval's `longest` evaluator: output_1 when it is strictly longer, else output_2, as
+/// many times per item as the humans annotated it (`_get_longest_predictor`).
+pub fn longest(humans: &[Annotations], texts: &[TextShape]) -> Vec<Annotations> {
+    humans
+        .iter()
+        .zip(texts)
+        .map(|(item, t)| {
+            let p = if t.length[0] > t.length[1] { 1.0 } else { 2.0 };
+            vec![Some(p); item.len()]
+        })
+        .collect()
+}
+
+/// Human agreement of `a` minus that of `b` on the same resamples of the items.
+pub fn versus(sheets: &Sheets, a: Who, b: (&str, Who), resamples: usize, seed: u64) -> Versus {
+    let n = sheets.humans.len();
+    let memo = Memo::default();
+    let diff =
+        |w: &[u64]| human_agreement(&memo, sheets, a, w) - human_agreement(&memo, sheets, b.1, w);
+    let point = diff(&vec![1; n]);
+    let (ci, p_value) = if resamples > 0 && n > 0 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
+            .pop()
+            .unwrap_or_default();
+        let p = super::compare::bootstrap_p(&draws);
+        let (lo, hi) = interval95(&mut draws);
+        (
+            (lo.is_finite() && hi.is_finite()).then_some([lo, hi]),
+            defined(p),
+        )
+    } else {
+        (None, None)
+    };
+    Versus {
+        against: b.0.to_string(),
+        difference: defined(point),
+        ci,
+        p_value,
+    }
+}
+
+/// AlpacaEval's table for one evaluator: the humans, the longest output (with texts) and the
+/// evaluator, which is compared with both on human agreement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvaluatorReport {
+    pub humans: HumanMeasures,
+    pub longest: Option<Measures>,
+    pub evaluator: Measures,
+}
+
+/// The report for the humans' annotations of each item (exactly N readable each) and an
+/// evaluator's (empty where it did not annotate the item). The humans' and the longest's rows
+/// are over every item, as AlpacaEval computes them; the evaluator's and the comparisons over
+/// the items it annotated.
+pub fn report(
+    humans: &[Annotations],
+    judged: &[Annotations],
+    texts: Option<&[TextShape]>,
+    resamples: usize,
+    seed: u64,
+) -> EvaluatorReport {
+    let all = Sheets { humans, texts };
+    let longest_items = texts.map(|t| longest(humans, t));
+    let keep: Vec<usize> = (0..humans.len())
+        .filter(|&i| !judged[i].is_empty())
+        .collect();
+    let pick =
+        |v: &[Annotations]| -> Vec<Annotations> { keep.iter().map(|&i| v[i].clone()).collect() };
+    let (sub_humans, sub_judged) = (pick(humans), pick(judged));
+    let sub_texts: Option<Vec<TextShape>> = texts.map(|t| keep.iter().map(|&i| t[i]).collect());
+    let sub = Sheets {
+        humans: &sub_humans,
+        texts: sub_texts.as_deref(),
+    };
+    let mut evaluator_row = evaluator(&sub, &sub_judged, resamples, seed);
+    evaluator_row.versus.push(versus(
+        &sub,
+        Who::Evaluator(&sub_judged),
+        ("humans", Who::Humans),
+        resamples,
+        seed,
+    ));
+    if let Some(l) = &longest_items {
+        let sub_longest = pick(l);
+        evaluator_row.versus.push(versus(
+            &sub,
+            Who::Evaluator(&sub_judged),
+            ("longest", Who::Evaluator(&sub_longest)),
+            resamples,
+            seed,
+        ));
+    }
+    EvaluatorReport {
+        humans: self::humans(&all, resamples, seed),
+        longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
+        evaluator: evaluator_row,
+    }
+}
+
+/// A configuration's annotations of each item: its sc:N samples, its jury members' ratings,
+/// or its one rating (`None`: no verdict, AlpacaEval's unparsed).
+pub fn config_sheet(run: &RunRecord, config: &ConfigRecord) -> Vec<Annotations> {
+    let of = |v: Option<i64>| v.and_then(preference);
+    (0..run.items.len())
+        .map(|i| {
+            if let Some(samples) = &config.samples {
+                samples[i].iter().map(|&v| of(v)).collect()
+            } else if let Some(jury) = &config.jury {
+                jury.members
+                    .iter()
+                    .map(|&m| of(run.configs[m].outcomes[i].rating()))
+                    .collect()
+            } else {
+                vec![of(config.outcomes[i].rating())]
+            }
+        })
+        .collect()
+}
+
+/// The best configuration by human agreement against another, on the same resamples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgainstBest {
+    pub best: String,
+    pub other: String,
+    /// The best's human agreement minus the other's.
+    pub difference: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+    /// Holm-adjusted over the comparisons with the best.
+    pub p_holm: Option<f64>,
+}
+
+/// A calibrate run's evaluator measures beside its configurations': the humans' own row,
+/// the longest output's, and the best configuration against each other one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunMeasures {
+    pub humans: HumanMeasures,
+    pub longest: Option<Measures>,
+    pub against_best: Vec<AgainstBest>,
+}
+
+/// Every configuration's row (None for a configuration without a readable rating) and the
+/// run's, when the gold is the majority of several annotators with pairwise labels.
+pub fn of_run(
+    run: &RunRecord,
+    settings: EvalSettings,
+) -> Option<(RunMeasures, Vec<Option<Measures>>)> {
+    let a = run.annotators.as_ref()?;
+    let humans: Vec<Annotations> = a
+        .votes
+        .iter()
+        .map(|v| v.iter().map(|&l| preference(l)).collect())
+        .collect();
+    if humans.iter().flatten().any(Option::is_none) || humans.is_empty() {
+        return None;
+    }
+    let texts: Option<Vec<TextShape>> = (run.shapes.len() == run.items.len()).then(|| {
+        run.shapes
+            .iter()
+            .map(|[a, b]| TextShape {
+                length: [a.chars as usize, b.chars as usize],
+                list: [a.alpaca_list, b.alpaca_list],
+            })
+            .collect()
+    });
+    let (resamples, seed) = (settings.bootstrap, settings.seed);
+    let sheets: Vec<Vec<Annotations>> = run.configs.iter().map(|c| config_sheet(run, c)).collect();
+    let rows: Vec<Option<Measures>> = sheets
+        .iter()
+        .map(|judged| {
+            let any = judged.iter().flatten().any(Option::is_some);
+            any.then(|| report(&humans, judged, texts.as_deref(), resamples, seed).evaluator)
+        })
+        .collect();
+    let all = Sheets {
+        humans: &humans,
+        texts: texts.as_deref(),
+    };
+    let longest_items = texts.as_deref().map(|t| longest(&humans, t));
+    let best = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, r.as_ref()?.human_agreement?)))
+        .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+        .map(|(i, _)| i);
+    let mut against_best: Vec<AgainstBest> = match best {
+        None => Vec::new(),
+        Some(b) => (0..run.configs.len())
+            .filter(|&i| i != b && rows[i].is_some())
+            .map(|i| {
+                let v = versus(
+                    &all,
+                    Who::Evaluator(&sheets[b]),
+                    (&run.configs[i].name, Who::Evaluator(&sheets[i])),
+                    resamples,
+                    seed,
+                );
+                AgainstBest {
+                    best: run.configs[b].name.clone(),
+                    other: v.against,
+                    difference: v.difference,
+                    ci: v.ci,
+                    p_value: v.p_value,
+                    p_holm: None,
+                }
+            })
+            .collect(),
+    };
+    let tested: Vec<usize> = (0..against_best.len())
+        .filter(|&k| against_best[k].p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested
+        .iter()
+        .map(|&k| against_best[k].p_value.unwrap_or(f64::NAN))
+        .collect();
+    for (&k, adjusted) in tested.iter().zip(super::compare::holm(&p)) {
+        against_best[k].p_holm = defined(adjusted);
+    }
+    Some((
+        RunMeasures {
+            humans: self::humans(&all, resamples, seed),
+            longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
+            against_best,
+        },
+        rows,
+    ))
+}

@@ -1,0 +1,229 @@
+//! AlpacaEval's evaluator measures (`evaluation::evaluator`) as a table, JSON and tidy CSV rows,
+//! for `analyze` (long form) and `calibrate` (gold with several annotators, configurations with
+//! samples). Its table reads as AlpacaEval's evaluators leaderboard: the humans first, then the
+//! `longest` evaluator, then the judges, in AlpacaEval's column order, as fractions.
+
+use crate::evaluation::evaluator::{EvaluatorReport, HumanMeasures, Intervals, Measures};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::table::Table;
+use serde_json::{Map, Value};
+
+/// The figures of a row in the table's order, with their intervals.
+fn figures(values: [Option<f64>; 6], ci: &Intervals) -> [(Option<f64>, Option<[f64; 2]>); 6] {
+    let cis = [
+        ci.human_agreement,
+        ci.bias,
+        ci.variance,
+        ci.prefer_longer,
+        ci.prefer_lists,
+        ci.prefer_first,
+    ];
+    std::array::from_fn(|k| (values[k], cis[k]))
+}
+
+fn of_evaluator(m: &Measures) -> [(Option<f64>, Option<[f64; 2]>); 6] {
+    figures(
+        [
+            m.human_agreement,
+            m.bias,
+            m.variance,
+            m.prefer_longer,
+            m.prefer_lists,
+            m.prefer_first,
+        ],
+        &m.ci,
+    )
+}
+
+fn of_humans(h: &HumanMeasures) -> [(Option<f64>, Option<[f64; 2]>); 6] {
+    figures(
+        [
+            h.human_agreement,
+            None,
+            h.variance,
+            h.prefer_longer,
+            h.prefer_lists,
+            h.prefer_first,
+        ],
+        &h.ci,
+    )
+}
+
+/// The metric names of metrics.csv, in the table's order.
+const KEYS: [&str; 6] = [
+    "human_agreement",
+    "bias",
+    "variance",
+    "prefer_longer",
+    "prefer_lists",
+    "prefer_first",
+];
+
+fn cell((value, ci): (Option<f64>, Option<[f64; 2]>)) -> String {
+    match (value, ci) {
+        (None, _) => "n/a".into(),
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+        (Some(v), None) => format!("{v:.3}"),
+    }
+}
+
+/// The table: humans, longest, then each named evaluator.
+pub fn table(
+    humans: &HumanMeasures,
+    longest: Option<&Measures>,
+    rows: &[(String, &Measures)],
+) -> Table {
+    let mut out = Table::new(
+        format!(
+            "AlpacaEval's evaluator measures ({} human annotations per item; 95% CIs over items)",
+            humans.annotations_per_item
+        ),
+        &[
+            "evaluator",
+            "human agreement",
+            "bias",
+            "variance",
+            "prefers longer",
+            "prefers lists",
+            "prefers 1",
+            "parsed",
+        ],
+    );
+    let mut push = |name: &str, f: [(Option<f64>, Option<[f64; 2]>); 6], parsed: usize| {
+        let mut row = vec![name.to_string()];
+        row.extend(f.into_iter().map(cell));
+        row.push(parsed.to_string());
+        out.rows.push(row);
+    };
+    push("humans", of_humans(humans), humans.parsed);
+    if let Some(l) = longest {
+        push("longest", of_evaluator(l), l.parsed);
+    }
+    for (name, m) in rows {
+        push(name, of_evaluator(m), m.parsed);
+    }
+    out.secondary = vec![5, 6, 7];
+    out.notes.push(
+        "human agreement: one annotation against the humans' majority (for the humans, one against the others'), averaged over annotations; bias: 1 - agreement of the evaluator's majority with the humans'; variance: 1 - agreement of one sample with the majority of the others; as AlpacaEval's analyze.py computes them".into(),
+    );
+    for (name, m) in rows {
+        for v in &m.versus {
+            if let (Some(d), Some([lo, hi]), Some(p)) = (v.difference, v.ci, v.p_value) {
+                out.notes.push(format!(
+                    "{name} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}], p = {p:.3} (paired bootstrap over items)",
+                    v.against
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The report's table, with `name` for the evaluator.
+pub fn report_table(r: &EvaluatorReport, name: &str) -> Table {
+    table(
+        &r.humans,
+        r.longest.as_ref(),
+        &[(name.to_string(), &r.evaluator)],
+    )
+}
+
+/// `evaluator`, `humans` and `longest` in a JSON document.
+pub fn to_json(r: &EvaluatorReport, doc: &mut Map<String, Value>) -> serde_json::Result<()> {
+    doc.insert("evaluator".into(), serde_json::to_value(&r.evaluator)?);
+    doc.insert("humans".into(), serde_json::to_value(&r.humans)?);
+    if let Some(l) = &r.longest {
+        doc.insert("longest".into(), serde_json::to_value(l)?);
+    }
+    Ok(())
+}
+
+/// Tidy rows: scope `evaluator:<name>` (and `evaluator:humans`, `evaluator:longest`).
+pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
+    add_rows(
+        rows,
+        "evaluator:humans",
+        of_humans(&r.humans),
+        r.humans.parsed,
+    );
+    if let Some(l) = &r.longest {
+        add_rows(rows, "evaluator:longest", of_evaluator(l), l.parsed);
+    }
+    let scope = format!("evaluator:{name}");
+    add_rows(rows, &scope, of_evaluator(&r.evaluator), r.evaluator.parsed);
+}
+
+/// calibrate's table: the humans, the longest output and every configuration with a row (in
+/// the ranking's order), then the best by human agreement against the others.
+pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<Table> {
+    let Some(r) = &run.evaluation.evaluator else {
+        return Vec::new();
+    };
+    let rows: Vec<(String, &Measures)> = order
+        .iter()
+        .filter_map(|&i| {
+            let m = run.evaluation.configs[i].evaluator.as_ref()?;
+            Some((run.record.configs[i].name.clone(), m))
+        })
+        .collect();
+    let mut t = table(&r.humans, r.longest.as_ref(), &rows);
+    // The run's comparisons say more than each row's against the humans and the longest.
+    t.notes.truncate(1);
+    for c in &r.against_best {
+        if let (Some(d), Some([lo, hi]), Some(p)) = (c.difference, c.ci, c.p_holm) {
+            t.notes.push(format!(
+                "{} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}], Holm p = {p:.3}",
+                c.best, c.other
+            ));
+        }
+    }
+    vec![t]
+}
+
+/// calibrate's `--json`: the run's `evaluator` (humans, longest, the best against the others).
+pub fn run_json(run: &crate::run::record::Run) -> Option<Value> {
+    run.evaluation
+        .evaluator
+        .as_ref()
+        .and_then(|r| serde_json::to_value(r).ok())
+}
+
+/// One configuration's row for `configs[i].evaluator`.
+pub fn config_json(m: &Measures) -> Option<Value> {
+    serde_json::to_value(m).ok()
+}
+
+/// calibrate's metrics.csv rows: the run's humans and longest (no configuration), then each
+/// configuration's under its name.
+pub fn calibrate_tidy(run: &crate::run::record::Run, rows: &mut TidyRows, config: Option<usize>) {
+    let Some(r) = &run.evaluation.evaluator else {
+        return;
+    };
+    match config {
+        None => {
+            let humans = of_humans(&r.humans);
+            add_rows(rows, "evaluator:humans", humans, r.humans.parsed);
+            if let Some(l) = &r.longest {
+                add_rows(rows, "evaluator:longest", of_evaluator(l), l.parsed);
+            }
+        }
+        Some(i) => {
+            if let Some(m) = &run.evaluation.configs[i].evaluator {
+                add_rows(rows, "evaluator", of_evaluator(m), m.parsed);
+            }
+        }
+    }
+}
+
+fn add_rows(
+    rows: &mut TidyRows,
+    scope: &str,
+    f: [(Option<f64>, Option<[f64; 2]>); 6],
+    parsed: usize,
+) {
+    for (key, (value, ci)) in KEYS.iter().zip(f) {
+        if let Some(v) = value {
+            rows.push(scope, parsed as u64, key, v, ci.map(|[lo, hi]| (lo, hi)));
+        }
+    }
+}
