@@ -55,15 +55,22 @@ impl LabelReading {
     /// The label a value maps to: by its text, else by its number (a column that JSON or CSV
     /// reading made floating point because it has missing values reads 1 as "1.0", which
     /// `--gold-map 1=-1` means too).
+    ///
+    /// A map that reads AlpacaEval's preferences (1 as -1 and 2 as 1) reads its tie, 1.5, as 0
+    /// unless it maps 1.5 itself.
     pub fn mapped(&self, value: &str) -> Option<i64> {
         if let Some(&label) = self.map.get(value) {
             return Some(label);
         }
         let number: f64 = value.parse().ok()?;
-        self.map
-            .iter()
-            .find(|(k, _)| k.parse::<f64>().is_ok_and(|k| k == number))
-            .map(|(_, &label)| label)
+        let of = |x: f64| {
+            self.map
+                .iter()
+                .find(|(k, _)| k.parse::<f64>().is_ok_and(|k| k == x))
+                .map(|(_, &label)| label)
+        };
+        of(number)
+            .or_else(|| (number == 1.5 && of(1.0) == Some(-1) && of(2.0) == Some(1)).then_some(0))
     }
 }
 

@@ -30,15 +30,19 @@ pub fn shown(key: &str) -> String {
 }
 
 /// The column naming the annotation: `--annotator-col`, else the first of
-/// [`ANNOTATION_COLUMNS`] the file has.
+/// [`ANNOTATION_COLUMNS`] the file has, else `index` beside `n_annotated` (the cross-annotations
+/// AlpacaEval's `analyze_evaluators` saves: `index` is the seed there). A lone `index` column is
+/// too common a name to make repeated keys annotations.
 pub fn annotation_column(frame: &Frame, named: Option<&str>) -> Option<String> {
     let names = frame.column_names();
+    let has = |c: &str| names.iter().any(|n| n == c);
     match named {
-        Some(n) => names.iter().any(|c| c == n).then(|| n.to_string()),
+        Some(n) => has(n).then(|| n.to_string()),
         None => ANNOTATION_COLUMNS
             .iter()
-            .find(|c| names.iter().any(|n| n == *c))
-            .map(|c| c.to_string()),
+            .find(|c| has(c))
+            .map(|c| c.to_string())
+            .or_else(|| (has("index") && has("n_annotated")).then(|| "index".to_string())),
     }
 }
 

@@ -106,6 +106,9 @@ pub fn table(
     out.notes.push(
         "human agreement: one annotation against the humans' majority (for the humans, one against the others'), averaged over annotations; bias: 1 - agreement of the evaluator's majority with the humans'; variance: 1 - agreement of one sample with the majority of the others; as AlpacaEval's analyze.py computes them".into(),
     );
+    out.notes.push(
+        "an even split of the humans between the two outputs counts as output 2 in these figures (AlpacaEval's tie-break, pandas' sample with seed 123); the human ceiling's leave-one-out leaves such items out, so the two disagree where there are any".into(),
+    );
     for (name, m) in rows {
         for v in &m.versus {
             if let (Some(d), Some([lo, hi]), Some(p)) = (v.difference, v.ci, v.p_value) {
@@ -168,7 +171,7 @@ pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<T
         .collect();
     let mut t = table(&r.humans, r.longest.as_ref(), &rows);
     // The run's comparisons say more than each row's against the humans and the longest.
-    t.notes.truncate(1);
+    t.notes.truncate(2);
     for c in &r.against_best {
         if let (Some(d), Some([lo, hi]), Some(p)) = (c.difference, c.ci, c.p_holm) {
             t.notes.push(format!(

@@ -170,15 +170,25 @@ fn real_crossannotations_match_alpacaevals_analyzer_and_its_leaderboard() {
 #[test]
 fn generated_long_form_matches_alpacaevals_analyzer_at_the_edges() {
     let want = reference();
-    for (case, extra) in [
-        ("uneven", vec![]),
-        ("explicit", vec!["--annotations-per-item", "3"]),
-        ("pairs", vec![]),
+    // uneven's judge file is AlpacaEval's saved form (`index`, `n_annotated`), read with the
+    // map a user gives AlpacaEval's preferences (1.5, its tie, then reads as 0).
+    for (case, extra, samples) in [
+        ("uneven", vec!["--rating-map", "1=-1,2=1"], "index"),
+        (
+            "explicit",
+            vec![
+                "--rating-map",
+                "1=-1,2=1,1.5=0",
+                "--annotations-per-item",
+                "3",
+            ],
+            "seed",
+        ),
+        ("pairs", vec!["--rating-map", "1=-1,2=1,1.5=0"], "seed"),
     ] {
         let gold = fixture(&format!("alpacafarm/{case}-gold.json"));
         let judge = fixture(&format!("alpacafarm/{case}-judge.json"));
-        let mut args = vec!["--rating-map", "1=-1,2=1,1.5=0"];
-        args.extend(extra);
+        let args = extra;
         let got = analyze(&gold, &[&judge], &args);
         let w = &want[case];
         assert_row(
@@ -213,7 +223,7 @@ fn generated_long_form_matches_alpacaevals_analyzer_at_the_edges() {
         assert_eq!(long["too_few"].as_u64(), Some(items - kept), "{case}");
         assert_eq!(got["only_in_gold"].as_u64(), Some(kept - judged), "{case}");
         assert_eq!(long["columns"][0], "annotator_index");
-        assert_eq!(long["columns"][1], "seed");
+        assert_eq!(long["columns"][1], samples);
     }
 }
 
@@ -459,4 +469,39 @@ fn calibrate_gives_each_configuration_the_measures_analyze_gives() {
         csv.contains("simple_with_tie/sc:3,evaluator,") && csv.contains(",evaluator:humans,"),
         "{csv}"
     );
+}
+
+/// The README's command and its pasted rows: the command runs, and every pasted line is in its
+/// output at 160 columns (a changed figure fails here).
+#[test]
+fn the_readmes_evaluator_example_prints_what_it_shows() {
+    let Some(shared) = shared_data() else { return };
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let section = readme
+        .split("### AlpacaEval's evaluator measures")
+        .nth(1)
+        .expect("the README's section");
+    let mut blocks = section.split("```").skip(1).step_by(2);
+    let command = blocks.next().expect("the command").replace("\\\n", " ");
+    let pasted = blocks.next().expect("the pasted output");
+    let dir = shared.join("alpacafarm");
+    let args: Vec<String> = command
+        .split_whitespace()
+        .skip_while(|w| *w != "raterlab")
+        .skip(1)
+        .map(|w| w.replace("$D", dir.to_str().expect("utf-8")))
+        .collect();
+    assert!(args.iter().any(|a| a == "--gold"), "{command}");
+    let out = crate::common::raterlab(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .env("COLUMNS", "160")
+        .output()
+        .expect("raterlab runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in pasted.lines().map(str::trim_end).filter(|l| !l.is_empty()) {
+        assert!(
+            text.contains(line),
+            "README line not in the output: {line}\n{text}"
+        );
+    }
 }
