@@ -251,6 +251,7 @@ fn main() {
             policy: "drop".into(),
         }),
         shapes,
+        generators: None,
     };
     let evaluation = evaluate(
         &record,

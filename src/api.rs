@@ -80,7 +80,7 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
         Command::Calibrate(args) => Some(args),
         _ => None,
     })?;
-    let args = crate::run::settings::CalibrateSettings::from(*args);
+    let args = crate::run::settings::CalibrateSettings::try_from(*args)?;
     let calibrated = commands::calibrate::run(&args)?;
     report::calibrate::write_dir(&calibrated)?;
     let doc = report::calibrate::json_any(&calibrated);

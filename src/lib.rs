@@ -26,7 +26,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             report::analyze::emit(&analysis, &settings.output)
         }
         cli::Command::Calibrate(args) => {
-            let args = run::settings::CalibrateSettings::from(*args);
+            let args = run::settings::CalibrateSettings::try_from(*args)?;
             let calibrated = commands::calibrate::run(&args)?;
             report::calibrate::write_dir(&calibrated)?;
             report::calibrate::emit_any(&calibrated, args.json, args.details)?;

@@ -67,6 +67,18 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
+    /// Model scores to compare each configuration's ranking of the models with (the data's
+    /// generators: --map generator1=COL,generator2=COL, reward-bench's chosen_model and
+    /// rejected_model, AlpacaEval's generator_1/2): a CSV/Parquet/JSONL table read with
+    /// --reference-map, or `gold` for the ranking the gold labels give.
+    #[arg(long, value_name = "FILE|gold")]
+    pub reference: Option<String>,
+
+    /// The reference table's columns: model=COL,score=COL (white space in names folded; a
+    /// column name may hold commas).
+    #[arg(long, value_name = "model=COL,score=COL", requires = "reference")]
+    pub reference_map: Vec<String>,
+
     #[command(flatten)]
     pub batch: BatchRunArgs,
 }

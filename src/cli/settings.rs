@@ -13,7 +13,7 @@ use crate::run::analysis::{
 };
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
-    RateSettings, ReportSettings, SizeSettings,
+    RateSettings, ReferenceSpec, ReportSettings, SizeSettings,
 };
 use anyhow::Result;
 
@@ -87,9 +87,23 @@ impl From<BatchRunArgs> for BatchSettings {
     }
 }
 
-impl From<CalibrateArgs> for CalibrateSettings {
-    fn from(a: CalibrateArgs) -> Self {
-        Self {
+impl TryFrom<CalibrateArgs> for CalibrateSettings {
+    type Error = anyhow::Error;
+
+    fn try_from(a: CalibrateArgs) -> Result<Self> {
+        let reference = match a.reference.as_deref() {
+            None => None,
+            Some("gold") => Some(ReferenceSpec::Gold),
+            Some(path) => {
+                let (model, score) = crate::dataset::reference::parse_map(&a.reference_map)?;
+                Some(ReferenceSpec::Table {
+                    path: path.into(),
+                    model,
+                    score,
+                })
+            }
+        };
+        Ok(Self {
             plan: a.plan.into(),
             bootstrap: a.bootstrap,
             sort: a.sort,
@@ -98,7 +112,8 @@ impl From<CalibrateArgs> for CalibrateSettings {
             out: a.out,
             name: a.name,
             batch: a.batch.into(),
-        }
+            reference,
+        })
     }
 }
 

@@ -284,6 +284,15 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
             } else {
                 (a.output_1, a.output_2)
             };
+            let generators = if switched {
+                [a.generator_2, a.generator_1]
+            } else {
+                [a.generator_1, a.generator_2]
+            };
+            let generators = generators
+                .iter()
+                .all(|g| !g.is_empty())
+                .then_some(generators);
             super::pairs::Pair {
                 id: format!("{subset}-{row}"),
                 subset,
@@ -294,6 +303,7 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
                 reference: None,
                 randomize: false,
                 votes: Vec::new(),
+                generators,
             }
         })
         .collect()

@@ -50,6 +50,8 @@ pub struct Example {
     /// Each annotator's label in this order (flipped with gold when swapped); empty without
     /// several annotators.
     pub votes: Vec<i64>,
+    /// The models that wrote response 1 and response 2 as shown, when the data says.
+    pub generators: Option<[String; 2]>,
 }
 
 /// Whether pair `id` is shown swapped under `seed`: a ChaCha8 draw seeded from the seed and
@@ -65,13 +67,20 @@ pub fn is_swapped(seed: u64, id: &str) -> bool {
 
 /// An item from a pair, taking its texts (no copy).
 fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
-    let (response1, response2, gold, votes) = match order {
-        Order::AsSource => (pair.first, pair.second, pair.gold, pair.votes),
+    let (response1, response2, gold, votes, generators) = match order {
+        Order::AsSource => (
+            pair.first,
+            pair.second,
+            pair.gold,
+            pair.votes,
+            pair.generators,
+        ),
         Order::Swapped => (
             pair.second,
             pair.first,
             -pair.gold,
             pair.votes.iter().map(|v| -v).collect(),
+            pair.generators.map(|[a, b]| [b, a]),
         ),
     };
     Example {
@@ -87,6 +96,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         reference: pair.reference,
         seeded,
         votes,
+        generators,
     }
 }
 
@@ -128,6 +138,7 @@ mod tests {
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            generators: None,
         }
     }
 

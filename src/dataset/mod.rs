@@ -22,6 +22,7 @@ pub mod hub;
 pub mod labels;
 pub mod long;
 pub mod pairs;
+pub mod reference;
 pub mod rewardbench2;
 pub mod rmbench;
 pub mod scores;

@@ -27,6 +27,9 @@ pub struct Pair {
     /// Each annotator's label (as gold labels, in the source's order), when the label is the
     /// majority of several columns (`--map label=A+B+C`); empty otherwise.
     pub votes: Vec<i64>,
+    /// The models that wrote `first` and `second` (reward-bench's `chosen_model` and
+    /// `rejected_model`, `--map generator1=COL,generator2=COL`, AlpacaEval's `generator_1/2`).
+    pub generators: Option<[String; 2]>,
 }
 
 /// reward-bench's columns and their types.
@@ -127,6 +130,8 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
     let chosen = take("chosen", "chosen response")?;
     let rejected = take("rejected", "rejected response")?;
     let subset = take("subset", "subset")?;
+    let chosen_model = take("chosen_model", "chosen model")?;
+    let rejected_model = take("rejected_model", "rejected model")?;
     let raw_ids = frame.text("id", "--map id=COL", "id")?;
     let ids: Vec<String> = subset
         .iter()
@@ -139,7 +144,8 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
         .zip(subset)
         .zip(prompt)
         .zip(chosen.into_iter().zip(rejected))
-        .map(|(((id, subset), prompt), (first, second))| Pair {
+        .zip(chosen_model.into_iter().zip(rejected_model))
+        .map(|((((id, subset), prompt), (first, second)), models)| Pair {
             id,
             subset,
             prompt,
@@ -149,6 +155,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            generators: Some([models.0, models.1]),
         })
         .collect())
 }

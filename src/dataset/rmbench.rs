@@ -143,6 +143,7 @@ pub fn pairs(prompts: Vec<RmPrompt>) -> Vec<Pair> {
                     reference: None,
                     randomize: true,
                     votes: Vec::new(),
+                    generators: None,
                 });
             }
         }

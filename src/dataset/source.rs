@@ -65,7 +65,7 @@ pub struct Mapping {
     pub no_majority: NoMajority,
 }
 
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 9] = [
     "prompt",
     "response1",
     "response2",
@@ -73,6 +73,8 @@ const FIELDS: [&str; 7] = [
     "id",
     "subset",
     "reference",
+    "generator1",
+    "generator2",
 ];
 
 impl Mapping {
@@ -212,6 +214,18 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
         Some(cols) => Some(text_values(frame, cols, "reference")?),
         None => None,
     };
+    let generators = match (get("generator1"), get("generator2")) {
+        (Some(a), Some(b)) => Some((
+            text_values(frame, a, "generator")?,
+            text_values(frame, b, "generator")?,
+        )),
+        (None, None) => None,
+        _ => {
+            return Err(input_error(
+                "--map names one generator; name both, e.g. generator1=generator_1,generator2=generator_2",
+            ))
+        }
+    };
     let raw_ids = match get("id") {
         Some(cols) => text_values(frame, cols, "id")?,
         None => (0..n).map(|i| i.to_string()).collect(),
@@ -268,6 +282,9 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             } else {
                 Vec::new()
             },
+            generators: generators
+                .as_ref()
+                .map(|(a, b)| [a[row].clone(), b[row].clone()]),
         });
     }
     let ids: Vec<String> = pairs.iter().map(|p| p.id.clone()).collect();

@@ -318,6 +318,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            generators: None,
         };
         let settings = EvalSettings {
             bootstrap: 50,
@@ -390,6 +391,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            generators: None,
         };
         let c = &compare_all(
             &run,

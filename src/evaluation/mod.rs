@@ -20,6 +20,7 @@ mod result;
 pub mod rewardbench2;
 pub mod rmbench;
 mod shape;
+pub mod systems;
 
 #[cfg(test)]
 pub(crate) use compare::metric_test;
@@ -29,7 +30,8 @@ pub use position::{position, JudgeBench, LlmBar, Position};
 pub use probability::{probability, stats as probability_stats, ProbabilityStats};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
-    Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, RunRecord,
+    Generators, Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference,
+    RunRecord,
 };
 use record::{headline, table};
 pub use result::{ConfigResult, Policies, Scope};
@@ -51,6 +53,8 @@ pub struct Evaluation {
     /// Several annotators: AlpacaEval's humans and longest rows, and the best configuration by
     /// human agreement against the others (each configuration's row is in its result).
     pub evaluator: Option<evaluator::RunMeasures>,
+    /// With generators and a reference: the best configuration by Spearman against the others.
+    pub systems_comparisons: Vec<systems::SystemsComparison>,
 }
 
 /// The annotators and one configuration's ratings beside them (None if a label falls
@@ -164,6 +168,10 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         Some((r, rows)) => (Some(r), rows),
         None => (None, vec![None; run.configs.len()]),
     };
+    let (mut systems_rows, systems_comparisons) = match systems::systems(run, settings) {
+        Some((rows, comparisons)) => (rows.into_iter().map(Some).collect(), comparisons),
+        None => (vec![None; run.configs.len()], Vec::new()),
+    };
     let configs: Vec<ConfigResult> = run
         .configs
         .iter()
@@ -193,6 +201,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
             ConfigResult {
                 jury: config.jury.as_ref().map(|j| jury::jury(run, j)),
                 evaluator: evaluator_rows[i].take(),
+                systems: systems_rows[i].take(),
                 consistency: config.samples.as_ref().and_then(|s| {
                     consistency::consistency(run, s, settings.bootstrap, settings.seed)
                 }),
@@ -212,6 +221,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         .collect();
     Evaluation {
         evaluator: evaluator_run,
+        systems_comparisons,
         rmbench: rmbench::layout(run).map(|l| rmbench::rmbench(run, &l, settings)),
         groups: groups::groups(run, &configs),
         configs,
@@ -241,6 +251,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            generators: None,
         };
         let s = scope(
             &run,
@@ -299,6 +310,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            generators: None,
         };
         let e = evaluate(
             &run,

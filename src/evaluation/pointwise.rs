@@ -181,6 +181,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            generators: None,
         };
         let rec = record(vec![
             (Some(5.0), Some(3.0)), // gap +2

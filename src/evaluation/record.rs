@@ -154,6 +154,58 @@ pub struct RunRecord {
     /// Each item's two responses as shown (length, lists, headers, bold), for the bias
     /// diagnostics; empty when the texts are not at hand (a run directory without items.jsonl).
     pub shapes: Vec<[Shape; 2]>,
+    /// Which model wrote each item's responses, when the data says for every item.
+    pub generators: Option<Generators>,
+}
+
+/// Each item's two generators (as shown) and its prompt, for the system-level analysis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generators {
+    /// `of_item[i]`: the models that wrote item i's response 1 and response 2.
+    pub of_item: Vec<[String; 2]>,
+    /// Each item's prompt as an index into the run's distinct prompts (the unit the bootstrap
+    /// resamples: a prompt's items move together).
+    pub prompt: Vec<u32>,
+    /// Model scores to compare each configuration's ranking with (`--reference`).
+    pub reference: Option<Reference>,
+}
+
+/// Model scores a configuration's ranking is compared with: a table (Chatbot Arena's Elo, a
+/// leaderboard), or the ranking the gold labels induce.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reference {
+    Table {
+        source: String,
+        scores: Vec<(String, f64)>,
+    },
+    Gold,
+}
+
+impl Reference {
+    pub fn source(&self) -> String {
+        match self {
+            Reference::Table { source, .. } => source.clone(),
+            Reference::Gold => "gold".to_string(),
+        }
+    }
+}
+
+impl Generators {
+    /// From each item's generators and prompt text; None unless every item has generators.
+    pub fn of<'a>(items: impl Iterator<Item = (Option<&'a [String; 2]>, &'a str)>) -> Option<Self> {
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let (mut of_item, mut prompt) = (Vec::new(), Vec::new());
+        for (generators, text) in items {
+            of_item.push(generators?.clone());
+            let next = index.len() as u32;
+            prompt.push(*index.entry(text).or_insert(next));
+        }
+        (!of_item.is_empty()).then_some(Self {
+            of_item,
+            prompt,
+            reference: None,
+        })
+    }
 }
 
 /// Every annotator's label per item (in the item's order, like gold).

@@ -67,4 +67,6 @@ pub struct ConfigResult {
     /// With several annotators (pairwise labels): AlpacaEval's evaluator measures of this
     /// configuration's annotations (its samples, its jury's members, or its one rating).
     pub evaluator: Option<super::evaluator::Measures>,
+    /// With generators: each model's score, the ranking and its agreement with the reference.
+    pub systems: Option<super::systems::Systems>,
 }

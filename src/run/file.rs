@@ -122,6 +122,20 @@ pub struct PairsDataFile {
     pub seed: u64,
     #[serde(default)]
     pub source: String,
+    /// `--reference`: the model scores the system level compares rankings with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceFile>,
+}
+
+/// A reference table as run.json keeps it (`report DIR` compares with it again), or the gold
+/// labels' ranking (`gold`: no scores).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceFile {
+    pub source: String,
+    #[serde(default)]
+    pub gold: bool,
+    #[serde(default)]
+    pub scores: Vec<(String, f64)>,
 }
 
 /// run.json of a run over pairs.

@@ -80,6 +80,18 @@ pub struct CalibrateSettings {
     pub out: Option<PathBuf>,
     pub name: Option<String>,
     pub batch: BatchSettings,
+    pub reference: Option<ReferenceSpec>,
+}
+
+/// `--reference`: a table of model scores and its columns, or the gold labels' ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReferenceSpec {
+    Table {
+        path: PathBuf,
+        model: String,
+        score: String,
+    },
+    Gold,
 }
 
 /// `report DIR`.

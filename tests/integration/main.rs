@@ -33,4 +33,5 @@ mod rewardbench2;
 mod rewardbench2_judges;
 mod rewardbench2_ties;
 mod rmbench;
+mod systems;
 mod terminal;

@@ -8,7 +8,7 @@ use crate::run::data::Dataset;
 use crate::run::judges;
 use crate::run::plan::{Form, Plan};
 use crate::run::record::{ConfigMeta, Run, RunMeta};
-use crate::run::settings::CalibrateSettings;
+use crate::run::settings::{CalibrateSettings, ReferenceSpec};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
@@ -115,6 +115,12 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
             no_majority: dataset.no_majority,
             policy: dataset.no_majority_policy.name().to_string(),
         }),
+        generators: evaluation::Generators::of(
+            dataset
+                .examples
+                .iter()
+                .map(|e| (e.generators.as_ref(), e.prompt.as_str())),
+        ),
         shapes: dataset
             .examples
             .iter()
@@ -165,8 +171,34 @@ fn probability_record(
     }
 }
 
+/// `--reference`: the table read (or the gold labels' ranking), refused when the data does not
+/// say which model wrote each response.
+pub fn reference(
+    args: &CalibrateSettings,
+    dataset: &Dataset,
+) -> Result<Option<evaluation::Reference>> {
+    let Some(spec) = &args.reference else {
+        return Ok(None);
+    };
+    if let Some(e) = dataset.examples.iter().find(|e| e.generators.is_none()) {
+        return Err(crate::error::input_error(format!(
+            "--reference compares rankings of models, but item '{}' does not say which models wrote its responses; map them with --map generator1=COL,generator2=COL (reward-bench files carry chosen_model and rejected_model, AlpacaEval's generator_1 and generator_2)",
+            e.id
+        )));
+    }
+    Ok(Some(match spec {
+        ReferenceSpec::Gold => evaluation::Reference::Gold,
+        ReferenceSpec::Table { path, model, score } => evaluation::Reference::Table {
+            source: format!("{} ({score})", path.display()),
+            scores: crate::dataset::reference::read(path, (model, score))?,
+        },
+    }))
+}
+
 /// `calibrate` on pairs: every configuration rates every example.
 pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run> {
+    // The reference is read and checked before any call.
+    let reference = reference(args, &dataset)?;
     let session = Session::plan(args, Form::Pairs, seed)?;
     let Plan {
         configs,
@@ -206,7 +238,10 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
             ..raters::CallTally::default()
         });
     }
-    let record = record(&dataset, &session.plan, &ratings, &rated);
+    let mut record = record(&dataset, &session.plan, &ratings, &rated);
+    if let Some(g) = record.generators.as_mut() {
+        g.reference = reference;
+    }
     let evaluation = evaluation::evaluate(
         &record,
         EvalSettings {

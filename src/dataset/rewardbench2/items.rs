@@ -37,6 +37,7 @@ fn item(shown: &Shown, id: String, order: Order, responses: Vec<String>, gold: i
         reference: None,
         seeded: true,
         votes: Vec::new(),
+        generators: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod rewardbench2;
 pub mod rmbench;
 pub mod run_dir;
 pub mod summary;
+pub mod systems;
 
 use crate::evaluation::{Headline, PointwiseStats, Position, Scope};
 use crate::report::calibrate::ranking::{order, ranking_note, verdict};
@@ -151,6 +152,9 @@ pub fn to_json(run: &Run) -> Value {
             if let Some(e) = r.evaluator.as_ref().and_then(crate::report::evaluator::config_json) {
                 m.insert("evaluator".into(), e);
             }
+            if let Some(s) = r.systems.as_ref().and_then(|s| serde_json::to_value(s).ok()) {
+                m.insert("systems".into(), s);
+            }
             if let Some(a) = &r.annotators {
                 let (annotators, judge) = crate::report::annotators::to_json(a);
                 m.insert("annotators".into(), annotators);
@@ -206,6 +210,11 @@ pub fn to_json(run: &Run) -> Value {
     }
     if let Some(e) = crate::report::evaluator::run_json(run) {
         doc["evaluator"] = e;
+    }
+    if !run.evaluation.systems_comparisons.is_empty() {
+        if let Ok(c) = serde_json::to_value(&run.evaluation.systems_comparisons) {
+            doc["systems_comparisons"] = c;
+        }
     }
     doc
 }
@@ -283,6 +292,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
     };
     print(w, &summary.configurations)?;
     if let Some(t) = crate::report::calibrate::rmbench::table(run) {
+        print(w, &t)?;
+    }
+    for t in crate::report::calibrate::systems::tables(run, &order) {
         print(w, &t)?;
     }
     if let Some(t) = &summary.probability {

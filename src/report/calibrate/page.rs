@@ -243,6 +243,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     .chain(crate::report::calibrate::groups::tables(run))
     .chain(crate::report::calibrate::bias::tables(run, &order))
     .chain(crate::report::calibrate::consistency::tables(run, &order))
+    .chain(crate::report::calibrate::systems::tables(run, &order))
     .chain(crate::report::evaluator::calibrate_tables(run, &order))
     .chain(crate::report::annotators::calibrate_tables(run, &order))
     .collect();

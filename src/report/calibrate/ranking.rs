@@ -230,6 +230,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     }
     out.extend(crate::report::calibrate::jury::answer(run, &order));
     out.extend(crate::report::calibrate::rmbench::answer(run));
+    out.extend(crate::report::calibrate::systems::answer(run));
     let baselines: Vec<String> = order
         .iter()
         .filter(|&&i| baseline(i))

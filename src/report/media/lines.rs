@@ -39,4 +39,9 @@ pub struct ItemTexts {
     pub response1: String,
     #[serde(default)]
     pub response2: String,
+    /// The models that wrote response 1 and 2, when the data says.
+    #[serde(default)]
+    pub generator1: Option<String>,
+    #[serde(default)]
+    pub generator2: Option<String>,
 }

@@ -183,11 +183,15 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         let mut items = BufWriter::new(
             File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
         );
-        for (item, [prompt, r1, r2]) in run.record.items.iter().zip(texts) {
-            serde_json::to_writer(
-                &mut items,
-                &json!({"id": item.id, "prompt": prompt, "response1": r1, "response2": r2}),
-            )?;
+        let generators = run.record.generators.as_ref();
+        for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
+            let mut line =
+                json!({"id": item.id, "prompt": prompt, "response1": r1, "response2": r2});
+            if let Some([g1, g2]) = generators.map(|g| &g.of_item[i]) {
+                line["generator1"] = json!(g1);
+                line["generator2"] = json!(g2);
+            }
+            serde_json::to_writer(&mut items, &line)?;
             items.write_all(b"\n")?;
         }
         items.flush()?;
@@ -220,6 +224,16 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     // The members' ratings ("-1,1,-" in the order run.json lists them), on a jury's rows.
     if run.record.configs.iter().any(|c| c.jury.is_some()) {
         columns.push(Column::new("member_votes".into(), member_votes));
+    }
+    // The models that wrote response 1 and 2 (as shown), when the data says.
+    if let Some(g) = &run.record.generators {
+        let configs = run.record.configs.len();
+        for (k, name) in ["generator1", "generator2"].into_iter().enumerate() {
+            let values: Vec<&str> = (0..configs)
+                .flat_map(|_| g.of_item.iter().map(move |pair| pair[k].as_str()))
+                .collect();
+            columns.push(Column::new(name.into(), values));
+        }
     }
     let df = DataFrame::new_infer_height(columns)?;
     crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
@@ -365,6 +379,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         rows.set_config(&rec.name);
         crate::report::calibrate::jury::tidy(&mut rows, run, i);
         crate::report::calibrate::rmbench::tidy(&mut rows, run, i);
+        crate::report::calibrate::systems::tidy(&mut rows, run, i);
         scope_rows(&mut rows, "overall", &r.overall);
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);
@@ -549,6 +564,25 @@ pub fn run_file(run: &Run) -> RunFile {
             no_majority: m.no_majority,
             seed: m.seed,
             source: m.source.clone(),
+            reference: run
+                .record
+                .generators
+                .as_ref()
+                .and_then(|g| g.reference.as_ref())
+                .map(|r| match r {
+                    crate::evaluation::Reference::Gold => crate::run::file::ReferenceFile {
+                        source: r.source(),
+                        gold: true,
+                        scores: Vec::new(),
+                    },
+                    crate::evaluation::Reference::Table { source, scores } => {
+                        crate::run::file::ReferenceFile {
+                            source: source.clone(),
+                            gold: false,
+                            scores: scores.clone(),
+                        }
+                    }
+                }),
         },
         name: m.name.clone(),
         raterlab_version: env!("CARGO_PKG_VERSION").into(),

@@ -289,6 +289,23 @@ fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
         .unwrap_or_default()
 }
 
+/// Each item's generators and prompt, from items.jsonl (None unless every item has both).
+fn generators(dir: &Path, items: &[ItemRow]) -> Option<crate::evaluation::Generators> {
+    let texts: HashMap<String, ItemTexts> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
+        .into_iter()
+        .map(|t| (t.id.clone(), t))
+        .collect();
+    let rows: Vec<(Option<[String; 2]>, &str)> = items
+        .iter()
+        .map(|i| {
+            let t = texts.get(&i.id);
+            let pair = t.and_then(|t| Some([t.generator1.clone()?, t.generator2.clone()?]));
+            (pair, t.map_or("", |t| t.prompt.as_str()))
+        })
+        .collect();
+    crate::evaluation::Generators::of(rows.iter().map(|(g, p)| (g.as_ref(), *p)))
+}
+
 /// A jury's members by their positions in run.json.
 fn jury(
     dir: &Path,
@@ -371,7 +388,19 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         sort: doc.sort.clone(),
         no_majority: data.no_majority,
     };
+    let mut generators = generators(dir, &items);
+    if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {
+        g.reference = Some(if r.gold {
+            crate::evaluation::Reference::Gold
+        } else {
+            crate::evaluation::Reference::Table {
+                source: r.source.clone(),
+                scores: r.scores.clone(),
+            }
+        });
+    }
     let record = RunRecord {
+        generators,
         shapes: shapes(dir, &items),
         items,
         configs,

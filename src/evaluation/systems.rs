@@ -1,0 +1,584 @@
+//! The system level: which model wrote each response, each model's score under each
+//! configuration, the ranking it gives, and its agreement with a reference ranking.
+//!
+//! - **Against one baseline** (every item pits a model against the same one, AlpacaEval's
+//!   design): each model's win rate is the mean P(the model's response is better) over its
+//!   items, P from the configuration's probability where it has one, else 1 / ½ / 0 from its
+//!   verdict (AlpacaEval's `win_rate`); the discrete win rate counts verdicts only (a tie ½).
+//! - **Models against each other** (MT-Bench, Chatbot Arena): Bradley–Terry strengths by maximum
+//!   likelihood as Chatbot Arena's `compute_mle_elo` fits them (a logistic regression on the
+//!   pair design with base-10 log-odds, a win weighing 2 and a tie 1 each way, no penalty, the
+//!   strengths summing to 0), on the Elo scale 400·s + 1000.
+//! - Intervals resample prompts (a prompt's items move together) with ChaCha8, the same draws
+//!   for every model and configuration, so comparisons are paired. Separability is Arena-Hard's:
+//!   the share of model pairs whose 95% intervals do not overlap.
+//! - **A reference** (a table of model scores, such as Chatbot Arena's Elo, or the ranking the
+//!   gold labels induce): Spearman, Kendall's tau-b and Pearson over the models both hold, as
+//!   scipy computes them, with intervals over prompts (the reference held fixed), the share of
+//!   model pairs ordered as the reference orders them (pairs the reference ties left out; a
+//!   tie in the judge's scores is not the same order), and the models without a reference
+//!   score, named.
+
+use super::record::{ConfigRecord, EvalSettings, Generators, Outcome, Reference, RunRecord};
+use crate::metrics::general::{kendall_tau_b, pearson, spearman};
+use crate::metrics::{interval95, multinomial};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// One model under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Model {
+    pub name: String,
+    /// Mean P(this model's response is better), a fraction.
+    pub win_rate: f64,
+    /// Each item counted whole: a probability rounded (½ only at exactly ½), else the verdict.
+    pub discrete_win_rate: f64,
+    /// Items rated (with a probability or a verdict).
+    pub n: usize,
+    /// Bradley–Terry strength on the Elo scale (models against each other only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+    /// The interval of the ranking score (win rate, or Elo), over prompts.
+    pub ci: Option<[f64; 2]>,
+}
+
+/// A configuration's ranking against the reference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Agreement {
+    pub source: String,
+    /// Models with both a score here and a reference score.
+    pub n: usize,
+    pub spearman: Option<f64>,
+    pub kendall: Option<f64>,
+    pub pearson: Option<f64>,
+    pub pairwise_agreement: Option<f64>,
+    pub ci: AgreementIntervals,
+    /// Models without a reference score (left out of the figures).
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AgreementIntervals {
+    pub spearman: Option<[f64; 2]>,
+    pub kendall: Option<[f64; 2]>,
+    pub pearson: Option<[f64; 2]>,
+    pub pairwise_agreement: Option<[f64; 2]>,
+}
+
+/// One configuration's system-level result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Systems {
+    /// The model every item has, when there is one (then the scores are win rates against it).
+    pub baseline: Option<String>,
+    /// `win_rate` (against the baseline) or `elo` (Bradley–Terry).
+    pub score: &'static str,
+    /// Ranked, best first.
+    pub generators: Vec<Model>,
+    pub separability: Option<f64>,
+    pub reference: Option<Agreement>,
+}
+
+/// The best configuration by Spearman with the reference against each other one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemsComparison {
+    pub best: String,
+    pub other: String,
+    /// Spearman of the best minus the other's.
+    pub difference: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+    pub p_holm: Option<f64>,
+}
+
+fn defined(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn bounds(draws: &mut [f64]) -> Option<[f64; 2]> {
+    let (lo, hi) = interval95(draws);
+    (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
+}
+
+/// Each item's P(response 2 is better) and its discrete credit for response 2 (`None`: not
+/// rated): P from the configuration's probability where it has one, else 1 / ½ / 0 from its
+/// verdict; the discrete credit rounds the probability (AlpacaEval's `discrete_win_rate`: ½
+/// only at exactly ½), else it is the verdict's.
+fn outcomes(config: &ConfigRecord) -> Vec<(Option<f64>, Option<f64>)> {
+    config
+        .outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let verdict = o.rating().map(|r| (r as f64 + 1.0) / 2.0);
+            match config.probability.as_ref().and_then(|p| p.p[i]) {
+                Some(p) => {
+                    let rounded = if p > 0.5 {
+                        1.0
+                    } else if p < 0.5 {
+                        0.0
+                    } else {
+                        0.5
+                    };
+                    (Some(p), Some(rounded))
+                }
+                None => (verdict, verdict),
+            }
+        })
+        .collect()
+}
+
+/// The design: the baseline (a model in every item; between two such, the source's first
+/// generator, AlpacaEval's baseline column) and the models in order of first appearance.
+fn design(run: &RunRecord, g: &Generators) -> (Option<String>, Vec<String>) {
+    let mut models: Vec<String> = Vec::new();
+    for pair in &g.of_item {
+        for m in pair {
+            if !models.contains(m) {
+                models.push(m.clone());
+            }
+        }
+    }
+    let everywhere: Vec<&String> = models
+        .iter()
+        .filter(|m| g.of_item.iter().all(|pair| pair.contains(m)))
+        .collect();
+    let baseline = match everywhere.as_slice() {
+        [one] => Some((*one).clone()),
+        [a, b] => {
+            let first_in_source = |m: &str| {
+                g.of_item
+                    .iter()
+                    .zip(&run.items)
+                    .filter(|(pair, item)| {
+                        let k = usize::from(item.order == crate::dataset::examples::Order::Swapped);
+                        pair[k] == m
+                    })
+                    .count()
+            };
+            Some(if first_in_source(b) > first_in_source(a) {
+                (*b).clone()
+            } else {
+                (*a).clone()
+            })
+        }
+        _ => None,
+    };
+    (baseline, models)
+}
+
+/// Per model and prompt: the sums of P and verdict credit and their counts (against the
+/// baseline), or the pair weights (models against each other).
+struct Tallies {
+    models: Vec<String>,
+    /// `[model][prompt]`: (sum p, n p, sum verdict, n verdict).
+    cells: Vec<Vec<[f64; 4]>>,
+    /// Models against each other: `[prompt]` → (a, b, weight a beats b, weight b beats a).
+    pairs: Vec<Vec<(usize, usize, f64, f64)>>,
+}
+
+fn tallies(
+    g: &Generators,
+    models: &[String],
+    baseline: Option<&str>,
+    config: &ConfigRecord,
+) -> Tallies {
+    let prompts = g.prompt.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
+    let index = |m: &str| models.iter().position(|x| x == m);
+    let mut cells = vec![vec![[0.0; 4]; prompts]; models.len()];
+    let mut pairs = vec![Vec::new(); prompts];
+    for (i, (p2, v2)) in outcomes(config).into_iter().enumerate() {
+        let [g1, g2] = &g.of_item[i];
+        let prompt = g.prompt[i] as usize;
+        if g1 == g2 {
+            continue;
+        }
+        // Each side that is scored: its model and whether it is response 1 (then its
+        // probability is 1 − P(response 2)).
+        let sides: Vec<(&String, bool)> = match baseline {
+            Some(b) if g1 == b => vec![(g2, false)],
+            Some(b) if g2 == b => vec![(g1, true)],
+            Some(_) => Vec::new(),
+            None => vec![(g1, true), (g2, false)],
+        };
+        for (m, first) in sides {
+            let Some(k) = index(m) else { continue };
+            let mine = |x: f64| if first { 1.0 - x } else { x };
+            let c = &mut cells[k][prompt];
+            if let Some(p) = p2 {
+                c[0] += mine(p);
+                c[1] += 1.0;
+            }
+            if let Some(v) = v2 {
+                c[2] += mine(v);
+                c[3] += 1.0;
+            }
+        }
+        if baseline.is_none() {
+            if let (Some(p), Some(a), Some(b)) = (p2, index(g1), index(g2)) {
+                pairs[prompt].push((a, b, 2.0 * (1.0 - p), 2.0 * p));
+            }
+        }
+    }
+    Tallies {
+        models: models.to_vec(),
+        cells,
+        pairs,
+    }
+}
+
+impl Tallies {
+    /// Each model's win rate under prompt weights (NaN without items).
+    fn win_rates(&self, w: &[u64]) -> Vec<f64> {
+        self.cells
+            .iter()
+            .map(|per| {
+                let (mut s, mut n) = (0.0, 0.0);
+                for (c, &wp) in per.iter().zip(w) {
+                    s += wp as f64 * c[0];
+                    n += wp as f64 * c[1];
+                }
+                s / n
+            })
+            .collect()
+    }
+
+    /// Bradley–Terry strengths (base-10 log-odds, summing to 0) under prompt weights.
+    fn strengths(&self, w: &[u64], start: Option<&[f64]>) -> Vec<f64> {
+        let k = self.models.len();
+        let mut wins = vec![vec![0.0; k]; k];
+        for (per, &wp) in self.pairs.iter().zip(w) {
+            for &(a, b, ab, ba) in per {
+                wins[a][b] += wp as f64 * ab;
+                wins[b][a] += wp as f64 * ba;
+            }
+        }
+        bradley_terry(&wins, start)
+    }
+
+    /// The ranking scores: win rates against the baseline, else Elo.
+    fn scores(&self, w: &[u64], baseline: bool, start: Option<&[f64]>) -> Vec<f64> {
+        if baseline {
+            self.win_rates(w)
+        } else {
+            self.strengths(w, start).iter().map(|s| elo(*s)).collect()
+        }
+    }
+}
+
+/// Chatbot Arena's Elo scale: 400 per factor of 10 in the odds, 1000 at strength 0.
+pub fn elo(strength: f64) -> f64 {
+    400.0 * strength + 1000.0
+}
+
+/// The maximum-likelihood Bradley–Terry strengths: `wins[a][b]` the weight of a beating b,
+/// P(a beats b) = 1 / (1 + 10^(s_b − s_a)), strengths summing to 0 (where lbfgs started at 0
+/// leaves scikit-learn's unpenalized fit). Newton's method on the bordered system.
+pub fn bradley_terry(wins: &[Vec<f64>], start: Option<&[f64]>) -> Vec<f64> {
+    let k = wins.len();
+    let ln10 = std::f64::consts::LN_10;
+    let mut s: Vec<f64> = start.map_or_else(|| vec![0.0; k], <[f64]>::to_vec);
+    for _ in 0..100 {
+        let mut grad = vec![0.0; k];
+        // The negative Hessian plus the all-ones matrix: positive definite on a connected design.
+        let mut h = vec![vec![1.0; k]; k];
+        for a in 0..k {
+            for b in 0..k {
+                let w = wins[a][b];
+                if w == 0.0 || a == b {
+                    continue;
+                }
+                let p = 1.0 / (1.0 + (-(ln10) * (s[a] - s[b])).exp());
+                grad[a] += w * ln10 * (1.0 - p);
+                grad[b] -= w * ln10 * (1.0 - p);
+                let c = w * ln10 * ln10 * p * (1.0 - p);
+                h[a][a] += c;
+                h[b][b] += c;
+                h[a][b] -= c;
+                h[b][a] -= c;
+            }
+        }
+        let Some(step) = solve(h, grad) else { break };
+        let size = step.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for (x, d) in s.iter_mut().zip(&step) {
+            *x += d;
+        }
+        if size < 1e-13 {
+            break;
+        }
+    }
+    let mean = s.iter().sum::<f64>() / k.max(1) as f64;
+    s.iter().map(|x| x - mean).collect()
+}
+
+/// Gaussian elimination with partial pivoting; None when singular.
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..n {
+            let f = a[row][col] / a[col][col];
+            if f != 0.0 {
+                for c in col..n {
+                    a[row][c] -= f * a[col][c];
+                }
+                b[row] -= f * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let s: f64 = (row + 1..n).map(|c| a[row][c] * x[c]).sum();
+        x[row] = (b[row] - s) / a[row][row];
+    }
+    Some(x)
+}
+
+/// The figures of a ranking against the reference: Spearman, Kendall, Pearson and the share of
+/// pairs ordered as the reference orders them.
+fn against(scores: &[f64], reference: &[f64]) -> [f64; 4] {
+    if scores.iter().any(|s| s.is_nan()) {
+        return [f64::NAN; 4];
+    }
+    let (mut same, mut pairs) = (0.0, 0.0);
+    for a in 0..scores.len() {
+        for b in a + 1..scores.len() {
+            let r = reference[a] - reference[b];
+            if r == 0.0 || r.is_nan() {
+                continue;
+            }
+            pairs += 1.0;
+            if (scores[a] - scores[b]) * r > 0.0 {
+                same += 1.0;
+            }
+        }
+    }
+    [
+        spearman(scores, reference).statistic,
+        kendall_tau_b(scores, reference).statistic,
+        pearson(scores, reference).statistic,
+        same / pairs,
+    ]
+}
+
+/// The share of model pairs whose intervals do not overlap.
+fn separability(ci: &[Option<[f64; 2]>]) -> Option<f64> {
+    let (mut apart, mut pairs) = (0usize, 0usize);
+    for a in 0..ci.len() {
+        for b in a + 1..ci.len() {
+            if let (Some([lo_a, hi_a]), Some([lo_b, hi_b])) = (ci[a], ci[b]) {
+                pairs += 1;
+                if hi_a < lo_b || hi_b < lo_a {
+                    apart += 1;
+                }
+            }
+        }
+    }
+    (pairs > 0).then(|| apart as f64 / pairs as f64)
+}
+
+/// Everything one configuration needs over the resamples: its scores per draw.
+struct Drawn {
+    scores: Vec<Vec<f64>>,
+}
+
+/// The prompt weights of every resample (shared by all configurations: paired).
+fn draws(prompts: usize, resamples: usize, seed: u64) -> Vec<Vec<u64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let ones = vec![1u64; prompts];
+    (0..resamples)
+        .map(|_| multinomial(&ones, &mut rng))
+        .collect()
+}
+
+/// The system level of every configuration (None without generators), and the best by
+/// Spearman with the reference against the others.
+pub fn systems(
+    run: &RunRecord,
+    settings: EvalSettings,
+) -> Option<(Vec<Systems>, Vec<SystemsComparison>)> {
+    let g = run
+        .generators
+        .as_ref()
+        .filter(|_| !run.configs.is_empty())?;
+    let reference = g.reference.as_ref();
+    let (baseline, mut models) = design(run, g);
+    if let Some(b) = &baseline {
+        models.retain(|m| m != b);
+    }
+    let prompts = g.prompt.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
+    let weights = draws(prompts, settings.bootstrap, settings.seed);
+    let ones = vec![1u64; prompts];
+    let reference_of: Option<Vec<Option<f64>>> = reference.map(|r| match r {
+        Reference::Table { scores, .. } => models
+            .iter()
+            .map(|m| scores.iter().find(|(n, _)| n == m).map(|(_, s)| *s))
+            .collect(),
+        // The gold labels as a configuration's verdicts: the ranking the humans give.
+        Reference::Gold => {
+            let gold = ConfigRecord {
+                outcomes: run.items.iter().map(|i| Outcome::Rated(i.gold)).collect(),
+                probability: None,
+                ..run.configs[0].clone()
+            };
+            let t = tallies(g, &models, baseline.as_deref(), &gold);
+            let scores = t.scores(&ones, baseline.is_some(), None);
+            scores.into_iter().map(defined).collect()
+        }
+    });
+    let held: Vec<usize> = reference_of.as_ref().map_or_else(Vec::new, |r| {
+        (0..models.len()).filter(|&k| r[k].is_some()).collect()
+    });
+    let ref_values: Vec<f64> = held
+        .iter()
+        .filter_map(|&k| reference_of.as_ref().and_then(|r| r[k]))
+        .collect();
+    let mut results = Vec::new();
+    let mut spearman_draws: Vec<Vec<f64>> = Vec::new();
+    for config in &run.configs {
+        let t = tallies(g, &models, baseline.as_deref(), config);
+        let is_baseline = baseline.is_some();
+        let point_strengths = (!is_baseline).then(|| t.strengths(&ones, None));
+        let point = t.scores(&ones, is_baseline, point_strengths.as_deref());
+        let drawn = Drawn {
+            scores: weights
+                .iter()
+                .map(|w| t.scores(w, is_baseline, point_strengths.as_deref()))
+                .collect(),
+        };
+        let ci: Vec<Option<[f64; 2]>> = (0..models.len())
+            .map(|k| {
+                let mut column: Vec<f64> = drawn.scores.iter().map(|s| s[k]).collect();
+                bounds(&mut column)
+            })
+            .collect();
+        let discrete: Vec<f64> = t
+            .cells
+            .iter()
+            .map(|per| {
+                let (s, n) = per
+                    .iter()
+                    .fold((0.0, 0.0), |(s, n), c| (s + c[2], n + c[3]));
+                s / n
+            })
+            .collect();
+        let wins = t.win_rates(&ones);
+        let mut generators: Vec<Model> = (0..models.len())
+            .map(|k| {
+                let n = t.cells[k].iter().map(|c| c[1] as usize).sum();
+                Model {
+                    name: models[k].clone(),
+                    win_rate: wins[k],
+                    discrete_win_rate: discrete[k],
+                    n,
+                    elo: (!is_baseline && n > 0).then_some(point[k]),
+                    ci: ci[k].filter(|_| n > 0),
+                }
+            })
+            .collect();
+        let agreement = reference.map(|r| {
+            let scores: Vec<f64> = held.iter().map(|&k| point[k]).collect();
+            let figures = against(&scores, &ref_values);
+            let mut per_draw: Vec<[f64; 4]> = drawn
+                .scores
+                .iter()
+                .map(|s| against(&held.iter().map(|&k| s[k]).collect::<Vec<_>>(), &ref_values))
+                .collect();
+            spearman_draws.push(per_draw.iter().map(|f| f[0]).collect());
+            let mut column = |j: usize| {
+                let mut c: Vec<f64> = per_draw.iter_mut().map(|f| f[j]).collect();
+                bounds(&mut c)
+            };
+            Agreement {
+                source: r.source(),
+                n: held.len(),
+                spearman: defined(figures[0]),
+                kendall: defined(figures[1]),
+                pearson: defined(figures[2]),
+                pairwise_agreement: defined(figures[3]),
+                ci: AgreementIntervals {
+                    spearman: column(0),
+                    kendall: column(1),
+                    pearson: column(2),
+                    pairwise_agreement: column(3),
+                },
+                missing: (0..models.len())
+                    .filter(|k| !held.contains(k))
+                    .map(|k| models[k].clone())
+                    .collect(),
+            }
+        });
+        let order_key = |m: &Model| m.elo.unwrap_or(m.win_rate);
+        generators.sort_by(|a, b| {
+            order_key(b)
+                .total_cmp(&order_key(a))
+                .then(a.name.cmp(&b.name))
+        });
+        results.push(Systems {
+            baseline: baseline.clone(),
+            score: if is_baseline { "win_rate" } else { "elo" },
+            separability: separability(&ci),
+            generators,
+            reference: agreement,
+        });
+    }
+    let comparisons = compare(run, &results, &spearman_draws);
+    Some((results, comparisons))
+}
+
+/// The best configuration by Spearman against each other one, on the same resamples.
+fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<SystemsComparison> {
+    if draws.len() != results.len() {
+        return Vec::new();
+    }
+    let rho: Vec<Option<f64>> = results
+        .iter()
+        .map(|r| r.reference.as_ref().and_then(|a| a.spearman))
+        .collect();
+    let Some(best) = (0..results.len())
+        .filter(|&i| rho[i].is_some())
+        .max_by(|&a, &b| {
+            rho[a]
+                .unwrap_or(f64::NAN)
+                .total_cmp(&rho[b].unwrap_or(f64::NAN))
+                .then(b.cmp(&a))
+        })
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<SystemsComparison> = (0..results.len())
+        .filter(|&i| i != best && rho[i].is_some())
+        .map(|i| {
+            let mut d: Vec<f64> = draws[best]
+                .iter()
+                .zip(&draws[i])
+                .map(|(a, b)| a - b)
+                .collect();
+            let p = super::compare::bootstrap_p(&d);
+            SystemsComparison {
+                best: run.configs[best].name.clone(),
+                other: run.configs[i].name.clone(),
+                difference: rho[best].zip(rho[i]).map(|(a, b)| a - b),
+                ci: bounds(&mut d),
+                p_value: defined(p),
+                p_holm: None,
+            }
+        })
+        .collect();
+    let tested: Vec<usize> = (0..out.len())
+        .filter(|&k| out[k].p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested
+        .iter()
+        .map(|&k| out[k].p_value.unwrap_or(f64::NAN))
+        .collect();
+    for (&k, adjusted) in tested.iter().zip(super::compare::holm(&p)) {
+        out[k].p_holm = defined(adjusted);
+    }
+    out
+}

@@ -1,0 +1,239 @@
+//! The system level (`evaluation::systems`) as the answer's lines, a terminal table of models ×
+//! configurations (with the reference column), tidy CSV rows, and report.html's figures: each
+//! model's score with its interval per configuration, and each configuration against the
+//! reference. `configs[i].systems` and `systems_comparisons` serialize the result types.
+
+use crate::evaluation::systems::Systems;
+use crate::evaluation::Reference;
+use crate::report::media::csv::TidyRows;
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+
+fn cell(value: f64, ci: Option<[f64; 2]>, elo: bool) -> String {
+    if !value.is_finite() {
+        return "n/a".into();
+    }
+    match (elo, ci) {
+        (false, Some([lo, hi])) => format!("{value:.3} [{lo:.3}, {hi:.3}]"),
+        (false, None) => format!("{value:.3}"),
+        (true, Some([lo, hi])) => format!("{value:.0} [{lo:.0}, {hi:.0}]"),
+        (true, None) => format!("{value:.0}"),
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |v| format!("{v:.3}"))
+}
+
+/// The reference's score of a model, for the table's last column.
+fn reference_score(run: &Run, model: &str) -> Option<String> {
+    match run.record.generators.as_ref()?.reference.as_ref()? {
+        Reference::Table { scores, .. } => Some(
+            scores
+                .iter()
+                .find(|(m, _)| m == model)
+                .map_or("–".into(), |(_, s)| format!("{s}")),
+        ),
+        Reference::Gold => None,
+    }
+}
+
+/// Models × configurations (in the ranking's order), then each configuration's agreement with
+/// the reference.
+pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+    let rows: Vec<(usize, &Systems)> = order
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].systems.as_ref()?)))
+        .collect();
+    let Some((_, first)) = rows.first() else {
+        return Vec::new();
+    };
+    let elo = first.score == "elo";
+    let what = match &first.baseline {
+        Some(b) => format!("win rate against {b}"),
+        None => "Bradley–Terry Elo".to_string(),
+    };
+    let names: Vec<String> = rows
+        .iter()
+        .map(|(i, _)| run.record.configs[*i].name.clone())
+        .collect();
+    let reference = run
+        .record
+        .generators
+        .as_ref()
+        .and_then(|g| g.reference.as_ref())
+        .filter(|r| matches!(r, Reference::Table { .. }));
+    let mut headers: Vec<&str> = vec!["model"];
+    headers.extend(names.iter().map(String::as_str));
+    if reference.is_some() {
+        headers.push("reference");
+    }
+    let mut t = Table::new(
+        format!("The models by configuration ({what}; 95% CIs over prompts)"),
+        &headers,
+    );
+    for m in &first.generators {
+        let mut row = vec![m.name.clone()];
+        for (_, s) in &rows {
+            row.push(
+                s.generators
+                    .iter()
+                    .find(|x| x.name == m.name)
+                    .map_or("n/a".into(), |x| {
+                        cell(x.elo.unwrap_or(x.win_rate), x.ci, elo)
+                    }),
+            );
+        }
+        if reference.is_some() {
+            row.push(reference_score(run, &m.name).unwrap_or_default());
+        }
+        t.rows.push(row);
+    }
+    t.secondary = (2..headers.len()).collect();
+    let mut out = vec![t];
+    if rows.iter().any(|(_, s)| s.reference.is_some()) {
+        let mut a = Table::new(
+            "Each configuration's ranking against the reference (95% CIs over prompts)",
+            &[
+                "configuration",
+                "models",
+                "Spearman",
+                "Kendall",
+                "Pearson",
+                "pairs in order",
+                "separability",
+            ],
+        );
+        for (i, s) in &rows {
+            let Some(r) = &s.reference else { continue };
+            let with = |v: Option<f64>, ci: Option<[f64; 2]>| match v {
+                Some(v) => cell(v, ci, false),
+                None => "n/a".into(),
+            };
+            a.rows.push(vec![
+                run.record.configs[*i].name.clone(),
+                r.n.to_string(),
+                with(r.spearman, r.ci.spearman),
+                with(r.kendall, r.ci.kendall),
+                with(r.pearson, r.ci.pearson),
+                with(r.pairwise_agreement, r.ci.pairwise_agreement),
+                opt(s.separability),
+            ]);
+            if !r.missing.is_empty() && a.notes.is_empty() {
+                a.notes.push(format!(
+                    "reference: {}; models without a reference score, left out: {}",
+                    r.source,
+                    r.missing.join(", ")
+                ));
+            }
+        }
+        a.secondary = vec![3, 4, 6];
+        out.push(a);
+    }
+    out
+}
+
+/// The answer's lines: which configuration ranks the models most like the reference, and
+/// whether that is real.
+pub fn answer(run: &Run) -> Vec<String> {
+    let comparisons = &run.evaluation.systems_comparisons;
+    let rho = |name: &str| {
+        run.record
+            .configs
+            .iter()
+            .position(|c| c.name == name)
+            .and_then(|i| run.evaluation.configs[i].systems.as_ref())
+            .and_then(|s| s.reference.as_ref())
+            .map(|r| {
+                (
+                    cell(r.spearman.unwrap_or(f64::NAN), r.ci.spearman, false),
+                    r.n,
+                    r.source.clone(),
+                )
+            })
+    };
+    if let Some(c) = comparisons.first() {
+        let Some((best, n, source)) = rho(&c.best) else {
+            return Vec::new();
+        };
+        let real: Vec<&str> = comparisons
+            .iter()
+            .filter(|c| c.p_holm.is_some_and(|p| p < 0.05))
+            .map(|c| c.other.as_str())
+            .collect();
+        let verdict = if real.len() == comparisons.len() {
+            "better than every other configuration (paired bootstrap over prompts, Holm)"
+                .to_string()
+        } else if real.is_empty() {
+            "not distinguishable from the others at this many models and prompts (paired bootstrap, Holm)".to_string()
+        } else {
+            format!(
+                "better than {} (paired bootstrap, Holm); the rest are within noise",
+                real.join(", ")
+            )
+        };
+        return vec![format!(
+            "Ranks the models most like {source}: {} (Spearman {best} over {n} models), {verdict}.",
+            c.best
+        )];
+    }
+    // One configuration: its agreement alone.
+    run.record
+        .configs
+        .iter()
+        .zip(&run.evaluation.configs)
+        .filter_map(|(c, r)| {
+            let a = r.systems.as_ref()?.reference.as_ref()?;
+            Some(format!(
+                "{} against {}: Spearman {} over {} models.",
+                c.name,
+                a.source,
+                cell(a.spearman.unwrap_or(f64::NAN), a.ci.spearman, false),
+                a.n
+            ))
+        })
+        .take(1)
+        .collect()
+}
+
+/// metrics.csv: each model's scores (scope `model:<name>`) and the ranking's figures (scope
+/// `systems`) for configuration `i`.
+pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+    let Some(s) = &run.evaluation.configs[i].systems else {
+        return;
+    };
+    for m in &s.generators {
+        let scope = format!("model:{}", m.name);
+        let n = m.n as u64;
+        let ci = m.ci.map(|[lo, hi]| (lo, hi));
+        match m.elo {
+            Some(e) => {
+                rows.push(&scope, n, "elo", e, ci);
+                rows.push(&scope, n, "win_rate", m.win_rate, None);
+            }
+            None => rows.push(&scope, n, "win_rate", m.win_rate, ci),
+        }
+        rows.push(&scope, n, "discrete_win_rate", m.discrete_win_rate, None);
+    }
+    let models = s.generators.len() as u64;
+    if let Some(v) = s.separability {
+        rows.push("systems", models, "separability", v, None);
+    }
+    if let Some(r) = &s.reference {
+        let n = r.n as u64;
+        for (key, v, ci) in [
+            ("spearman", r.spearman, r.ci.spearman),
+            ("kendall", r.kendall, r.ci.kendall),
+            ("pearson", r.pearson, r.ci.pearson),
+            (
+                "pairwise_agreement",
+                r.pairwise_agreement,
+                r.ci.pairwise_agreement,
+            ),
+        ] {
+            if let Some(v) = v {
+                rows.push("systems", n, key, v, ci.map(|[lo, hi]| (lo, hi)));
+            }
+        }
+    }
+}
