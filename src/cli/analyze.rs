@@ -109,6 +109,26 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "COL", conflicts_with_all = ["gold", "ratings", "annotators"])]
     pub probability: Option<String>,
 
+    /// The system level: the columns naming the models that wrote response 1 and response 2
+    /// (e.g. a run's ratings.csv generator1,generator2): each model's win rate (or
+    /// Bradley–Terry Elo when models meet each other) with intervals. One-file form.
+    #[arg(long, value_name = "COL1,COL2", conflicts_with_all = ["gold", "ratings", "annotators"])]
+    pub generators: Option<String>,
+
+    /// With --generators: the column whose rows move together in the bootstrap (the prompt,
+    /// e.g. pair_id) [default: each row on its own].
+    #[arg(long, value_name = "COL", requires = "generators")]
+    pub prompt_col: Option<String>,
+
+    /// With --generators: model scores to compare the ranking with (a table read with
+    /// --reference-map), or `gold` for the ranking the gold labels give.
+    #[arg(long, value_name = "FILE|gold", requires = "generators")]
+    pub reference: Option<String>,
+
+    /// The reference table's columns: model=COL,score=COL.
+    #[arg(long, value_name = "model=COL,score=COL", requires = "reference")]
+    pub reference_map: Vec<String>,
+
     /// Also report each group of this column (e.g. subset) beside the overall row.
     #[arg(long, value_name = "COL")]
     pub group_col: Option<String>,

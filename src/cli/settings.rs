@@ -10,6 +10,7 @@ use crate::dataset::labels::{ColumnNames, NoMajority};
 use crate::error::input_error;
 use crate::run::analysis::{
     parse_labels, parse_reading, parse_texts, writable_folder, Input, Long, Output, Settings,
+    SystemsSettings,
 };
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
@@ -87,22 +88,27 @@ impl From<BatchRunArgs> for BatchSettings {
     }
 }
 
+/// `--reference FILE|gold` with `--reference-map model=COL,score=COL`.
+fn reference_spec(reference: Option<&str>, map: &[String]) -> Result<Option<ReferenceSpec>> {
+    Ok(match reference {
+        None => None,
+        Some("gold") => Some(ReferenceSpec::Gold),
+        Some(path) => {
+            let (model, score) = crate::dataset::reference::parse_map(map)?;
+            Some(ReferenceSpec::Table {
+                path: path.into(),
+                model,
+                score,
+            })
+        }
+    })
+}
+
 impl TryFrom<CalibrateArgs> for CalibrateSettings {
     type Error = anyhow::Error;
 
     fn try_from(a: CalibrateArgs) -> Result<Self> {
-        let reference = match a.reference.as_deref() {
-            None => None,
-            Some("gold") => Some(ReferenceSpec::Gold),
-            Some(path) => {
-                let (model, score) = crate::dataset::reference::parse_map(&a.reference_map)?;
-                Some(ReferenceSpec::Table {
-                    path: path.into(),
-                    model,
-                    score,
-                })
-            }
-        };
+        let reference = reference_spec(a.reference.as_deref(), &a.reference_map)?;
         Ok(Self {
             plan: a.plan.into(),
             bootstrap: a.bootstrap,
@@ -239,6 +245,18 @@ impl TryFrom<AnalyzeArgs> for Settings {
             bootstrap: args.bootstrap,
             seed: args.seed,
             annotators,
+            systems: match args.generators.as_deref() {
+                None => None,
+                Some(g) => Some(SystemsSettings {
+                    generators: parse_texts(g).map_err(|_| {
+                        input_error(format!(
+                            "--generators '{g}': name the two columns of the models that wrote response 1 and 2, e.g. --generators generator1,generator2"
+                        ))
+                    })?,
+                    prompt: args.prompt_col,
+                    reference: reference_spec(args.reference.as_deref(), &args.reference_map)?,
+                }),
+            },
             long: Long {
                 annotation: args.annotator_col,
                 per_item: args.annotations_per_item.map(|n| n as usize),

@@ -98,7 +98,110 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         .labels
         .clone()
         .unwrap_or_else(|| Labels::infer(&pairs.gold, &pairs.rating));
-    analyze_pairs(settings, &pairs, labels)
+    let mut analysis = analyze_pairs(settings, &pairs, labels)?;
+    if let (Some(s), Ok(frame)) = (&settings.systems, &one) {
+        if !analysis
+            .labels
+            .as_slice()
+            .iter()
+            .all(|l| (-1..=1).contains(l))
+        {
+            return Err(input_error(format!(
+                "--generators reads pairwise ratings (-1 response 1 better, 0 tie, 1 response 2 better); the labels are {}: map them with --rating-map and --gold-map",
+                analysis.labels
+            )));
+        }
+        analysis.systems = Some(systems(settings, s, frame, &pairs)?);
+    }
+    Ok(analysis)
+}
+
+/// `--generators`: the rows as one configuration's ratings of items whose responses these
+/// models wrote, through the system level `calibrate` uses.
+fn systems(
+    settings: &Settings,
+    s: &crate::run::analysis::SystemsSettings,
+    frame: &Frame,
+    pairs: &LabelPairs,
+) -> Result<crate::evaluation::systems::Systems> {
+    use crate::evaluation::{
+        ConfigRecord, Cost, EvalSettings, Generators, ItemRow, Outcome, ProbabilityRecord,
+        Reference, RunRecord,
+    };
+    let g1 = frame.text(&s.generators.0, "--generators", "model")?;
+    let g2 = frame.text(&s.generators.1, "--generators", "model")?;
+    let prompts = match &s.prompt {
+        Some(c) => frame.text(c, "--prompt-col", "prompt")?,
+        None => (0..frame.height()).map(|r| r.to_string()).collect(),
+    };
+    let models: Vec<[String; 2]> = pairs
+        .rows
+        .iter()
+        .map(|&r| [g1[r].clone(), g2[r].clone()])
+        .collect();
+    let mut generators = Generators::of(
+        models
+            .iter()
+            .zip(&pairs.rows)
+            .map(|(m, &r)| (Some(m), prompts[r].as_str())),
+    )
+    .ok_or_else(|| input_error("--generators: no row to rank models by"))?;
+    generators.reference = match &s.reference {
+        None => None,
+        Some(crate::run::settings::ReferenceSpec::Gold) => Some(Reference::Gold),
+        Some(crate::run::settings::ReferenceSpec::Table { path, model, score }) => {
+            Some(Reference::Table {
+                source: format!("{} ({score})", path.display()),
+                scores: crate::dataset::reference::read(path, (model, score))?,
+            })
+        }
+    };
+    let items: Vec<ItemRow> = pairs
+        .rows
+        .iter()
+        .zip(&pairs.gold)
+        .map(|(r, &gold)| ItemRow {
+            id: r.to_string(),
+            pair_id: r.to_string(),
+            subset: String::new(),
+            order: crate::dataset::examples::Order::AsSource,
+            gold,
+            seeded: true,
+        })
+        .collect();
+    let config = ConfigRecord {
+        name: settings.columns.rating.clone(),
+        prompt: String::new(),
+        rater: "basic".into(),
+        judge: String::new(),
+        simulated: false,
+        outcomes: pairs.rating.iter().map(|&r| Outcome::Rated(r)).collect(),
+        cost: Cost::default(),
+        reasons: Vec::new(),
+        pointwise: None,
+        samples: None,
+        probability: pairs.probability.as_ref().map(|p| ProbabilityRecord {
+            source: "column".into(),
+            p: p.clone(),
+            missing: Vec::new(),
+        }),
+        jury: None,
+    };
+    let run = RunRecord {
+        items,
+        configs: vec![config],
+        both_orders: false,
+        annotators: None,
+        shapes: Vec::new(),
+        generators: Some(generators),
+    };
+    let eval = EvalSettings {
+        bootstrap: settings.bootstrap,
+        seed: settings.seed,
+    };
+    crate::evaluation::systems::systems(&run, eval)
+        .and_then(|(mut rows, _)| rows.pop())
+        .ok_or_else(|| input_error("--generators: no row to rank models by"))
 }
 
 /// Several annotators per item (gold their majority) and a judge: the agreement figures and
@@ -165,6 +268,7 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         annotators: None,
         probability,
         long: None,
+        systems: None,
     })
 }
 

@@ -35,6 +35,8 @@ pub struct LabelPairs {
     pub dropped_ratings: usize,
     /// Each pair's probability, when a probability column was named (one-file form).
     pub probability: Option<Vec<Option<f64>>>,
+    /// Each pair's row in the file (one-file form; empty otherwise).
+    pub rows: Vec<usize>,
 }
 
 /// Group names and each pair's group as an index into them (first-seen order).
@@ -231,6 +233,7 @@ pub fn load_one(
         dropped_gold,
         dropped_ratings,
         probability,
+        rows: (0..keep.len()).filter(|&r| keep[r]).collect(),
     })
 }
 
@@ -308,6 +311,7 @@ pub fn load_two(
         dropped_gold,
         dropped_ratings,
         probability: None,
+        rows: Vec::new(),
     })
 }
 
@@ -447,6 +451,7 @@ pub fn load_annotators(
             dropped_gold: 0,
             dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
             probability: None,
+            rows: Vec::new(),
         },
         names: annotators.to_vec(),
         votes,

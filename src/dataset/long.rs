@@ -247,6 +247,7 @@ pub fn join(
                 dropped_gold: 0,
                 dropped_ratings: 0,
                 probability: None,
+                rows: Vec::new(),
             },
             names: (1..=n).map(|k| format!("#{k}")).collect(),
             votes: Vec::new(),

@@ -29,6 +29,9 @@ pub fn to_json(a: &Analysis) -> Value {
         doc.insert("annotators".into(), annotators);
         doc.insert("judge_vs_annotators".into(), judge);
     }
+    if let Some(s) = &a.systems {
+        doc.insert("systems".into(), js!(s));
+    }
     if let Some(l) = &a.long {
         doc.insert("long_form".into(), js!(l));
         if let Some(m) = &l.measures {
@@ -69,7 +72,17 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     if let Some(m) = a.long.as_ref().and_then(|l| l.measures.as_ref()) {
         crate::report::evaluator::tidy(m, "judge", &mut rows);
     }
+    if let Some(s) = &a.systems {
+        crate::report::calibrate::systems::tidy_of(&mut rows, s);
+    }
     rows
+}
+
+/// `--generators`: the models and the ranking against the reference.
+fn systems_tables(a: &Analysis) -> Vec<Table> {
+    a.systems.as_ref().map_or_else(Vec::new, |s| {
+        crate::report::calibrate::systems::tables_of(&[("rating".to_string(), s)], None)
+    })
 }
 
 /// Long form's table: AlpacaEval's evaluator measures.
@@ -263,9 +276,11 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         .map(crate::report::annotators::tables)
         .unwrap_or_default();
     let probability = probability_tables(a);
+    let systems = systems_tables(a);
     for t in titled
         .iter()
         .chain([&confusion])
+        .chain(&systems)
         .chain(&panel)
         .chain(&probability)
     {
@@ -313,6 +328,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
         &a.overall.confusion,
     ));
     tables.extend(evaluator_tables(a));
+    tables.extend(systems_tables(a));
     if let Some(r) = &a.annotators {
         tables.extend(crate::report::annotators::tables(r));
     }

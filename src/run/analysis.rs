@@ -63,6 +63,16 @@ pub struct Settings {
     pub annotators: Option<(Vec<String>, NoMajority)>,
     /// Several annotations per item in long form (two-file form).
     pub long: Long,
+    /// `--generators`: the system level (one-file form).
+    pub systems: Option<SystemsSettings>,
+}
+
+/// `analyze --generators COL1,COL2 [--prompt-col COL] [--reference FILE|gold]`.
+#[derive(Debug, Clone)]
+pub struct SystemsSettings {
+    pub generators: (String, String),
+    pub prompt: Option<String>,
+    pub reference: Option<crate::run::settings::ReferenceSpec>,
 }
 
 /// Long form's options (`dataset::long`).
@@ -187,6 +197,8 @@ pub struct Analysis {
     pub probability: Option<crate::evaluation::ProbabilityStats>,
     /// Long form: how the annotations were read, and AlpacaEval's evaluator measures.
     pub long: Option<LongForm>,
+    /// `--generators`: each model's score and the ranking against the reference.
+    pub systems: Option<crate::evaluation::systems::Systems>,
 }
 
 /// What long form read and AlpacaEval's measures on it.

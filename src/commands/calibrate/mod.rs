@@ -30,6 +30,11 @@ pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
                 Calibrated::Pairs(Box::new(pairs::run(args, dataset, settings.seed)?))
             }
             Rows::RewardBench2(set) => {
+                if args.reference.is_some() {
+                    return Err(crate::error::input_error(
+                        "--reference ranks the models that wrote each response; RewardBench 2's rows do not say which models wrote their completions, so there is no ranking to compare",
+                    ));
+                }
                 Calibrated::RewardBench2(Box::new(rewardbench2::run(args, set)?))
             }
         },

@@ -81,6 +81,9 @@ struct BrowserItem<'a> {
     prompt: &'a str,
     r1: &'a str,
     r2: &'a str,
+    /// The models that wrote response 1 and 2, when the data says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    models: Option<&'a [String; 2]>,
     ratings: Vec<(Option<i64>, &'static str)>,
 }
 
@@ -174,6 +177,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
                 prompt: text(|t| &t.prompt),
                 r1: text(|t| &t.response1),
                 r2: text(|t| &t.response2),
+                models: rec.generators.as_ref().map(|g| &g.of_item[i]),
                 ratings: rec
                     .configs
                     .iter()
@@ -276,6 +280,9 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
             format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
             svg,
         ));
+    }
+    for (title, svg) in crate::report::calibrate::systems::svgs(run, &order)? {
+        figures.push(plot(title, svg));
     }
     if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
         figures.push(plot(

@@ -25,26 +25,30 @@ fn opt(v: Option<f64>) -> String {
     v.map_or("n/a".into(), |v| format!("{v:.3}"))
 }
 
-/// The reference's score of a model, for the table's last column.
-fn reference_score(run: &Run, model: &str) -> Option<String> {
-    match run.record.generators.as_ref()?.reference.as_ref()? {
-        Reference::Table { scores, .. } => Some(
-            scores
-                .iter()
-                .find(|(m, _)| m == model)
-                .map_or("–".into(), |(_, s)| format!("{s}")),
-        ),
-        Reference::Gold => None,
-    }
-}
-
 /// Models × configurations (in the ranking's order), then each configuration's agreement with
 /// the reference.
 pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
-    let rows: Vec<(usize, &Systems)> = order
+    let rows: Vec<(String, &Systems)> = order
         .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].systems.as_ref()?)))
+        .filter_map(|&i| {
+            let s = run.evaluation.configs[i].systems.as_ref()?;
+            Some((run.record.configs[i].name.clone(), s))
+        })
         .collect();
+    let scores = match run
+        .record
+        .generators
+        .as_ref()
+        .and_then(|g| g.reference.as_ref())
+    {
+        Some(Reference::Table { scores, .. }) => Some(&scores[..]),
+        _ => None,
+    };
+    tables_of(&rows, scores)
+}
+
+/// The tables of named results (`analyze --generators` has one, named by its column).
+pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]>) -> Vec<Table> {
     let Some((_, first)) = rows.first() else {
         return Vec::new();
     };
@@ -53,18 +57,8 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         Some(b) => format!("win rate against {b}"),
         None => "Bradley–Terry Elo".to_string(),
     };
-    let names: Vec<String> = rows
-        .iter()
-        .map(|(i, _)| run.record.configs[*i].name.clone())
-        .collect();
-    let reference = run
-        .record
-        .generators
-        .as_ref()
-        .and_then(|g| g.reference.as_ref())
-        .filter(|r| matches!(r, Reference::Table { .. }));
     let mut headers: Vec<&str> = vec!["model"];
-    headers.extend(names.iter().map(String::as_str));
+    headers.extend(rows.iter().map(|(n, _)| n.as_str()));
     if reference.is_some() {
         headers.push("reference");
     }
@@ -74,7 +68,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     );
     for m in &first.generators {
         let mut row = vec![m.name.clone()];
-        for (_, s) in &rows {
+        for (_, s) in rows {
             row.push(
                 s.generators
                     .iter()
@@ -84,8 +78,13 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
                     }),
             );
         }
-        if reference.is_some() {
-            row.push(reference_score(run, &m.name).unwrap_or_default());
+        if let Some(scores) = reference {
+            row.push(
+                scores
+                    .iter()
+                    .find(|(n, _)| *n == m.name)
+                    .map_or("–".into(), |(_, s)| format!("{s}")),
+            );
         }
         t.rows.push(row);
     }
@@ -104,14 +103,14 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
                 "separability",
             ],
         );
-        for (i, s) in &rows {
+        for (name, s) in rows {
             let Some(r) = &s.reference else { continue };
             let with = |v: Option<f64>, ci: Option<[f64; 2]>| match v {
                 Some(v) => cell(v, ci, false),
                 None => "n/a".into(),
             };
             a.rows.push(vec![
-                run.record.configs[*i].name.clone(),
+                name.clone(),
                 r.n.to_string(),
                 with(r.spearman, r.ci.spearman),
                 with(r.kendall, r.ci.kendall),
@@ -199,9 +198,13 @@ pub fn answer(run: &Run) -> Vec<String> {
 /// metrics.csv: each model's scores (scope `model:<name>`) and the ranking's figures (scope
 /// `systems`) for configuration `i`.
 pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
-    let Some(s) = &run.evaluation.configs[i].systems else {
-        return;
-    };
+    if let Some(s) = &run.evaluation.configs[i].systems {
+        tidy_of(rows, s);
+    }
+}
+
+/// The tidy rows of one result.
+pub fn tidy_of(rows: &mut TidyRows, s: &Systems) {
     for m in &s.generators {
         let scope = format!("model:{}", m.name);
         let n = m.n as u64;
@@ -236,4 +239,66 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
             }
         }
     }
+}
+
+/// report.html's figures: each model's score with its interval, a panel per configuration;
+/// and, with a reference table, each configuration's scores against it.
+pub fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
+    use crate::report::media::svg::{dots_svg, scatter_svg, Dots};
+    let rows: Vec<(usize, &Systems)> = order
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].systems.as_ref()?)))
+        .collect();
+    let Some((_, first)) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let names: Vec<String> = first.generators.iter().map(|m| m.name.clone()).collect();
+    let score_of = |s: &Systems, name: &str| {
+        s.generators
+            .iter()
+            .find(|m| m.name == name)
+            .map_or((f64::NAN, None), |m| (m.elo.unwrap_or(m.win_rate), m.ci))
+    };
+    let panels: Vec<Dots> = rows
+        .iter()
+        .map(|(i, s)| {
+            (
+                run.record.configs[*i].name.clone(),
+                names.iter().map(|n| score_of(s, n)).collect(),
+            )
+        })
+        .collect();
+    let what = match &first.baseline {
+        Some(b) => format!("each model's win rate against {b} with its 95% interval over prompts"),
+        None => "each model's Bradley–Terry Elo with its 95% interval over prompts".to_string(),
+    };
+    let mut out = vec![(
+        format!("systems: {what}, per configuration"),
+        dots_svg(&names, &panels)?,
+    )];
+    if let Some(Reference::Table { scores, source }) = run
+        .record
+        .generators
+        .as_ref()
+        .and_then(|g| g.reference.as_ref())
+    {
+        let series: Vec<(String, Vec<(f64, f64)>)> = rows
+            .iter()
+            .map(|(i, s)| {
+                (
+                    run.record.configs[*i].name.clone(),
+                    scores
+                        .iter()
+                        .map(|(m, r)| (*r, score_of(s, m).0))
+                        .filter(|p| p.1.is_finite())
+                        .collect(),
+                )
+            })
+            .collect();
+        out.push((
+            format!("systems: each configuration's scores against the reference ({source})"),
+            scatter_svg(source, &first.score.replace('_', " "), &series)?,
+        ));
+    }
+    Ok(out)
 }

@@ -76,6 +76,14 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
         ));
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
+    let order = crate::report::calibrate::ranking::order(run);
+    for (k, (_, svg)) in crate::report::calibrate::systems::svgs(run, &order)?
+        .into_iter()
+        .enumerate()
+    {
+        let path = dir.join(["systems.svg", "systems-reference.svg"][k.min(1)]);
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
     if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
         let path = dir.join("juries.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;

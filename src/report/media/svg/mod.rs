@@ -5,7 +5,9 @@
 pub mod curves;
 pub mod draw;
 pub mod matrix;
+pub mod points;
 
 pub use curves::{probability_svg, Curves};
 pub use draw::{bars_svg, panels_svg, Panel};
 pub use matrix::{confusion_svg, grades_svg, heatmap_svg};
+pub use points::{dots_svg, scatter_svg, Dots};

@@ -68,7 +68,8 @@ function detail(i) {
   box.appendChild(el('h3', it.id + ' · ' + it.subset + ' · ' + it.order + ' · gold ' + label(it.gold)));
   box.appendChild(el('h4', 'Prompt')); box.appendChild(el('pre', it.prompt));
   const cols = el('div', undefined, 'cols');
-  [['Response 1', it.r1], ['Response 2', it.r2]].forEach(([h, t]) => { const d = el('div'); d.appendChild(el('h4', h)); d.appendChild(el('pre', t)); cols.appendChild(d); });
+  const by = k => it.models ? ' (' + it.models[k] + ')' : '';
+  [['Response 1' + by(0), it.r1], ['Response 2' + by(1), it.r2]].forEach(([h, t]) => { const d = el('div'); d.appendChild(el('h4', h)); d.appendChild(el('pre', t)); cols.appendChild(d); });
   box.appendChild(cols);
   D.configs.forEach((c, k) => {
     const [r, status] = it.ratings[k];
