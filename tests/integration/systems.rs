@@ -399,3 +399,72 @@ fn a_reference_needs_generators_and_its_columns() {
     );
     assert!(err.contains("name both"), "{err}");
 }
+
+/// Words of a shell command line: white space splits, double quotes group.
+fn words(line: &str) -> Vec<String> {
+    let (mut out, mut word, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The README's system-level command and its pasted rows: every pasted line is in the output
+/// at 100 columns.
+#[test]
+fn the_readmes_system_level_example_prints_what_it_shows() {
+    let Some(shared) = shared_data() else { return };
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let section = readme
+        .split("### The system level: does the judge rank the models as humans do?")
+        .nth(1)
+        .expect("the README's section");
+    let mut blocks = section.split("```").skip(1).step_by(2);
+    let commands = blocks.next().expect("the commands").replace("\\\n", " ");
+    let pasted = blocks.next().expect("the pasted output");
+    let line = commands
+        .lines()
+        .find(|l| l.trim_start().starts_with("raterlab calibrate"))
+        .expect("the raterlab line");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = all_models(&shared, dir.path());
+    let args: Vec<String> = words(line)
+        .into_iter()
+        .skip(1)
+        .map(|w| {
+            w.replace("all.json", data.to_str().expect("utf-8"))
+                .replace("../shared/data", shared.to_str().expect("utf-8"))
+        })
+        .chain([
+            "--out".to_string(),
+            dir.path().join("run").display().to_string(),
+        ])
+        .collect();
+    let out = crate::common::raterlab(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .env("COLUMNS", "100")
+        .output()
+        .expect("raterlab runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in pasted.lines().map(str::trim_end).filter(|l| !l.is_empty()) {
+        assert!(
+            text.contains(line),
+            "README line not in the output: {line}\n{text}"
+        );
+    }
+}
