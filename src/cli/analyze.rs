@@ -23,6 +23,10 @@ Examples:
   # three annotators per item (gold = their majority) and a judge: the human ceiling
   raterlab analyze --input panel.jsonl --annotators a1,a2,a3 --rating-col judge
 
+  # each model's win rate from a run's ratings, ranked against a reference table
+  raterlab analyze --input run/ratings.csv --generators generator1,generator2 \
+    --prompt-col pair_id --reference arena.csv --reference-map model=model,score=arena_elo
+
   # AlpacaEval's evaluator measures: four humans per pair in long form, a judge's four seeds
   raterlab analyze --gold crossannotations.json --ratings seed0.json --ratings seed1.json \
     --ratings seed2.json --ratings seed3.json --id-col instruction,output_1,output_2 \

@@ -19,6 +19,12 @@ Examples:
   raterlab calibrate --data reward-bench-2 --endpoint http://127.0.0.1:8080/v1 --model qwen \\
       --prompt rb2_ranking --prompt rb2_rating --prompt simple_no_tie
 
+  # the system level: which models wrote the responses, each model's win rate, the ranking
+  # against Chatbot Arena's Elo (see README, \"The system level\")
+  raterlab calibrate --data rows.jsonl --judge replay:recordings.jsonl --prompt alpaca_eval_weighted \
+      --map prompt=instruction,response1=output_1,response2=output_2,label=label,generator1=generator_1,generator2=generator_2 \
+      --reference arena.csv --reference-map model=model,score=arena_elo
+
   # an experiment file naming several judges (see README, \"Experiment files\")
   raterlab calibrate --config experiment.toml --json > results.json
 

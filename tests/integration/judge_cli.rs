@@ -366,15 +366,12 @@ fn cached_rerun_makes_no_call_and_offline_fails_clearly_on_a_miss() {
 
 #[test]
 fn kill_dash_9_loses_no_answer_received() {
-    let slow = || {
-        MockServer::start(|r| {
-            Reply::Delayed(
-                Duration::from_millis(60),
-                Box::new(completion(verdict_for(&user_text(r)))),
-            )
-        })
-    };
-    let server = slow();
+    let gate = Gate::new(8);
+    let held = gate.clone();
+    let server = MockServer::start(move |r| {
+        held.wait();
+        completion(verdict_for(&user_text(r)))
+    });
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = dir.path().join("cache");
     let cache_s = cache.to_str().expect("utf-8");
@@ -382,7 +379,7 @@ fn kill_dash_9_loses_no_answer_received() {
     let mut args = rate_args(&server.url, out.to_str().expect("utf-8"), cache_s);
     let last = args.len() - 1;
     args[last] = "2"; // --concurrency 2: a slow run to interrupt
-    interrupt(&args, &cache, "-KILL");
+    interrupt(&args, &cache, "-KILL", &gate);
     let made = server.count();
     assert!(made < 43, "killed before the end ({made} calls)");
     let stored = stored(&cache);
@@ -785,11 +782,11 @@ fn user_templates_from_toml() {
 
 #[test]
 fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
-    let server = MockServer::start(|r| {
-        Reply::Delayed(
-            Duration::from_millis(60),
-            Box::new(completion(verdict_for(&user_text(r)))),
-        )
+    let gate = Gate::new(8);
+    let held = gate.clone();
+    let server = MockServer::start(move |r| {
+        held.wait();
+        completion(verdict_for(&user_text(r)))
     });
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = dir.path().join("cache");
@@ -810,7 +807,7 @@ fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
         "--out",
         &run_dir,
     ];
-    interrupt(&args, &cache, "-INT");
+    interrupt(&args, &cache, "-INT", &gate);
     let made = server.count();
     assert!(made < 43, "interrupted before the end ({made} calls)");
     let kept = stored(&cache);
@@ -823,9 +820,56 @@ fn ctrl_c_keeps_answers_and_the_same_command_resumes() {
     );
 }
 
-/// Starts `raterlab` with `args`, waits until six answers are in the store in `cache`, then
-/// sends it `signal` (`-KILL`, `-INT`) and waits for it to end.
-fn interrupt(args: &[&str], cache: &Path, signal: &str) {
+/// A mock server's hold on its answers: the first `open` requests are answered at once, later
+/// ones wait until `release` (at most 30 s), so a test interrupts a run mid-way without racing
+/// a clock (under a loaded machine a delay alone let every call finish before the signal).
+#[derive(Clone)]
+struct Gate {
+    open: usize,
+    state: std::sync::Arc<(std::sync::Mutex<(usize, bool)>, std::sync::Condvar)>,
+}
+
+impl Gate {
+    fn new(open: usize) -> Self {
+        Self {
+            open,
+            state: Default::default(),
+        }
+    }
+
+    fn wait(&self) {
+        let (lock, released) = &*self.state;
+        let Ok(mut state) = lock.lock() else { return };
+        state.0 += 1;
+        if state.0 <= self.open {
+            return;
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !state.1 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            match released.wait_timeout(state, left) {
+                Ok((s, _)) => state = s,
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn release(&self) {
+        let (lock, released) = &*self.state;
+        if let Ok(mut state) = lock.lock() {
+            state.1 = true;
+        }
+        released.notify_all();
+    }
+}
+
+/// Starts `raterlab` with `args`, waits until six answers are in the store in `cache` (the
+/// `gate` holds the answers after its first few), sends it `signal` (`-KILL`, `-INT`), lets
+/// the held answers go, and waits for it to end.
+fn interrupt(args: &[&str], cache: &Path, signal: &str, gate: &Gate) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -843,6 +887,7 @@ fn interrupt(args: &[&str], cache: &Path, signal: &str) {
         .status()
         .expect("kill");
     assert!(status.success());
+    gate.release();
     child.wait().expect("reaped");
 }
 

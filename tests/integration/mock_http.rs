@@ -223,10 +223,11 @@ fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Request>>) {
     };
     let mut reader = BufReader::new(stream);
     while let Some(request) = read_request(&mut reader) {
-        let reply = handler(&request);
+        // Counted when received, before the handler answers (a held answer is a call made).
         if let Ok(mut l) = log.lock() {
-            l.push(request);
+            l.push(request.clone());
         }
+        let reply = handler(&request);
         if !write_reply(&mut writer, reply) {
             return;
         }

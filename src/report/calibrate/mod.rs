@@ -294,8 +294,16 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
     if let Some(t) = crate::report::calibrate::rmbench::table(run) {
         print(w, &t)?;
     }
-    for t in crate::report::calibrate::systems::tables(run, &order) {
-        print(w, &t)?;
+    // The system level is the answer when a reference was asked for; otherwise a detail.
+    let systems = crate::report::calibrate::systems::tables(run, &order);
+    let asked = rec
+        .generators
+        .as_ref()
+        .is_some_and(|g| g.reference.is_some());
+    if asked || details {
+        for t in &systems {
+            print(w, t)?;
+        }
     }
     if let Some(t) = &summary.probability {
         print(w, t)?;

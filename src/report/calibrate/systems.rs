@@ -32,7 +32,10 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         .iter()
         .filter_map(|&i| {
             let s = run.evaluation.configs[i].systems.as_ref()?;
-            Some((run.record.configs[i].name.clone(), s))
+            Some((
+                crate::report::media::format::shown_name(&run.record.configs[i]),
+                s,
+            ))
         })
         .collect();
     let scores = match run
@@ -57,38 +60,57 @@ pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]
         Some(b) => format!("win rate against {b}"),
         None => "Bradley–Terry Elo".to_string(),
     };
-    let mut headers: Vec<&str> = vec!["model"];
-    headers.extend(rows.iter().map(|(n, _)| n.as_str()));
-    if reference.is_some() {
-        headers.push("reference");
-    }
-    let mut t = Table::new(
-        format!("The models by configuration ({what}; 95% CIs over prompts)"),
-        &headers,
-    );
-    for m in &first.generators {
-        let mut row = vec![m.name.clone()];
-        for (_, s) in rows {
-            row.push(
-                s.generators
-                    .iter()
-                    .find(|x| x.name == m.name)
-                    .map_or("n/a".into(), |x| {
-                        cell(x.elo.unwrap_or(x.win_rate), x.ci, elo)
-                    }),
-            );
+    // Models down the side, configurations across; with fewer models than configurations the
+    // other way round, so the table fits.
+    let score = |s: &Systems, name: &str| {
+        s.generators
+            .iter()
+            .find(|x| x.name == name)
+            .map_or("n/a".into(), |x| {
+                cell(x.elo.unwrap_or(x.win_rate), x.ci, elo)
+            })
+    };
+    let models: Vec<&str> = first.generators.iter().map(|m| m.name.as_str()).collect();
+    let reference_of = |name: &str| {
+        reference.map(|scores| {
+            scores
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or("–".into(), |(_, s)| format!("{s}"))
+        })
+    };
+    let title = format!("The models by configuration ({what}; 95% CIs over prompts)");
+    let t = if models.len() < rows.len() {
+        let mut headers: Vec<&str> = vec!["configuration"];
+        headers.extend(models.iter().copied());
+        let mut t = Table::new(title, &headers);
+        for (name, s) in rows {
+            let mut row = vec![name.clone()];
+            row.extend(models.iter().map(|m| score(s, m)));
+            t.rows.push(row);
         }
-        if let Some(scores) = reference {
-            row.push(
-                scores
-                    .iter()
-                    .find(|(n, _)| *n == m.name)
-                    .map_or("–".into(), |(_, s)| format!("{s}")),
-            );
+        if reference.is_some() {
+            let mut row = vec!["reference".to_string()];
+            row.extend(models.iter().map(|m| reference_of(m).unwrap_or_default()));
+            t.rows.push(row);
         }
-        t.rows.push(row);
-    }
-    t.secondary = (2..headers.len()).collect();
+        t
+    } else {
+        let mut headers: Vec<&str> = vec!["model"];
+        headers.extend(rows.iter().map(|(n, _)| n.as_str()));
+        if reference.is_some() {
+            headers.push("reference");
+        }
+        let mut t = Table::new(title, &headers);
+        for m in &models {
+            let mut row = vec![m.to_string()];
+            row.extend(rows.iter().map(|(_, s)| score(s, m)));
+            row.extend(reference_of(m));
+            t.rows.push(row);
+        }
+        t.secondary = (2..headers.len()).collect();
+        t
+    };
     let mut out = vec![t];
     if rows.iter().any(|(_, s)| s.reference.is_some()) {
         let mut a = Table::new(
