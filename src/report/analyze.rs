@@ -336,6 +336,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));
     Ok(Page {
+        answer: Vec::new(),
         title: format!("analyze {}", a.source),
         header: lines,
         command: crate::run::command_line().join(" "),

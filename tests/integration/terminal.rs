@@ -117,8 +117,16 @@ fn piped_output_keeps_full_lines_and_every_table() {
     assert!(text.contains("Confusion matrices") && text.contains("Spearman"));
     assert!(text.lines().any(|l| console::measure_text_width(l) > 120));
     assert!(text.starts_with("raterlab calibrate: 9 configurations"));
+    // The answer first: on 43 items the best judge is not told apart from the longer-response
+    // baseline, and that is said before the best is named.
     assert!(
-        text.lines().nth(3).is_some_and(|l| l.starts_with("Best: ")),
+        text.lines().nth(3).is_some_and(
+            |l| l.starts_with("No configuration beats the best baseline, baseline/longer")
+        ),
+        "{text}"
+    );
+    assert!(
+        text.lines().nth(4).is_some_and(|l| l.starts_with("Best: ")),
         "{text}"
     );
 }

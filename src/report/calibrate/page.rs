@@ -337,6 +337,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         ));
     }
     page(Page {
+        answer: crate::report::calibrate::ranking::answer(run),
         title: m.name.clone(),
         header,
         command: m.command.join(" "),

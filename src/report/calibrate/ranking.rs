@@ -198,6 +198,8 @@ pub fn answer(run: &Run) -> Vec<String> {
         return out;
     };
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
+    // Before naming a best: is any judge distinguishable from chance, and from the baselines?
+    out.extend(caveat(run, best, &judged, &order, baseline));
     let tied = judged
         .get(1)
         .filter(|&&i| agreement(i).get(s) == agreement(best).get(s))
@@ -289,6 +291,57 @@ pub fn answer(run: &Run) -> Vec<String> {
     }
     out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
     out
+}
+
+/// The line that comes before "Best": no configuration distinguishable from chance (the best
+/// judge's quadratic-kappa interval reaches 0, chance agreement), or none better than the best
+/// baseline (its paired test finds no difference). None when the best is above both.
+fn caveat(
+    run: &Run,
+    best: usize,
+    judged: &[usize],
+    order: &[usize],
+    baseline: impl Fn(usize) -> bool,
+) -> Option<String> {
+    if judged.is_empty() {
+        return None;
+    }
+    let configs = &run.record.configs;
+    let a = &run.evaluation.configs[best].overall.agreement;
+    let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
+    let lower = a
+        .intervals
+        .as_ref()
+        .map_or(a.get(Statistic::KappaQuadratic), |i| {
+            i.get(Statistic::KappaQuadratic).lo
+        });
+    if !(lower > 0.0) {
+        return Some(format!(
+            "No configuration is distinguishable from chance: the best judge, {}, has κq {kq}, an interval that reaches 0 (chance agreement){}.",
+            configs[best].name,
+            if judged.len() > 1 { "; the others rank lower" } else { "" }
+        ));
+    }
+    let top_baseline = order.iter().copied().find(|&i| baseline(i))?;
+    let c = run
+        .evaluation
+        .comparisons
+        .iter()
+        .find(|c| (c.a, c.b) == (best, top_baseline) || (c.a, c.b) == (top_baseline, best))?;
+    let best_is_b = c.b == best;
+    let better = |f: Finding| {
+        matches!(
+            (f, best_is_b),
+            (Finding::BBetter, true) | (Finding::ABetter, false)
+        )
+    };
+    (!better(c.accuracy.finding()) && !better(c.kappa.finding())).then(|| {
+        format!(
+            "No configuration beats the best baseline, {}: the paired tests find no difference between it and the best judge ({}).",
+            configs[top_baseline].name,
+            verdict(run, c)
+        )
+    })
 }
 
 /// The share of the token budget (calls × max_tokens) the thinking used; NaN without calls.

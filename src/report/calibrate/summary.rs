@@ -98,10 +98,9 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
         ]);
     }
 
-    // Spearman, Kendall and the cost are secondary on a narrow terminal.
+    // Spearman, Kendall and the cost are secondary on a narrow terminal. The metrics'
+    // disagreement on the best is the answer's line (it was said twice, here too).
     t.secondary = vec![5, 6, 7, 8, 9, 10];
-    t.notes
-        .extend(crate::report::calibrate::ranking::ranking_note(run));
 
     t
 }

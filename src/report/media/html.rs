@@ -69,6 +69,8 @@ pub fn script_json(value: &impl Serialize) -> Result<String> {
 pub struct Page {
     pub title: String,
     pub header: Vec<String>,
+    /// The answer, first: the lines the terminal prints before any table.
+    pub answer: Vec<String>,
     pub command: String,
     pub simulated: bool,
     pub tables: Vec<Table>,
@@ -89,6 +91,7 @@ pub fn page(p: Page) -> Result<[String; 3]> {
     let text = env.get_template("report.html")?.render(context! {
         title => p.title,
         header => p.header,
+        answer => p.answer,
         command => p.command,
         version => env!("CARGO_PKG_VERSION"),
         simulated => p.simulated,

@@ -353,6 +353,7 @@ pub fn write(run: &Rb2Run) -> Result<()> {
     crate::report::calibrate::run_dir::write_run_file(&RunFile::RewardBench2(run_file(run)?), dir)?;
     write_page(
         Page {
+            answer: crate::report::calibrate::rewardbench2::answer(run),
             title: run.name.clone(),
             header: vec![crate::report::calibrate::rewardbench2::header(run)],
             command: run.command.clone(),
