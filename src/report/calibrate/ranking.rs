@@ -315,7 +315,7 @@ fn caveat(
         .map_or(a.get(Statistic::KappaQuadratic), |i| {
             i.get(Statistic::KappaQuadratic).lo
         });
-    if !(lower > 0.0) {
+    if lower.is_nan() || lower <= 0.0 {
         return Some(format!(
             "No configuration is distinguishable from chance: the best judge, {}, has κq {kq}, an interval that reaches 0 (chance agreement){}.",
             configs[best].name,
