@@ -235,8 +235,8 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
         .iter()
         .map(|c| frame.text(c, "--map label=COL", "label"))
         .collect::<Result<_>>()?;
-    let mut pairs = Vec::with_capacity(n);
-    let mut no_majority = 0;
+    // Each row's votes: one per label column.
+    let mut row_votes: Vec<Vec<i64>> = Vec::with_capacity(n);
     for row in 0..n {
         let mut votes: Vec<i64> = Vec::with_capacity(labels.len());
         for (col, values) in label_cols.iter().zip(&labels) {
@@ -250,6 +250,22 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             })?;
             votes.push(gold);
         }
+        row_votes.push(votes);
+    }
+    // Long form (rows repeating an id, a column naming the annotation, as AlpacaEval publishes
+    // its cross-annotations): an item's rows are its annotators, in file order; the first N
+    // count, N the fewest any item has.
+    let groups = long_form_groups(frame, &raw_ids, label_cols.len(), get("id").is_some());
+    let per_item = groups.as_ref().and_then(|g| g.iter().map(Vec::len).min());
+    let groups = groups.unwrap_or_else(|| (0..n).map(|r| vec![r]).collect());
+    let mut pairs = Vec::with_capacity(groups.len());
+    let mut no_majority = 0;
+    for rows in &groups {
+        let row = rows[0];
+        let votes: Vec<i64> = match per_item {
+            Some(k) => rows.iter().take(k).map(|&r| row_votes[r][0]).collect(),
+            None => row_votes[row].clone(),
+        };
         let gold = match crate::metrics::raters::majority(
             &votes.iter().copied().map(Some).collect::<Vec<_>>(),
         ) {
@@ -277,7 +293,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             gold,
             reference: reference.as_ref().map(|r| r[row].clone()),
             randomize: false,
-            votes: if label_cols.len() > 1 {
+            votes: if label_cols.len() > 1 || per_item.is_some() {
                 votes
             } else {
                 Vec::new()
@@ -294,13 +310,39 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
         rewardbench2: None,
         rmbench: None,
         no_majority,
-        annotators: if label_cols.len() > 1 {
-            label_cols.to_vec()
-        } else {
-            Vec::new()
+        annotators: match per_item {
+            Some(k) => (1..=k).map(|a| format!("#{a}")).collect(),
+            None if label_cols.len() > 1 => label_cols.to_vec(),
+            None => Vec::new(),
         },
         source: frame.path.display().to_string(),
     })
+}
+
+/// Long form's items: the rows of each id in first-seen order, when one label column is
+/// mapped, ids are mapped and repeat, and the file has a column naming the annotation
+/// (`annotator_index`, `seed`, `sample`); None otherwise (a repeated id stays an error).
+fn long_form_groups(
+    frame: &Frame,
+    ids: &[String],
+    label_columns: usize,
+    ids_mapped: bool,
+) -> Option<Vec<Vec<usize>>> {
+    if label_columns != 1 || !ids_mapped || super::long::annotation_column(frame, None).is_none() {
+        return None;
+    }
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (row, id) in ids.iter().enumerate() {
+        match index.get(id.as_str()) {
+            Some(&g) => groups[g].push(row),
+            None => {
+                index.insert(id, groups.len());
+                groups.push(vec![row]);
+            }
+        }
+    }
+    (groups.len() < ids.len()).then_some(groups)
 }
 
 /// The local copy of a Hub split: the Hugging Face cache, then raterlab's own cache, else a

@@ -281,7 +281,13 @@ pub fn bradley_terry(wins: &[Vec<f64>], start: Option<&[f64]>) -> Vec<f64> {
     for _ in 0..100 {
         let mut grad = vec![0.0; k];
         // The negative Hessian plus the all-ones matrix: positive definite on a connected design.
+        // A small ridge keeps the step bounded where the design falls apart into groups that
+        // never meet (their offsets are not identified); it changes the step, not the point
+        // where the gradient vanishes.
         let mut h = vec![vec![1.0; k]; k];
+        for (a, row) in h.iter_mut().enumerate() {
+            row[a] += 1e-9;
+        }
         for a in 0..k {
             for b in 0..k {
                 let w = wins[a][b];

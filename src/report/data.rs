@@ -54,10 +54,12 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
         }
     )?;
     if d.no_majority > 0 {
+        let kept = d.no_majority_policy == crate::dataset::labels::NoMajority::Tie;
         writeln!(
             out,
-            "{} pairs left out: their annotators had no majority",
-            d.no_majority
+            "{} pairs {}: their annotators had no majority",
+            d.no_majority,
+            if kept { "kept as ties" } else { "left out" }
         )?;
     }
     let mut t = table::Table::new(

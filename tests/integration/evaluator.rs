@@ -505,3 +505,49 @@ fn the_readmes_evaluator_example_prints_what_it_shows() {
         );
     }
 }
+
+/// calibrate reads AlpacaEval's long form too: rows repeating a key (here the three texts),
+/// `annotator_index` naming the annotation, the first four of each pair its annotators. The
+/// humans' and the longest output's rows then equal AlpacaEval's own.
+#[test]
+fn calibrate_reads_the_cross_annotations_in_long_form() {
+    let Some(shared) = shared_data() else { return };
+    let data = shared.join("alpacafarm/crossannotations.json");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--map",
+        "prompt=instruction,response1=output_1,response2=output_2,label=preference,id=instruction+output_1+output_2",
+        "--gold-map",
+        "1=-1,2=1",
+        "--no-majority",
+        "tie",
+        "--judge",
+        "sim",
+        "--rater",
+        "sc:3",
+        "--bootstrap",
+        "0",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(doc["data"]["items"], 648);
+    let want = reference();
+    assert_row(
+        &doc["evaluator"]["humans"],
+        &want["real"]["humans"],
+        "humans",
+        false,
+    );
+    assert_row(
+        &doc["evaluator"]["longest"],
+        &want["real"]["longest"],
+        "longest",
+        true,
+    );
+    let sc = &doc["configs"][0]["evaluator"];
+    assert_eq!(sc["annotations_per_item"], 4);
+    assert_eq!(sc["samples_per_item"], 3);
+}

@@ -331,9 +331,11 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         ),
     ];
     if m.no_majority > 0 {
+        let kept = rec.annotators.as_ref().is_some_and(|a| a.policy == "tie");
         header.push(format!(
-            "{} pairs left out: their annotators had no majority",
-            m.no_majority
+            "{} pairs {}: their annotators had no majority",
+            m.no_majority,
+            if kept { "kept as ties" } else { "left out" }
         ));
     }
     page(Page {

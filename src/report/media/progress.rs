@@ -138,7 +138,12 @@ impl Calls {
             .iter()
             .zip(calls)
             .map(|(c, &n)| {
-                let bar = multi.add(ProgressBar::new(n));
+                // A configuration that makes no call (a baseline, a jury) shows no empty bar.
+                let bar = if n == 0 {
+                    ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::hidden())
+                } else {
+                    multi.add(ProgressBar::new(n))
+                };
                 bar.set_style(style.clone());
                 bar.set_prefix(c.name.clone());
                 bar
@@ -188,6 +193,9 @@ impl Calls {
             return;
         }
         for (group, bar) in self.bars.iter().enumerate() {
+            if bar.length() == Some(0) {
+                continue;
+            }
             let counts = &self.counts[group];
             let line = format!(
                 "{}: {}/{} calls, {} from cache, {} failed, {:.1} s",
