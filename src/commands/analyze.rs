@@ -356,15 +356,19 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
         ));
     }
     let measures = pairwise.then(|| {
-        let sheet = |items: &[Vec<Option<i64>>]| -> Vec<evaluator::Annotations> {
+        // AlpacaEval's scale: the file's own number where it gives one (a weighted judge's
+        // 1.27), else the label's (1, 1.5, 2).
+        let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
             items
                 .iter()
-                .map(|v| {
+                .zip(prefs)
+                .map(|(v, p)| {
                     v.iter()
-                        .map(|l| l.and_then(evaluator::preference))
+                        .zip(p)
+                        .map(|(l, p)| p.or_else(|| l.and_then(evaluator::preference)))
                         .collect()
                 })
-                .collect()
+                .collect::<Vec<evaluator::Annotations>>()
         };
         let shapes: Option<Vec<evaluator::TextShape>> = texts.as_ref().map(|(a, b)| {
             joined
@@ -374,8 +378,8 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
                 .collect()
         });
         evaluator::report(
-            &sheet(&annotated.votes),
-            &sheet(&joined.judge),
+            &sheet(&annotated.votes, &joined.gold_prefs),
+            &sheet(&joined.judge, &joined.judge_prefs),
             shapes.as_deref(),
             settings.bootstrap,
             settings.seed,

@@ -56,8 +56,9 @@ impl LabelReading {
     /// reading made floating point because it has missing values reads 1 as "1.0", which
     /// `--gold-map 1=-1` means too).
     ///
-    /// A map that reads AlpacaEval's preferences (1 as -1 and 2 as 1) reads its tie, 1.5, as 0
-    /// unless it maps 1.5 itself.
+    /// A map that reads AlpacaEval's preferences (1 as -1 and 2 as 1) reads any other number
+    /// between 1 and 2 (its tie 1.5, a weighted judge's 1.27) by its side: 0 at 1.5, else -1 or
+    /// 1, unless it maps that value itself ([`Self::alpacaeval`] keeps the number).
     pub fn mapped(&self, value: &str) -> Option<i64> {
         if let Some(&label) = self.map.get(value) {
             return Some(label);
@@ -69,8 +70,31 @@ impl LabelReading {
                 .find(|(k, _)| k.parse::<f64>().is_ok_and(|k| k == x))
                 .map(|(_, &label)| label)
         };
-        of(number)
-            .or_else(|| (number == 1.5 && of(1.0) == Some(-1) && of(2.0) == Some(1)).then_some(0))
+        of(number).or_else(|| {
+            self.alpacaeval(value).map(|p| {
+                if p < 1.5 {
+                    -1
+                } else if p > 1.5 {
+                    1
+                } else {
+                    0
+                }
+            })
+        })
+    }
+
+    /// A value on AlpacaEval's preference scale (a number in [1, 2]), when the map reads that
+    /// scale (1 as -1 and 2 as 1).
+    pub fn alpacaeval(&self, value: &str) -> Option<f64> {
+        let number: f64 = value.trim().parse().ok()?;
+        let of = |x: f64| {
+            self.map
+                .iter()
+                .find(|(k, _)| k.parse::<f64>().is_ok_and(|k| k == x))
+                .map(|(_, &label)| label)
+        };
+        (of(1.0) == Some(-1) && of(2.0) == Some(1) && (1.0..=2.0).contains(&number))
+            .then_some(number)
     }
 }
 

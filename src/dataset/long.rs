@@ -52,6 +52,10 @@ pub struct LongItems {
     /// Keys in first-seen order (columns joined by U+001F).
     pub keys: Vec<String>,
     pub labels: Vec<Vec<Option<i64>>>,
+    /// Each annotation on AlpacaEval's preference scale, where the file gives one (a map of
+    /// that scale, a number in [1, 2]: a weighted judge's 1.27 kept whole); else None and the
+    /// label stands for it.
+    pub prefs: Vec<Vec<Option<f64>>>,
     /// The row of each item's first annotation.
     pub first_row: Vec<usize>,
     /// The annotation column, when the file has one.
@@ -121,17 +125,26 @@ pub fn read(
     let (keys, joined_input) = keys(frame, key_columns)?;
     let values = frame.votes(label.0, label.1, reading)?;
     check_in(frame, label.0, &values, labels)?;
+    let raw: Vec<Option<f64>> = frame
+        .optional_text(label.0)?
+        .iter()
+        .map(|v| v.as_deref().and_then(|v| reading.alpacaeval(v)))
+        .collect();
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(keys.len());
     let mut out = LongItems {
         keys: Vec::new(),
         labels: Vec::new(),
+        prefs: Vec::new(),
         first_row: Vec::new(),
         annotation: annotation.clone(),
         joined_input,
     };
     for (row, key) in keys.iter().enumerate() {
         match index.get(key.as_str()) {
-            Some(&item) if annotation.is_some() => out.labels[item].push(values[row]),
+            Some(&item) if annotation.is_some() => {
+                out.labels[item].push(values[row]);
+                out.prefs[item].push(raw[row]);
+            }
             Some(&item) => {
                 return Err(input_error(format!(
                     "{}: the key '{}' was seen at row {}; with no column naming the annotation ({} or --annotator-col) each key must be unique. Name the column that tells annotations apart, or remove the duplicate",
@@ -145,6 +158,7 @@ pub fn read(
                 index.insert(key, out.keys.len());
                 out.keys.push(key.clone());
                 out.labels.push(vec![values[row]]);
+                out.prefs.push(vec![raw[row]]);
                 out.first_row.push(row);
             }
         }
@@ -159,6 +173,7 @@ pub fn concat(files: Vec<LongItems>) -> LongItems {
         return LongItems {
             keys: Vec::new(),
             labels: Vec::new(),
+            prefs: Vec::new(),
             first_row: Vec::new(),
             annotation: None,
             joined_input: false,
@@ -172,13 +187,18 @@ pub fn concat(files: Vec<LongItems>) -> LongItems {
         .collect();
     for file in files {
         out.joined_input |= file.joined_input;
-        for ((key, labels), row) in file.keys.into_iter().zip(file.labels).zip(file.first_row) {
+        let items = file.keys.into_iter().zip(file.labels).zip(file.prefs);
+        for (((key, labels), prefs), row) in items.zip(file.first_row) {
             match index.get(&key) {
-                Some(&i) => out.labels[i].extend(labels),
+                Some(&i) => {
+                    out.labels[i].extend(labels);
+                    out.prefs[i].extend(prefs);
+                }
                 None => {
                     index.insert(key.clone(), out.keys.len());
                     out.keys.push(key);
                     out.labels.push(labels);
+                    out.prefs.push(prefs);
                     out.first_row.push(row);
                 }
             }
@@ -196,6 +216,10 @@ pub struct Joined {
     pub keys: Vec<String>,
     /// The judge's samples of each kept item, in order (empty: not annotated).
     pub judge: Vec<Vec<Option<i64>>>,
+    /// The same on AlpacaEval's scale where the files give it (see [`LongItems::prefs`]): the
+    /// gold's kept annotations and the judge's samples.
+    pub gold_prefs: Vec<Vec<Option<f64>>>,
+    pub judge_prefs: Vec<Vec<Option<f64>>>,
     /// The gold row of each item in `annotated.pairs` (its first annotation).
     pub pair_rows: Vec<usize>,
     /// The gold row of each kept item's first annotation (where its texts are read).
@@ -256,6 +280,8 @@ pub fn join(
         },
         keys: Vec::new(),
         judge: Vec::new(),
+        gold_prefs: Vec::new(),
+        judge_prefs: Vec::new(),
         pair_rows: Vec::new(),
         item_rows: Vec::new(),
         annotations_per_item: n,
@@ -264,18 +290,19 @@ pub fn join(
         only_in_gold: (0, None),
         only_in_ratings: (0, None),
     };
-    for ((key, labels), row) in gold.keys.iter().zip(&gold.labels).zip(&gold.first_row) {
+    let gold_items = gold.keys.iter().zip(&gold.labels).zip(&gold.prefs);
+    for (((key, labels), prefs), row) in gold_items.zip(&gold.first_row) {
         let first: Vec<Option<i64>> = labels.iter().take(n).copied().collect();
         if readable(&first) < n {
             out.too_few += 1;
             continue;
         }
-        let samples = match by_key.get(key.as_str()) {
-            Some(&j) => judge.labels[j].clone(),
+        let (samples, sample_prefs) = match by_key.get(key.as_str()) {
+            Some(&j) => (judge.labels[j].clone(), judge.prefs[j].clone()),
             None => {
                 out.only_in_gold.0 += 1;
                 out.only_in_gold.1.get_or_insert_with(|| shown(key));
-                Vec::new()
+                (Vec::new(), Vec::new())
             }
         };
         let a = &mut out.annotated;
@@ -299,6 +326,8 @@ pub fn join(
         out.item_rows.push(*row);
         out.keys.push(key.clone());
         out.judge.push(samples);
+        out.gold_prefs.push(prefs.iter().take(n).copied().collect());
+        out.judge_prefs.push(sample_prefs);
     }
     for key in &judge.keys {
         if !gold_keys.contains_key(key.as_str()) {

@@ -121,15 +121,27 @@ fn select(items: &[Annotations], weights: &[u64], n: Option<usize>) -> (Vec<bool
     (kept, most)
 }
 
-/// `_get_bayes_estimator` per item: the mode of the annotations at positions `idcs`; the outer
-/// `None` where the item has none of those positions (absent from pandas' groupby).
+/// `_get_bayes_estimator` per item (the absolute rule's): over the annotations at positions
+/// `idcs`, the mode (`_random_mode`) when every value is one of 1, 1.5, 2, else the median (a
+/// weighted judge's preferences); the outer `None` where the item has none of those positions
+/// (absent from pandas' groupby).
 fn estimate(item: &Annotations, idcs: &[usize]) -> Option<Option<f64>> {
     if !idcs.iter().any(|&i| i < item.len()) {
         return None;
     }
-    Some(random_mode(
-        idcs.iter().filter_map(|&i| item.get(i).copied()),
-    ))
+    let values: Vec<Option<f64>> = idcs.iter().filter_map(|&i| item.get(i).copied()).collect();
+    let discrete = values.iter().flatten().all(|v| [1.0, 1.5, 2.0].contains(v));
+    if discrete {
+        return Some(random_mode(values));
+    }
+    let mut readable: Vec<f64> = values.into_iter().flatten().collect();
+    readable.sort_by(f64::total_cmp);
+    let n = readable.len();
+    Some(Some(if n % 2 == 1 {
+        readable[n / 2]
+    } else {
+        (readable[n / 2 - 1] + readable[n / 2]) / 2.0
+    }))
 }
 
 /// Every `k`-subset of `0..n`, in `itertools.combinations` order.

@@ -185,6 +185,8 @@ fn generated_long_form_matches_alpacaevals_analyzer_at_the_edges() {
             "seed",
         ),
         ("pairs", vec!["--rating-map", "1=-1,2=1,1.5=0"], "seed"),
+        // A weighted judge's continuous preferences, kept whole on AlpacaEval's scale.
+        ("weighted", vec!["--rating-map", "1=-1,2=1"], "seed"),
     ] {
         let gold = fixture(&format!("alpacafarm/{case}-gold.json"));
         let judge = fixture(&format!("alpacafarm/{case}-judge.json"));
