@@ -294,8 +294,9 @@ pub fn answer(run: &Run) -> Vec<String> {
 }
 
 /// The line that comes before "Best": no configuration distinguishable from chance (the best
-/// judge's quadratic-kappa interval reaches 0, chance agreement), or none better than the best
-/// baseline (its paired test finds no difference). None when the best is above both.
+/// judge's quadratic-kappa interval reaches 0, chance agreement), or the best judge not told
+/// apart from the best baseline (their paired tests find no difference, Holm over every pair).
+/// None when the best is above both.
 fn caveat(
     run: &Run,
     best: usize,
@@ -337,7 +338,7 @@ fn caveat(
     };
     (!better(c.accuracy.finding()) && !better(c.kappa.finding())).then(|| {
         format!(
-            "No configuration beats the best baseline, {}: the paired tests find no difference between it and the best judge ({}).",
+            "The best judge is not told apart from the best baseline, {}: the paired tests find no difference ({}).",
             configs[top_baseline].name,
             verdict(run, c)
         )
