@@ -156,6 +156,18 @@ pub fn mcnemar_exact(only_a: u64, only_b: u64) -> f64 {
     }
 }
 
+/// Holm over the tests that were made (`None`: no test, left out of the family and of the
+/// result).
+pub fn holm_tested(p: &[Option<f64>]) -> Vec<Option<f64>> {
+    let tested: Vec<usize> = (0..p.len()).filter(|&k| p[k].is_some()).collect();
+    let values: Vec<f64> = tested.iter().filter_map(|&k| p[k]).collect();
+    let mut out = vec![None; p.len()];
+    for (&k, adjusted) in tested.iter().zip(holm(&values)) {
+        out[k] = adjusted.is_finite().then_some(adjusted);
+    }
+    out
+}
+
 /// Holm's step-down adjustment.
 pub fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();

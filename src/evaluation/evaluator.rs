@@ -10,8 +10,8 @@
 
 use super::alpacaeval::{agreement, prefer_first, prefer_lists, prefer_longer, readable, Memo};
 pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations, TextShape};
-use super::record::{ConfigRecord, EvalSettings, RunRecord};
-use crate::metrics::{interval95, redraws};
+use super::record::{defined, ConfigRecord, EvalSettings, RunRecord};
+use crate::metrics::{interval95_defined, redraws};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -94,10 +94,6 @@ pub enum Who<'a> {
     Evaluator(&'a [Annotations]),
 }
 
-fn defined(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
 fn figures(memo: &Memo, sheets: &Sheets, who: Who, weights: &[u64]) -> [f64; 6] {
     let humans = sheets.humans;
     let (items, agreement_, bias, variance) = match who {
@@ -159,10 +155,7 @@ fn intervals(
     let width = figures(&vec![1; n]).len();
     redraws(&vec![1; n], resamples, width, &mut rng, figures)
         .iter_mut()
-        .map(|draws| {
-            let (lo, hi) = interval95(draws);
-            (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
-        })
+        .map(|draws| interval95_defined(draws))
         .collect()
 }
 
@@ -255,11 +248,7 @@ pub fn versus(sheets: &Sheets, a: Who, b: (&str, Who), resamples: usize, seed: u
             .pop()
             .unwrap_or_default();
         let p = super::compare::bootstrap_p(&draws);
-        let (lo, hi) = interval95(&mut draws);
-        (
-            (lo.is_finite() && hi.is_finite()).then_some([lo, hi]),
-            defined(p),
-        )
+        (interval95_defined(&mut draws), defined(p))
     } else {
         (None, None)
     };
@@ -293,6 +282,23 @@ pub fn report(
 ) -> EvaluatorReport {
     let all = Sheets { humans, texts };
     let longest_items = texts.map(|t| longest(humans, t));
+    EvaluatorReport {
+        evaluator: judged_row(&all, judged, longest_items.as_deref(), resamples, seed),
+        humans: self::humans(&all, resamples, seed),
+        longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
+    }
+}
+
+/// An evaluator's row over the items it annotated, compared with the humans and (with texts)
+/// the longest output on them.
+fn judged_row(
+    all: &Sheets,
+    judged: &[Annotations],
+    longest_items: Option<&[Annotations]>,
+    resamples: usize,
+    seed: u64,
+) -> Measures {
+    let (humans, texts) = (all.humans, all.texts);
     let keep: Vec<usize> = (0..humans.len())
         .filter(|&i| !judged[i].is_empty())
         .collect();
@@ -312,7 +318,7 @@ pub fn report(
         resamples,
         seed,
     ));
-    if let Some(l) = &longest_items {
+    if let Some(l) = longest_items {
         let sub_longest = pick(l);
         evaluator_row.versus.push(versus(
             &sub,
@@ -322,11 +328,7 @@ pub fn report(
             seed,
         ));
     }
-    EvaluatorReport {
-        humans: self::humans(&all, resamples, seed),
-        longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
-        evaluator: evaluator_row,
-    }
+    evaluator_row
 }
 
 /// A configuration's annotations of each item: its sc:N samples, its jury members' ratings,
@@ -396,19 +398,20 @@ pub fn of_run(
             .collect()
     });
     let (resamples, seed) = (settings.bootstrap, settings.seed);
-    let sheets: Vec<Vec<Annotations>> = run.configs.iter().map(|c| config_sheet(run, c)).collect();
-    let rows: Vec<Option<Measures>> = sheets
-        .iter()
-        .map(|judged| {
-            let any = judged.iter().flatten().any(Option::is_some);
-            any.then(|| report(&humans, judged, texts.as_deref(), resamples, seed).evaluator)
-        })
-        .collect();
     let all = Sheets {
         humans: &humans,
         texts: texts.as_deref(),
     };
     let longest_items = texts.as_deref().map(|t| longest(&humans, t));
+    // The humans' and the longest's rows once for the run, each configuration's own.
+    let sheets: Vec<Vec<Annotations>> = run.configs.iter().map(|c| config_sheet(run, c)).collect();
+    let rows: Vec<Option<Measures>> = sheets
+        .iter()
+        .map(|judged| {
+            let any = judged.iter().flatten().any(Option::is_some);
+            any.then(|| judged_row(&all, judged, longest_items.as_deref(), resamples, seed))
+        })
+        .collect();
     let best = rows
         .iter()
         .enumerate()
@@ -438,15 +441,9 @@ pub fn of_run(
             })
             .collect(),
     };
-    let tested: Vec<usize> = (0..against_best.len())
-        .filter(|&k| against_best[k].p_value.is_some())
-        .collect();
-    let p: Vec<f64> = tested
-        .iter()
-        .map(|&k| against_best[k].p_value.unwrap_or(f64::NAN))
-        .collect();
-    for (&k, adjusted) in tested.iter().zip(super::compare::holm(&p)) {
-        against_best[k].p_holm = defined(adjusted);
+    let p: Vec<Option<f64>> = against_best.iter().map(|c| c.p_value).collect();
+    for (c, adjusted) in against_best.iter_mut().zip(super::compare::holm_tested(&p)) {
+        c.p_holm = adjusted;
     }
     Some((
         RunMeasures {

@@ -6,6 +6,11 @@ use super::shape::Shape;
 use crate::dataset::examples::Order;
 use crate::metrics::{Agreement, Contingency, Labels, Statistic};
 
+/// A figure as a serialized result holds it: None where it is not a number.
+pub fn defined(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
 /// `part / of`, NaN when `of` is 0: every rate in the evaluation.
 pub fn share(part: u64, of: u64) -> f64 {
     if of == 0 {

@@ -19,9 +19,11 @@
 //!   tie in the judge's scores is not the same order), and the models without a reference
 //!   score, named.
 
-use super::record::{ConfigRecord, EvalSettings, Generators, Outcome, Reference, RunRecord};
+use super::record::{
+    defined, ConfigRecord, EvalSettings, Generators, Outcome, Reference, RunRecord,
+};
 use crate::metrics::general::{kendall_tau_b, pearson, spearman};
-use crate::metrics::{interval95, multinomial};
+use crate::metrics::{interval95_defined as bounds, multinomial};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -89,15 +91,6 @@ pub struct SystemsComparison {
     pub ci: Option<[f64; 2]>,
     pub p_value: Option<f64>,
     pub p_holm: Option<f64>,
-}
-
-fn defined(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
-fn bounds(draws: &mut [f64]) -> Option<[f64; 2]> {
-    let (lo, hi) = interval95(draws);
-    (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
 }
 
 /// Each item's P(response 2 is better) and its discrete credit for response 2 (`None`: not
@@ -576,15 +569,9 @@ fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<Syst
             }
         })
         .collect();
-    let tested: Vec<usize> = (0..out.len())
-        .filter(|&k| out[k].p_value.is_some())
-        .collect();
-    let p: Vec<f64> = tested
-        .iter()
-        .map(|&k| out[k].p_value.unwrap_or(f64::NAN))
-        .collect();
-    for (&k, adjusted) in tested.iter().zip(super::compare::holm(&p)) {
-        out[k].p_holm = defined(adjusted);
+    let p: Vec<Option<f64>> = out.iter().map(|c| c.p_value).collect();
+    for (c, adjusted) in out.iter_mut().zip(super::compare::holm_tested(&p)) {
+        c.p_holm = adjusted;
     }
     out
 }

@@ -82,6 +82,12 @@ pub fn interval95(draws: &mut [f64]) -> (f64, f64) {
     (percentile(draws, 2.5), percentile(draws, 97.5))
 }
 
+/// [`interval95`] as `[lo, hi]`, None when a bound is not defined (for serialized results).
+pub fn interval95_defined(draws: &mut [f64]) -> Option<[f64; 2]> {
+    let (lo, hi) = interval95(draws);
+    (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
+}
+
 /// Percentile bootstrap: `resamples` tables drawn with a ChaCha8 generator seeded with `seed`.
 pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64) -> Intervals {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -60,11 +60,10 @@ const KEYS: [&str; 6] = [
 ];
 
 fn cell((value, ci): (Option<f64>, Option<[f64; 2]>)) -> String {
-    match (value, ci) {
-        (None, _) => "n/a".into(),
-        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
-        (Some(v), None) => format!("{v:.3}"),
-    }
+    crate::report::media::format::with_ci(
+        value.unwrap_or(f64::NAN),
+        ci.map_or((f64::NAN, f64::NAN), |[lo, hi]| (lo, hi)),
+    )
 }
 
 /// The table: humans, longest, then each named evaluator.

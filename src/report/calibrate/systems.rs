@@ -10,14 +10,14 @@ use crate::report::media::table::Table;
 use crate::run::record::Run;
 
 fn cell(value: f64, ci: Option<[f64; 2]>, elo: bool) -> String {
-    if !value.is_finite() {
-        return "n/a".into();
+    if !elo {
+        let ci = ci.map_or((f64::NAN, f64::NAN), |[lo, hi]| (lo, hi));
+        return crate::report::media::format::with_ci(value, ci);
     }
-    match (elo, ci) {
-        (false, Some([lo, hi])) => format!("{value:.3} [{lo:.3}, {hi:.3}]"),
-        (false, None) => format!("{value:.3}"),
-        (true, Some([lo, hi])) => format!("{value:.0} [{lo:.0}, {hi:.0}]"),
-        (true, None) => format!("{value:.0}"),
+    match ci {
+        _ if !value.is_finite() => "n/a".into(),
+        Some([lo, hi]) => format!("{value:.0} [{lo:.0}, {hi:.0}]"),
+        None => format!("{value:.0}"),
     }
 }
 
