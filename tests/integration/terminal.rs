@@ -130,3 +130,50 @@ fn piped_output_keeps_full_lines_and_every_table() {
         "{text}"
     );
 }
+
+/// A judge that always answers response 1 agrees with gold no better than chance (κq 0): the
+/// answer says so before it names a best.
+#[test]
+fn a_judge_at_chance_is_said_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let items = dir.path().join("items.jsonl");
+    let (code, _, err) = run(&["data", "export", "--out", items.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    let recordings: String = std::fs::read_to_string(&items)
+        .expect("export")
+        .lines()
+        .map(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).expect("item");
+            let r = serde_json::json!({"prompt": e["prompt"], "response1": e["response1"],
+                "response2": e["response2"], "completion": "[[A]]"});
+            format!("{r}\n")
+        })
+        .collect();
+    let rec = dir.path().join("rec.jsonl");
+    std::fs::write(&rec, recordings).expect("recordings");
+    let (code, text, err) = run(&[
+        "calibrate",
+        "--judge",
+        &format!("replay:{}", rec.display()),
+        "--prompt",
+        "mt-bench_pairwise",
+        "--rater",
+        "basic",
+        "--rater",
+        "longer",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = text.lines().nth(2).unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "No configuration is distinguishable from chance: no judge's κq interval lies above 0"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.lines().nth(3).is_some_and(|l| l.starts_with("Best: ")),
+        "{text}"
+    );
+}

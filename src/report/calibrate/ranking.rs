@@ -193,7 +193,8 @@ pub fn answer(run: &Run) -> Vec<String> {
         crate::raters::RaterKind::parse(&configs[i].rater, 0).is_ok_and(|r| r.is_baseline())
     };
     let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
-    let mut out = Vec::new();
+    // Asked for with --reference, the system level is the question: its line comes first.
+    let mut out = crate::report::calibrate::systems::answer(run);
     let Some(&best) = judged.first().or(order.first()) else {
         return out;
     };
@@ -232,7 +233,6 @@ pub fn answer(run: &Run) -> Vec<String> {
     }
     out.extend(crate::report::calibrate::jury::answer(run, &order));
     out.extend(crate::report::calibrate::rmbench::answer(run));
-    out.extend(crate::report::calibrate::systems::answer(run));
     let baselines: Vec<String> = order
         .iter()
         .filter(|&&i| baseline(i))
@@ -293,8 +293,8 @@ pub fn answer(run: &Run) -> Vec<String> {
     out
 }
 
-/// The line that comes before "Best": no configuration distinguishable from chance (the best
-/// judge's quadratic-kappa interval reaches 0, chance agreement), or the best judge not told
+/// The line that comes before "Best": no configuration distinguishable from chance (no judge's
+/// quadratic-kappa interval lies above 0, chance agreement), or the best judge not told
 /// apart from the best baseline (their paired tests find no difference, Holm over every pair).
 /// None when the best is above both.
 fn caveat(
@@ -308,19 +308,21 @@ fn caveat(
         return None;
     }
     let configs = &run.record.configs;
-    let a = &run.evaluation.configs[best].overall.agreement;
-    let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
-    let lower = a
-        .intervals
-        .as_ref()
-        .map_or(a.get(Statistic::KappaQuadratic), |i| {
-            i.get(Statistic::KappaQuadratic).lo
-        });
-    if lower.is_nan() || lower <= 0.0 {
+    // κq's interval's lower end (the point without intervals): above 0 is above chance.
+    let lower = |i: usize| {
+        let a = &run.evaluation.configs[i].overall.agreement;
+        a.intervals
+            .as_ref()
+            .map_or(a.get(Statistic::KappaQuadratic), |ci| {
+                ci.get(Statistic::KappaQuadratic).lo
+            })
+    };
+    if judged.iter().all(|&i| lower(i).is_nan() || lower(i) <= 0.0) {
+        let a = &run.evaluation.configs[best].overall.agreement;
+        let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
         return Some(format!(
-            "No configuration is distinguishable from chance: the best judge, {}, has κq {kq}, an interval that reaches 0 (chance agreement){}.",
-            configs[best].name,
-            if judged.len() > 1 { "; the others rank lower" } else { "" }
+            "No configuration is distinguishable from chance: no judge's κq interval lies above 0 (chance agreement); the best, {}, has κq {kq}.",
+            configs[best].name
         ));
     }
     let top_baseline = order.iter().copied().find(|&i| baseline(i))?;
