@@ -211,6 +211,7 @@ fn main() {
             simulated: false,
             system: None,
             template: "{prompt} {response1} {response2}".into(),
+            price: None,
         });
         ratings.push(per_item);
     }
@@ -258,6 +259,7 @@ fn main() {
         EvalSettings {
             bootstrap: 1000,
             seed: 0,
+            cost: Default::default(),
         },
     );
     let evaluated = start.elapsed().as_secs_f64();

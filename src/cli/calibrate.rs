@@ -55,6 +55,9 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
     pub sort: String,
 
+    #[command(flatten)]
+    pub cost: CostArgs,
+
     /// Print one JSON document to stdout instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -153,4 +156,26 @@ pub struct BatchRunArgs {
     /// expired, were cancelled or failed in a way worth retrying).
     #[arg(long, value_name = "N", default_value_t = 3, requires = "batch")]
     pub batch_rounds: u32,
+}
+
+/// The cost analysis's options (`calibrate` and `report`).
+#[derive(Debug, Args, Clone)]
+pub struct CostArgs {
+    /// Non-inferiority margin on the sort metric: the cheapest configuration whose paired
+    /// bootstrap puts it within this much of the best (one-sided 95% bound) is named.
+    #[arg(long, value_name = "DELTA", default_value_t = crate::evaluation::cost::DEFAULT_MARGIN,
+          value_parser = margin)]
+    pub margin: f64,
+
+    /// What costs are counted in: usd, tokens, seconds (the requests' latencies) or requests
+    /// [default: usd when every judge has a --price, else tokens]
+    #[arg(long, value_name = "UNIT", value_parser = clap::value_parser!(crate::evaluation::cost::CostUnit))]
+    pub cost_unit: Option<crate::evaluation::cost::CostUnit>,
+}
+
+fn margin(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .ok_or_else(|| format!("'{s}' is not a margin: give a number above 0 on the sort metric's scale, e.g. 0.02"))
 }

@@ -64,6 +64,19 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub concurrency: usize,
 
+    /// At most this many samples of one prompt in one request (`n`): sc:5 asks for n = 5 once
+    /// where the server takes it (OpenAI, vLLM), and falls back to one request per sample when
+    /// it refuses; 1 always sends one request per sample.
+    #[arg(long, value_name = "N", default_value_t = crate::judge::openai::MAX_SAMPLES_PER_REQUEST,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::judge::openai::MAX_SAMPLES_PER_REQUEST)))]
+    pub samples_per_request: u32,
+
+    /// A model's price, dollars per million input and output tokens (reasoning tokens are
+    /// billed as output), e.g. gpt-4o=2.5,10; repeatable. Costs are in dollars when every
+    /// judge has one, else in tokens.
+    #[arg(long = "price", value_name = "MODEL=IN,OUT", value_parser = clap::value_parser!(crate::run::settings::ModelPrice))]
+    pub prices: Vec<crate::run::settings::ModelPrice>,
+
     /// At most this many requests per minute.
     #[arg(long, value_name = "N")]
     pub rpm: Option<f64>,

@@ -28,6 +28,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
     pub sort: String,
 
+    #[command(flatten)]
+    pub cost: crate::cli::calibrate::CostArgs,
+
     /// Print one JSON document to stdout instead of tables.
     #[arg(long)]
     pub json: bool,

@@ -59,6 +59,8 @@ impl From<JudgeArgs> for JudgeSettings {
             offline: a.offline,
             tie_margin: a.tie_margin,
             pointwise_missing: a.pointwise_missing,
+            prices: a.prices,
+            samples_per_request: a.samples_per_request,
         }
     }
 }
@@ -119,6 +121,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             name: a.name,
             batch: a.batch.into(),
             reference,
+            cost: a.cost.into(),
         })
     }
 }
@@ -131,6 +134,16 @@ impl From<ReportArgs> for ReportSettings {
             sort: a.sort,
             json: a.json,
             details: a.details,
+            cost: a.cost.into(),
+        }
+    }
+}
+
+impl From<crate::cli::calibrate::CostArgs> for crate::run::settings::CostOptions {
+    fn from(a: crate::cli::calibrate::CostArgs) -> Self {
+        Self {
+            margin: a.margin,
+            unit: a.cost_unit,
         }
     }
 }

@@ -198,6 +198,7 @@ fn systems(
     let eval = EvalSettings {
         bootstrap: settings.bootstrap,
         seed: settings.seed,
+        cost: Default::default(),
     };
     crate::evaluation::systems::systems(&run, eval)
         .and_then(|(mut rows, _)| rows.pop())
@@ -429,6 +430,7 @@ fn probability(
         crate::evaluation::EvalSettings {
             bootstrap: settings.bootstrap,
             seed: settings.seed,
+            cost: Default::default(),
         },
     ))
 }

@@ -117,6 +117,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
                 crate::evaluation::EvalSettings {
                     bootstrap: 0,
                     seed: meta.seed,
+                    cost: Default::default(),
                 },
             );
             if evaluation.comparisons.is_empty() {

@@ -26,6 +26,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 EvalSettings {
                     bootstrap: meta.bootstrap,
                     seed: meta.seed,
+                    cost: crate::run::plan::cost_settings(&args.sort, args.cost),
                 },
             );
             Calibrated::Pairs(Box::new(Run {

@@ -335,6 +335,7 @@ mod tests {
         let settings = EvalSettings {
             bootstrap: 50,
             seed: 1,
+            cost: Default::default(),
         };
         let c = compare_all(&run, settings);
         assert_eq!((c[0].a, c[0].b, c[0].n), (0, 1, 10));
@@ -410,6 +411,7 @@ mod tests {
             EvalSettings {
                 bootstrap: 2000,
                 seed: 3,
+                cost: Default::default(),
             },
         )[0];
         // accuracy 45/60 vs 32/60; McNemar on 13 (only A right) vs 0 (only B right).

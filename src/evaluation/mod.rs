@@ -7,6 +7,7 @@ pub mod annotators;
 pub mod bias;
 mod compare;
 pub mod consistency;
+pub mod cost;
 pub mod credit;
 pub mod evaluator;
 pub mod groups;
@@ -55,6 +56,9 @@ pub struct Evaluation {
     pub evaluator: Option<evaluator::RunMeasures>,
     /// With generators and a reference: the best configuration by Spearman against the others.
     pub systems_comparisons: Vec<systems::SystemsComparison>,
+    /// Each configuration's metric against its cost: the frontier and the cheapest
+    /// configuration not worse than the best by more than the margin.
+    pub cost: Option<cost::Frontier>,
 }
 
 /// The annotators and one configuration's ratings beside them (None if a label falls
@@ -224,6 +228,15 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
         systems_comparisons,
         rmbench: rmbench::layout(run).map(|l| rmbench::rmbench(run, &l, settings)),
         groups: groups::groups(run, &configs),
+        cost: cost::frontier(
+            run,
+            &configs
+                .iter()
+                .map(|c| c.overall.agreement.get(settings.cost.metric))
+                .collect::<Vec<f64>>(),
+            settings.cost,
+            (settings.bootstrap, settings.seed),
+        ),
         configs,
         comparisons: compare_all(run, settings),
     }
@@ -260,6 +273,7 @@ mod tests {
             EvalSettings {
                 bootstrap: 0,
                 seed: 0,
+                cost: Default::default(),
             },
         );
         assert_eq!(
@@ -317,6 +331,7 @@ mod tests {
             EvalSettings {
                 bootstrap: 0,
                 seed: 0,
+                cost: Default::default(),
             },
         );
         let c = &e.configs[0];

@@ -197,6 +197,7 @@ mod tests {
             EvalSettings {
                 bootstrap: 200,
                 seed: 1,
+                cost: Default::default(),
             },
         );
         assert_eq!((s.pairs, s.missing), (3, 2));

@@ -77,7 +77,8 @@ impl Outcome {
     }
 }
 
-/// Cost and time of one configuration.
+/// Cost and time of one configuration. Answers from the cache count what they cost when
+/// first paid (`cache_hits` says how many they were).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Cost {
     pub calls: u64,
@@ -87,6 +88,12 @@ pub struct Cost {
     /// Of `tokens_out`, the thinking's.
     pub tokens_reasoning: u64,
     pub wall_seconds: f64,
+    /// Requests behind the answers (samples asked together with `n` are one), and their
+    /// latencies added up; None for a run made before they were counted.
+    pub requests: Option<u64>,
+    pub request_seconds: Option<f64>,
+    /// Dollars, with a price for the judge's model (a jury: its members' sum, when each has one).
+    pub usd: Option<f64>,
 }
 
 /// One configuration's outcomes, aligned with the run's items.
@@ -229,6 +236,8 @@ pub struct Annotations {
 pub struct EvalSettings {
     pub bootstrap: usize,
     pub seed: u64,
+    /// The cost analysis's metric, unit and margin.
+    pub cost: CostSettings,
 }
 
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off
@@ -298,6 +307,79 @@ pub fn headline(gold: &[i64], rating: &[i64]) -> Headline {
         kappa_quadratic: a.get(Statistic::KappaQuadratic),
     }
 }
+
+/// What a cost is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CostUnit {
+    /// Dollars, from `--price` (every configuration that calls a judge needs one).
+    Usd,
+    /// Prompt and completion tokens (the thinking's among them).
+    Tokens,
+    /// The judge's time: its requests' latencies, added up.
+    Seconds,
+    /// Requests sent (samples asked together with `n` are one request).
+    Requests,
+}
+
+impl CostUnit {
+    pub const NAMES: [&'static str; 4] = ["usd", "tokens", "seconds", "requests"];
+
+    pub fn key(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// A configuration's cost in this unit (None: dollars without a price).
+    pub fn of(self, c: &Cost) -> Option<f64> {
+        match self {
+            CostUnit::Usd => c.usd,
+            CostUnit::Tokens => Some((c.tokens_in + c.tokens_out) as f64),
+            CostUnit::Seconds => c.request_seconds,
+            CostUnit::Requests => Some(c.requests.unwrap_or(c.calls) as f64),
+        }
+    }
+}
+
+impl std::str::FromStr for CostUnit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "usd" => Ok(CostUnit::Usd),
+            "tokens" => Ok(CostUnit::Tokens),
+            "seconds" => Ok(CostUnit::Seconds),
+            "requests" => Ok(CostUnit::Requests),
+            _ => Err(format!(
+                "unknown cost unit '{s}'; units are {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// How the frontier is drawn and tested.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostSettings {
+    /// The headline metric (`--sort`).
+    pub metric: Statistic,
+    /// `--cost-unit`; None: dollars when every judged configuration has a price, else tokens,
+    /// else requests (a judge that reports no tokens).
+    pub unit: Option<CostUnit>,
+    /// δ, on the headline metric.
+    pub margin: f64,
+}
+
+impl Default for CostSettings {
+    fn default() -> Self {
+        Self {
+            metric: Statistic::KappaQuadratic,
+            unit: None,
+            margin: DEFAULT_MARGIN,
+        }
+    }
+}
+
+/// `--margin`'s default.
+pub const DEFAULT_MARGIN: f64 = 0.02;
 
 /// Records for the unit tests of this module and its children.
 #[cfg(test)]

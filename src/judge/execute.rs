@@ -8,7 +8,7 @@
 //! gave up. So each timeout of a call started under the current limit halves the limit (down
 //! to 1), once per round of calls, and a call waiting to retry holds no slot.
 
-use super::{Call, CallError, Completion, Judge};
+use super::{Call, CallError, Completion, Judge, SampleOutcome};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -218,52 +218,33 @@ impl Executor {
             judge.prefetch(calls);
         }
         drop(judges);
+        let bundles = bundles(&jobs);
+        let total = jobs.len();
+        let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
         runtime.block_on(async {
             let mut set = tokio::task::JoinSet::new();
-            let total = jobs.len();
-            for (index, job) in jobs.into_iter().enumerate() {
-                let (throttle, pace, observer) = (
-                    self.throttle.clone(),
-                    self.pace.clone(),
-                    self.observer.clone(),
-                );
+            for (first, len) in bundles {
+                let bundle: Vec<Job> = jobs[first..first + len]
+                    .iter_mut()
+                    .filter_map(Option::take)
+                    .collect();
+                let run = Running {
+                    throttle: self.throttle.clone(),
+                    pace: self.pace.clone(),
+                    observer: self.observer.clone(),
+                };
                 set.spawn(async move {
-                    let policy = job.judge.retry_policy();
-                    let mut attempt = 0;
-                    let outcome = loop {
-                        let Some((slot, round)) = throttle.acquire().await else {
-                            break Err(CallError::Connection("the run was stopped".into()));
-                        };
-                        if let Some(pace) = &pace {
-                            pace.wait().await;
-                        }
-                        if attempt == 0 {
-                            observer.started(job.group);
-                        }
-                        let outcome = job.judge.complete(&job.call).await;
-                        drop(slot);
-                        if let Err(CallError::Timeout(_)) = &outcome {
-                            if let Some((from, to)) = throttle.timed_out(round) {
-                                observer.concurrency_lowered(from, to);
-                            }
-                        }
-                        match outcome {
-                            Err(e) if e.retryable() && attempt < policy.max_retries => {
-                                tokio::time::sleep(policy.backoff(attempt, &e)).await;
-                                attempt += 1;
-                            }
-                            done => break done,
-                        }
-                    };
-                    observer.finished(job.group, &outcome);
-                    (index, outcome)
+                    let outcomes = run.bundle(&bundle).await;
+                    (first, outcomes)
                 });
             }
             let mut out: Vec<Option<Result<Completion, CallError>>> =
                 (0..total).map(|_| None).collect();
             while let Some(joined) = set.join_next().await {
-                if let Ok((index, outcome)) = joined {
-                    out[index] = Some(outcome);
+                if let Ok((first, outcomes)) = joined {
+                    for (k, outcome) in outcomes.into_iter().enumerate() {
+                        out[first + k] = Some(outcome);
+                    }
                 }
             }
             out.into_iter()
@@ -272,5 +253,156 @@ impl Executor {
                 })
                 .collect()
         })
+    }
+}
+
+/// The jobs sent together, as (first, length): consecutive samples of one call (the same
+/// judge, item and parameters, sample indices one after another), as many as the judge takes
+/// in one request; every other job alone.
+fn bundles(jobs: &[Job]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if let Some((first, len)) = out.last_mut() {
+            let head = &jobs[*first];
+            let previous = &jobs[i - 1].call;
+            let joins = job.group == head.group
+                && Arc::ptr_eq(&job.judge, &head.judge)
+                && Arc::ptr_eq(&job.call.item, &head.call.item)
+                && Arc::ptr_eq(&job.call.params, &head.call.params)
+                && job.call.sample == previous.sample + 1
+                && job.call.messages == head.call.messages
+                && (*len as u64) < u64::from(head.judge.samples_per_request(&head.call.params));
+            if joins {
+                *len += 1;
+                continue;
+            }
+        }
+        out.push((i, 1));
+    }
+    out
+}
+
+/// What a task needs of the executor to send its calls.
+struct Running {
+    throttle: Arc<Throttle>,
+    pace: Option<Arc<Pace>>,
+    observer: Arc<dyn Observer>,
+}
+
+impl Running {
+    /// A slot of the budget, then the pace's turn: `None` when the run was stopped.
+    async fn turn(&self) -> Option<(Slot, u64)> {
+        let taken = self.throttle.acquire().await?;
+        if let Some(pace) = &self.pace {
+            pace.wait().await;
+        }
+        Some(taken)
+    }
+
+    /// After an attempt: a timeout lowers the budget.
+    fn after(&self, round: u64, timed_out: bool) {
+        if timed_out {
+            if let Some((from, to)) = self.throttle.timed_out(round) {
+                self.observer.concurrency_lowered(from, to);
+            }
+        }
+    }
+
+    /// One call, retried by its judge's policy (`told`: its start was already told).
+    async fn one(&self, job: &Job, told: bool) -> Result<Completion, CallError> {
+        let policy = job.judge.retry_policy();
+        let mut attempt = 0;
+        let outcome = loop {
+            let Some((slot, round)) = self.turn().await else {
+                break Err(CallError::Connection("the run was stopped".into()));
+            };
+            if attempt == 0 && !told {
+                self.observer.started(job.group);
+            }
+            let outcome = job.judge.complete(&job.call).await;
+            drop(slot);
+            self.after(round, matches!(outcome, Err(CallError::Timeout(_))));
+            match outcome {
+                Err(e) if e.retryable() && attempt < policy.max_retries => {
+                    tokio::time::sleep(policy.backoff(attempt, &e)).await;
+                    attempt += 1;
+                }
+                done => break done,
+            }
+        };
+        self.observer.finished(job.group, &outcome);
+        outcome
+    }
+
+    /// A bundle's calls: one request for all of them while the judge takes it, the samples a
+    /// retryable failure left asked again together, and those the request did not answer
+    /// (the server refused `n`, or gave fewer choices) sent one by one.
+    async fn bundle(&self, jobs: &[Job]) -> Vec<Result<Completion, CallError>> {
+        let [head, ..] = jobs else {
+            return Vec::new();
+        };
+        if jobs.len() == 1 {
+            return vec![self.one(head, false).await];
+        }
+        let policy = head.judge.retry_policy();
+        let mut out: Vec<Option<Result<Completion, CallError>>> =
+            jobs.iter().map(|_| None).collect();
+        let mut alone: Vec<(usize, String)> = Vec::new();
+        let mut pending: Vec<usize> = (0..jobs.len()).collect();
+        for job in jobs {
+            self.observer.started(job.group);
+        }
+        let mut attempt = 0;
+        while !pending.is_empty() {
+            let Some((slot, round)) = self.turn().await else {
+                for &i in &pending {
+                    out[i] = Some(Err(CallError::Connection("the run was stopped".into())));
+                }
+                break;
+            };
+            let calls: Vec<crate::judge::Call> =
+                pending.iter().map(|&i| jobs[i].call.clone()).collect();
+            let answered = head.judge.complete_samples(&calls).await;
+            drop(slot);
+            let mut again: Vec<usize> = Vec::new();
+            let mut wait: Option<CallError> = None;
+            for (&i, outcome) in pending.iter().zip(answered) {
+                match outcome {
+                    SampleOutcome::Alone(why) => alone.push((i, why)),
+                    SampleOutcome::Done(Err(e))
+                        if e.retryable() && attempt < policy.max_retries =>
+                    {
+                        wait.get_or_insert(e);
+                        again.push(i);
+                    }
+                    SampleOutcome::Done(done) => out[i] = Some(done),
+                }
+            }
+            self.after(round, matches!(wait, Some(CallError::Timeout(_))));
+            if let Some(e) = wait {
+                tokio::time::sleep(policy.backoff(attempt, &e)).await;
+                attempt += 1;
+            }
+            pending = again;
+        }
+        for (i, slot) in out.iter().enumerate() {
+            if let Some(outcome) = slot {
+                self.observer.finished(jobs[i].group, outcome);
+            }
+        }
+        for (i, why) in alone {
+            let mut outcome = self.one(&jobs[i], true).await;
+            if let Ok(c) = &mut outcome {
+                c.sent_without.push(format!(
+                    "one request per sample, not together with 'n' ({why})"
+                ));
+            }
+            out[i] = Some(outcome);
+        }
+        out.into_iter()
+            .map(|o| {
+                o.unwrap_or_else(|| Err(CallError::Connection("the call's task failed".into())))
+            })
+            .collect()
     }
 }

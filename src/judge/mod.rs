@@ -67,6 +67,22 @@ pub struct Params {
     pub request: Option<serde_json::Value>,
 }
 
+/// What a model's tokens cost: dollars per million input and output tokens. Reasoning tokens
+/// are billed as output (they are among the completion tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+impl Price {
+    /// Dollars for these tokens.
+    pub fn usd(&self, tokens_in: u64, tokens_out: u64) -> f64 {
+        (tokens_in as f64 * self.input + tokens_out as f64 * self.output) / 1e6
+    }
+}
+
 /// The item behind a call, for judges that answer from the texts rather than the prompt
 /// (replay matches recordings by them; the simulator needs the gold label and the format).
 /// Never sent to an endpoint and never part of the cache key.
@@ -137,9 +153,18 @@ pub struct Completion {
     /// Parameters the server refused (HTTP 400 naming them) that this call was sent without.
     #[serde(skip)]
     pub sent_without: Vec<String>,
+    /// Which choice of its request this answer was (`n` samples in one request): 0 for the
+    /// first, which carries the request's prompt tokens and time; a later choice's
+    /// `tokens_in` and `latency_ms` are 0, so sums over answers are what the requests cost.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub choice: u32,
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
 
@@ -157,6 +182,7 @@ impl Completion {
             finish_reason: None,
             tokens_reasoning: 0,
             sent_without: Vec::new(),
+            choice: 0,
         }
     }
 
@@ -259,6 +285,17 @@ impl RetryPolicy {
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Completion, CallError>> + Send + 'a>>;
 
+/// What became of one call of several samples sent together.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SampleOutcome {
+    Done(Result<Completion, CallError>),
+    /// Not answered by the request: to be sent on its own, and why (the server refused `n`,
+    /// or gave fewer choices).
+    Alone(String),
+}
+
+pub type SamplesFuture<'a> = Pin<Box<dyn Future<Output = Vec<SampleOutcome>> + Send + 'a>>;
+
 /// An OpenAI-compatible server: its base URL and API key.
 pub type Endpoint = (String, Option<String>);
 
@@ -294,4 +331,19 @@ pub trait Judge: Send + Sync {
     fn prefetch(&self, _calls: &[&Call]) {}
     /// One attempt at a call (retries are `execute`'s).
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a>;
+    /// How many samples of one call (the same messages and parameters, consecutive sample
+    /// indices) one request may carry (`n`); 1 for judges that answer one at a time.
+    fn samples_per_request(&self, _params: &Params) -> u32 {
+        1
+    }
+    /// One attempt at several samples of one call in one request, an outcome per call in
+    /// order (asked only when `samples_per_request` is above 1).
+    fn complete_samples<'a>(&'a self, calls: &'a [Call]) -> SamplesFuture<'a> {
+        Box::pin(async move {
+            calls
+                .iter()
+                .map(|_| SampleOutcome::Alone("the judge answers one sample a request".into()))
+                .collect()
+        })
+    }
 }

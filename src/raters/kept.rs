@@ -85,6 +85,8 @@ impl CallTally {
                     self.usage.tokens_in += done.tokens_in;
                     self.usage.tokens_out += done.tokens_out;
                     self.usage.tokens_reasoning += done.tokens_reasoning;
+                    self.usage.requests += u64::from(done.choice == 0);
+                    self.usage.request_seconds += done.latency_ms / 1000.0;
                 }
             }
             self.calls += 1;

@@ -118,7 +118,7 @@ pub struct SampleTrace {
 }
 
 /// Calls, cache hits and tokens behind some ratings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     pub calls: u64,
     pub cache_hits: u64,
@@ -126,6 +126,10 @@ pub struct Usage {
     pub tokens_out: u64,
     /// Of `tokens_out`, the thinking's.
     pub tokens_reasoning: u64,
+    /// Requests behind the answers (samples asked together with `n` are one), and their
+    /// latencies added up, in seconds.
+    pub requests: u64,
+    pub request_seconds: f64,
 }
 
 impl Usage {
@@ -137,6 +141,8 @@ impl Usage {
             tokens_in: self.tokens_in + o.tokens_in,
             tokens_out: self.tokens_out + o.tokens_out,
             tokens_reasoning: self.tokens_reasoning + o.tokens_reasoning,
+            requests: self.requests + o.requests,
+            request_seconds: self.request_seconds + o.request_seconds,
         }
     }
 }

@@ -34,10 +34,50 @@ pub struct CostFile {
     pub tokens_reasoning: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_seconds: Option<f64>,
+    /// Requests behind the answers and their latencies added up (absent from runs made before
+    /// they were counted), and dollars with a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+impl From<crate::evaluation::Cost> for CostFile {
+    fn from(c: crate::evaluation::Cost) -> Self {
+        Self {
+            cache_hits: c.cache_hits,
+            calls: c.calls,
+            tokens_in: c.tokens_in,
+            tokens_out: c.tokens_out,
+            tokens_reasoning: c.tokens_reasoning,
+            wall_seconds: Some(c.wall_seconds),
+            requests: c.requests,
+            request_seconds: c.request_seconds,
+            usd: c.usd,
+        }
+    }
+}
+
+impl From<CostFile> for crate::evaluation::Cost {
+    fn from(c: CostFile) -> Self {
+        Self {
+            calls: c.calls,
+            cache_hits: c.cache_hits,
+            tokens_in: c.tokens_in,
+            tokens_out: c.tokens_out,
+            tokens_reasoning: c.tokens_reasoning,
+            wall_seconds: c.wall_seconds.unwrap_or(0.0),
+            requests: c.requests,
+            request_seconds: c.request_seconds,
+            usd: c.usd,
+        }
+    }
 }
 
 /// A pointwise configuration's rules.
@@ -67,6 +107,9 @@ pub struct PairsConfigFile {
     pub parser: String,
     #[serde(default)]
     pub pointwise: Option<PointwiseFile>,
+    /// The model's price, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::judge::Price>,
     /// Where the configuration's probabilities come from (`logprobs`, `votes`, `scores`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probability: Option<String>,

@@ -116,6 +116,9 @@ fn openai(args: &JudgeSettings, model: Option<&str>) -> Result<(Arc<dyn Judge>, 
     config.timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     config.retry.max_retries = args.retries;
     config.retry.base_backoff = Duration::from_millis(args.retry_base_ms);
+    if args.samples_per_request > 0 {
+        config.samples_per_request = args.samples_per_request;
+    }
     for header in &args.headers {
         let (k, v) = header
             .split_once(':')

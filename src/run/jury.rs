@@ -88,6 +88,7 @@ fn meta(name: String, jury: &Jury, metas: &[ConfigMeta]) -> ConfigMeta {
         )
     };
     ConfigMeta {
+        price: None,
         judge: format!(
             "jury ({}{weights}) of {}",
             jury.vote.key(),

@@ -41,6 +41,8 @@ struct JudgeEntry {
     reasoning_effort: Option<String>,
     /// This judge's own prompts, in place of the experiment's.
     prompts: Option<Vec<String>>,
+    /// Its model's price: `{ input = 2.5, output = 10 }`, dollars per million tokens.
+    price: Option<crate::judge::Price>,
 }
 
 /// `--config exp.toml`.
@@ -104,6 +106,34 @@ struct Judged {
     args: JudgeSettings,
     /// The judge's own prompts (an experiment file's `prompts` under its `[[judge]]`).
     templates: Option<Vec<Template>>,
+    /// Its model's price: the experiment file's, else `--price`'s for the model.
+    price: Option<crate::judge::Price>,
+}
+
+/// `--price` for `model`.
+fn price_of(args: &JudgeSettings, model: &str) -> Option<crate::judge::Price> {
+    args.prices
+        .iter()
+        .rev()
+        .find(|p| p.model == model)
+        .map(|p| p.price)
+}
+
+/// A `--price` for a model no judge uses is a mistake (a misspelt name would leave the run in
+/// tokens without a word).
+fn check_prices(args: &JudgeSettings, judged: &[Judged]) -> Result<()> {
+    for p in &args.prices {
+        if !judged.iter().any(|j| j.setup.model == p.model) {
+            let models: Vec<&str> = judged.iter().map(|j| j.setup.model.as_str()).collect();
+            return Err(input_error(format!(
+                "--price {}: no judge of this run uses the model '{}'; its models: {}. Name the model as --model does",
+                p.model,
+                p.model,
+                models.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn judges_from(
@@ -154,11 +184,13 @@ fn judges_from(
                     })
                     .transpose()
                     .with_context(|| format!("judge {} of the experiment file", i + 1))?;
+                let price = entry.price.or_else(|| price_of(&a, &setup.model));
                 Ok(Judged {
                     label,
                     setup,
                     args: a,
                     templates,
+                    price,
                 })
             })
             .collect();
@@ -174,6 +206,7 @@ fn judges_from(
             let setup = judges::build(&args.judge, m, progress)?;
             Ok(Judged {
                 label: setup.model.clone(),
+                price: price_of(&args.judge, &setup.model),
                 setup,
                 args: args.judge.clone(),
                 templates: None,
@@ -254,6 +287,7 @@ fn judged_configs(
                     simulated: j.setup.judge.is_simulated(),
                     system: t.system.clone(),
                     template: t.text.clone(),
+                    price: j.price,
                 });
                 configs.push(Config {
                     name,
@@ -290,6 +324,7 @@ fn baseline(
         simulated: false,
         system: None,
         template: String::new(),
+        price: None,
     };
     let config = Config {
         name,
@@ -390,6 +425,7 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
     } else {
         Vec::new()
     };
+    check_prices(&with_args.judge, &judged)?;
     let replaying = judged.iter().any(|j| {
         j.args
             .judge
@@ -439,6 +475,30 @@ pub fn data_settings(args: &PlanSettings) -> Result<DataSettings> {
 }
 
 /// `--sort` names one of [`SORT_KEYS`].
+/// The statistic a `--sort` key names (checked by `check_sort`).
+pub fn sort_statistic(key: &str) -> crate::metrics::Statistic {
+    use crate::metrics::Statistic;
+    match key {
+        "kappa" => Statistic::Kappa,
+        "accuracy" => Statistic::Accuracy,
+        "spearman" => Statistic::Spearman,
+        "kendall_tau_b" => Statistic::KendallTauB,
+        _ => Statistic::KappaQuadratic,
+    }
+}
+
+/// The cost analysis's settings: the sort metric, the unit and margin asked for.
+pub fn cost_settings(
+    sort: &str,
+    options: crate::run::settings::CostOptions,
+) -> crate::evaluation::cost::CostSettings {
+    crate::evaluation::cost::CostSettings {
+        metric: sort_statistic(sort),
+        unit: options.unit,
+        margin: options.margin,
+    }
+}
+
 pub fn check_sort(sort: &str) -> Result<()> {
     if !SORT_KEYS.contains(&sort) {
         return Err(input_error(format!(

@@ -21,6 +21,8 @@ pub struct ConfigMeta {
     pub simulated: bool,
     pub system: Option<String>,
     pub template: String,
+    /// Its model's price (`--price`, an experiment file's `price`).
+    pub price: Option<crate::judge::Price>,
 }
 
 /// Everything about a run besides the ratings.

@@ -44,6 +44,68 @@ pub struct JudgeSettings {
     pub offline: bool,
     pub tie_margin: f64,
     pub pointwise_missing: String,
+    /// `--price MODEL=IN,OUT`, as parsed.
+    pub prices: Vec<ModelPrice>,
+    /// `--samples-per-request`: at most this many samples in one request (`n`).
+    pub samples_per_request: u32,
+}
+
+/// `--price MODEL=IN,OUT`: a model's dollars per million input and output tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPrice {
+    pub model: String,
+    pub price: crate::judge::Price,
+}
+
+impl std::str::FromStr for ModelPrice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let usage = "expected MODEL=IN,OUT, dollars per million input and output tokens, e.g. gpt-4o=2.5,10";
+        let (model, rates) = s
+            .rsplit_once('=')
+            .ok_or_else(|| format!("'{s}': {usage}"))?;
+        let (input, output) = rates
+            .split_once(',')
+            .ok_or_else(|| format!("'{s}': {usage}"))?;
+        let rate = |x: &str| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    format!(
+                        "'{s}': '{}' is not a price (a number of dollars, 0 or more); {usage}",
+                        x.trim()
+                    )
+                })
+        };
+        if model.trim().is_empty() {
+            return Err(format!("'{s}': no model name; {usage}"));
+        }
+        Ok(Self {
+            model: model.trim().to_string(),
+            price: crate::judge::Price {
+                input: rate(input)?,
+                output: rate(output)?,
+            },
+        })
+    }
+}
+
+/// The cost analysis: `--margin` and `--cost-unit`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostOptions {
+    pub margin: f64,
+    pub unit: Option<crate::evaluation::cost::CostUnit>,
+}
+
+impl Default for CostOptions {
+    fn default() -> Self {
+        Self {
+            margin: crate::evaluation::cost::DEFAULT_MARGIN,
+            unit: None,
+        }
+    }
 }
 
 /// What a run rates: data, judges, prompts and raters (`calibrate` and `batch export`).
@@ -81,6 +143,7 @@ pub struct CalibrateSettings {
     pub name: Option<String>,
     pub batch: BatchSettings,
     pub reference: Option<ReferenceSpec>,
+    pub cost: CostOptions,
 }
 
 /// `--reference`: a table of model scores and its columns, or the gold labels' ranking.
@@ -102,6 +165,7 @@ pub struct ReportSettings {
     pub sort: String,
     pub json: bool,
     pub details: bool,
+    pub cost: CostOptions,
 }
 
 /// `rate`.

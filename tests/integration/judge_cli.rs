@@ -635,11 +635,13 @@ fn a_refused_model_or_key_stops_the_run_with_the_servers_words() {
         let sent = server.count();
         assert!(
             (1..=8).contains(&sent),
-            "at most the 8 calls in flight were sent, not 129: {sent}"
+            "at most the 8 requests in flight were sent, not 43: {sent}"
         );
+        // Each request asked for an item's 3 samples (`n`), so each refusal counts 3 calls.
         let want = format!(
-            "error: the judge refused the configuration: request rejected with HTTP {status}: {message} ({sent} of 129 calls refused, and the {} after them were not sent). Check --model (the name the server serves), the API key (--api-key-env) and --endpoint (it usually ends in /v1); the ratings file was written",
-            129 - sent
+            "error: the judge refused the configuration: request rejected with HTTP {status}: {message} ({} of 129 calls refused, and the {} after them were not sent). Check --model (the name the server serves), the API key (--api-key-env) and --endpoint (it usually ends in /v1); the ratings file was written",
+            3 * sent,
+            129 - 3 * sent
         );
         assert_eq!((code, err.lines().last().unwrap_or("")), (2, want.as_str()));
         let rows = read_jsonl(&out);

@@ -10,6 +10,7 @@ mod calibrate_cli;
 mod calibration;
 mod common;
 mod consistency;
+mod cost;
 mod data_cli;
 mod endpoint;
 mod evaluator;

@@ -88,14 +88,15 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     }
     // The demo's sc:5 configuration gives probabilities (its vote shares): their table too; the
     // sample names each response's writer: the system level's table.
-    assert_eq!(page.matches("<table class=\"sortable").count(), 9);
+    assert_eq!(page.matches("<table class=\"sortable").count(), 10);
+    assert!(page.contains("Cost and agreement, cheapest first"));
     assert!(page.contains("The models by configuration (win rate against sample-writer-good"));
     assert!(page.contains("Probabilities: P(response 2 better) against gold"));
     let svgs = plots(&page);
     assert_eq!(
         svgs.len(),
-        7 + 9,
-        "bars, subsets, forest, bias, probabilities, systems, self-consistency, 9 confusion heatmaps"
+        8 + 9,
+        "bars, subsets, forest, bias, probabilities, systems, cost, self-consistency, 9 confusion heatmaps"
     );
     assert!(svgs
         .iter()
@@ -371,9 +372,9 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
     // Unfiltered: every table, every plot decoded by the browser, the first page of items.
     let all = dom(&browser, &page, "");
     // configurations, probabilities (sc:5's vote shares), parse failures, sections,
-    // comparisons, significance groups, bias, self-consistency, the models (the demo has one
-    // order and no annotators).
-    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 10);
+    // comparisons, cost, significance groups, bias, self-consistency, the models (the demo
+    // has one order and no annotators).
+    assert_eq!(all.matches(r#"<table class="sortable"#).count(), 11);
     assert!(all.contains("Bias: how often each prefers"));
     let rendered: Vec<&str> = all
         .match_indices(r#"data-rendered=""#)

@@ -30,7 +30,8 @@ pub fn checksum(dataset: &Dataset) -> String {
     crate::judge::cache::hex(&h.finalize())
 }
 
-fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
+/// What a configuration's calls cost, in dollars too with a price for its model.
+fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>) -> Cost {
     Cost {
         calls: u.calls,
         cache_hits: u.cache_hits,
@@ -38,6 +39,13 @@ fn cost(u: raters::Usage, wall_seconds: f64) -> Cost {
         tokens_out: u.tokens_out,
         tokens_reasoning: u.tokens_reasoning,
         wall_seconds,
+        requests: Some(u.requests),
+        request_seconds: Some(u.request_seconds),
+        usd: if u.calls == 0 {
+            Some(0.0)
+        } else {
+            price.map(|p| p.usd(u.tokens_in, u.tokens_out))
+        },
     }
 }
 
@@ -82,13 +90,22 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
             samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
                 && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
             .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
-            ..base_record(m, r, cost(tally.usage, rated.wall_seconds[i]))
+            ..base_record(m, r, cost(tally.usage, rated.wall_seconds[i], m.price))
         })
         .collect();
     for ((jury, (_, m)), r) in juries.zip(&plan.juries).zip(&ratings[configs.len()..]) {
         // A jury costs what its members cost (its tally sums theirs), in their time.
         let wall = jury.members.iter().map(|&k| rated.wall_seconds[k]).sum();
-        let cost = cost(rated.tallies[records.len()].usage, wall);
+        // In dollars when each member has a price: their sum (members may be priced apart).
+        let usd = jury
+            .members
+            .iter()
+            .map(|&k| records[k].cost.usd)
+            .sum::<Option<f64>>();
+        let cost = Cost {
+            usd,
+            ..cost(rated.tallies[records.len()].usage, wall, None)
+        };
         let pointwise = r.iter().any(|x| x.grades.is_some()).then(|| {
             let first = records[jury.members[0]].pointwise.as_ref();
             evaluation::PointwiseRecord {
@@ -247,6 +264,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         EvalSettings {
             bootstrap: args.bootstrap,
             seed,
+            cost: crate::run::plan::cost_settings(&args.sort, args.cost),
         },
     );
     let meta = RunMeta {

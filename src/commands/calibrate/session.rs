@@ -150,7 +150,7 @@ pub fn finish<'a>(
     for (name, tally) in &tallies {
         for (adjusted, n) in &tally.sent_without {
             crate::report::media::format::stderr_line(&format!(
-                "note: {name}: the server refused a parameter (HTTP 400 naming it); {n} calls were sent {adjusted}"
+                "note: {name}: {n} calls were sent {adjusted}"
             ));
         }
     }

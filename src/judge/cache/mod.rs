@@ -10,7 +10,7 @@ mod upkeep;
 pub use store::{now_unix, open_read_only, Cache, FILE, MIGRATED};
 pub use upkeep::{Entry, Filter, ModelStats, Stats};
 
-use super::{Call, CallError, CallFuture, Completion, Judge};
+use super::{Call, CallError, CallFuture, Completion, Judge, SampleOutcome, SamplesFuture};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -162,6 +162,17 @@ impl Cached {
     }
 }
 
+impl Cached {
+    /// The stored answer of `key`, read by `prefetch` or now.
+    fn hit(&self, key: &str) -> Option<Completion> {
+        let ready = self.ready.lock().ok().and_then(|mut r| r.remove(key));
+        ready.or_else(|| self.cache.get(key)).map(|mut hit| {
+            hit.cached = true;
+            hit
+        })
+    }
+}
+
 impl std::fmt::Debug for Cached {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cached")
@@ -200,12 +211,59 @@ impl Judge for Cached {
         }
     }
 
+    fn samples_per_request(&self, params: &crate::judge::Params) -> u32 {
+        self.inner.samples_per_request(params)
+    }
+
+    /// The stored samples, and the others asked of the judge in one request, each answer
+    /// stored as it is one call's (its own key); the request's answers in one transaction, so
+    /// a kill loses all of them or none.
+    fn complete_samples<'a>(&'a self, calls: &'a [Call]) -> SamplesFuture<'a> {
+        Box::pin(async move {
+            let keys: Vec<String> = calls.iter().map(key).collect();
+            let mut out: Vec<Option<SampleOutcome>> = keys
+                .iter()
+                .map(|k| self.hit(k).map(|c| SampleOutcome::Done(Ok(c))))
+                .collect();
+            let missing: Vec<usize> = (0..calls.len()).filter(|&i| out[i].is_none()).collect();
+            if self.offline {
+                for &i in &missing {
+                    out[i] = Some(SampleOutcome::Done(Err(CallError::CacheMiss)));
+                }
+            } else if missing.len() == 1 {
+                let i = missing[0];
+                out[i] = Some(SampleOutcome::Done(self.complete(&calls[i]).await));
+            } else if !missing.is_empty() {
+                let asked: Vec<Call> = missing.iter().map(|&i| calls[i].clone()).collect();
+                let answered = self.inner.complete_samples(&asked).await;
+                let model = Some(calls[0].params.model.as_str());
+                let fresh: Vec<(&str, Option<&str>, &Completion)> = missing
+                    .iter()
+                    .zip(&answered)
+                    .filter_map(|(&i, a)| match a {
+                        SampleOutcome::Done(Ok(c)) => Some((keys[i].as_str(), model, c)),
+                        _ => None,
+                    })
+                    .collect();
+                if !fresh.is_empty() && self.cache.put_many(fresh.iter().copied()).is_err() {
+                    self.cache
+                        .write_errors
+                        .fetch_add(fresh.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+                for (&i, a) in missing.iter().zip(answered) {
+                    out[i] = Some(a);
+                }
+            }
+            out.into_iter()
+                .map(|o| o.unwrap_or_else(|| SampleOutcome::Alone("not answered".into())))
+                .collect()
+        })
+    }
+
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let key = key(call);
-            let ready = self.ready.lock().ok().and_then(|mut r| r.remove(&key));
-            if let Some(mut hit) = ready.or_else(|| self.cache.get(&key)) {
-                hit.cached = true;
+            if let Some(hit) = self.hit(&key) {
                 return Ok(hit);
             }
             if self.offline {

@@ -11,7 +11,8 @@
 //! Users may open the file with `sqlite3`, pandas or DuckDB: table `completions` (key, model,
 //! text, tokens_in, tokens_out, latency_ms, created_unix, logprobs: OpenAI's chat-shape object
 //! as JSON, or NULL; reasoning: the thinking a server returned apart; finish_reason;
-//! tokens_reasoning).
+//! tokens_reasoning; choice: which of its request's `n` choices, NULL for the first, whose
+//! row alone carries the request's prompt tokens and latency).
 
 use super::legacy;
 use crate::dataset::hub::Progress;
@@ -24,7 +25,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// One stored completion by its key (read by `completion_of`).
-const SELECT_ONE: &str = "SELECT text, tokens_in, tokens_out, latency_ms, logprobs, reasoning, finish_reason, tokens_reasoning FROM completions WHERE key = ?1";
+const SELECT_ONE: &str = "SELECT text, tokens_in, tokens_out, latency_ms, logprobs, reasoning, finish_reason, tokens_reasoning, choice FROM completions WHERE key = ?1";
 
 fn completion_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Completion> {
     let logprobs: Option<String> = r.get(4)?;
@@ -41,6 +42,7 @@ fn completion_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Completion> {
         finish_reason: r.get(6)?,
         tokens_reasoning: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
         sent_without: Vec::new(),
+        choice: r.get::<_, Option<i64>>(8)?.unwrap_or(0) as u32,
     })
 }
 
@@ -66,7 +68,8 @@ CREATE TABLE IF NOT EXISTS completions (
     logprobs TEXT,
     reasoning TEXT,
     finish_reason TEXT,
-    tokens_reasoning INTEGER
+    tokens_reasoning INTEGER,
+    choice INTEGER
 );
 CREATE INDEX IF NOT EXISTS completions_by_model ON completions(model, created_unix);
 CREATE INDEX IF NOT EXISTS completions_by_time ON completions(created_unix);
@@ -278,6 +281,7 @@ fn add_logprobs_column(conn: &Connection) -> rusqlite::Result<()> {
         ("reasoning", "TEXT"),
         ("finish_reason", "TEXT"),
         ("tokens_reasoning", "INTEGER"),
+        ("choice", "INTEGER"),
     ] {
         let has = conn
             .prepare("SELECT 1 FROM pragma_table_info('completions') WHERE name = ?1")?
@@ -303,8 +307,8 @@ fn insert(
     created_unix: i64,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix, logprobs, reasoning, finish_reason, tokens_reasoning)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT OR IGNORE INTO completions (key, model, text, tokens_in, tokens_out, latency_ms, created_unix, logprobs, reasoning, finish_reason, tokens_reasoning, choice)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         key,
@@ -320,7 +324,8 @@ fn insert(
             .and_then(|l| serde_json::to_string(l).ok()),
         completion.reasoning,
         completion.finish_reason,
-        completion.tokens_reasoning as i64
+        completion.tokens_reasoning as i64,
+        (completion.choice > 0).then_some(i64::from(completion.choice))
     ])
     .map(|_| ())
 }

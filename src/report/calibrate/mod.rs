@@ -3,6 +3,7 @@
 
 pub mod bias;
 pub mod consistency;
+pub mod cost;
 pub mod groups;
 pub mod jury;
 pub mod latex;
@@ -125,11 +126,38 @@ pub fn to_json(run: &Run) -> Value {
             m.insert("simulated".into(), json!(rec.simulated));
             m.insert("counts".into(), counts_json(&r.overall));
             m.insert("overall".into(), scope_json(&r.overall));
-            m.insert("by_subset".into(), Value::Object(r.by_subset.iter().map(|(k, s)| (k.clone(), scope_json(s))).collect()));
-            m.insert("sections".into(), Value::Object(r.sections.iter().map(|(k, v)| (k.to_string(), num(*v))).collect()));
+            m.insert(
+                "by_subset".into(),
+                Value::Object(
+                    r.by_subset
+                        .iter()
+                        .map(|(k, s)| (k.clone(), scope_json(s)))
+                        .collect(),
+                ),
+            );
+            m.insert(
+                "sections".into(),
+                Value::Object(
+                    r.sections
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), num(*v)))
+                        .collect(),
+                ),
+            );
             m.insert("leaderboard".into(), r.leaderboard.map_or(Value::Null, num));
-            m.insert("sections_published".into(), Value::Object(r.sections_published.iter().map(|(k, v)| (k.to_string(), num(*v))).collect()));
-            m.insert("leaderboard_published".into(), r.leaderboard_published.map_or(Value::Null, num));
+            m.insert(
+                "sections_published".into(),
+                Value::Object(
+                    r.sections_published
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), num(*v)))
+                        .collect(),
+                ),
+            );
+            m.insert(
+                "leaderboard_published".into(),
+                r.leaderboard_published.map_or(Value::Null, num),
+            );
             if let Some(p) = &r.overall.position {
                 m.insert("position".into(), position_json(p));
             }
@@ -144,15 +172,29 @@ pub fn to_json(run: &Run) -> Value {
                 m.insert("jury".into(), j);
             }
             if let Some(c) = &r.consistency {
-                m.insert("consistency".into(), crate::report::calibrate::consistency::to_json(c));
+                m.insert(
+                    "consistency".into(),
+                    crate::report::calibrate::consistency::to_json(c),
+                );
             }
             if let Some(model) = &r.length_model {
-                m.insert("length_model".into(), crate::report::calibrate::bias::model_json(model));
+                m.insert(
+                    "length_model".into(),
+                    crate::report::calibrate::bias::model_json(model),
+                );
             }
-            if let Some(e) = r.evaluator.as_ref().and_then(crate::report::evaluator::config_json) {
+            if let Some(e) = r
+                .evaluator
+                .as_ref()
+                .and_then(crate::report::evaluator::config_json)
+            {
                 m.insert("evaluator".into(), e);
             }
-            if let Some(s) = r.systems.as_ref().and_then(|s| serde_json::to_value(s).ok()) {
+            if let Some(s) = r
+                .systems
+                .as_ref()
+                .and_then(|s| serde_json::to_value(s).ok())
+            {
                 m.insert("systems".into(), s);
             }
             if let Some(a) = &r.annotators {
@@ -167,11 +209,15 @@ pub fn to_json(run: &Run) -> Value {
                     .map(|(reason, count)| json!({"reason": reason, "count": count}))
                     .collect(),
             );
+            let mut cost = crate::report::calibrate::cost::config_json(run, i);
             let c = rec.cost;
-            m.insert(
-                "cost".into(),
-                json!({"calls": c.calls, "cache_hits": c.cache_hits, "tokens_in": c.tokens_in, "tokens_out": c.tokens_out, "tokens_reasoning": c.tokens_reasoning, "reasoning_share_of_budget": num(crate::report::calibrate::ranking::reasoning_share(c.tokens_reasoning, c.calls, meta.max_tokens)), "wall_seconds": num(c.wall_seconds)}),
-            );
+            cost["reasoning_share_of_budget"] =
+                num(crate::report::calibrate::ranking::reasoning_share(
+                    c.tokens_reasoning,
+                    c.calls,
+                    meta.max_tokens,
+                ));
+            m.insert("cost".into(), cost);
             Value::Object(m)
         })
         .collect();
@@ -210,6 +256,9 @@ pub fn to_json(run: &Run) -> Value {
     }
     if let Some(e) = crate::report::evaluator::run_json(run) {
         doc["evaluator"] = e;
+    }
+    if let Some(f) = &run.evaluation.cost {
+        doc["cost_frontier"] = crate::report::calibrate::cost::json(f);
     }
     if !run.evaluation.systems_comparisons.is_empty() {
         if let Ok(c) = serde_json::to_value(&run.evaluation.systems_comparisons) {
@@ -307,6 +356,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
     }
     if let Some(t) = &summary.probability {
         print(w, t)?;
+    }
+    if let Some(t) = crate::report::calibrate::cost::table(run) {
+        print(w, &t)?;
     }
     if !details {
         // The answer's evidence: the configurations and their paired comparisons.

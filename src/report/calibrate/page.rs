@@ -243,6 +243,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     ]
     .into_iter()
     .flatten()
+    .chain(crate::report::calibrate::cost::table(run))
     .chain(crate::report::calibrate::jury::tables(run, &order, true))
     .chain(crate::report::calibrate::groups::tables(run))
     .chain(crate::report::calibrate::bias::tables(run, &order))
@@ -282,6 +283,9 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         ));
     }
     for (title, svg) in crate::report::calibrate::systems::svgs(run, &order)? {
+        figures.push(plot(title, svg));
+    }
+    if let Some((title, svg)) = crate::report::calibrate::cost::svg(run)? {
         figures.push(plot(title, svg));
     }
     if let Some(svg) = crate::report::calibrate::jury::svg(run)? {

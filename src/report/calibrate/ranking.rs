@@ -6,15 +6,7 @@ use crate::metrics::Statistic;
 use crate::report::media::format::{statistic_name, thousands};
 use crate::run::record::Run;
 
-fn sort_statistic(key: &str) -> Statistic {
-    match key {
-        "kappa" => Statistic::Kappa,
-        "accuracy" => Statistic::Accuracy,
-        "spearman" => Statistic::Spearman,
-        "kendall_tau_b" => Statistic::KendallTauB,
-        _ => Statistic::KappaQuadratic,
-    }
-}
+use crate::run::plan::sort_statistic;
 
 /// Configuration indices, best first by the sort metric (undefined last).
 pub fn order(run: &Run) -> Vec<usize> {
@@ -233,6 +225,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     }
     out.extend(crate::report::calibrate::jury::answer(run, &order));
     out.extend(crate::report::calibrate::rmbench::answer(run));
+    out.extend(crate::report::calibrate::cost::answer(run));
     let baselines: Vec<String> = order
         .iter()
         .filter(|&&i| baseline(i))

@@ -84,6 +84,10 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
         let path = dir.join(["systems.svg", "systems-reference.svg"][k.min(1)]);
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
+    if let Some((_, svg)) = crate::report::calibrate::cost::svg(run)? {
+        let path = dir.join("cost.svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;
+    }
     if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
         let path = dir.join("juries.svg");
         std::fs::write(&path, svg).with_context(|| format!("writing '{}'", path.display()))?;

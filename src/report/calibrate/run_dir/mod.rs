@@ -379,6 +379,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         crate::report::calibrate::jury::tidy(&mut rows, run, i);
         crate::report::calibrate::rmbench::tidy(&mut rows, run, i);
         crate::report::calibrate::systems::tidy(&mut rows, run, i);
+        crate::report::calibrate::cost::tidy(&mut rows, run, i);
         scope_rows(&mut rows, "overall", &r.overall);
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);

@@ -40,6 +40,7 @@ fn config_meta(c: &PairsConfigFile) -> ConfigMeta {
         simulated: c.simulated,
         system: c.system.clone(),
         template: c.template.clone(),
+        price: c.price,
     }
 }
 
@@ -206,14 +207,7 @@ fn config_record(
                 _ => Outcome::CallFailed,
             })
             .collect(),
-        cost: Cost {
-            calls: c.calls,
-            cache_hits: c.cache_hits,
-            tokens_in: c.tokens_in,
-            tokens_out: c.tokens_out,
-            tokens_reasoning: c.tokens_reasoning,
-            wall_seconds: c.wall_seconds.unwrap_or(0.0),
-        },
+        cost: Cost::from(c),
         reasons: crate::evaluation::tally(
             rows.clone()
                 .filter(|&i| r.status[i] != "rated" && !r.reason[i].is_empty())

@@ -285,6 +285,8 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
                     tokens_in: c.calls.tokens_in,
                     tokens_out: c.calls.tokens_out,
                     tokens_reasoning: c.calls.tokens_reasoning,
+                    requests: c.calls.requests.unwrap_or(c.calls.calls),
+                    request_seconds: c.calls.request_seconds.unwrap_or(0.0),
                 },
                 ..CallTally::default()
             },

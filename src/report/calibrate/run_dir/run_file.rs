@@ -11,14 +11,8 @@ use crate::run::record::{ConfigMeta, Run};
 fn config_file(meta: &ConfigMeta, rec: &ConfigRecord, all: &[ConfigRecord]) -> PairsConfigFile {
     let c = rec.cost;
     PairsConfigFile {
-        cost: CostFile {
-            cache_hits: c.cache_hits,
-            calls: c.calls,
-            tokens_in: c.tokens_in,
-            tokens_out: c.tokens_out,
-            tokens_reasoning: c.tokens_reasoning,
-            wall_seconds: Some(c.wall_seconds),
-        },
+        cost: CostFile::from(c),
+        price: meta.price,
         judge: meta.judge.clone(),
         max_tokens: meta.max_tokens,
         model: meta.model.clone(),

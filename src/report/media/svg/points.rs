@@ -158,3 +158,60 @@ pub fn scatter_svg(
     }
     Ok(svg)
 }
+
+/// Named points (x, y), those marked joined by a line in x order (a cost frontier), each
+/// labelled with its name.
+pub fn frontier_svg(
+    x_label: &str,
+    y_label: &str,
+    points: &[(String, f64, f64, bool)],
+) -> Result<String> {
+    let (x0, x1) = range(points.iter().map(|p| p.1));
+    let (y0, y1) = range(points.iter().map(|p| p.2));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (820, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(15)
+            .margin_right(120)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(plot_error)?;
+        let mut line: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.3 && p.1.is_finite() && p.2.is_finite())
+            .map(|p| (p.1, p.2))
+            .collect();
+        line.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart
+            .draw_series(LineSeries::new(line, SERIES[0].stroke_width(2)))
+            .map_err(plot_error)?;
+        for (name, x, y, on) in points.iter().filter(|p| p.1.is_finite() && p.2.is_finite()) {
+            let colour = if *on {
+                SERIES[0]
+            } else {
+                RGBColor(150, 150, 150)
+            };
+            chart
+                .draw_series([Circle::new((*x, *y), 5, colour.filled())])
+                .map_err(plot_error)?;
+            chart
+                .draw_series([Text::new(
+                    name.clone(),
+                    (*x, *y),
+                    ("sans-serif", 12).into_font().color(&BLACK),
+                )])
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}

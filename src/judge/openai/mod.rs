@@ -6,8 +6,13 @@
 //! [`GONE_AFTER`]), no call is sent any more: the run ends within seconds instead of retrying
 //! every remaining call against a dead server.
 
-use super::{Call, CallError, CallFuture, Completion, Judge, RetryPolicy};
-use crate::verdicts::probability::Logprobs;
+mod response;
+
+pub use response::{choices_of, completion_of, error_message, parse_completion};
+
+use super::{
+    Call, CallError, CallFuture, Completion, Judge, RetryPolicy, SampleOutcome, SamplesFuture,
+};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -23,6 +28,8 @@ pub struct OpenAiConfig {
     /// How `execute` retries this client's retryable failures.
     pub retry: RetryPolicy,
     pub extra_headers: Vec<(String, String)>,
+    /// At most this many samples of one call in one request (`n`); 1 sends each alone.
+    pub samples_per_request: u32,
 }
 
 impl std::fmt::Debug for OpenAiConfig {
@@ -48,9 +55,13 @@ impl OpenAiConfig {
                 max_backoff: Duration::from_secs(30),
             },
             extra_headers: Vec::new(),
+            samples_per_request: MAX_SAMPLES_PER_REQUEST,
         }
     }
 }
+
+/// OpenAI's largest `n`.
+pub const MAX_SAMPLES_PER_REQUEST: u32 = 128;
 
 /// How long without any answer, while every call fails to connect, before the endpoint counts
 /// as gone. Timeouts are not connection failures: a slow server keeps the lowering rule.
@@ -90,7 +101,7 @@ impl Health {
         self.gone.clone()
     }
 
-    fn back(&mut self, outcome: &Result<Completion, CallError>) {
+    fn back(&mut self, outcome: Result<(), &CallError>) {
         self.in_flight = self.in_flight.saturating_sub(1);
         match outcome {
             Err(CallError::Connection(message)) => {
@@ -141,7 +152,19 @@ pub struct OpenAi {
     /// models refuse `temperature`, ask `max_completion_tokens` for `max_tokens`): later calls
     /// go without them.
     refused_parameters: Mutex<HashMap<String, Vec<Adjustment>>>,
+    /// Per model, why its samples go one request each: the server refused `n` (an HTTP 400
+    /// naming it), or answered fewer choices than asked.
+    one_per_request: Mutex<HashMap<String, String>>,
     health: Mutex<Health>,
+}
+
+/// Whether a 400's message is about `n` (OpenAI's "Invalid 'n'", vLLM's "n must be",
+/// llama.cpp's "Only one completion choice is allowed").
+fn names_n(message: &str) -> bool {
+    message.to_ascii_lowercase().contains("completion choice")
+        || message
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|word| word == "n")
 }
 
 /// A change to a request body the server asked for.
@@ -173,8 +196,14 @@ impl Adjustment {
 
     fn describe(&self) -> String {
         match self {
-            Adjustment::Drop(name) => format!("without '{name}'"),
-            Adjustment::Rename(from, to) => format!("with '{to}' for '{from}'"),
+            Adjustment::Drop(name) => {
+                format!("without '{name}' (the server refused it: HTTP 400 naming it)")
+            }
+            Adjustment::Rename(from, to) => {
+                format!(
+                    "with '{to}' for '{from}' (the server refused '{from}': HTTP 400 naming it)"
+                )
+            }
         }
     }
 }
@@ -241,6 +270,7 @@ impl OpenAi {
             url,
             rejected: Mutex::new(HashMap::new()),
             refused_parameters: Mutex::new(HashMap::new()),
+            one_per_request: Mutex::new(HashMap::new()),
             health: Mutex::new(Health::new()),
         })
     }
@@ -276,7 +306,7 @@ impl OpenAi {
         body
     }
 
-    async fn once(&self, body: &Value) -> Result<Completion, CallError> {
+    async fn once(&self, body: &Value) -> Result<Vec<Completion>, CallError> {
         let start = Instant::now();
         let mut request = self.http.post(&self.url).json(body);
         if let Some(key) = &self.config.api_key {
@@ -299,7 +329,9 @@ impl OpenAi {
             });
         }
         let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-        parse_completion(&text, latency_ms)
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| CallError::BadResponse(format!("invalid JSON ({e})")))?;
+        choices_of(&value, latency_ms)
     }
 
     fn rejection(&self, model: &str) -> Option<String> {
@@ -334,87 +366,6 @@ fn inner_message(e: &reqwest::Error) -> String {
     text
 }
 
-/// `{"error": {"message": ...}}` (OpenAI, vLLM, Ollama), `{"error": "..."}` or FastAPI's
-/// `{"detail": "..."}` (llama-cpp-python) when the server says so, else the start of the body.
-pub(crate) fn error_message(body: &str) -> String {
-    serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or(v["error"].as_str())
-                .or(v["detail"].as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.chars().take(200).collect())
-}
-
-/// Reads a chat-completions response body.
-pub fn parse_completion(body: &str, latency_ms: f64) -> Result<Completion, CallError> {
-    let value: Value = serde_json::from_str(body)
-        .map_err(|e| CallError::BadResponse(format!("invalid JSON ({e})")))?;
-    completion_of(&value, latency_ms)
-}
-
-/// Reads a parsed chat-completions response body (also the `body` of a batch output line).
-pub fn completion_of(value: &Value, latency_ms: f64) -> Result<Completion, CallError> {
-    let choices = value["choices"]
-        .as_array()
-        .ok_or_else(|| CallError::BadResponse("no \"choices\" array".into()))?;
-    let first = choices
-        .first()
-        .ok_or_else(|| CallError::BadResponse("empty \"choices\"".into()))?;
-    let message = &first["message"];
-    let content = message["content"]
-        .as_str()
-        .or_else(|| first["text"].as_str());
-    // A judge that answers by calling a tool: the call's arguments are its answer.
-    let arguments = message["tool_calls"][0]["function"]["arguments"]
-        .as_str()
-        .or_else(|| message["function_call"]["arguments"].as_str());
-    let text = match (content, arguments) {
-        (Some(c), Some(a)) if c.trim().is_empty() => a,
-        (Some(c), _) => c,
-        (None, Some(a)) => a,
-        // Nothing but thinking (or nothing at all) when the length limit struck.
-        (None, None) if first["finish_reason"] == "length" => "",
-        (None, None) => {
-            return Err(CallError::BadResponse(
-                "the first choice has no message content".into(),
-            ))
-        }
-    };
-    let usage = &value["usage"];
-    Ok(Completion {
-        text: text.to_string(),
-        tokens_in: usage["prompt_tokens"].as_u64().unwrap_or(0),
-        tokens_out: usage["completion_tokens"].as_u64().unwrap_or(0),
-        latency_ms,
-        cached: false,
-        // A server that ignores `logprobs` (or garbles them) still gave its verdict.
-        logprobs: Logprobs::from_value(&first["logprobs"]).ok().flatten(),
-        reasoning: message["reasoning_content"]
-            .as_str()
-            .or_else(|| message["reasoning"].as_str())
-            .filter(|r| !r.is_empty())
-            .map(str::to_string),
-        finish_reason: first["finish_reason"].as_str().map(str::to_string),
-        tokens_reasoning: reasoning_tokens(usage),
-        sent_without: Vec::new(),
-    })
-}
-
-/// The thinking's share of the completion tokens, by any of its spellings: OpenAI's
-/// `completion_tokens_details.reasoning_tokens`, the Responses API's
-/// `output_tokens_details.reasoning_tokens`, a flat `reasoning_tokens`.
-fn reasoning_tokens(usage: &Value) -> u64 {
-    usage["completion_tokens_details"]["reasoning_tokens"]
-        .as_u64()
-        .or_else(|| usage["output_tokens_details"]["reasoning_tokens"].as_u64())
-        .or_else(|| usage["reasoning_tokens"].as_u64())
-        .unwrap_or(0)
-}
-
 impl Judge for OpenAi {
     fn describe(&self) -> String {
         format!("openai @ {}", self.config.base_url)
@@ -430,94 +381,161 @@ impl Judge for OpenAi {
     }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
-            let model = &call.params.model;
-            if let Some(reason) = self.rejection(model) {
-                return Err(CallError::NotSent(reason));
+            let mut answers = self.send(call, 1).await?;
+            if answers.is_empty() {
+                return Err(CallError::BadResponse("empty \"choices\"".into()));
             }
-            if let Some(reason) = self.health.lock().ok().and_then(|mut h| h.send()) {
-                return Err(CallError::EndpointGone {
-                    endpoint: self.config.base_url.clone(),
-                    reason,
-                });
-            }
-            let mut body = Self::body(call);
-            let known: Vec<Adjustment> = self
-                .refused_parameters
+            Ok(answers.swap_remove(0))
+        })
+    }
+
+    /// What `--samples-per-request` allows; a model known not to take `n` gets its bundles
+    /// back unsent (`complete_samples`), so each of its samples is counted in the run's note.
+    fn samples_per_request(&self, _params: &crate::judge::Params) -> u32 {
+        self.config.samples_per_request.max(1)
+    }
+
+    fn complete_samples<'a>(&'a self, calls: &'a [Call]) -> SamplesFuture<'a> {
+        Box::pin(async move {
+            let Some(first) = calls.first() else {
+                return Vec::new();
+            };
+            let asked = calls.len();
+            let known = self
+                .one_per_request
                 .lock()
                 .ok()
-                .and_then(|r| r.get(model).cloned())
-                .unwrap_or_default();
-            for a in &known {
-                a.apply(&mut body);
+                .and_then(|m| m.get(&first.params.model).cloned());
+            if let Some(why) = known {
+                return calls
+                    .iter()
+                    .map(|_| SampleOutcome::Alone(why.clone()))
+                    .collect();
             }
-            let mut outcome = self.once(&body).await;
-            // An HTTP 400 naming a parameter of the body: once more without it, and never
-            // again for this model.
-            let mut applied: Vec<Adjustment> = known;
-            while let Err(CallError::Client {
-                status: 400,
-                message,
-            }) = &outcome
-            {
-                let Some(a) = adjustment(&body, message).filter(|a| !applied.contains(a)) else {
-                    break;
-                };
-                a.apply(&mut body);
-                if let Ok(mut refused) = self.refused_parameters.lock() {
-                    let list = refused.entry(model.clone()).or_default();
-                    if !list.contains(&a) {
-                        list.push(a.clone());
+            match self.send(first, asked as u32).await {
+                Ok(answers) => {
+                    if !answers.is_empty() && answers.len() < asked {
+                        self.one_at_a_time(
+                            &first.params.model,
+                            format!(
+                                "the server answered {} choice(s) of the {asked} asked with 'n'",
+                                answers.len()
+                            ),
+                        );
                     }
+                    let why = self.why_alone(&first.params.model);
+                    let mut answers = answers.into_iter();
+                    calls
+                        .iter()
+                        .map(|_| {
+                            answers.next().map_or_else(
+                                || SampleOutcome::Alone(why.clone()),
+                                |c| SampleOutcome::Done(Ok(c)),
+                            )
+                        })
+                        .collect()
                 }
-                applied.push(a);
-                outcome = self.once(&body).await;
+                Err(e) => calls
+                    .iter()
+                    .map(|_| SampleOutcome::Done(Err(e.clone())))
+                    .collect(),
             }
-            if let Ok(c) = &mut outcome {
+        })
+    }
+}
+
+impl OpenAi {
+    /// Remembers that `model`'s samples go one request each, and why.
+    fn one_at_a_time(&self, model: &str, why: String) {
+        if let Ok(mut m) = self.one_per_request.lock() {
+            m.entry(model.to_string()).or_insert(why);
+        }
+    }
+
+    /// Why `model`'s samples go one request each.
+    fn why_alone(&self, model: &str) -> String {
+        self.one_per_request
+            .lock()
+            .ok()
+            .and_then(|m| m.get(model).cloned())
+            .unwrap_or_else(|| "the server did not answer them together".into())
+    }
+
+    /// One request for `n` samples of `call` (its sample index the first's): every choice,
+    /// or none when the server refused `n` (the samples are then asked one by one).
+    async fn send(&self, call: &Call, n: u32) -> Result<Vec<Completion>, CallError> {
+        let model = &call.params.model;
+        if let Some(reason) = self.rejection(model) {
+            return Err(CallError::NotSent(reason));
+        }
+        if let Some(reason) = self.health.lock().ok().and_then(|mut h| h.send()) {
+            return Err(CallError::EndpointGone {
+                endpoint: self.config.base_url.clone(),
+                reason,
+            });
+        }
+        let mut body = Self::body(call);
+        body["n"] = json!(n);
+        let known: Vec<Adjustment> = self
+            .refused_parameters
+            .lock()
+            .ok()
+            .and_then(|r| r.get(model).cloned())
+            .unwrap_or_default();
+        for a in &known {
+            a.apply(&mut body);
+        }
+        let mut outcome = self.once(&body).await;
+        // An HTTP 400 naming a parameter of the body: once more without it, and never
+        // again for this model.
+        let mut applied: Vec<Adjustment> = known;
+        while let Err(CallError::Client {
+            status: 400,
+            message,
+        }) = &outcome
+        {
+            if n > 1 && names_n(message) {
+                self.one_at_a_time(model, format!("HTTP 400: {message}"));
+                outcome = Ok(Vec::new());
+                break;
+            }
+            let Some(a) = adjustment(&body, message).filter(|a| !applied.contains(a)) else {
+                break;
+            };
+            a.apply(&mut body);
+            if let Ok(mut refused) = self.refused_parameters.lock() {
+                let list = refused.entry(model.clone()).or_default();
+                if !list.contains(&a) {
+                    list.push(a.clone());
+                }
+            }
+            applied.push(a);
+            outcome = self.once(&body).await;
+        }
+        if let Ok(answers) = &mut outcome {
+            for c in answers {
                 c.sent_without = applied.iter().map(Adjustment::describe).collect();
             }
-            if let Ok(mut health) = self.health.lock() {
-                health.back(&outcome);
-            }
-            if let Err(e) = &outcome {
-                if e.rejects_configuration() {
-                    if let Ok(mut rejected) = self.rejected.lock() {
-                        rejected
-                            .entry(model.clone())
-                            .or_insert_with(|| e.to_string());
-                    }
+        }
+        if let Ok(mut health) = self.health.lock() {
+            health.back(outcome.as_ref().map(|_| ()));
+        }
+        if let Err(e) = &outcome {
+            if e.rejects_configuration() {
+                if let Ok(mut rejected) = self.rejected.lock() {
+                    rejected
+                        .entry(model.clone())
+                        .or_insert_with(|| e.to_string());
                 }
             }
-            outcome
-        })
+        }
+        outcome
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_bodies() {
-        let ok = r#"{"choices":[{"message":{"role":"assistant","content":"[[A]]"}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#;
-        let c = parse_completion(ok, 5.0).expect("valid");
-        assert_eq!(
-            (c.text.as_str(), c.tokens_in, c.tokens_out),
-            ("[[A]]", 12, 3)
-        );
-        assert!(
-            matches!(parse_completion(r#"{"choices":[]}"#, 1.0), Err(CallError::BadResponse(m)) if m == "empty \"choices\"")
-        );
-        assert!(matches!(
-            parse_completion(r#"{"choices":[{"mess"#, 1.0),
-            Err(CallError::BadResponse(_))
-        ));
-        assert_eq!(
-            error_message(r#"{"error":{"message":"model 'x' not found"}}"#),
-            "model 'x' not found"
-        );
-        assert_eq!(error_message(r#"{"detail":"Not Found"}"#), "Not Found");
-        assert_eq!(error_message("<html>502</html>"), "<html>502</html>");
-    }
 
     #[test]
     fn debug_hides_the_key() {

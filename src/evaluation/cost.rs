@@ -1,0 +1,410 @@
+//! What each configuration cost, and the cheapest one as good as the best: every
+//! configuration's headline metric against its cost, the Pareto frontier (no other
+//! configuration both cheaper and better), and a non-inferiority test of the frontier's
+//! cheaper members against the best.
+//!
+//! Non-inferiority by a margin δ: the candidate is not worse than the best by more than δ when
+//! the one-sided 95% upper bound of best − candidate (the 95th percentile of its paired
+//! bootstrap over the items both rated) lies below δ. The frontier's members are tested in a
+//! fixed sequence, from the best down to the cheapest, and the sequence stops at the first
+//! that fails: the family-wise error stays at 5% without adjustment (each test's null is that
+//! the candidate is worse by δ or more).
+
+use super::record::{Cost, RunRecord};
+pub use super::record::{CostSettings, CostUnit, DEFAULT_MARGIN};
+use crate::metrics::{percentile, redraws, Contingency, Estimates, Labels, Statistic};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// One configuration's cost, as `--json` shows it (`configs[i].cost`, beside the counts it
+/// always had). Answers from the cache cost what they cost when first paid; `cached` counts
+/// them apart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigCost {
+    pub usd: Option<f64>,
+    pub usd_per_1000: Option<f64>,
+    /// The judge's time per 1000 items: its requests' latencies added up.
+    pub seconds_per_1000: Option<f64>,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub reasoning_tokens: u64,
+    pub requests: Option<u64>,
+    pub cached: u64,
+}
+
+impl ConfigCost {
+    /// `cost` over `items` items.
+    pub fn of(cost: &Cost, items: usize) -> Self {
+        let per_1000 = |x: f64| (items > 0).then(|| x * 1000.0 / items as f64);
+        Self {
+            usd: cost.usd,
+            usd_per_1000: cost.usd.and_then(per_1000),
+            seconds_per_1000: cost.request_seconds.and_then(per_1000),
+            prompt_tokens: cost.tokens_in,
+            completion_tokens: cost.tokens_out,
+            reasoning_tokens: cost.tokens_reasoning,
+            requests: cost.requests,
+            cached: cost.cache_hits,
+        }
+    }
+}
+
+/// A configuration on the chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    pub name: String,
+    #[serde(skip)]
+    pub index: usize,
+    pub cost: f64,
+    pub value: f64,
+    pub frontier: bool,
+}
+
+/// One non-inferiority test: the best against a cheaper configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NonInferior {
+    pub name: String,
+    #[serde(skip)]
+    pub index: usize,
+    pub cost: f64,
+    /// best − candidate on the items both rated.
+    pub difference: f64,
+    /// The paired bootstrap's 90% interval of the difference: its upper end is the one-sided
+    /// 95% bound the test compares with the margin.
+    pub ci: Option<[f64; 2]>,
+    /// How many times cheaper than the best (None when the candidate costs nothing).
+    pub ratio: Option<f64>,
+    /// Items both rated.
+    pub n: u64,
+    pub non_inferior: bool,
+}
+
+/// The cost analysis of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Frontier {
+    pub metric: &'static str,
+    pub unit: CostUnit,
+    pub margin: f64,
+    /// Every configuration with a defined metric and cost, cheapest first.
+    pub points: Vec<Point>,
+    /// The frontier's members, cheapest first.
+    pub frontier: Vec<String>,
+    pub best: String,
+    #[serde(skip)]
+    pub best_index: usize,
+    pub best_cost: f64,
+    /// The frontier's cheaper members in the order tested (from the best down); the sequence
+    /// stops at the first that fails.
+    pub tests: Vec<NonInferior>,
+    pub cheapest_non_inferior: Option<NonInferior>,
+    /// Configurations left out: no price for dollars, or no defined metric.
+    pub left_out: Vec<String>,
+}
+
+/// The unit a run's costs are counted in: the one asked for, else dollars when every
+/// configuration that calls a judge has a price, else tokens when any reported some, else
+/// requests.
+fn unit(run: &RunRecord, asked: Option<CostUnit>) -> CostUnit {
+    if let Some(u) = asked {
+        return u;
+    }
+    let calling = || run.configs.iter().filter(|c| c.cost.calls > 0);
+    if calling().next().is_some() && calling().all(|c| c.cost.usd.is_some()) {
+        CostUnit::Usd
+    } else if calling().any(|c| c.cost.tokens_in + c.cost.tokens_out > 0) {
+        CostUnit::Tokens
+    } else {
+        CostUnit::Requests
+    }
+}
+
+/// The frontier of a run, each configuration's headline metric in `values` (over the items it
+/// rated); None with fewer than two configurations on the chart.
+pub fn frontier(
+    run: &RunRecord,
+    values: &[f64],
+    settings: CostSettings,
+    (bootstrap, seed): (usize, u64),
+) -> Option<Frontier> {
+    let unit = unit(run, settings.unit);
+    let mut left_out = Vec::new();
+    let mut points: Vec<Point> = Vec::new();
+    for (index, (config, &value)) in run.configs.iter().zip(values).enumerate() {
+        // A configuration that makes no call costs nothing in any unit (baselines, juries of
+        // nothing); dollars need a price otherwise.
+        let cost = if config.cost.calls == 0 {
+            Some(0.0)
+        } else {
+            unit.of(&config.cost)
+        };
+        match cost.filter(|_| value.is_finite()) {
+            Some(cost) => points.push(Point {
+                name: config.name.clone(),
+                index,
+                cost,
+                value,
+                frontier: false,
+            }),
+            None => left_out.push(config.name.clone()),
+        }
+    }
+    if points.len() < 2 {
+        return None;
+    }
+    points.sort_by(|a, b| a.cost.total_cmp(&b.cost).then(b.value.total_cmp(&a.value)));
+    // Cheapest first: a point is on the frontier when it beats every cheaper one.
+    let mut top = f64::NEG_INFINITY;
+    for p in &mut points {
+        if p.value > top {
+            p.frontier = true;
+            top = p.value;
+        }
+    }
+    let best = points.iter().rev().find(|p| p.frontier).cloned()?;
+    let mut tests = Vec::new();
+    for p in points
+        .iter()
+        .rev()
+        .filter(|p| p.frontier && p.cost < best.cost)
+    {
+        let test = non_inferior(run, (&best, p), settings, (bootstrap, seed));
+        let passed = test.non_inferior;
+        tests.push(test);
+        if !passed {
+            break;
+        }
+    }
+    let cheapest = tests.iter().rev().find(|t| t.non_inferior).cloned();
+    Some(Frontier {
+        metric: settings.metric.key(),
+        unit,
+        margin: settings.margin,
+        frontier: points
+            .iter()
+            .filter(|p| p.frontier)
+            .map(|p| p.name.clone())
+            .collect(),
+        best: best.name.clone(),
+        best_index: best.index,
+        best_cost: best.cost,
+        points,
+        tests,
+        cheapest_non_inferior: cheapest,
+        left_out,
+    })
+}
+
+const K: usize = 3;
+
+/// The metric of A and of B from a joint gold × A × B table.
+fn pair_values(joint: &[u64], metric: Statistic) -> (f64, f64) {
+    let (mut ta, mut tb) = (vec![0u64; K * K], vec![0u64; K * K]);
+    for g in 0..K {
+        for a in 0..K {
+            for b in 0..K {
+                let c = joint[(g * K + a) * K + b];
+                ta[g * K + a] += c;
+                tb[g * K + b] += c;
+            }
+        }
+    }
+    let value =
+        |t: Vec<u64>| Estimates::of(&Contingency::from_counts(Labels::pairwise(), t)).get(metric);
+    (value(ta), value(tb))
+}
+
+/// The test of `candidate` against `best`: best − candidate on the items both rated, its
+/// paired bootstrap, and whether the one-sided 95% bound lies below the margin.
+fn non_inferior(
+    run: &RunRecord,
+    (best, candidate): (&Point, &Point),
+    settings: CostSettings,
+    (bootstrap, seed): (usize, u64),
+) -> NonInferior {
+    let idx = |v: i64| (v + 1) as usize;
+    let mut joint = vec![0u64; K * K * K];
+    for (i, item) in run.items.iter().enumerate() {
+        let (Some(a), Some(b)) = (
+            run.configs[best.index].outcomes[i].rating(),
+            run.configs[candidate.index].outcomes[i].rating(),
+        ) else {
+            continue;
+        };
+        joint[(idx(item.gold) * K + idx(a)) * K + idx(b)] += 1;
+    }
+    let n: u64 = joint.iter().sum();
+    let (a, b) = pair_values(&joint, settings.metric);
+    let mut rng = ChaCha8Rng::seed_from_u64(
+        seed ^ 0x636f_7374 ^ ((best.index as u64) << 32 | candidate.index as u64),
+    );
+    let resamples = if n > 0 { bootstrap } else { 0 };
+    let mut draws = redraws(&joint, resamples, 1, &mut rng, |w| {
+        let (x, y) = pair_values(w, settings.metric);
+        vec![x - y]
+    })
+    .pop()
+    .unwrap_or_default();
+    let (lo, hi) = (percentile(&mut draws, 5.0), percentile(&mut draws, 95.0));
+    let ci = (lo.is_finite() && hi.is_finite()).then_some([lo, hi]);
+    NonInferior {
+        name: candidate.name.clone(),
+        index: candidate.index,
+        cost: candidate.cost,
+        difference: a - b,
+        ci,
+        ratio: (candidate.cost > 0.0).then(|| best.cost / candidate.cost),
+        n,
+        non_inferior: ci.is_some_and(|[_, upper]| upper < settings.margin),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluation::record::fixtures::{config, item};
+    use crate::evaluation::record::{EvalSettings, Outcome};
+
+    /// 400 items; the best (costs $10) right on 360; the candidate (costs $1) right on the
+    /// best's items but `lost` of them, and on `gained` of the best's misses.
+    fn run(lost: usize, gained: usize) -> RunRecord {
+        let golds: Vec<i64> = (0..400).map(|i| if i % 2 == 0 { -1 } else { 1 }).collect();
+        let best_right = |i: usize| i % 10 != 0;
+        let best = golds
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| Outcome::Rated(if best_right(i) { g } else { -g }))
+            .collect();
+        let (mut l, mut w) = (0, 0);
+        let cheap = golds
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                let right = if best_right(i) {
+                    l += 1;
+                    l > lost
+                } else {
+                    w += 1;
+                    w <= gained
+                };
+                Outcome::Rated(if right { g } else { -g })
+            })
+            .collect();
+        let priced = |name: &str, outcomes, usd: f64| {
+            let mut c = config(name, outcomes);
+            c.cost = Cost {
+                calls: 400,
+                usd: Some(usd),
+                ..Cost::default()
+            };
+            c
+        };
+        RunRecord {
+            items: golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
+            configs: vec![priced("best", best, 10.0), priced("cheap", cheap, 1.0)],
+            both_orders: false,
+            annotators: None,
+            shapes: Vec::new(),
+            generators: None,
+        }
+    }
+
+    fn frontier_of(run: &RunRecord) -> Frontier {
+        let settings = EvalSettings {
+            bootstrap: 2000,
+            seed: 7,
+            cost: CostSettings {
+                metric: Statistic::Accuracy,
+                unit: None,
+                margin: 0.02,
+            },
+        };
+        let values: Vec<f64> = run
+            .configs
+            .iter()
+            .map(|c| {
+                let (golds, ratings): (Vec<i64>, Vec<i64>) = run
+                    .items
+                    .iter()
+                    .zip(&c.outcomes)
+                    .filter_map(|(item, o)| Some((item.gold, o.rating()?)))
+                    .unzip();
+                crate::metrics::Agreement::of(crate::evaluation::record::table(&golds, &ratings))
+                    .get(settings.cost.metric)
+            })
+            .collect();
+        frontier(
+            run,
+            &values,
+            settings.cost,
+            (settings.bootstrap, settings.seed),
+        )
+        .expect("a frontier")
+    }
+
+    #[test]
+    fn a_cheap_configuration_within_the_margin_is_named() {
+        // 4 items lost, 2 gained: 0.005 below the best.
+        let f = frontier_of(&run(4, 2));
+        assert_eq!(f.unit, CostUnit::Usd);
+        assert_eq!(f.best, "best");
+        assert_eq!(f.frontier, ["cheap", "best"]);
+        let t = f.cheapest_non_inferior.expect("non-inferior");
+        assert_eq!(t.name, "cheap");
+        assert!((t.difference - 0.005).abs() < 1e-12);
+        let [lo, hi] = t.ci.expect("interval");
+        assert!(lo < 0.005 && hi < 0.02, "{lo} {hi}");
+        assert_eq!(t.ratio, Some(10.0));
+    }
+
+    #[test]
+    fn a_cheap_configuration_far_below_the_best_is_not() {
+        // 40 lost: 0.1 below, the whole interval above the margin.
+        let f = frontier_of(&run(40, 0));
+        assert!(f.cheapest_non_inferior.is_none());
+        let t = &f.tests[0];
+        assert!((t.difference - 0.1).abs() < 1e-12);
+        assert!(t.ci.expect("interval")[0] > 0.02 && !t.non_inferior);
+    }
+
+    #[test]
+    fn an_interval_that_straddles_the_margin_is_not_enough() {
+        // 10 lost, 2 gained: 0.02 below, the interval on both sides of the margin.
+        let f = frontier_of(&run(10, 2));
+        let t = &f.tests[0];
+        assert!((t.difference - 0.02).abs() < 1e-12);
+        let [lo, hi] = t.ci.expect("interval");
+        assert!(lo < 0.02 && hi > 0.02, "{lo} {hi}");
+        assert!(!t.non_inferior && f.cheapest_non_inferior.is_none());
+    }
+
+    #[test]
+    fn frontier_members_and_the_fixed_sequence() {
+        // Three configurations: a dominated one (dearer and worse than the cheap one) is off
+        // the frontier and never tested.
+        let mut r = run(4, 2);
+        let mut dominated = r.configs[1].clone();
+        dominated.name = "dominated".into();
+        dominated.cost.usd = Some(5.0);
+        dominated.outcomes = r.configs[0]
+            .outcomes
+            .iter()
+            .zip(&r.items)
+            .map(|(_, item)| Outcome::Rated(-item.gold))
+            .collect();
+        r.configs.push(dominated);
+        let f = frontier_of(&r);
+        assert_eq!(f.frontier, ["cheap", "best"]);
+        assert_eq!(f.tests.len(), 1);
+        let p = f
+            .points
+            .iter()
+            .find(|p| p.name == "dominated")
+            .expect("point");
+        assert!(!p.frontier);
+        // Without a price for one configuration, dollars give way to tokens.
+        r.configs[2].cost.usd = None;
+        r.configs[2].cost.tokens_in = 10;
+        assert_eq!(frontier_of(&r).unit, CostUnit::Tokens);
+    }
+}

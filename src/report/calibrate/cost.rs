@@ -1,0 +1,264 @@
+//! The cost analysis (`evaluation::cost`) as the answer's line, a terminal table of what each
+//! configuration cost beside its metric, tidy CSV rows, and report.html's scatter with the
+//! frontier. `configs[i].cost` and `cost_frontier` serialize the result types.
+
+use crate::evaluation::cost::{ConfigCost, CostUnit, Frontier, NonInferior};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::format::{statistic_name, thousands};
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+
+/// A cost in its unit, as a person reads it.
+pub fn amount(unit: CostUnit, x: f64) -> String {
+    match unit {
+        CostUnit::Usd if x == 0.0 => "$0".into(),
+        CostUnit::Usd if x < 0.01 => format!("${x:.5}"),
+        CostUnit::Usd => format!("${x:.2}"),
+        CostUnit::Tokens => format!("{} tokens", thousands(x.round() as u64)),
+        CostUnit::Seconds => format!("{x:.1} s"),
+        CostUnit::Requests => format!("{} requests", thousands(x.round() as u64)),
+    }
+}
+
+fn ratio(t: &NonInferior) -> String {
+    match t.ratio {
+        Some(r) => format!("{r:.1}× cheaper than the best"),
+        None => "free, where the best is not,".into(),
+    }
+}
+
+fn difference(t: &NonInferior) -> String {
+    match t.ci {
+        Some([lo, hi]) => format!(
+            "difference {:+.3}, 90% interval [{:+.3}, {:+.3}]",
+            t.difference + 0.0,
+            lo + 0.0,
+            hi + 0.0
+        ),
+        None => format!("difference {:+.3}, no interval", t.difference + 0.0),
+    }
+}
+
+/// `configs[i].cost`: the new figures beside the counts the document always had (the caller
+/// adds `reasoning_share_of_budget`).
+pub fn config_json(run: &Run, i: usize) -> serde_json::Value {
+    let c = &run.record.configs[i].cost;
+    let mut value = serde_json::to_value(ConfigCost::of(c, run.record.items.len()))
+        .unwrap_or(serde_json::Value::Null);
+    if let Some(m) = value.as_object_mut() {
+        for (k, v) in [
+            ("calls", serde_json::json!(c.calls)),
+            ("cache_hits", serde_json::json!(c.cache_hits)),
+            ("tokens_in", serde_json::json!(c.tokens_in)),
+            ("tokens_out", serde_json::json!(c.tokens_out)),
+            ("tokens_reasoning", serde_json::json!(c.tokens_reasoning)),
+            (
+                "wall_seconds",
+                crate::report::media::json::num(c.wall_seconds),
+            ),
+        ] {
+            m.insert(k.into(), v);
+        }
+    }
+    value
+}
+
+/// The answer's line: the cheapest configuration not worse than the best by more than the
+/// margin, or that none is shown to be.
+pub fn answer(run: &Run) -> Vec<String> {
+    let Some(f) = &run.evaluation.cost else {
+        return Vec::new();
+    };
+    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let best = format!("{} ({})", f.best, amount(f.unit, f.best_cost));
+    match &f.cheapest_non_inferior {
+        Some(t) => vec![format!(
+            "Cheapest as good: {} ({}) is {} {best} and not worse on {metric} by more than {} ({}; non-inferiority, one-sided 95%).",
+            t.name,
+            amount(f.unit, t.cost),
+            ratio(t),
+            f.margin,
+            difference(t)
+        )],
+        None if f.tests.is_empty() => Vec::new(),
+        None => {
+            let t = &f.tests[0];
+            vec![format!(
+                "No cheaper configuration is shown to be within {} of the best, {best}, on {metric}: the nearest cheaper one, {} ({}), has {} (non-inferiority, one-sided 95%).",
+                f.margin,
+                t.name,
+                amount(f.unit, t.cost),
+                difference(t)
+            )]
+        }
+    }
+}
+
+/// What each configuration cost beside its metric, cheapest first, the frontier marked.
+pub fn table(run: &Run) -> Option<Table> {
+    let f = run.evaluation.cost.as_ref()?;
+    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let unit = match f.unit {
+        CostUnit::Usd => "dollars",
+        CostUnit::Tokens => "tokens",
+        CostUnit::Seconds => "seconds of requests",
+        CostUnit::Requests => "requests",
+    };
+    let mut t = Table::new(
+        format!(
+            "Cost and agreement, cheapest first (cost in {unit}; * on the frontier: nothing cheaper is as good; vs best: best − it, 90% interval)"
+        ),
+        &[
+            "configuration",
+            metric,
+            "cost",
+            "per 1000",
+            "s/1000",
+            "requests",
+            "cached",
+            "vs best",
+        ],
+    );
+    let items = run.record.items.len();
+    for p in &f.points {
+        let c = ConfigCost::of(&run.record.configs[p.index].cost, items);
+        let per_1000 = if items > 0 {
+            amount(f.unit, p.cost * 1000.0 / items as f64)
+        } else {
+            "n/a".into()
+        };
+        let vs = if p.index == f.best_index {
+            "best".to_string()
+        } else {
+            f.tests
+                .iter()
+                .find(|t| t.index == p.index)
+                .map_or(String::new(), |t| {
+                    let mark = if t.non_inferior { " ✓" } else { "" };
+                    match t.ci {
+                        Some([lo, hi]) => format!(
+                            "{:+.3} [{:+.3}, {:+.3}]{mark}",
+                            t.difference + 0.0,
+                            lo + 0.0,
+                            hi + 0.0
+                        ),
+                        None => format!("{:+.3}{mark}", t.difference + 0.0),
+                    }
+                })
+        };
+        t.rows.push(vec![
+            format!("{}{}", if p.frontier { "* " } else { "  " }, p.name),
+            crate::report::media::format::fixed(p.value),
+            amount(f.unit, p.cost)
+                .trim_end_matches(" tokens")
+                .trim_end_matches(" requests")
+                .to_string(),
+            per_1000
+                .trim_end_matches(" tokens")
+                .trim_end_matches(" requests")
+                .to_string(),
+            c.seconds_per_1000
+                .map_or("n/a".into(), |s| format!("{s:.1}")),
+            c.requests.map_or("n/a".into(), thousands),
+            thousands(c.cached),
+            vs,
+        ]);
+    }
+    t.secondary = vec![4, 5, 6];
+    t.notes.push(format!(
+        "✓ not worse than the best by more than {} on {metric} (the interval's upper end, the one-sided 95% bound, below it); the frontier is tested from the best down, stopping at the first that fails. Cached answers count what they cost when first paid.",
+        f.margin
+    ));
+    if !f.left_out.is_empty() {
+        t.notes.push(format!(
+            "Left out (no {} or no {metric}): {}",
+            if f.unit == CostUnit::Usd {
+                "--price for the model"
+            } else {
+                "cost"
+            },
+            f.left_out.join(", ")
+        ));
+    }
+    Some(t)
+}
+
+/// metrics.csv rows: each configuration's cost, and (scope `cost_frontier`) its test.
+pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+    let c = ConfigCost::of(&run.record.configs[i].cost, run.record.items.len());
+    let n = run.record.items.len() as u64;
+    for (key, v) in [
+        ("usd", c.usd),
+        ("usd_per_1000", c.usd_per_1000),
+        ("seconds_per_1000", c.seconds_per_1000),
+        ("prompt_tokens", Some(c.prompt_tokens as f64)),
+        ("completion_tokens", Some(c.completion_tokens as f64)),
+        ("reasoning_tokens", Some(c.reasoning_tokens as f64)),
+        ("requests", c.requests.map(|r| r as f64)),
+        ("cached", Some(c.cached as f64)),
+    ] {
+        if let Some(v) = v {
+            rows.push("cost", n, key, v, None);
+        }
+    }
+    let Some(f) = &run.evaluation.cost else {
+        return;
+    };
+    if let Some(p) = f.points.iter().find(|p| p.index == i) {
+        rows.push("cost_frontier", n, f.unit.key(), p.cost, None);
+        rows.push(
+            "cost_frontier",
+            n,
+            "on_frontier",
+            f64::from(u8::from(p.frontier)),
+            None,
+        );
+    }
+    if let Some(t) = f.tests.iter().find(|t| t.index == i) {
+        rows.push(
+            "cost_frontier",
+            t.n,
+            "difference_from_best",
+            t.difference,
+            t.ci.map(|[lo, hi]| (lo, hi)),
+        );
+        rows.push(
+            "cost_frontier",
+            t.n,
+            "non_inferior",
+            f64::from(u8::from(t.non_inferior)),
+            None,
+        );
+    }
+}
+
+/// report.html's figure: each configuration's metric against its cost, the frontier drawn.
+pub fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
+    let Some(f) = &run.evaluation.cost else {
+        return Ok(None);
+    };
+    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let points: Vec<(String, f64, f64, bool)> = f
+        .points
+        .iter()
+        .map(|p| (p.name.clone(), p.cost, p.value, p.frontier))
+        .collect();
+    let x = match f.unit {
+        CostUnit::Usd => "cost (dollars)",
+        CostUnit::Tokens => "cost (tokens)",
+        CostUnit::Seconds => "cost (seconds of requests)",
+        CostUnit::Requests => "cost (requests)",
+    };
+    let svg = crate::report::media::svg::points::frontier_svg(x, metric, &points)?;
+    Ok(Some((
+        format!(
+            "{metric} against cost: the frontier joins the configurations nothing cheaper beats"
+        ),
+        svg,
+    )))
+}
+
+/// The frontier for `--json` (`cost_frontier`).
+pub fn json(f: &Frontier) -> serde_json::Value {
+    serde_json::to_value(f).unwrap_or(serde_json::Value::Null)
+}
