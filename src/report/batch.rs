@@ -122,6 +122,13 @@ pub fn emit_ingest(s: &IngestSummary) -> Result<()> {
             thousands(t.write_errors)
         )?;
     }
+    if t.samples_unanswered > 0 {
+        writeln!(
+            out,
+            "  no choice     {} samples asked together with 'n' came back without a choice: the engine ignores 'n' (llama.cpp's servers do); export again with --samples-per-request 1",
+            thousands(t.samples_unanswered)
+        )?;
+    }
     writeln!(
         out,
         "the plan's {} requests: {} answered, {} still missing",

@@ -116,9 +116,7 @@ fn openai(args: &JudgeSettings, model: Option<&str>) -> Result<(Arc<dyn Judge>, 
     config.timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     config.retry.max_retries = args.retries;
     config.retry.base_backoff = Duration::from_millis(args.retry_base_ms);
-    if args.samples_per_request > 0 {
-        config.samples_per_request = args.samples_per_request;
-    }
+    config.samples_per_request = samples_per_request(args);
     for header in &args.headers {
         let (k, v) = header
             .split_once(':')
@@ -345,6 +343,14 @@ pub fn budget(args: &JudgeSettings) -> Result<Budget> {
         concurrency: args.concurrency,
         requests_per_minute: args.rpm,
     })
+}
+
+/// `--samples-per-request`, OpenAI's largest `n` when unset.
+pub fn samples_per_request(args: &JudgeSettings) -> u32 {
+    match args.samples_per_request {
+        0 => crate::judge::openai::MAX_SAMPLES_PER_REQUEST,
+        n => n,
+    }
 }
 
 #[cfg(test)]

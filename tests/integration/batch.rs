@@ -44,11 +44,24 @@ fn answer(body: &Value) -> String {
 }
 
 fn chat_body(text: &str) -> Value {
+    chat_body_n(text, 1)
+}
+
+/// A body of `n` choices (a request asking `n` samples), the prompt billed once.
+fn chat_body_n(text: &str, n: u64) -> Value {
+    let choices: Vec<Value> = (0..n)
+        .map(|k| json!({"index": k, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}))
+        .collect();
     json!({
         "id": "chatcmpl-1", "object": "chat.completion", "model": "mock",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
+        "choices": choices,
+        "usage": {"prompt_tokens": 100, "completion_tokens": 7 * n, "total_tokens": 100 + 7 * n},
     })
+}
+
+/// The mock's answer to a request body: as many choices as it asks for.
+fn answered(body: &Value) -> Value {
+    chat_body_n(&answer(body), body["n"].as_u64().unwrap_or(1))
 }
 
 fn json_reply(status: u16, v: &Value) -> Reply {
@@ -211,7 +224,7 @@ fn finish(world: &mut World, index: usize, faults: &Faults) {
                 "response": {"status_code": 400, "request_id": "r", "body": {"error": {"message": "This model's maximum context length is 16 tokens", "type": "invalid_request_error"}}}, "error": null}));
         } else {
             out.push(json!({"id": format!("batch_req_{i}"), "custom_id": id,
-                "response": {"status_code": 200, "request_id": "r", "body": chat_body(&answer(&line["body"]))}, "error": null}));
+                "response": {"status_code": 200, "request_id": "r", "body": answered(&line["body"])}, "error": null}));
         }
     }
     // Output order is not input order.
@@ -253,7 +266,7 @@ fn handle(r: &Request, world: &Mutex<World>, hold: &AtomicBool, faults: &Faults)
     match (r.method.as_str(), path) {
         ("POST", "/chat/completions") => {
             let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
-            json_reply(200, &chat_body(&answer(&body)))
+            json_reply(200, &answered(&body))
         }
         ("POST", "/files") if faults.no_files => json_reply(404, &json!({"detail": "Not Found"})),
         ("POST", "/files") => match multipart_file(r) {
@@ -374,9 +387,14 @@ const PLAN: [&str; 9] = [
     "basic",
 ];
 
+/// The shared plan, each sample its own request (`--samples-per-request 1`): the batch
+/// machinery's tests count requests as calls; `samples_in_one_request_*` test `n`.
 fn plan_args(extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = PLAN.iter().map(|s| s.to_string()).collect();
     args.extend(["--rater", "sc:3"].map(String::from));
+    if !extra.contains(&"--samples-per-request") {
+        args.extend(["--samples-per-request", "1"].map(String::from));
+    }
     args.extend(extra.iter().map(|s| s.to_string()));
     args
 }
@@ -1424,4 +1442,105 @@ fn a_jurys_members_are_batched_each_at_its_own_endpoint() {
     let jury = |doc: &Value| doc["configs"][3]["jury"].clone();
     assert_eq!(jury(&batched), jury(&online));
     assert_eq!(batched["configs"][3]["cost"]["calls"].as_u64(), Some(36));
+}
+
+/// The plan's sc:3 samples in one request line each (`n: 3`), the manifest naming each
+/// line's later samples; a result of three choices fills all three keys, and the run from
+/// the cache equals the online run (which asked `n` too).
+#[test]
+fn samples_in_one_request_export_ingest_offline() {
+    let server = BatchServer::start(Faults::default());
+    let runs = Runs::new();
+    let n = ["--samples-per-request", "128"];
+    let (code, online, err) = runs.calibrate(&server.endpoint(), "online-cache", "online", &n);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.chat_calls(), 24, "12 basic + 12 sc:3 requests");
+    for (name, cache, answer_n) in [("full", "n-cache", true), ("one", "one-cache", false)] {
+        let export = runs.path(&format!("export-{name}"));
+        let cache_path = runs.path(cache);
+        let args = export_args(&export, &cache_path, &n);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = run(&refs);
+        assert_eq!(code, 0, "{err}");
+        let lines = shard_lines(Path::new(&export));
+        assert_eq!(lines.len(), 24, "{out}");
+        let asked: Vec<u64> = lines
+            .iter()
+            .map(|(_, b)| b["n"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(asked.iter().filter(|&&k| k == 3).count(), 12);
+        assert_eq!(asked.iter().filter(|&&k| k == 1).count(), 12);
+        let manifest: Value = serde_json::from_str(
+            &std::fs::read_to_string(Path::new(&export).join("manifest.json")).expect("manifest"),
+        )
+        .expect("json");
+        let listed = manifest["shards"][0]["samples"]
+            .as_object()
+            .expect("samples");
+        assert_eq!(listed.len(), 12);
+        assert!(listed
+            .values()
+            .all(|v| v.as_array().is_some_and(|a| a.len() == 2)));
+        let results: String = lines
+            .iter()
+            .map(|(id, body)| {
+                let reply = if answer_n { answered(body) } else { chat_body(&answer(body)) };
+                format!("{}\n", json!({"id": "vllm-x", "custom_id": id, "response": {"status_code": 200, "request_id": "r", "body": reply}, "error": null}))
+            })
+            .collect();
+        let path = write(runs.dir.path(), &format!("results-{name}.jsonl"), &results);
+        let manifest_path = format!("{export}/manifest.json");
+        let (code, out, err) = ingest(&path.to_string_lossy(), &manifest_path, &cache_path);
+        assert_eq!(code, 0, "{err}");
+        if answer_n {
+            assert!(
+                out.contains("cached        48") && out.contains("every request is answered"),
+                "{out}"
+            );
+            assert!(!out.contains("no choice"), "{out}");
+            let (code, offline, err) = runs.calibrate(
+                "http://127.0.0.1:9/v1",
+                cache,
+                &format!("offline-{name}"),
+                &["--offline", "--samples-per-request", "128"],
+            );
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(figures(&offline), figures(&online));
+        } else {
+            // An engine that ignores n (llama.cpp's servers) answers one choice a line: the
+            // other samples stay missing, and the summary says what to do.
+            assert!(
+                out.contains("cached        24") && out.contains("24 still missing"),
+                "{out}"
+            );
+            assert!(
+                out.contains(
+                    "no choice     24 samples asked together with 'n' came back without a choice"
+                ) && out.contains("--samples-per-request 1"),
+                "{out}"
+            );
+        }
+    }
+}
+
+/// `calibrate --batch` asks each item's samples in one request line, and reads the choices
+/// back under their own keys: the same figures as online.
+#[test]
+fn samples_in_one_request_calibrate_batch() {
+    let server = BatchServer::start(Faults::default());
+    let runs = Runs::new();
+    let n = ["--samples-per-request", "128"];
+    let (code, online, err) = runs.calibrate(&server.endpoint(), "online-cache", "online", &n);
+    assert_eq!(code, 0, "{err}");
+    let (code, batched, err) = runs.batch(&server, &n);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.batch_sizes(), [24]);
+    assert_eq!(figures(&batched), figures(&online));
+    let sc = batched["configs"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["rater"] == "sc:3"))
+        .expect("sc:3");
+    assert_eq!(sc["cost"]["requests"], 12, "{}", sc["cost"]);
+    assert_eq!(sc["cost"]["prompt_tokens"], 1200, "{}", sc["cost"]);
+    assert_eq!(sc["cost"]["calls"], 36);
 }

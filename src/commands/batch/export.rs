@@ -133,7 +133,14 @@ fn write(
             let _ = std::fs::remove_file(out.join(s.file));
         }
     }
-    let (shards, counts) = write_shards(&cache_dir, parts, out, format, &HashSet::new())?;
+    let per_request = crate::run::judges::samples_per_request(&args.judge);
+    let (shards, counts) = write_shards(
+        &cache_dir,
+        parts,
+        out,
+        (format, per_request),
+        &HashSet::new(),
+    )?;
     let manifest = Manifest {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         format,

@@ -67,13 +67,22 @@ pub(super) fn stopped(path: &Path, at: &ingest::Unreadable, cached: u64) -> anyh
     ))
 }
 
-/// Reads one result file, each result to `sink`. `Ok(Err(at))`: the file stopped being
-/// readable at a line (results before it were taken).
+/// Reads one result file, each result to `sink`, a request of several samples (`samples`)
+/// as one result per sample. `Ok(Err(at))`: the file stopped being readable at a line
+/// (results before it were taken).
 pub(super) fn read_results(
     path: &Path,
     tally: &mut Tally,
+    samples: &batch::Samples,
     sink: &mut ingest::Sink,
 ) -> Result<Result<(), ingest::Unreadable>> {
+    let sink = &mut |line: batch::results::Line, tally: &mut Tally| -> std::io::Result<()> {
+        tally.samples_unanswered += samples.unanswered(&line) as u64;
+        for one in samples.split(line) {
+            sink(one, tally)?;
+        }
+        Ok(())
+    };
     if path.extension().and_then(|e| e.to_str()) == Some("parquet") {
         let frame = crate::dataset::frame::read(path)?;
         let ids = frame.text("custom_id", "custom_id", "custom_id")?;
@@ -135,7 +144,11 @@ pub fn ingest_files(
         })?,
     };
     // Checked whole first (without its keys), then its keys streamed into the join.
-    Manifest::read(&manifest_path).map_err(input_error)?;
+    let manifest = Manifest::read(&manifest_path).map_err(input_error)?;
+    let mut samples = batch::Samples::default();
+    for shard in manifest.shards {
+        samples.extend(shard.samples);
+    }
     let cache = completions_dir(cache_dir);
     if cache.is_file() {
         return Err(input_error(format!(
@@ -155,7 +168,7 @@ pub fn ingest_files(
     progress.start("batch ingest: result lines read", None);
     let mut lines = 0u64;
     for path in &paths {
-        let read = read_results(path, &mut tally, &mut |line, _| {
+        let read = read_results(path, &mut tally, &samples, &mut |line, _| {
             lines += 1;
             if lines % 4096 == 0 {
                 progress.advance(4096);

@@ -59,13 +59,45 @@ pub(super) fn plan_keys(parts: &[Part<'_>]) -> (String, HashSet<Key>) {
     (crate::judge::cache::hex(&h.finalize()[..16]), keys)
 }
 
+/// The pending samples of one call gathered into one request (`n`): their keys and the first's
+/// call.
+#[derive(Default)]
+struct Gathered {
+    keys: Vec<Key>,
+    head: Option<Call>,
+    last_sample: u32,
+}
+
+impl Gathered {
+    /// Whether `call` is the next sample of the gathered call, with room for it.
+    fn takes(&self, call: &Call, limit: usize) -> bool {
+        self.head.as_ref().is_some_and(|h| {
+            self.keys.len() < limit
+                && std::sync::Arc::ptr_eq(&h.item, &call.item)
+                && std::sync::Arc::ptr_eq(&h.params, &call.params)
+                && call.sample == self.last_sample + 1
+                && h.messages == call.messages
+        })
+    }
+
+    /// Writes the gathered request, if any, and starts over.
+    fn flush(&mut self, shards: &mut Shards) -> std::io::Result<()> {
+        if let Some(head) = self.head.take() {
+            shards.push(&self.keys, &head)?;
+        }
+        self.keys.clear();
+        Ok(())
+    }
+}
+
 /// Writes the pending requests of a plan (not in the cache in `cache_dir`, not in `skip`) as
-/// shard files; returns the shards and counts.
+/// shard files, the pending samples of one call in one request of at most
+/// `samples_per_request` (`n`; OpenAI's format only); returns the shards and counts.
 pub(super) fn write_shards(
     cache_dir: &Path,
     parts: &[Part<'_>],
     dir: &Path,
-    format: Format,
+    (format, samples_per_request): (Format, u32),
     skip: &HashSet<Key>,
 ) -> Result<(Vec<Shard>, Counts)> {
     std::fs::create_dir_all(dir).map_err(|e| {
@@ -76,13 +108,30 @@ pub(super) fn write_shards(
     })?;
     let mut shards = Shards::new(dir, format, batch::MAX_LINES, batch::MAX_BYTES);
     let progress = crate::report::media::progress::Steps::default();
+    let limit = match format {
+        Format::Openai => samples_per_request.max(1) as usize,
+        Format::Anthropic => 1,
+    };
+    let mut gathered = Gathered::default();
     let write = |key, call: Call| {
         if skip.contains(&key) {
             return Ok(());
         }
-        shards.push(key, &call)
+        if gathered.takes(&call, limit) {
+            gathered.keys.push(key);
+            gathered.last_sample = call.sample;
+            return Ok(());
+        }
+        gathered.flush(&mut shards)?;
+        gathered.keys.push(key);
+        gathered.last_sample = call.sample;
+        gathered.head = Some(call);
+        Ok(())
     };
     let mut counts = batch::pending(cache_dir, dir, calls(parts), write, &progress)
+        .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
+    gathered
+        .flush(&mut shards)
         .with_context(|| format!("writing batch files in '{}'", dir.display()))?;
     let shards = shards
         .finish()

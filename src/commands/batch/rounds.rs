@@ -51,6 +51,12 @@ struct Entry {
     ingested: bool,
     #[serde(default)]
     errors: Vec<String>,
+    /// Its requests of several samples (`n`): their later samples' keys.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::judge::batch::Samples::is_empty"
+    )]
+    samples: crate::judge::batch::Samples,
 }
 
 /// `state.json` of a plan's batches.
@@ -132,11 +138,11 @@ fn api_error(api: &BatchApi, e: ApiError, plan: &str) -> anyhow::Error {
 /// Reads one result file straight into the run's cache.
 fn ingest_cached(
     path: &Path,
-    cache: &Cache,
+    (cache, samples): (&Cache, &crate::judge::batch::Samples),
     known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<()> {
-    read_results(path, tally, &mut ingest::settling(cache, known))?
+    read_results(path, tally, samples, &mut ingest::settling(cache, known))?
         .map_err(|at| stopped(path, &at, tally.cached))
 }
 
@@ -145,7 +151,7 @@ fn collect(
     api: &BatchApi,
     info: &BatchInfo,
     dir: &Path,
-    cache: &Cache,
+    cache: (&Cache, &crate::judge::batch::Samples),
     known: &dyn Fn(&Key) -> bool,
     tally: &mut Tally,
 ) -> Result<Vec<String>> {
@@ -279,7 +285,7 @@ impl Rounds<'_> {
             &self.api,
             info,
             &self.dir,
-            &self.cache,
+            (&self.cache, &self.state.batches[i].samples),
             &|k: &Key| known.contains(k),
             &mut self.tally,
         )?;
@@ -336,6 +342,7 @@ impl Rounds<'_> {
                 results: Vec::new(),
                 ingested: false,
                 errors: Vec::new(),
+                samples: shard.samples.clone(),
             });
             self.state.save(&self.state_path)?;
             self.watch.note(&format!(
@@ -485,7 +492,7 @@ fn batches_at(
         for name in &entry.results {
             ingest_cached(
                 &dir.join(name),
-                cache.as_ref(),
+                (cache.as_ref(), &entry.samples),
                 &|k| known.contains(k),
                 &mut tally,
             )?;
@@ -513,8 +520,16 @@ fn batches_at(
             break;
         }
         let round_dir = rounds.dir.join(format!("round-{}", round + 1));
-        let (shards, counts) =
-            write_shards(&cache_dir, parts, &round_dir, Format::Openai, &settled)?;
+        let (shards, counts) = write_shards(
+            &cache_dir,
+            parts,
+            &round_dir,
+            (
+                Format::Openai,
+                crate::run::judges::samples_per_request(judge),
+            ),
+            &settled,
+        )?;
         if shards.is_empty() {
             break;
         }

@@ -39,6 +39,9 @@ pub struct Tally {
     pub fresh: Option<HashSet<Key>>,
     /// Answers that could not be written to the cache.
     pub write_errors: u64,
+    /// Samples a request of several (`n`) asked for that its answer had no choice for: an
+    /// engine that ignores `n` answers one.
+    pub samples_unanswered: u64,
 }
 
 impl Tally {

@@ -96,7 +96,8 @@ impl Manifest {
 }
 
 /// Streaming the manifest's keys: the manifest object → its `shards` array → each shard
-/// object → its `keys` array.
+/// object → its `keys` array, and its `samples` map's arrays (the later samples of requests
+/// of several).
 mod keys {
     use super::Key;
     use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -108,6 +109,7 @@ mod keys {
         Shards,
         Shard,
         Keys,
+        Samples,
     }
 
     /// A value of the manifest at `.0`, its keys handed to `.1`.
@@ -124,21 +126,29 @@ mod keys {
         type Value = ();
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str(match self.0 {
-                Where::Manifest | Where::Shard => "an object",
+                Where::Manifest | Where::Shard | Where::Samples => "an object",
                 Where::Shards | Where::Keys => "an array",
             })
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let (field, inside) = match self.0 {
-                Where::Manifest => ("shards", Where::Shards),
-                Where::Shard => ("keys", Where::Keys),
+            let fields: &[(&str, Where)] = match self.0 {
+                Where::Manifest => &[("shards", Where::Shards)],
+                Where::Shard => &[("keys", Where::Keys), ("samples", Where::Samples)],
+                // Each first key (listed in `keys`) → its later samples' keys.
+                Where::Samples => {
+                    while map.next_key::<IgnoredAny>()?.is_some() {
+                        map.next_value_seed(At(Where::Keys, &mut *self.1))?;
+                    }
+                    return Ok(());
+                }
                 _ => return Err(serde::de::Error::custom("an object where an array belongs")),
             };
             while let Some(name) = map.next_key::<String>()? {
-                if name == field {
-                    map.next_value_seed(At(inside, &mut *self.1))?;
-                } else {
-                    map.next_value::<IgnoredAny>()?;
+                match fields.iter().find(|(field, _)| *field == name) {
+                    Some((_, inside)) => map.next_value_seed(At(*inside, &mut *self.1))?,
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
                 }
             }
             Ok(())

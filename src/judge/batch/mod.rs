@@ -11,6 +11,7 @@
 //!   cache, failures as the batch reported them);
 //! - `ingest` and `spill`: result lines into any `Store`, part by part;
 //! - `results`: one result line of any engine → an answer or a failure with its reason;
+//! - `samples`: requests of several samples (`n`), their later samples' keys;
 //! - `api`: the OpenAI-compatible Batch API client (upload, create, poll, download, cancel).
 
 pub mod api;
@@ -19,12 +20,14 @@ mod manifest;
 mod pending;
 mod requests;
 pub mod results;
+mod samples;
 mod shards;
 pub mod spill;
 
 pub use manifest::{Counts, Manifest};
 pub use pending::pending;
 pub use requests::{request_line, Format, Key};
+pub use samples::Samples;
 pub use shards::{Shard, Shards, MAX_BYTES, MAX_LINES};
 
 use super::cache::{key, Cache};
@@ -115,13 +118,13 @@ mod tests {
     fn lines_in_both_formats() {
         let c = call("m", "Which is better?", 2);
         let id = key(&c);
-        let line = request_line(Format::Openai, &id, &c);
+        let line = request_line(Format::Openai, &id, &c, 1);
         assert_eq!(line["custom_id"], json!(id));
         assert_eq!(line["url"], "/v1/chat/completions");
         assert_eq!(line["body"]["model"], "m");
         assert_eq!(line["body"]["seed"], 9, "sample 2 of seed 7");
         assert!(line["body"].get("stream").is_none());
-        let line = request_line(Format::Anthropic, &id, &c);
+        let line = request_line(Format::Anthropic, &id, &c, 1);
         assert_eq!(line["params"]["system"], "Judge.");
         assert_eq!(line["params"]["messages"].as_array().map(Vec::len), Some(1));
         assert_eq!(line["params"]["messages"][0]["role"], "user");
@@ -137,7 +140,7 @@ mod tests {
         for i in 0..7 {
             let c = call(if i % 2 == 0 { "a/b" } else { "c" }, &format!("q{i}"), 0);
             shards
-                .push(Key::parse(&key(&c)).expect("key"), &c)
+                .push(&[Key::parse(&key(&c)).expect("key")], &c)
                 .expect("written");
         }
         let done = shards.finish().expect("closed");
@@ -161,7 +164,7 @@ mod tests {
         for i in 0..5 {
             let c = call("m", &format!("question {i}"), 0);
             shards
-                .push(Key::parse(&key(&c)).expect("key"), &c)
+                .push(&[Key::parse(&key(&c)).expect("key")], &c)
                 .expect("written");
         }
         let done = shards.finish().expect("closed");
@@ -261,7 +264,7 @@ mod tests {
             let c = call(if i < 3 { "a" } else { "b" }, &format!("q{i}"), 0);
             let k = Key::parse(&key(&c)).expect("key");
             keys.push(k);
-            shards.push(k, &c).expect("written");
+            shards.push(&[k], &c).expect("written");
         }
         let manifest = Manifest {
             raterlab_version: "test".into(),

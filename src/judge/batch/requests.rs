@@ -26,7 +26,7 @@ impl Format {
 }
 
 /// A cache key held as its 32 bytes, written as 64 lowercase hex digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key(pub [u8; 32]);
 
 impl Key {
@@ -60,15 +60,20 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// One request line of a batch input file.
-pub fn request_line(format: Format, custom_id: &str, call: &Call) -> Value {
+/// One request line of a batch input file, asking for `n` samples (OpenAI's format only;
+/// Anthropic's has no `n`, so its lines are one sample each).
+pub fn request_line(format: Format, custom_id: &str, call: &Call, n: u32) -> Value {
     match format {
-        Format::Openai => json!({
-            "custom_id": custom_id,
-            "method": "POST",
-            "url": "/v1/chat/completions",
-            "body": crate::judge::openai::OpenAi::body(call),
-        }),
+        Format::Openai => {
+            let mut body = crate::judge::openai::OpenAi::body(call);
+            body["n"] = json!(n);
+            json!({
+                "custom_id": custom_id,
+                "method": "POST",
+                "url": "/v1/chat/completions",
+                "body": body,
+            })
+        }
         Format::Anthropic => {
             let system: Vec<&str> = call
                 .messages

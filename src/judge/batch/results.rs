@@ -12,7 +12,6 @@
 //! Only a success with a body is an answer; everything else is a failure with a short reason
 //! (counted by it) and whether sending the request again may succeed.
 
-use super::super::openai::completion_of;
 use super::super::{CallError, Completion};
 use serde_json::Value;
 
@@ -66,6 +65,10 @@ pub struct Line {
     /// The model that answered, as the engine names it (when it does).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The answer's other choices, when the request asked for several samples (`n`): the
+    /// samples after the first, in order (`Samples::split` gives each its own key).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<Completion>,
 }
 
 fn retryable_status(status: u16) -> bool {
@@ -129,13 +132,28 @@ fn openai_line(v: &Value, custom_id: String) -> Line {
             "status 200 without a body".into(),
         ))
     } else {
-        completion_of(body, 0.0).map_err(|e| failure("malformed body".into(), e.to_string()))
+        crate::judge::openai::choices_of(body, 0.0)
+            .map_err(|e| failure("malformed body".into(), e.to_string()))
     };
     let model = body["model"].as_str().map(str::to_string);
+    let (outcome, more) = match outcome {
+        Ok(all) => {
+            let mut choices = all.into_iter();
+            match choices.next() {
+                Some(first) => (Ok(first), choices.collect()),
+                None => (
+                    Err(failure("malformed body".into(), "empty \"choices\"".into())),
+                    Vec::new(),
+                ),
+            }
+        }
+        Err(e) => (Err(e), Vec::new()),
+    };
     Line {
         custom_id,
         outcome,
         model,
+        more,
     }
 }
 
@@ -195,6 +213,7 @@ fn anthropic_line(result: &Value, custom_id: String) -> Line {
         custom_id,
         outcome,
         model,
+        more: Vec::new(),
     }
 }
 
@@ -257,6 +276,7 @@ pub fn read(v: &Value) -> Result<Line, String> {
                 custom_id,
                 outcome,
                 model,
+                more: Vec::new(),
             });
         }
     }

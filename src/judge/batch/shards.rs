@@ -1,6 +1,7 @@
 //! Shard files: request lines per model, split at 50,000 lines or 190 MB.
 
 use super::requests::{request_line, Format, Key};
+use super::samples::Samples;
 use crate::judge::Call;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -22,6 +23,9 @@ pub struct Shard {
     pub model: String,
     pub lines: u64,
     pub bytes: u64,
+    /// Its requests of several samples (`n`): each one's later samples' keys.
+    #[serde(default, skip_serializing_if = "Samples::is_empty")]
+    pub samples: Samples,
 }
 
 struct OpenShard {
@@ -79,11 +83,20 @@ impl Shards {
         }
     }
 
-    /// Appends one request.
-    pub fn push(&mut self, key: Key, call: &Call) -> std::io::Result<()> {
+    /// Appends one request: the samples of `call` whose keys are `keys` (its sample index the
+    /// first's), `n` of them in one request.
+    pub fn push(&mut self, keys: &[Key], call: &Call) -> std::io::Result<()> {
+        let [key, later @ ..] = keys else {
+            return Ok(());
+        };
         let model = call.params.model.clone();
-        let mut line = serde_json::to_vec(&request_line(self.format, &key.hex(), call))
-            .map_err(std::io::Error::other)?;
+        let mut line = serde_json::to_vec(&request_line(
+            self.format,
+            &key.hex(),
+            call,
+            keys.len() as u32,
+        ))
+        .map_err(std::io::Error::other)?;
         line.push(b'\n');
         let len = line.len() as u64;
         let full = self.open.get(&model).is_some_and(|o| {
@@ -108,6 +121,7 @@ impl Shards {
                         model: model.clone(),
                         lines: 0,
                         bytes: 0,
+                        samples: Samples::default(),
                     },
                     partial,
                     out,
@@ -120,6 +134,9 @@ impl Shards {
         o.out.write_all(&line)?;
         o.shard.lines += 1;
         o.shard.bytes += len;
+        if !later.is_empty() {
+            o.shard.samples.0.insert(*key, later.to_vec());
+        }
         Ok(())
     }
 
