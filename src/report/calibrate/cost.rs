@@ -106,7 +106,7 @@ pub fn table(run: &Run) -> Option<Table> {
     };
     let mut t = Table::new(
         format!(
-            "Cost and agreement, cheapest first (cost in {unit}; * on the frontier: nothing cheaper is as good; vs best: best − it, 90% interval)"
+            "Cost and agreement, cheapest first (cost in {unit}; * on the frontier: nothing cheaper is as good; vs best: best − it on the items both rated, 90% interval)"
         ),
         &[
             "configuration",
