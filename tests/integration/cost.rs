@@ -109,7 +109,13 @@ fn config<'a>(doc: &'a Value, name: &str) -> &'a Value {
     doc["configs"]
         .as_array()
         .and_then(|c| c.iter().find(|c| c["name"] == name))
-        .unwrap_or_else(|| panic!("no configuration {name}: {doc}"))
+        .unwrap_or_else(|| {
+            let names: Vec<&Value> = doc["configs"]
+                .as_array()
+                .map(|c| c.iter().map(|c| &c["name"]).collect())
+                .unwrap_or_default();
+            panic!("no configuration {name} among {names:?}")
+        })
 }
 
 #[test]
@@ -334,4 +340,74 @@ fn kill_dash_9_in_an_n5_run_pays_no_sample_twice() {
     let sc = &config(&doc, "reward-bench_gemini_no_tie/sc:5")["cost"];
     assert_eq!(sc["cached"], kept as u64);
     assert!(before >= kept / 5);
+}
+
+/// An experiment file's `price` on its `[[judge]]`, and a jury's cost: the sum of its
+/// members', each at its own model's price.
+#[test]
+fn an_experiment_files_prices_and_a_jurys_sum() {
+    let server = MockServer::start(|r| reply(r, N::Honours));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = format!(
+        r#"prompts = ["reward-bench_gemini_no_tie"]
+raters = ["basic"]
+
+[[judge]]
+label = "cheap"
+endpoint = "{url}"
+model = "small"
+price = {{ input = 0.5, output = 1.5 }}
+
+[[judge]]
+label = "dear"
+endpoint = "{url}"
+model = "large"
+price = {{ input = 10, output = 30 }}
+
+[[judge]]
+label = "unpriced"
+endpoint = "{url}"
+model = "other"
+
+[[jury]]
+name = "pair"
+members = ["cheap", "dear"]
+"#,
+        url = server.url
+    );
+    let experiment = dir.path().join("exp.toml");
+    std::fs::write(&experiment, toml).expect("write");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        &sample_data(),
+        "--config",
+        experiment.to_str().expect("utf-8"),
+        "--bootstrap",
+        "100",
+        "--json",
+        "--no-cache",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ]);
+    let usd = |name: &str| config(&doc, name)["cost"]["usd"].as_f64();
+    let (cheap, dear) = (
+        usd("cheap/reward-bench_gemini_no_tie/basic").expect("priced"),
+        usd("dear/reward-bench_gemini_no_tie/basic").expect("priced"),
+    );
+    assert!(
+        (cheap - (4300.0 * 0.5 + 301.0 * 1.5) / 1e6).abs() < 1e-12,
+        "{cheap}"
+    );
+    assert!(
+        (dear - (4300.0 * 10.0 + 301.0 * 30.0) / 1e6).abs() < 1e-12,
+        "{dear}"
+    );
+    assert!(
+        (usd("pair/reward-bench_gemini_no_tie/basic").expect("the jury's") - (cheap + dear)).abs()
+            < 1e-12
+    );
+    assert_eq!(usd("unpriced/reward-bench_gemini_no_tie/basic"), None);
+    // One judge without a price: the frontier counts tokens, not dollars.
+    assert_eq!(doc["cost_frontier"]["unit"], "tokens");
 }

@@ -537,6 +537,26 @@ impl OpenAi {
 mod tests {
     use super::*;
 
+    /// The servers' words for a refused `n`: OpenAI's, vLLM's and llama.cpp's `llama-server`
+    /// (which allows one choice); other 400s are not about it.
+    #[test]
+    fn a_400_about_n_is_recognised() {
+        for message in [
+            "Invalid 'n': integer above maximum value. Expected a value <= 1, but got 5 instead.",
+            "n must be 1 when using greedy sampling, got 5.",
+            "Only one completion choice is allowed",
+        ] {
+            assert!(names_n(message), "{message}");
+        }
+        for message in [
+            "This model's maximum context length is 4096 tokens",
+            "Unsupported parameter: 'temperature' is not supported with this model.",
+            "Invalid value for 'response_format'",
+        ] {
+            assert!(!names_n(message), "{message}");
+        }
+    }
+
     #[test]
     fn debug_hides_the_key() {
         let mut c = OpenAiConfig::new("http://x/v1/");
