@@ -20,8 +20,15 @@ pub const STYLES: [&str; 3] = ["concise", "detailed plain", "detailed markdown"]
 pub const DOMAINS: [&str; 4] = ["chat", "math", "code", "safety"];
 
 /// A subset's domain, as RM-Bench groups its subsets: alpacaeval → chat, math-prm → math,
-/// hep-* and humanevalpack → code, xstest-*, refusals-* and donotanswer → safety.
+/// hep-* and humanevalpack → code, xstest-*, refusals-* and donotanswer → safety. A name with
+/// an organisation part (RM-Bench's code file names its subset `bigcode/humanevalpack`) is
+/// read by its parts, first the whole, then each part between slashes; a row whose `domain`
+/// field decides (`from_frame`) is named `{domain}/{subset}`.
 pub fn domain_of(subset: &str) -> Option<&'static str> {
+    domain_of_name(subset).or_else(|| subset.split('/').find_map(domain_of_name))
+}
+
+fn domain_of_name(subset: &str) -> Option<&'static str> {
     let s = subset.to_ascii_lowercase();
     if s.starts_with("alpacaeval") || s == "chat" {
         Some("chat")
@@ -86,6 +93,12 @@ pub fn from_frame(frame: &Frame) -> Result<Vec<RmPrompt>> {
     }
     let ids = frame.text("id", "--map", "id")?;
     let subsets = frame.text("subset", "--map", "subset")?;
+    // RM-Bench's own split (`split_dataset_by_domain`) reads a row's `domain` field: the first
+    // of its four domains the field starts with; a row without one is read by its subset.
+    let domains = match frame.df.column("domain") {
+        Ok(_) => Some(frame.optional_text("domain")?),
+        Err(_) => None,
+    };
     let prompts = frame.text("prompt", "--map", "prompt")?;
     let chosen = super::rewardbench2::lists(frame, "chosen")?;
     let rejected = super::rewardbench2::lists(frame, "rejected")?;
@@ -107,9 +120,27 @@ pub fn from_frame(frame: &Frame) -> Result<Vec<RmPrompt>> {
                 ))
             })
         };
+        let field = domains.as_ref().and_then(|d| d[row].as_deref());
+        let subset = match field {
+            Some(field) => {
+                let Some(domain) = DOMAINS.iter().find(|d| field.starts_with(**d)) else {
+                    return Err(input_error(format!(
+                        "'{path}', column 'domain', row {} (id '{id}'): '{field}' starts with none of RM-Bench's domains ({}); RM-Bench splits its rows by that prefix",
+                        row + 1,
+                        DOMAINS.join(", ")
+                    )));
+                };
+                if domain_of(&subset) == Some(domain) {
+                    subset
+                } else {
+                    format!("{domain}/{subset}")
+                }
+            }
+            None => subset,
+        };
         if domain_of(&subset).is_none() {
             return Err(input_error(format!(
-                "'{path}', column 'subset', row {} (id '{id}'): '{subset}' is none of RM-Bench's subsets, so its domain is unknown; RM-Bench's are alpacaeval (chat), math-prm (math), hep-* and humanevalpack (code), xstest-*, refusals-* and donotanswer (safety)",
+                "'{path}', column 'subset', row {} (id '{id}'): '{subset}' is none of RM-Bench's subsets, so its domain is unknown; RM-Bench's are alpacaeval (chat), math-prm (math), hep-*, humanevalpack and bigcode/humanevalpack (code), xstest-*, refusals-* and donotanswer (safety), or give each row a 'domain' field as RM-Bench's own files do",
                 row + 1
             )));
         }
@@ -172,6 +203,10 @@ mod tests {
         assert_eq!(domain_of("math-prm"), Some("math"));
         assert_eq!(domain_of("hep-python"), Some("code"));
         assert_eq!(domain_of("humanevalpack-js"), Some("code"));
+        // RM-Bench's code file, and a row named by its domain field.
+        assert_eq!(domain_of("bigcode/humanevalpack"), Some("code"));
+        assert_eq!(domain_of("code/anything"), Some("code"));
+        assert_eq!(domain_of("bigcode/llmbar"), None);
         assert_eq!(domain_of("xstest-should-refuse"), Some("safety"));
         assert_eq!(domain_of("refusals-dangerous"), Some("safety"));
         assert_eq!(domain_of("donotanswer"), Some("safety"));

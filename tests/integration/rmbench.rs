@@ -273,6 +273,18 @@ fn a_broken_rm_bench_row_is_named() {
         err.contains("row 2") && err.contains("'llmbar-natural' is none of RM-Bench's subsets"),
         "{err}"
     );
+    // A row's `domain` field names it as RM-Bench's own split does (by its prefix), and one
+    // that starts with no domain is an error too.
+    let mut domained = row("llmbar-natural", 3);
+    domained["domain"] = "safety-refuse".into();
+    let mut unknown = row("alpacaeval", 3);
+    unknown["domain"] = "poetry".into();
+    let err = error(serde_json::json!([domained, unknown]));
+    assert!(
+        err.contains("column 'domain', row 2")
+            && err.contains("'poetry' starts with none of RM-Bench's domains"),
+        "{err}"
+    );
     let err = error(serde_json::json!([
         row("alpacaeval", 3),
         row("alpacaeval", 2)
@@ -281,6 +293,54 @@ fn a_broken_rm_bench_row_is_named() {
         err.contains("column 'chosen', row 2")
             && err.contains("2 responses; RM-Bench rows hold three"),
         "{err}"
+    );
+}
+
+/// RM-Bench's real code file names its subset `bigcode/humanevalpack`, and its files carry a
+/// `domain` field its own `split_dataset_by_domain` reads (by prefix): both are accepted, and
+/// each prompt lands in its domain.
+#[test]
+fn rm_bench_subsets_with_an_organisation_or_a_domain_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("code.json");
+    let rows: Vec<Value> = [
+        ("bigcode/humanevalpack", None),
+        ("bigcode/humanevalpack", Some("code")),
+        ("llmbar-natural", Some("safety-response")),
+        ("alpacaeval", Some("chat")),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (subset, domain))| {
+        let mut r = serde_json::json!({"id": i, "subset": subset, "prompt": format!("p{i}"),
+            "chosen": ["a", "bb", "**ccc**"], "rejected": ["x", "yy", "**zzz**"]});
+        if let Some(d) = domain {
+            r["domain"] = (*d).into();
+        }
+        r
+    })
+    .collect();
+    std::fs::write(&path, Value::from(rows).to_string()).expect("file");
+    let doc = crate::common::json_of(&[
+        "calibrate",
+        "--data",
+        path.to_str().expect("utf-8"),
+        "--judge",
+        "sim",
+        "--bootstrap",
+        "0",
+        "--json",
+        "--no-cache",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(doc["data"]["items"], 36, "four prompts, nine pairs each");
+    let rm = &doc["configs"][0]["rmbench"];
+    let prompts = |domain: &str| rm["domains"][domain]["prompts"].as_u64();
+    assert_eq!(
+        (prompts("code"), prompts("safety"), prompts("chat")),
+        (Some(2), Some(1), Some(1)),
+        "{rm}"
     );
 }
 
