@@ -55,6 +55,20 @@ pub struct DataArgs {
     /// rows, the pairs of pairwise configurations.
     #[arg(long)]
     pub both_orders: bool,
+
+    /// Conversations whose two sides differ before their last replies: `error` (the default,
+    /// naming the row and the first turn that differs) or `skip` (left out, counted and named
+    /// in the run's summary).
+    #[arg(long, value_name = "error|skip", default_value = "error", value_parser = unshared)]
+    pub unshared: crate::dataset::conversation::Unshared,
+}
+
+fn unshared(s: &str) -> Result<crate::dataset::conversation::Unshared, String> {
+    match s {
+        "error" => Ok(crate::dataset::conversation::Unshared::Error),
+        "skip" => Ok(crate::dataset::conversation::Unshared::Skip),
+        _ => Err(format!("'{s}': use error or skip")),
+    }
 }
 
 const DATA_EXAMPLES: &str = "\

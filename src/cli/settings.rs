@@ -31,6 +31,7 @@ impl From<DataArgs> for DataOptions {
             per_subset: a.per_subset,
             seed: a.seed,
             both_orders: a.both_orders,
+            unshared: a.unshared,
         }
     }
 }

@@ -37,6 +37,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 tallies: vec![],
                 caches: Vec::new(),
                 texts: None,
+                histories: None,
             }))
         }
         RunFile::RewardBench2(file) => {

@@ -304,6 +304,7 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
                 randomize: false,
                 votes: Vec::new(),
                 generators,
+                history: Vec::new(),
             }
         })
         .collect()

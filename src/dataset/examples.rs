@@ -52,6 +52,9 @@ pub struct Example {
     pub votes: Vec<i64>,
     /// The models that wrote response 1 and response 2 as shown, when the data says.
     pub generators: Option<[String; 2]>,
+    /// A conversation's turns before `prompt` (the same in either order; empty for a single
+    /// turn).
+    pub history: std::sync::Arc<[super::conversation::Turn]>,
 }
 
 /// Whether pair `id` is shown swapped under `seed`: a ChaCha8 draw seeded from the seed and
@@ -85,6 +88,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
     };
     Example {
         id,
+        history: pair.history.into(),
         pair_id: pair.id,
         subset: pair.subset,
         prompt: pair.prompt,
@@ -139,6 +143,7 @@ mod tests {
             randomize: true,
             votes: Vec::new(),
             generators: None,
+            history: Vec::new(),
         }
     }
 

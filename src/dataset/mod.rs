@@ -15,6 +15,7 @@
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
 pub mod alpacaeval;
+pub mod conversation;
 pub mod examples;
 pub mod export;
 pub mod frame;

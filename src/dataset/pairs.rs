@@ -30,6 +30,9 @@ pub struct Pair {
     /// The models that wrote `first` and `second` (reward-bench's `chosen_model` and
     /// `rejected_model`, `--map generator1=COL,generator2=COL`, AlpacaEval's `generator_1/2`).
     pub generators: Option<[String; 2]>,
+    /// A conversation's turns before `prompt`, its last user message (empty for a single
+    /// turn; `dataset::conversation`).
+    pub history: Vec<super::conversation::Turn>,
 }
 
 /// reward-bench's columns and their types.
@@ -156,6 +159,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             randomize: true,
             votes: Vec::new(),
             generators: Some([models.0, models.1]),
+            history: Vec::new(),
         })
         .collect())
 }

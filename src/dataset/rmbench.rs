@@ -175,6 +175,7 @@ pub fn pairs(prompts: Vec<RmPrompt>) -> Vec<Pair> {
                     randomize: true,
                     votes: Vec::new(),
                     generators: None,
+                    history: Vec::new(),
                 });
             }
         }

@@ -149,6 +149,8 @@ pub struct Loaded {
     /// The label columns when the label is the majority of several annotators.
     pub annotators: Vec<String>,
     pub source: String,
+    /// Conversations left out under `--unshared skip`, by id.
+    pub unshared: Vec<String>,
 }
 
 fn text_values(frame: &Frame, columns: &[String], what: &str) -> Result<Vec<String>> {
@@ -279,6 +281,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             }
         };
         pairs.push(Pair {
+            history: Vec::new(),
             // With a mapped subset, ids are `{subset}-{id}` as for reward-bench; without one the
             // file's own ids are kept, so they still join with other files of the same data.
             id: if get("subset").is_some() {
@@ -310,6 +313,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
         rewardbench2: None,
         rmbench: None,
         no_majority,
+        unshared: Vec::new(),
         annotators: match per_item {
             Some(k) => (1..=k).map(|a| format!("#{a}")).collect(),
             None if label_cols.len() > 1 => label_cols.to_vec(),
@@ -418,7 +422,11 @@ fn has_reward_bench_columns(frame: &Frame) -> bool {
 
 /// Loads pairs. With a mapping the file is read as a generic pairwise file; without one it
 /// must have reward-bench's schema.
-pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress) -> Result<Loaded> {
+pub fn load(
+    spec: &DataSpec,
+    (mapping, unshared): (Option<&Mapping>, super::conversation::Unshared),
+    progress: &dyn Progress,
+) -> Result<Loaded> {
     let reward_bench = |pairs: Vec<Pair>| Loaded {
         pairs,
         rewardbench2: None,
@@ -426,6 +434,7 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
         no_majority: 0,
         annotators: Vec::new(),
         source: spec.describe(),
+        unshared: Vec::new(),
     };
     match spec {
         DataSpec::Sample => Ok(reward_bench(pairs::reward_bench_from_bytes(
@@ -436,15 +445,20 @@ pub fn load(spec: &DataSpec, mapping: Option<&Mapping>, progress: &dyn Progress)
             rewardbench2: Some(rewardbench2::from_bytes(&spec.describe(), SAMPLE_V2)?),
             ..reward_bench(Vec::new())
         }),
-        DataSpec::Split(hub) => load_file(&find_split(hub, progress)?, None).map(|l| Loaded {
-            source: spec.describe(),
-            ..l
-        }),
-        DataSpec::File(path) => load_file(path, mapping),
+        DataSpec::Split(hub) => {
+            load_file(&find_split(hub, progress)?, (None, unshared)).map(|l| Loaded {
+                source: spec.describe(),
+                ..l
+            })
+        }
+        DataSpec::File(path) => load_file(path, (mapping, unshared)),
     }
 }
 
-fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
+fn load_file(
+    path: &Path,
+    (mapping, unshared): (Option<&Mapping>, super::conversation::Unshared),
+) -> Result<Loaded> {
     // No such file and no extension: a dataset name mistyped, most likely.
     if path.extension().is_none() && !path.exists() {
         return Err(input_error(format!(
@@ -459,6 +473,7 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
                 rewardbench2: None,
                 rmbench: None,
                 no_majority: 0,
+                unshared: Vec::new(),
                 annotators: Vec::new(),
                 source: format!(
                     "{} (AlpacaEval annotations, in the order AlpacaEval showed them; no gold: the evaluated model {evaluated} stands as gold, so a probability's expected accuracy is AlpacaEval's win rate / 100)",
@@ -468,8 +483,25 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
         }
     }
     let frame = frame::read(path)?;
+    let conversations = mapping
+        .is_none()
+        .then(|| super::conversation::shape(&frame))
+        .flatten();
     match mapping {
         Some(m) => from_mapped(&frame, m),
+        None if conversations.is_some() => {
+            let shape = conversations.unwrap_or(super::conversation::Shape::Lists);
+            let (pairs, skipped) = super::conversation::from_frame(&frame, shape, unshared)?;
+            Ok(Loaded {
+                pairs,
+                rewardbench2: None,
+                rmbench: None,
+                no_majority: 0,
+                annotators: Vec::new(),
+                source: format!("{} (conversations: {})", path.display(), shape.describe()),
+                unshared: skipped,
+            })
+        }
         None if super::rmbench::is_rmbench(&frame) => Ok(Loaded {
             pairs: Vec::new(),
             rewardbench2: None,
@@ -480,12 +512,14 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
                 "{} (RM-Bench: each prompt's three chosen × three rejected responses, nine pairs)",
                 path.display()
             ),
+            unshared: Vec::new(),
         }),
         None if rewardbench2::is_rewardbench2(&frame) => Ok(Loaded {
             pairs: Vec::new(),
             rewardbench2: Some(rewardbench2::from_frame(frame)?),
             rmbench: None,
             no_majority: 0,
+            unshared: Vec::new(),
             annotators: Vec::new(),
             source: path.display().to_string(),
         }),
@@ -494,6 +528,7 @@ fn load_file(path: &Path, mapping: Option<&Mapping>) -> Result<Loaded> {
             rewardbench2: None,
             rmbench: None,
             no_majority: 0,
+            unshared: Vec::new(),
             annotators: Vec::new(),
             source: path.display().to_string(),
         }),

@@ -8,7 +8,7 @@ mod template;
 
 pub use builtin::SCORES_PROMPT;
 pub use rewardbench2::{RATING_NAME, RATING_TIES_NAME};
-pub use template::{Mode, Template};
+pub use template::{Asked, Mode, Template};
 
 use crate::error::input_error;
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};

@@ -51,7 +51,7 @@ pub struct Template {
 
 /// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
 /// which it prefixes).
-const PLACEHOLDERS: [&str; 7] = [
+const PLACEHOLDERS: [&str; 9] = [
     "{prompt}",
     "{response1}",
     "{response2}",
@@ -59,27 +59,91 @@ const PLACEHOLDERS: [&str; 7] = [
     "{reference}",
     "{response3}",
     "{response4}",
+    "{conversation}",
+    "{question}",
 ];
+
+/// What an item asks: its conversation before the judged reply in the documented layout
+/// (`dataset::conversation::layout`; a single-turn item's prompt alone), which `{prompt}` and
+/// `{conversation}` show, and the last user message, which `{question}` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Asked<'a> {
+    pub conversation: &'a str,
+    pub question: &'a str,
+}
+
+impl<'a> From<&'a str> for Asked<'a> {
+    /// A single-turn prompt.
+    fn from(prompt: &'a str) -> Self {
+        Self {
+            conversation: prompt,
+            question: prompt,
+        }
+    }
+}
 
 impl Template {
     /// Fills the pairwise placeholders in a single pass over the template: braces or
     /// placeholder names inside the data are copied as they are, never expanded.
-    pub fn render(&self, prompt: &str, response1: &str, response2: &str) -> String {
-        self.fill(&[prompt, response1, response2, "", "", "", ""])
+    pub fn render<'a>(
+        &self,
+        asked: impl Into<Asked<'a>>,
+        response1: &str,
+        response2: &str,
+    ) -> String {
+        let a = asked.into();
+        self.fill(&[
+            a.conversation,
+            response1,
+            response2,
+            "",
+            "",
+            "",
+            "",
+            a.conversation,
+            a.question,
+        ])
     }
 
     /// Fills the ranking placeholders: four responses, as shown (A to D).
-    pub fn render_ranking(&self, prompt: &str, responses: [&str; 4]) -> String {
+    pub fn render_ranking<'a>(&self, asked: impl Into<Asked<'a>>, responses: [&str; 4]) -> String {
         let [a, b, c, d] = responses;
-        self.fill(&[prompt, a, b, "", "", c, d])
+        let q = asked.into();
+        self.fill(&[
+            q.conversation,
+            a,
+            b,
+            "",
+            "",
+            c,
+            d,
+            q.conversation,
+            q.question,
+        ])
     }
 
     /// Fills the pointwise placeholders: the graded response and the reference answer.
-    pub fn render_pointwise(&self, prompt: &str, response: &str, reference: &str) -> String {
-        self.fill(&[prompt, "", "", response, reference, "", ""])
+    pub fn render_pointwise<'a>(
+        &self,
+        asked: impl Into<Asked<'a>>,
+        response: &str,
+        reference: &str,
+    ) -> String {
+        let a = asked.into();
+        self.fill(&[
+            a.conversation,
+            "",
+            "",
+            response,
+            reference,
+            "",
+            "",
+            a.conversation,
+            a.question,
+        ])
     }
 
-    fn fill(&self, values: &[&str; 7]) -> String {
+    fn fill(&self, values: &[&str; 9]) -> String {
         let mut out =
             String::with_capacity(self.text.len() + values.iter().map(|v| v.len()).sum::<usize>());
         let mut rest = self.text.as_str();

@@ -38,9 +38,14 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
     if let Some(system) = &template.system {
         out.push(Message::system(system.clone()));
     }
+    let conversation = crate::dataset::conversation::layout(&example.history, &example.prompt);
+    let asked = crate::prompts::Asked {
+        conversation: &conversation,
+        question: &example.prompt,
+    };
     let text = match (template.mode, graded) {
         (Mode::Pointwise, Some(side)) => template.render_pointwise(
-            &example.prompt,
+            asked,
             if side == 1 {
                 &example.response1
             } else {
@@ -51,11 +56,11 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
         (Mode::Ranking, _) => {
             let more = |k: usize| example.more.get(k).map_or("", String::as_str);
             template.render_ranking(
-                &example.prompt,
+                asked,
                 [&example.response1, &example.response2, more(0), more(1)],
             )
         }
-        _ => template.render(&example.prompt, &example.response1, &example.response2),
+        _ => template.render(asked, &example.response1, &example.response2),
     };
     out.push(Message::user(text));
     out

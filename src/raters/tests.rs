@@ -30,6 +30,7 @@ pub(super) fn both_orders(n: usize, prefix: &str) -> Vec<crate::dataset::example
             randomize: true,
             votes: Vec::new(),
             generators: None,
+            history: Vec::new(),
         })
         .collect();
     crate::dataset::examples::build(pairs, 42, true)

@@ -62,6 +62,9 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
             if kept { "kept as ties" } else { "left out" }
         )?;
     }
+    for line in conversation_lines(d) {
+        writeln!(out, "{line}")?;
+    }
     let mut t = table::Table::new(
         "",
         &[
@@ -347,4 +350,33 @@ pub fn emit_exported(d: &Dataset, path: &std::path::Path) -> Result<()> {
     )?;
     out.flush()?;
     Ok(())
+}
+
+/// Conversations: the turns before the judged reply (the last user message counted), and the
+/// rows left out under `--unshared skip`, named.
+pub fn conversation_lines(d: &crate::run::data::Dataset) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut turns: Vec<usize> = d.examples.iter().map(|e| e.history.len() + 1).collect();
+    if turns.iter().any(|&t| t > 1) {
+        turns.sort_unstable();
+        out.push(format!(
+            "conversations: {} to {} turns before the judged reply (median {}); {} of {} items single-turn",
+            turns[0],
+            turns[turns.len() - 1],
+            turns[turns.len() / 2],
+            turns.iter().filter(|&&t| t == 1).count(),
+            turns.len()
+        ));
+    }
+    if !d.unshared.is_empty() {
+        const SHOWN: usize = 5;
+        let more = d.unshared.len().saturating_sub(SHOWN);
+        out.push(format!(
+            "{} conversations left out (--unshared skip: their sides differ before the last replies): {}{}",
+            d.unshared.len(),
+            d.unshared[..d.unshared.len().min(SHOWN)].join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
+    out
 }

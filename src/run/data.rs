@@ -19,6 +19,7 @@ pub struct DataSettings {
     pub selection: Selection,
     pub seed: u64,
     pub both_orders: bool,
+    pub unshared: crate::dataset::conversation::Unshared,
 }
 
 impl DataSettings {
@@ -53,6 +54,7 @@ impl DataSettings {
             },
             seed: args.seed,
             both_orders: args.both_orders,
+            unshared: args.unshared,
         })
     }
 }
@@ -71,6 +73,9 @@ pub struct Dataset {
     pub no_majority_policy: NoMajority,
     /// RM-Bench data: nine pairs per prompt, scored by `evaluation::rmbench` too.
     pub rmbench: bool,
+    /// Conversations left out because their sides differ before the last replies
+    /// (`--unshared skip`), by id.
+    pub unshared: Vec<String>,
 }
 
 /// With several annotators: their agreement and the human ceiling (bootstrap CIs, seeded with
@@ -115,7 +120,11 @@ pub enum Rows {
 
 /// The data in whichever form it comes, selected.
 pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Rows> {
-    let mut loaded = source::load(&settings.spec, settings.mapping.as_ref(), progress)?;
+    let mut loaded = source::load(
+        &settings.spec,
+        (settings.mapping.as_ref(), settings.unshared),
+        progress,
+    )?;
     if let Some(rows) = loaded.rewardbench2.take() {
         return Ok(Rows::RewardBench2(Rb2Set {
             source: loaded.source,
@@ -146,6 +155,7 @@ fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Data
     };
     Ok(Dataset {
         rmbench,
+        unshared: loaded.unshared,
         source: loaded.source,
         seed: settings.seed,
         both_orders: settings.both_orders,

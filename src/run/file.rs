@@ -165,6 +165,9 @@ pub struct PairsDataFile {
     pub seed: u64,
     #[serde(default)]
     pub source: String,
+    /// Conversations left out under `--unshared skip`, by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unshared: Vec<String>,
     /// `--reference`: the model scores the system level compares rankings with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<ReferenceFile>,

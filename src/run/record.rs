@@ -40,6 +40,8 @@ pub struct RunMeta {
     pub created_unix: u64,
     pub sort: String,
     pub no_majority: usize,
+    /// Conversations left out under `--unshared skip`, by id.
+    pub unshared: Vec<String>,
 }
 
 /// A finished run: what was rated, how, and what came of it.
@@ -57,6 +59,9 @@ pub struct Run {
     /// Each item's prompt and responses as shown (absent for `report DIR`, which reads
     /// items.jsonl).
     pub texts: Option<Vec<[String; 3]>>,
+    /// Conversations: each item's turns before its prompt (None when every item is single-turn,
+    /// and for `report DIR`).
+    pub histories: Option<Vec<std::sync::Arc<[crate::dataset::conversation::Turn]>>>,
 }
 
 /// What `calibrate` made, by the data's form.

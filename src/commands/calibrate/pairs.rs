@@ -26,6 +26,13 @@ pub fn checksum(dataset: &Dataset) -> String {
             h.update(part.as_bytes());
             h.update([0]);
         }
+        // A conversation's earlier turns (none for a single-turn item, whose checksum stays).
+        for t in e.history.iter() {
+            h.update(t.role.label().as_bytes());
+            h.update([1]);
+            h.update(t.content.as_bytes());
+            h.update([0]);
+        }
     }
     crate::judge::cache::hex(&h.finalize())
 }
@@ -280,6 +287,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         created_unix: rated.created_unix,
         sort: args.sort.clone(),
         no_majority: dataset.no_majority,
+        unshared: dataset.unshared.clone(),
     };
     Ok(Run {
         meta,
@@ -295,5 +303,10 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
                 .map(|e| [e.prompt.clone(), e.response1.clone(), e.response2.clone()])
                 .collect(),
         ),
+        histories: dataset
+            .examples
+            .iter()
+            .any(|e| !e.history.is_empty())
+            .then(|| dataset.examples.iter().map(|e| e.history.clone()).collect()),
     })
 }

@@ -38,6 +38,7 @@ fn item(shown: &Shown, id: String, order: Order, responses: Vec<String>, gold: i
         seeded: true,
         votes: Vec::new(),
         generators: None,
+        history: Vec::new().into(),
     }
 }
 

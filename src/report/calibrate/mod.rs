@@ -260,6 +260,9 @@ pub fn to_json(run: &Run) -> Value {
     if let Some(f) = &run.evaluation.cost {
         doc["cost_frontier"] = crate::report::calibrate::cost::json(f);
     }
+    if !run.meta.unshared.is_empty() {
+        doc["data"]["unshared"] = json!(run.meta.unshared);
+    }
     if !run.evaluation.systems_comparisons.is_empty() {
         if let Ok(c) = serde_json::to_value(&run.evaluation.systems_comparisons) {
             doc["systems_comparisons"] = c;
@@ -323,6 +326,21 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
             "{} pairs {}: their annotators had no majority",
             run.meta.no_majority,
             if kept { "kept as ties" } else { "left out" }
+        )?;
+    }
+    if !run.meta.unshared.is_empty() {
+        writeln!(
+            w,
+            "{}",
+            wrap(
+                &format!(
+                    "{} conversations left out (--unshared skip: their sides differ before the last replies): {}",
+                    run.meta.unshared.len(),
+                    run.meta.unshared.join(", ")
+                ),
+                width,
+                ""
+            )
         )?;
     }
     let order = order(run);

@@ -190,6 +190,12 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                 line["generator1"] = json!(g1);
                 line["generator2"] = json!(g2);
             }
+            // A conversation's turns before the prompt, each {role, content}.
+            if let Some(turns) = run.histories.as_ref().and_then(|h| h.get(i)) {
+                if !turns.is_empty() {
+                    line["turns"] = json!(turns);
+                }
+            }
             serde_json::to_writer(&mut items, &line)?;
             items.write_all(b"\n")?;
         }

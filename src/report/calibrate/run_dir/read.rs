@@ -381,6 +381,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         created_unix: doc.created_unix,
         sort: doc.sort.clone(),
         no_majority: data.no_majority,
+        unshared: data.unshared.clone(),
     };
     let mut generators = generators(dir, &items);
     if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {

@@ -63,6 +63,7 @@ pub fn run_file(run: &Run) -> RunFile {
             no_majority: m.no_majority,
             seed: m.seed,
             source: m.source.clone(),
+            unshared: m.unshared.clone(),
             reference: run
                 .record
                 .generators
