@@ -87,6 +87,7 @@ fn measure(path: &str) {
         selection: Selection::default(),
         seed: 42,
         both_orders: false,
+        unshared: Default::default(),
     };
     let start = Instant::now();
     let dataset = load(&settings, &Quiet).expect("loads");

@@ -295,6 +295,7 @@ fn main() {
             created_unix: 0,
             sort: "kappa_quadratic".into(),
             no_majority: 0,
+            unshared: Vec::new(),
         },
         record,
         evaluation,
@@ -302,6 +303,7 @@ fn main() {
         tallies,
         caches: vec![],
         texts: Some((0..n).map(pair_texts).collect()),
+        histories: None,
     };
     raterlab::report::calibrate::run_dir::write(&run).expect("run directory written");
     let written = start.elapsed().as_secs_f64();

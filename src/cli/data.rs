@@ -60,13 +60,13 @@ pub struct DataArgs {
     /// naming the row and the first turn that differs) or `skip` (left out, counted and named
     /// in the run's summary).
     #[arg(long, value_name = "error|skip", default_value = "error", value_parser = unshared)]
-    pub unshared: crate::dataset::conversation::Unshared,
+    pub unshared: crate::dataset::conversation_file::Unshared,
 }
 
-fn unshared(s: &str) -> Result<crate::dataset::conversation::Unshared, String> {
+fn unshared(s: &str) -> Result<crate::dataset::conversation_file::Unshared, String> {
     match s {
-        "error" => Ok(crate::dataset::conversation::Unshared::Error),
-        "skip" => Ok(crate::dataset::conversation::Unshared::Skip),
+        "error" => Ok(crate::dataset::conversation_file::Unshared::Error),
+        "skip" => Ok(crate::dataset::conversation_file::Unshared::Skip),
         _ => Err(format!("'{s}': use error or skip")),
     }
 }

@@ -10,7 +10,7 @@ pub fn examples_frame(examples: &[Example]) -> Result<DataFrame> {
     let col = |name: &str, f: &dyn Fn(&Example) -> String| {
         Column::new(name.into(), examples.iter().map(f).collect::<Vec<String>>())
     };
-    Ok(DataFrame::new_infer_height(vec![
+    let mut columns = vec![
         col("id", &|e| e.id.clone()),
         col("pair_id", &|e| e.pair_id.clone()),
         col("subset", &|e| e.subset.clone()),
@@ -22,7 +22,14 @@ pub fn examples_frame(examples: &[Example]) -> Result<DataFrame> {
         col("prompt", &|e| e.prompt.clone()),
         col("response1", &|e| e.response1.clone()),
         col("response2", &|e| e.response2.clone()),
-    ])?)
+    ];
+    // Conversations: each item's turns before its prompt, as a JSON list of {role, content}.
+    if examples.iter().any(|e| !e.history.is_empty()) {
+        columns.push(col("turns", &|e| {
+            serde_json::to_string(&e.history[..]).unwrap_or_default()
+        }));
+    }
+    Ok(DataFrame::new_infer_height(columns)?)
 }
 
 /// Writes the examples (CSV, JSONL or Parquet by extension), atomically.

@@ -436,6 +436,29 @@ impl Frame {
     }
 
     /// A text column whose missing values stay missing.
+    /// Each row's list in column `name` (a list column), with where it is (`'FILE', column
+    /// 'NAME', row N`) for the caller's messages; a missing list is an error naming the row.
+    pub fn list_rows(&self, name: &str) -> Result<Vec<(String, Series)>> {
+        let series = self.df.column(name)?.as_materialized_series().clone();
+        let list = series.list().map_err(anyhow::Error::from)?;
+        list.series_iter()
+            .enumerate()
+            .map(|(row, value)| {
+                let at = format!(
+                    "'{}', column '{name}', row {}",
+                    self.path.display(),
+                    row + 1
+                );
+                match value {
+                    Some(v) => Ok((at, v)),
+                    None => Err(input_error(format!(
+                        "{at}: the list is missing (null); give a list, [] when there is none"
+                    ))),
+                }
+            })
+            .collect()
+    }
+
     pub fn optional_text(&self, name: &str) -> Result<Vec<Option<String>>> {
         let column = self.column(name, name)?;
         let cast = column

@@ -16,6 +16,7 @@
 
 pub mod alpacaeval;
 pub mod conversation;
+pub mod conversation_file;
 pub mod examples;
 pub mod export;
 pub mod frame;

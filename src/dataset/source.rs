@@ -424,7 +424,7 @@ fn has_reward_bench_columns(frame: &Frame) -> bool {
 /// must have reward-bench's schema.
 pub fn load(
     spec: &DataSpec,
-    (mapping, unshared): (Option<&Mapping>, super::conversation::Unshared),
+    (mapping, unshared): (Option<&Mapping>, super::conversation_file::Unshared),
     progress: &dyn Progress,
 ) -> Result<Loaded> {
     let reward_bench = |pairs: Vec<Pair>| Loaded {
@@ -457,7 +457,7 @@ pub fn load(
 
 fn load_file(
     path: &Path,
-    (mapping, unshared): (Option<&Mapping>, super::conversation::Unshared),
+    (mapping, unshared): (Option<&Mapping>, super::conversation_file::Unshared),
 ) -> Result<Loaded> {
     // No such file and no extension: a dataset name mistyped, most likely.
     if path.extension().is_none() && !path.exists() {
@@ -485,13 +485,13 @@ fn load_file(
     let frame = frame::read(path)?;
     let conversations = mapping
         .is_none()
-        .then(|| super::conversation::shape(&frame))
+        .then(|| super::conversation_file::shape(&frame))
         .flatten();
     match mapping {
         Some(m) => from_mapped(&frame, m),
         None if conversations.is_some() => {
-            let shape = conversations.unwrap_or(super::conversation::Shape::Lists);
-            let (pairs, skipped) = super::conversation::from_frame(&frame, shape, unshared)?;
+            let shape = conversations.unwrap_or(super::conversation_file::Shape::Lists);
+            let (pairs, skipped) = super::conversation_file::from_frame(&frame, shape, unshared)?;
             Ok(Loaded {
                 pairs,
                 rewardbench2: None,

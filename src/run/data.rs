@@ -19,7 +19,7 @@ pub struct DataSettings {
     pub selection: Selection,
     pub seed: u64,
     pub both_orders: bool,
-    pub unshared: crate::dataset::conversation::Unshared,
+    pub unshared: crate::dataset::conversation_file::Unshared,
 }
 
 impl DataSettings {

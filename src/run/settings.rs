@@ -18,7 +18,7 @@ pub struct DataOptions {
     pub per_subset: Option<usize>,
     pub seed: u64,
     pub both_orders: bool,
-    pub unshared: crate::dataset::conversation::Unshared,
+    pub unshared: crate::dataset::conversation_file::Unshared,
 }
 
 /// How to reach and call the judges.

@@ -10,6 +10,7 @@ mod calibrate_cli;
 mod calibration;
 mod common;
 mod consistency;
+mod conversations;
 mod cost;
 mod data_cli;
 mod endpoint;

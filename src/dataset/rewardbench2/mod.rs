@@ -165,24 +165,10 @@ fn check_schema(frame: &Frame) -> Result<()> {
 
 /// A list-of-texts column: each row's texts. A null list or a null text is an error.
 pub(crate) fn lists(frame: &Frame, name: &str) -> Result<Vec<Vec<String>>> {
-    let series = frame.df.column(name)?.as_materialized_series().clone();
-    let list = series.list().map_err(anyhow::Error::from)?;
-    let at = |row: usize| {
-        format!(
-            "'{}', column '{name}', row {}",
-            frame.path.display(),
-            row + 1
-        )
-    };
-    list.series_iter()
-        .enumerate()
-        .map(|(row, value)| {
-            let value = value.ok_or_else(|| {
-                input_error(format!(
-                    "{}: the list is missing (null); give a list, [] when there is none",
-                    at(row)
-                ))
-            })?;
+    frame
+        .list_rows(name)?
+        .into_iter()
+        .map(|(at, value)| {
             let texts = value.str().map_err(anyhow::Error::from)?;
             texts
                 .iter()
@@ -190,8 +176,7 @@ pub(crate) fn lists(frame: &Frame, name: &str) -> Result<Vec<Vec<String>>> {
                 .map(|(k, t)| {
                     t.map(str::to_string).ok_or_else(|| {
                         input_error(format!(
-                            "{}: completion {} is missing (null); fill it in or drop it from the list",
-                            at(row),
+                            "{at}: completion {} is missing (null); fill it in or drop it from the list",
                             k + 1
                         ))
                     })

@@ -1,0 +1,339 @@
+//! Conversations (#44): HH-RLHF's public rows as transcripts and as message lists, equal to
+//! the reference parse (`tests/fixtures/generate_hh_rlhf_fixtures.py`); a mock judge's
+//! requests show every earlier turn once, in order, and the two final replies; malformed
+//! rows are named.
+
+use crate::common::{error_of, fixture, json_of, run, shared_data};
+use crate::judge_cli::{completion, user_text};
+use crate::mock_http::MockServer;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// `raterlab data export` of `data` (JSONL), its rows.
+fn export(data: &Path, dir: &Path, name: &str, extra: &[&str]) -> Vec<Value> {
+    let out = dir.join(format!("{name}.jsonl"));
+    let mut args = vec![
+        "data",
+        "export",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    std::fs::read_to_string(&out)
+        .expect("export")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// An exported item's turns before its prompt, as (role, text).
+fn history(row: &Value) -> Vec<(String, String)> {
+    let turns: Vec<Value> = row["turns"]
+        .as_str()
+        .map(|t| serde_json::from_str(t).expect("turns JSON"))
+        .unwrap_or_default();
+    turns
+        .iter()
+        .map(|t| {
+            (
+                t["role"].as_str().expect("role").to_string(),
+                t["content"].as_str().expect("content").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The exported item's (chosen, rejected) replies, by its gold label.
+fn replies(row: &Value) -> (String, String) {
+    let (r1, r2) = (
+        row["response1"].as_str().expect("response1").to_string(),
+        row["response2"].as_str().expect("response2").to_string(),
+    );
+    if row["gold"] == -1 {
+        (r1, r2)
+    } else {
+        (r2, r1)
+    }
+}
+
+/// The fixture's digest of an exported item.
+fn digest(row: &Value) -> String {
+    let (chosen, rejected) = replies(row);
+    let mut parts: Vec<String> = history(row)
+        .into_iter()
+        .map(|(role, text)| format!("{role}\u{1}{text}"))
+        .collect();
+    parts.push(row["prompt"].as_str().expect("prompt").to_string());
+    parts.extend([chosen, rejected]);
+    hex(&Sha256::digest(parts.join("\0").as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The 1,000 public rows load as transcripts, and as message lists made from them (both of
+/// reward-bench's shapes: chosen/rejected lists, and a messages list before two replies):
+/// every row's turns equal the reference parse.
+#[test]
+fn the_public_rows_load_as_transcripts_and_as_message_lists() {
+    let Some(shared) = shared_data() else { return };
+    let data = shared.join("hh-rlhf/harmless-base-test.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reference: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("hh_rlhf.json")).expect("fixture"))
+            .expect("json");
+    let want: std::collections::HashMap<&str, (&str, u64)> = reference["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().expect("id"),
+                (
+                    r["digest"].as_str().expect("digest"),
+                    r["turns"].as_u64().expect("turns"),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(want.len(), 1000);
+    let check = |rows: &[Value], form: &str| {
+        assert_eq!(rows.len(), 1000, "{form}");
+        for row in rows {
+            let id = row["pair_id"].as_str().expect("id");
+            let (d, turns) = want[id];
+            assert_eq!(history(row).len() as u64, turns, "{form}: {id}");
+            assert_eq!(
+                digest(row),
+                d,
+                "{form}: {id} differs from the reference parse"
+            );
+        }
+    };
+    let transcripts = export(&data, dir.path(), "transcripts", &[]);
+    check(&transcripts, "transcripts");
+    // The same rows as message lists, in both shapes.
+    let message = |role: &str, content: &str| json!({"role": role, "content": content});
+    let (mut lists, mut before) = (String::new(), String::new());
+    for row in &transcripts {
+        let mut shared: Vec<Value> = history(row).iter().map(|(r, t)| message(r, t)).collect();
+        shared.push(message("user", row["prompt"].as_str().expect("prompt")));
+        let (chosen, rejected) = replies(row);
+        let n = row["pair_id"]
+            .as_str()
+            .and_then(|id| id.rsplit('-').next())
+            .expect("row number");
+        let side = |reply: &str| {
+            let mut v = shared.clone();
+            v.push(message("assistant", reply));
+            v
+        };
+        lists.push_str(&format!(
+            "{}\n",
+            json!({"id": n, "subset": "harmless-base-test", "chosen": side(&chosen), "rejected": side(&rejected)})
+        ));
+        before.push_str(&format!(
+            "{}\n",
+            json!({"id": n, "subset": "harmless-base-test", "messages": shared, "chosen": chosen, "rejected": rejected})
+        ));
+    }
+    for (name, text) in [("lists", lists), ("before", before)] {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&path, text).expect("write");
+        let rows = export(&path, dir.path(), &format!("{name}-export"), &[]);
+        check(&rows, name);
+        // The same items, in the same order and positions.
+        let key = |r: &Value| (r["id"].clone(), r["gold"].clone(), r["response1"].clone());
+        assert!(
+            rows.iter().map(key).eq(transcripts.iter().map(key)),
+            "{name}"
+        );
+    }
+    // data summary says what the form is and how deep the conversations run.
+    let (code, out, err) = run(&["data", "summary", "--data", data.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(conversations: HH-RLHF transcripts"), "{out}");
+    assert!(
+        out.contains("conversations: 1 to 35 turns before the judged reply (median 3); 300 of 1000 items single-turn"),
+        "{out}"
+    );
+}
+
+/// A mock judge's requests: the conversation before the judged reply in the documented
+/// layout, each earlier turn once and in order, then the two final replies; with
+/// --both-orders only the final replies swap.
+#[test]
+fn a_judge_sees_every_earlier_turn_once_in_order() {
+    let Some(shared) = shared_data() else { return };
+    let data = shared.join("hh-rlhf/harmless-base-test.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let items = export(
+        &data,
+        dir.path(),
+        "items",
+        &["--limit", "12", "--both-orders"],
+    );
+    let server = MockServer::start(|_| completion("<winner>1</winner>"));
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--limit",
+        "12",
+        "--both-orders",
+        "--endpoint",
+        &server.url,
+        "--model",
+        "m",
+        "--prompt",
+        "simple_no_tie",
+        "--no-cache",
+        "--bootstrap",
+        "0",
+        "--json",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(doc["data"]["items"], 24);
+    let sent: Vec<String> = server
+        .requests
+        .lock()
+        .expect("log")
+        .iter()
+        .map(user_text)
+        .collect();
+    assert_eq!(sent.len(), 24);
+    let mut multi = 0;
+    for item in &items {
+        let turns = history(item);
+        let prompt = item["prompt"].as_str().expect("prompt");
+        let mut layout = String::new();
+        for (role, text) in &turns {
+            let label = if role == "user" { "User" } else { "Assistant" };
+            layout.push_str(&format!("### {label}:\n{text}\n\n"));
+        }
+        layout.push_str(&if turns.is_empty() {
+            prompt.to_string()
+        } else {
+            format!("### User:\n{prompt}")
+        });
+        let (r1, r2) = (
+            item["response1"].as_str().expect("r1"),
+            item["response2"].as_str().expect("r2"),
+        );
+        let text = sent
+            .iter()
+            .find(|t| {
+                t.contains(&layout)
+                    && t.find(r1).zip(t.rfind(r2)).is_some_and(|(a, b)| a < b)
+                    && t.find(r1)
+                        .is_some_and(|a| t.find(&layout).is_some_and(|c| c < a))
+            })
+            .unwrap_or_else(|| panic!("no request shows item {} as laid out", item["id"]));
+        assert_eq!(text.matches(&layout).count(), 1, "{}", item["id"]);
+        for (_, t) in &turns {
+            assert!(text.contains(t.as_str()));
+        }
+        multi += usize::from(!turns.is_empty());
+    }
+    assert!(
+        multi >= 12,
+        "both orders of several multi-turn items: {multi}"
+    );
+}
+
+/// Broken conversations are named by file and row, with what is wrong; rows whose sides
+/// differ before the last replies can be left out, and are then counted and named.
+#[test]
+fn malformed_conversations_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, rows: &[Value]| {
+        let path = dir.path().join(name);
+        let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let t = |turns: &[(&str, &str)]| -> String {
+        turns
+            .iter()
+            .map(|(who, text)| format!("\n\n{who}: {text}"))
+            .collect()
+    };
+    let good = json!({"chosen": t(&[("Human", "hi"), ("Assistant", "a1"), ("Human", "q2"), ("Assistant", "good")]),
+        "rejected": t(&[("Human", "hi"), ("Assistant", "a1"), ("Human", "q2"), ("Assistant", "bad")])});
+    let unshared = json!({"chosen": t(&[("Human", "hi"), ("Assistant", "a1"), ("Human", "q2"), ("Assistant", "good")]),
+        "rejected": t(&[("Human", "hi"), ("Assistant", "other"), ("Human", "q2"), ("Assistant", "bad")])});
+    let open = json!({"chosen": t(&[("Human", "hi"), ("Assistant", "a"), ("Human", "q")]),
+        "rejected": t(&[("Human", "hi"), ("Assistant", "a"), ("Human", "q")])});
+    let empty = json!({"chosen": t(&[("Human", " "), ("Assistant", "a")]),
+        "rejected": t(&[("Human", " "), ("Assistant", "b")])});
+    let calibrate = |path: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "--data",
+            path.to_str().expect("utf-8"),
+            "--judge",
+            "sim",
+            "--no-cache",
+            "--bootstrap",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        args.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    let refs = |v: &[String]| -> Vec<String> { v.to_vec() };
+    let error = |path: &Path| {
+        let args = refs(&calibrate(path, &[]));
+        error_of(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let path = write("unshared.jsonl", &[good.clone(), unshared.clone()]);
+    let err = error(&path);
+    assert!(
+        err.contains("unshared.jsonl', row 2 (id 'unshared-2')")
+            && err.contains("differ before their last replies, at turn 2 (chosen: assistant \"a1\"; rejected: assistant \"other\")")
+            && err.contains("--unshared skip"),
+        "{err}"
+    );
+    // Left out on request: counted and named, never silently.
+    let out_dir = dir.path().join("run");
+    let mut args = calibrate(&path, &["--unshared", "skip", "--json"]);
+    args.extend([
+        "--out".to_string(),
+        out_dir.to_str().expect("utf-8").to_string(),
+    ]);
+    let doc = json_of(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(doc["data"]["items"], 1);
+    assert_eq!(doc["data"]["unshared"], json!(["unshared-2"]));
+    let run_json = std::fs::read_to_string(out_dir.join("run.json")).expect("run.json");
+    assert!(
+        run_json.contains("\"unshared\": [\n      \"unshared-2\"\n    ]"),
+        "{run_json}"
+    );
+    let err = error(&write("open.jsonl", &[good.clone(), open]));
+    assert!(
+        err.contains("open.jsonl', row 2")
+            && err.contains("ends with a user turn, not the assistant's reply to judge"),
+        "{err}"
+    );
+    let err = error(&write("empty.jsonl", &[good.clone(), empty]));
+    assert!(
+        err.contains("row 2") && err.contains("turn 1 of the chosen conversation is empty"),
+        "{err}"
+    );
+    // Message lists: an unknown role is named with its message.
+    let roles = json!({"chosen": [{"role": "user", "content": "q"}, {"role": "narrator", "content": "x"}],
+        "rejected": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "y"}]});
+    let ok = json!({"chosen": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "x"}],
+        "rejected": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "y"}]});
+    let err = error(&write("roles.jsonl", &[ok, roles]));
+    assert!(
+        err.contains("roles.jsonl', column 'chosen', row 2, message 2: unknown role 'narrator'"),
+        "{err}"
+    );
+}
