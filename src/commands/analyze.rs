@@ -193,6 +193,7 @@ fn systems(
         both_orders: false,
         annotators: None,
         shapes: Vec::new(),
+        depths: Vec::new(),
         generators: Some(generators),
     };
     let eval = EvalSettings {

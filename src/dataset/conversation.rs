@@ -165,6 +165,12 @@ pub fn split(first: &[Turn], second: &[Turn]) -> Result<Split, String> {
     })
 }
 
+/// A conversation's depth: its user turns up to the judged reply, the last user message (not
+/// among `history`) counted (1 for a single-turn item).
+pub fn depth(history: &[Turn]) -> u32 {
+    1 + history.iter().filter(|t| t.role == Role::User).count() as u32
+}
+
 /// The conversation before the judged reply in raterlab's layout, which `{prompt}` and
 /// `{conversation}` show: each turn as `### User:`, `### Assistant:` or `### System:` on a
 /// line of its own, then its text, turns apart by a blank line (FastChat's multi-turn judge

@@ -330,6 +330,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let settings = EvalSettings {
@@ -404,6 +405,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let c = &compare_all(

@@ -305,6 +305,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         }
     }

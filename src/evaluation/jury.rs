@@ -219,6 +219,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let j = Jury {

@@ -9,6 +9,7 @@ mod compare;
 pub mod consistency;
 pub mod cost;
 pub mod credit;
+pub mod depth;
 pub mod evaluator;
 pub mod groups;
 pub mod jury;
@@ -168,6 +169,7 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
     for (i, item) in run.items.iter().enumerate() {
         subsets.entry(item.subset.as_str()).or_default().push(i);
     }
+    let depth_buckets = depth::buckets(&run.depths);
     let (evaluator_run, mut evaluator_rows) = match evaluator::of_run(run, settings) {
         Some((r, rows)) => (Some(r), rows),
         None => (None, vec![None; run.configs.len()]),
@@ -202,7 +204,12 @@ pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
             };
             let (sections, leaderboard) = scores(&accuracy);
             let (sections_published, leaderboard_published) = scores(&published);
+            let by_depth: Vec<(String, Scope)> = depth_buckets
+                .iter()
+                .map(|(name, idx)| (name.clone(), scope(run, config, idx, settings)))
+                .collect();
             ConfigResult {
+                by_depth,
                 jury: config.jury.as_ref().map(|j| jury::jury(run, j)),
                 evaluator: evaluator_rows[i].take(),
                 systems: systems_rows[i].take(),
@@ -264,6 +271,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let s = scope(
@@ -324,6 +332,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let e = evaluate(

@@ -181,6 +181,7 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
+            depths: Vec::new(),
             generators: None,
         };
         let rec = record(vec![

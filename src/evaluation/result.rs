@@ -46,6 +46,9 @@ pub struct Scope {
 pub struct ConfigResult {
     pub overall: Scope,
     pub by_subset: BTreeMap<String, Scope>,
+    /// Conversations: the items by depth (user turns up to the judged reply), in `depth`'s
+    /// buckets; empty when every item is single-turn.
+    pub by_depth: Vec<(String, Scope)>,
     /// reward-bench section scores (accuracy, items without a verdict counted wrong), for the
     /// sections whose subsets are all present, and the leaderboard score when all four are.
     pub sections: BTreeMap<&'static str, f64>,

@@ -102,6 +102,30 @@ labels:
 5. Assistant B is significantly better: [[B>>A]]
 Example output: \"My final verdict is tie: [[A=B]]\".";
 
+/// FastChat's `pair-v2-multi-turn` system prompt (llm_judge/data/judge_prompts.jsonl), verbatim.
+const MT_BENCH_MULTI_SYSTEM: &str = "Please act as an impartial judge and evaluate the quality of the responses provided by two AI assistants to the user questions. You should choose the assistant that follows the user's instructions and answers the user's questions better. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of their responses. You should focus on who provides a better answer to the second user question. Begin your evaluation by comparing the responses of the two assistants and provide a short explanation. Avoid any positional biases and ensure that the order in which the responses were presented does not influence your decision. Do not allow the length of the responses to influence your evaluation. Do not favor certain names of the assistants. Be as objective as possible. After providing your explanation, output your final verdict by strictly following this format: \"[[A]]\" if assistant A is better, \"[[B]]\" if assistant B is better, and \"[[C]]\" for a tie.";
+
+/// FastChat's `pair-v2-multi-turn` prompt as a jinja template: for a two-turn conversation
+/// (one earlier question and answer, shared by both sides) byte for byte FastChat's
+/// `{question_1}`/`{answer_a_1}`/`{question_2}`/`{answer_a_2}` layout; a longer or shorter
+/// conversation shows each earlier turn the same way.
+const MT_BENCH_MULTI: &str = "<|The Start of Assistant A's Conversation with User|>\n\n\
+{% for t in turns %}### {% if t.role == 'user' %}User{% elif t.role == 'assistant' %}Assistant A{% else %}System{% endif %}:\n{{ t.content }}\n\n{% endfor %}\
+### User:\n{{ question }}\n\n### Assistant A:\n{{ response1 }}\n\n<|The End of Assistant A's Conversation with User|>\n\n\n\
+<|The Start of Assistant B's Conversation with User|>\n\n\
+{% for t in turns %}### {% if t.role == 'user' %}User{% elif t.role == 'assistant' %}Assistant B{% else %}System{% endif %}:\n{{ t.content }}\n\n{% endfor %}\
+### User:\n{{ question }}\n\n### Assistant B:\n{{ response2 }}\n\n<|The End of Assistant B's Conversation with User|>";
+
+/// FastChat's `single-v1-multi-turn` system prompt, verbatim (its typo "You evaluation" and
+/// trailing blank line included).
+const MT_BENCH_SINGLE_MULTI_SYSTEM: &str = "Please act as an impartial judge and evaluate the quality of the response provided by an AI assistant to the user question displayed below. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of the response. You evaluation should focus on the assistant's answer to the second user question. Begin your evaluation by providing a short explanation. Be as objective as possible. After providing your explanation, you must rate the response on a scale of 1 to 10 by strictly following this format: \"[[rating]]\", for example: \"Rating: [[5]]\".\n\n";
+
+/// FastChat's `single-v1-multi-turn` prompt as a jinja template (the graded response as
+/// `{answer_2}`), by the same rule.
+const MT_BENCH_SINGLE_MULTI: &str = "<|The Start of Assistant A's Conversation with User|>\n\n\
+{% for t in turns %}### {% if t.role == 'user' %}User{% elif t.role == 'assistant' %}Assistant A{% else %}System{% endif %}:\n{{ t.content }}\n\n{% endfor %}\
+### User:\n{{ question }}\n\n### Assistant A:\n{{ response }}\n\n<|The End of Assistant A's Conversation with User|>";
+
 fn template(
     name: &str,
     description: &str,
@@ -121,6 +145,7 @@ fn template(
         scale: None,
         probability: None,
         request: None,
+        jinja: false,
     }
 }
 
@@ -298,6 +323,27 @@ pub fn all() -> Vec<Template> {
                 ALPACA_EVAL_CLF,
                 model_identifier(),
                 false,
+            )
+        },
+        Template {
+            jinja: true,
+            ..template(
+                "mt-bench_pairwise_multi-turn",
+                "FastChat's pair-v2-multi-turn: the conversation as each assistant's, the second (last) answer judged; [[A]], [[B]] or [[C]] for a tie",
+                Some(MT_BENCH_MULTI_SYSTEM),
+                MT_BENCH_MULTI,
+                Parser::AbBrackets,
+                true,
+            )
+        },
+        Template {
+            jinja: true,
+            ..grader(
+                "mt-bench_single_multi-turn",
+                "FastChat's single-v1-multi-turn: the conversation, the last answer graded Rating: [[1..10]] (pointwise)",
+                Some(MT_BENCH_SINGLE_MULTI_SYSTEM),
+                MT_BENCH_SINGLE_MULTI,
+                Parser::Rating,
             )
         },
         grader(

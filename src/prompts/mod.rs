@@ -45,6 +45,9 @@ struct TemplateFile {
     values: std::collections::BTreeMap<String, toml::Value>,
     /// `[request]`: fields merged into each request (response_format, tools, tool_choice).
     request: Option<toml::Value>,
+    /// `"jinja"`: the template is a minijinja template (it may loop over `turns`); the
+    /// default fills `{placeholders}` in one pass.
+    engine: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,8 +156,16 @@ pub fn load_file(path: &Path) -> Result<Template> {
         Mode::Pointwise => &["{response}"],
         Mode::Ranking => &["{response1}", "{response2}", "{response3}", "{response4}"],
     };
+    let jinja = file.engine.as_deref() == Some("jinja");
     for needed in needed {
-        if !file.template.contains(needed) {
+        // A jinja template names its values without braces of their own ({{ response1 }}).
+        let name = needed.trim_matches(|c| c == '{' || c == '}');
+        let present = if jinja {
+            file.template.contains(name)
+        } else {
+            file.template.contains(needed)
+        };
+        if !present {
             return Err(bad(match mode {
                 Mode::Pairwise => format!("the template has no {needed} placeholder; use {{prompt}}, {{response1}} and {{response2}} (or mode = \"pointwise\" with {{response}})"),
                 Mode::Pointwise => format!("a pointwise template needs {needed}; use {{prompt}}, {{response}} and optionally {{reference}}"),
@@ -196,7 +207,19 @@ pub fn load_file(path: &Path) -> Result<Template> {
             .map(structured::request)
             .transpose()
             .map_err(bad)?,
+        jinja: match file.engine.as_deref() {
+            None | Some("placeholders") => false,
+            Some("jinja") => true,
+            Some(other) => {
+                return Err(bad(format!(
+                    "engine = \"{other}\" is not an engine; use \"jinja\" (a minijinja template that may loop over turns) or leave it out ({{placeholders}} filled in one pass)"
+                )))
+            }
+        },
     };
+    template
+        .check_jinja()
+        .map_err(|e| bad(format!("the jinja template does not render: {e}")))?;
     template.check_mode().map_err(bad)?;
     Ok(template)
 }
@@ -249,6 +272,9 @@ pub fn to_toml(t: &Template) -> String {
     if t.mode == Mode::Ranking {
         out.push_str("mode = \"ranking\"\n");
     }
+    if t.jinja {
+        out.push_str("engine = \"jinja\"\n");
+    }
     if t.mode == Mode::Pointwise {
         out.push_str("mode = \"pointwise\"\n");
         if let Some((lo, hi)) = t.scale {
@@ -293,7 +319,72 @@ mod tests {
             scale: None,
             probability: None,
             request: None,
+            jinja: false,
         }
+    }
+
+    /// FastChat's multi-turn judges (llm_judge/data/judge_prompts.jsonl, its prompt_template
+    /// strings below verbatim), filled the way FastChat fills them for a two-turn MT-Bench
+    /// question: the built-ins render the same bytes.
+    #[test]
+    fn fastchat_multi_turn_templates_render_verbatim() {
+        use crate::dataset::conversation::{Role, Turn};
+        const PAIR: &str = "<|The Start of Assistant A's Conversation with User|>\n\n### User:\n{question_1}\n\n### Assistant A:\n{answer_a_1}\n\n### User:\n{question_2}\n\n### Assistant A:\n{answer_a_2}\n\n<|The End of Assistant A's Conversation with User|>\n\n\n<|The Start of Assistant B's Conversation with User|>\n\n### User:\n{question_1}\n\n### Assistant B:\n{answer_b_1}\n\n### User:\n{question_2}\n\n### Assistant B:\n{answer_b_2}\n\n<|The End of Assistant B's Conversation with User|>";
+        const SINGLE: &str = "<|The Start of Assistant A's Conversation with User|>\n\n### User:\n{question_1}\n\n### Assistant A:\n{answer_1}\n\n### User:\n{question_2}\n\n### Assistant A:\n{answer_2}\n\n<|The End of Assistant A's Conversation with User|>";
+        let turns = [
+            Turn {
+                role: Role::User,
+                content: "Compose a travel blog post about Hawaii. {not a placeholder}".into(),
+            },
+            Turn {
+                role: Role::Assistant,
+                content: "Aloha! <b>Hawaii</b> & more".into(),
+            },
+        ];
+        let asked = Asked {
+            conversation: "unused",
+            question: "Rewrite it starting every sentence with A.",
+            turns: &turns,
+        };
+        let fill = |t: &str, pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .fold(t.to_string(), |t, (k, v)| t.replace(k, v))
+        };
+        let pair = resolve("mt-bench_pairwise_multi-turn").expect("built-in");
+        let want = fill(
+            PAIR,
+            &[
+                ("{question_1}", &turns[0].content),
+                ("{answer_a_1}", &turns[1].content),
+                ("{answer_b_1}", &turns[1].content),
+                ("{question_2}", asked.question),
+                ("{answer_a_2}", "A reply."),
+                ("{answer_b_2}", "B reply."),
+            ],
+        );
+        assert_eq!(pair.render(asked, "A reply.", "B reply."), want);
+        assert!(pair.system.as_deref().is_some_and(|s| s.contains(
+            "You should focus on who provides a better answer to the second user question."
+        )));
+        let single = resolve("mt-bench_single_multi-turn").expect("built-in");
+        let want = fill(
+            SINGLE,
+            &[
+                ("{question_1}", &turns[0].content),
+                ("{answer_1}", &turns[1].content),
+                ("{question_2}", asked.question),
+                ("{answer_2}", "Graded."),
+            ],
+        );
+        assert_eq!(single.render_pointwise(asked, "Graded.", ""), want);
+        assert!(single
+            .system
+            .as_deref()
+            .is_some_and(|s| s.ends_with("\"Rating: [[5]]\".\n\n")));
+        // A single-turn item shows no earlier turn.
+        let one = pair.render("Q?", "a", "b");
+        assert!(one.starts_with("<|The Start of Assistant A's Conversation with User|>\n\n### User:\nQ?\n\n### Assistant A:\na\n\n"), "{one}");
     }
 
     #[test]
@@ -317,6 +408,8 @@ mod tests {
                 "mt-bench_pairwise",
                 "arena-hard",
                 "alpaca_eval_weighted",
+                "mt-bench_pairwise_multi-turn",
+                "mt-bench_single_multi-turn",
                 "mt-bench_single",
                 "reference_1-5",
                 "reference_1-5_logprobs",
@@ -337,10 +430,23 @@ mod tests {
                 Mode::Ranking => &["{prompt}", "{response1}", "{response4}"],
             };
             for p in needed {
-                assert!(t.text.contains(p), "{} lacks {p}", t.name);
+                // A jinja template names its values as {{ response1 }}, and may ask the
+                // question (the last user message) for the conversation.
+                let named = |p: &str| {
+                    let name = p.trim_matches(|c| c == '{' || c == '}');
+                    t.text.contains(&format!("{{{{ {name} }}}}"))
+                        || (name == "prompt" && t.text.contains("{{ question }}"))
+                };
+                assert!(
+                    t.text.contains(p) || (t.jinja && named(p)),
+                    "{} lacks {p}",
+                    t.name
+                );
             }
+            assert_eq!(t.check_jinja(), Ok(()), "{}", t.name);
             let back = toml::from_str::<TemplateFile>(&to_toml(&t)).expect("round trip");
             assert_eq!(back.template, t.text);
+            assert_eq!(back.engine.is_some(), t.jinja, "{}", t.name);
         }
         assert_eq!(
             resolve("reward-bench_gemini_no_tie")

@@ -77,6 +77,7 @@ fn ranking(name: &str, description: &str, system: Option<&str>, text: &str) -> T
         scale: None,
         probability: None,
         request: None,
+        jinja: false,
     }
 }
 
@@ -92,6 +93,7 @@ fn rating(name: &str, description: &str, text: &str) -> Template {
         scale: Parser::FinalRating.default_scale(),
         probability: None,
         request: None,
+        jinja: false,
     }
 }
 

@@ -47,6 +47,8 @@ pub struct Template {
     /// Fields the template adds to each request (`[request]`: `response_format` with a JSON
     /// schema, `tools` and `tool_choice`).
     pub request: Option<serde_json::Value>,
+    /// The text is a minijinja template (`engine = "jinja"`): it may loop over `turns`.
+    pub jinja: bool,
 }
 
 /// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
@@ -65,11 +67,13 @@ const PLACEHOLDERS: [&str; 9] = [
 
 /// What an item asks: its conversation before the judged reply in the documented layout
 /// (`dataset::conversation::layout`; a single-turn item's prompt alone), which `{prompt}` and
-/// `{conversation}` show, and the last user message, which `{question}` shows.
+/// `{conversation}` show, the last user message, which `{question}` shows, and the turns
+/// before it, which a jinja template loops over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Asked<'a> {
     pub conversation: &'a str,
     pub question: &'a str,
+    pub turns: &'a [crate::dataset::conversation::Turn],
 }
 
 impl<'a> From<&'a str> for Asked<'a> {
@@ -78,8 +82,15 @@ impl<'a> From<&'a str> for Asked<'a> {
         Self {
             conversation: prompt,
             question: prompt,
+            turns: &[],
         }
     }
+}
+
+/// The values a template is filled with, by placeholder (`PLACEHOLDERS`' order).
+struct Values<'a> {
+    asked: Asked<'a>,
+    texts: [&'a str; 6],
 }
 
 impl Template {
@@ -88,59 +99,111 @@ impl Template {
     pub fn render<'a>(
         &self,
         asked: impl Into<Asked<'a>>,
-        response1: &str,
-        response2: &str,
+        response1: &'a str,
+        response2: &'a str,
     ) -> String {
-        let a = asked.into();
-        self.fill(&[
-            a.conversation,
-            response1,
-            response2,
-            "",
-            "",
-            "",
-            "",
-            a.conversation,
-            a.question,
-        ])
+        self.filled(&Values {
+            asked: asked.into(),
+            texts: [response1, response2, "", "", "", ""],
+        })
     }
 
     /// Fills the ranking placeholders: four responses, as shown (A to D).
-    pub fn render_ranking<'a>(&self, asked: impl Into<Asked<'a>>, responses: [&str; 4]) -> String {
+    pub fn render_ranking<'a>(
+        &self,
+        asked: impl Into<Asked<'a>>,
+        responses: [&'a str; 4],
+    ) -> String {
         let [a, b, c, d] = responses;
-        let q = asked.into();
-        self.fill(&[
-            q.conversation,
-            a,
-            b,
-            "",
-            "",
-            c,
-            d,
-            q.conversation,
-            q.question,
-        ])
+        self.filled(&Values {
+            asked: asked.into(),
+            texts: [a, b, "", "", c, d],
+        })
     }
 
     /// Fills the pointwise placeholders: the graded response and the reference answer.
     pub fn render_pointwise<'a>(
         &self,
         asked: impl Into<Asked<'a>>,
-        response: &str,
-        reference: &str,
+        response: &'a str,
+        reference: &'a str,
     ) -> String {
-        let a = asked.into();
+        self.filled(&Values {
+            asked: asked.into(),
+            texts: ["", "", response, reference, "", ""],
+        })
+    }
+
+    fn filled(&self, v: &Values<'_>) -> String {
+        if self.jinja {
+            return self
+                .render_jinja(v)
+                .unwrap_or_else(|e| format!("(the template does not render: {e})"));
+        }
+        let a = v.asked;
+        let [r1, r2, r, reference, r3, r4] = v.texts;
         self.fill(&[
             a.conversation,
-            "",
-            "",
-            response,
+            r1,
+            r2,
+            r,
             reference,
-            "",
-            "",
+            r3,
+            r4,
             a.conversation,
             a.question,
         ])
+    }
+
+    /// A jinja template's text, filled: every placeholder's value by its name (`prompt`,
+    /// `conversation`, `question`, `response1`..`response4`, `response`, `reference`) and
+    /// `turns`, the turns before the question (each `role`, `content`). Nothing is escaped,
+    /// and a trailing newline is kept. (A template that does not render is refused when it is
+    /// read, `check_jinja`.)
+    fn render_jinja(&self, v: &Values<'_>) -> std::result::Result<String, String> {
+        let a = v.asked;
+        let [r1, r2, r, reference, r3, r4] = v.texts;
+        let context = minijinja::context! {
+            prompt => a.conversation,
+            conversation => a.conversation,
+            question => a.question,
+            turns => a.turns,
+            response1 => r1,
+            response2 => r2,
+            response => r,
+            reference => reference,
+            response3 => r3,
+            response4 => r4,
+        };
+        jinja_env()
+            .render_str(&self.text, context)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether a jinja template renders, on a two-turn conversation.
+    pub fn check_jinja(&self) -> std::result::Result<(), String> {
+        if !self.jinja {
+            return Ok(());
+        }
+        let turns = [
+            crate::dataset::conversation::Turn {
+                role: crate::dataset::conversation::Role::User,
+                content: "first question".into(),
+            },
+            crate::dataset::conversation::Turn {
+                role: crate::dataset::conversation::Role::Assistant,
+                content: "first answer".into(),
+            },
+        ];
+        self.render_jinja(&Values {
+            asked: Asked {
+                conversation: "conversation",
+                question: "question",
+                turns: &turns,
+            },
+            texts: ["a", "b", "r", "ref", "c", "d"],
+        })
+        .map(|_| ())
     }
 
     fn fill(&self, values: &[&str; 9]) -> String {
@@ -221,4 +284,14 @@ impl Template {
             .iter()
             .any(|m| self.text.contains(m) || system.contains(m))
     }
+}
+
+/// The jinja environment templates render in: no escaping, trailing newlines kept, an
+/// undefined name an error.
+fn jinja_env() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.set_keep_trailing_newline(true);
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env
 }

@@ -42,6 +42,7 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
     let asked = crate::prompts::Asked {
         conversation: &conversation,
         question: &example.prompt,
+        turns: &example.history,
     };
     let text = match (template.mode, graded) {
         (Mode::Pointwise, Some(side)) => template.render_pointwise(

@@ -86,7 +86,7 @@ impl CallTally {
                     self.usage.tokens_out += done.tokens_out;
                     self.usage.tokens_reasoning += done.tokens_reasoning;
                     self.usage.requests += u64::from(done.choice == 0);
-                    self.usage.request_seconds += done.latency_ms / 1000.0;
+                    self.usage.request_micros += (done.latency_ms * 1000.0).round().max(0.0) as u64;
                 }
             }
             self.calls += 1;

@@ -127,12 +127,22 @@ pub struct Usage {
     /// Of `tokens_out`, the thinking's.
     pub tokens_reasoning: u64,
     /// Requests behind the answers (samples asked together with `n` are one), and their
-    /// latencies added up, in seconds.
+    /// latencies added up, in whole microseconds (so any order of adding gives the same sum).
     pub requests: u64,
-    pub request_seconds: f64,
+    pub request_micros: u64,
 }
 
 impl Usage {
+    /// The requests' latencies added up, in seconds.
+    pub fn request_seconds(&self) -> f64 {
+        self.request_micros as f64 / 1e6
+    }
+
+    /// Seconds (as `request_seconds` wrote them) back in microseconds.
+    pub fn micros(seconds: f64) -> u64 {
+        (seconds * 1e6).round().max(0.0) as u64
+    }
+
     /// Both together (a jury's, from its members').
     pub fn plus(self, o: Usage) -> Usage {
         Usage {
@@ -142,7 +152,7 @@ impl Usage {
             tokens_out: self.tokens_out + o.tokens_out,
             tokens_reasoning: self.tokens_reasoning + o.tokens_reasoning,
             requests: self.requests + o.requests,
-            request_seconds: self.request_seconds + o.request_seconds,
+            request_micros: self.request_micros + o.request_micros,
         }
     }
 }

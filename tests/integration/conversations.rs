@@ -337,3 +337,196 @@ fn malformed_conversations_are_named() {
         "{err}"
     );
 }
+
+/// report.html's item browser shows a conversation's turns under their speakers, in order,
+/// before the question both replies answer; the search finds text of an earlier turn.
+#[test]
+fn the_item_browser_shows_the_conversation() {
+    let Some(shared) = shared_data() else { return };
+    let Some(browser) = crate::report_html::chromium() else {
+        return;
+    };
+    let data = shared.join("hh-rlhf/harmless-base-test.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--limit",
+        "10",
+        "--judge",
+        "sim",
+        "--no-cache",
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let items: Vec<Value> = std::fs::read_to_string(out.join("items.jsonl"))
+        .expect("items")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let (k, item) = items
+        .iter()
+        .enumerate()
+        .find(|(_, it)| it["turns"].as_array().is_some_and(|t| t.len() >= 2))
+        .expect("a multi-turn item");
+    let turns = item["turns"].as_array().expect("turns");
+    let page = out.join("report.html");
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let id = item["id"].as_str().expect("id");
+    let found = crate::report_html::dom(&browser, &page, &format!("#q={id}&item={k}"));
+    let detail = &found[found.find(r#"<div id="detail""#).expect("detail panel")..];
+    let mut at = 0;
+    for t in turns {
+        let speaker = if t["role"] == "user" {
+            "User"
+        } else {
+            "Assistant"
+        };
+        let block = format!(
+            "<h4 class=\"turn\">{speaker}</h4><pre class=\"turn\">{}</pre>",
+            escape(t["content"].as_str().expect("content"))
+        );
+        let next = detail[at..]
+            .find(&block)
+            .unwrap_or_else(|| panic!("turn {block} in order in {detail}"));
+        at += next + block.len();
+    }
+    assert!(detail[at..].starts_with("<h4>User (the question both replies answer)</h4>"));
+    // The search reads the earlier turns too.
+    let first_words: String = turns[0]["content"]
+        .as_str()
+        .expect("content")
+        .split_whitespace()
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let searched = crate::report_html::dom(
+        &browser,
+        &page,
+        &format!("#q={}", first_words.replace(' ', "%20")),
+    );
+    assert!(
+        crate::report_html::shown(&searched).starts_with(|c: char| c.is_ascii_digit() && c != '0')
+    );
+}
+
+/// FastChat's multi-turn judge and a jinja template of the user's loop over the turns; each
+/// configuration is scored by conversation depth (`configs[i].by_depth`, metrics.csv's
+/// `depth:` scopes), the buckets holding every item once.
+#[test]
+fn multi_turn_templates_and_scores_by_depth() {
+    let Some(shared) = shared_data() else { return };
+    let data = shared.join("hh-rlhf/harmless-base-test.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let jinja = dir.path().join("turns.toml");
+    std::fs::write(
+        &jinja,
+        r#"name = "numbered-turns"
+parser = "winner_tag"
+engine = "jinja"
+template = '''
+{% for t in turns %}[{{ loop.index }}] {{ t.role }}: {{ t.content }}
+{% endfor %}[last] user: {{ question }}
+Response 1: {{ response1 }}
+Response 2: {{ response2 }}
+Answer <winner>1</winner> or <winner>2</winner>.'''
+"#,
+    )
+    .expect("write");
+    let server = MockServer::start(|r| {
+        let text = user_text(r);
+        completion(if text.contains("### Assistant A:") {
+            "[[A]]"
+        } else {
+            "<winner>2</winner>"
+        })
+    });
+    let out = dir.path().join("run");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--limit",
+        "40",
+        "--endpoint",
+        &server.url,
+        "--model",
+        "m",
+        "--prompt",
+        "mt-bench_pairwise_multi-turn",
+        "--prompt",
+        jinja.to_str().expect("utf-8"),
+        "--no-cache",
+        "--bootstrap",
+        "50",
+        "--json",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let requests: Vec<Value> = server
+        .requests
+        .lock()
+        .expect("log")
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).expect("json"))
+        .collect();
+    assert_eq!(requests.len(), 80);
+    let fastchat = requests
+        .iter()
+        .find(|b| {
+            b["messages"][0]["content"].as_str().is_some_and(|s| {
+                s.contains(
+                    "You should focus on who provides a better answer to the second user question.",
+                )
+            })
+        })
+        .expect("FastChat's system prompt");
+    assert!(fastchat["messages"][1]["content"]
+        .as_str()
+        .is_some_and(|u| u
+            .starts_with("<|The Start of Assistant A's Conversation with User|>\n\n### User:\n")));
+    let numbered = requests
+        .iter()
+        .filter_map(|b| b["messages"][0]["content"].as_str())
+        .filter(|u| u.starts_with("[1] user: ") && u.contains("\n[2] assistant: "))
+        .count();
+    assert!(
+        numbered >= 20,
+        "the jinja template looped over the turns: {numbered}"
+    );
+    for c in doc["configs"].as_array().expect("configs") {
+        let by_depth = c["by_depth"].as_object().expect("by_depth");
+        let items: u64 = by_depth
+            .values()
+            .map(|s| s["counts"]["examples"].as_u64().expect("examples"))
+            .sum();
+        assert_eq!(items, 40, "{}", c["name"]);
+        assert!(by_depth.contains_key("1") && by_depth.contains_key("2"));
+    }
+    let csv = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics.csv");
+    assert!(csv
+        .lines()
+        .any(|l| l.contains(",depth:2,") && l.contains(",accuracy,")));
+    // A jinja template that does not render is refused when read, with the file named.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"bad\"\nparser = \"winner_tag\"\nengine = \"jinja\"\ntemplate = '''{{ response1 }} {{ response2 }} {{ nothing_here }} <winner>'''\n").expect("write");
+    let err = error_of(&[
+        "calibrate",
+        "--demo",
+        "--prompt",
+        bad.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        err.contains("bad.toml") && err.contains("does not render"),
+        "{err}"
+    );
+}

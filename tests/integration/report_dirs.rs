@@ -57,10 +57,22 @@ pub fn report_remakes(out: &Path, calibrated: &serde_json::Value, copy: &Path) {
         after.keys().collect::<Vec<_>>()
     );
     for (name, bytes) in &before {
+        let first_difference = || {
+            let (a, b) = (
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(&after[name]),
+            );
+            a.lines()
+                .zip(b.lines())
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!("\n  before: {x}\n  after:  {y}"))
+                .unwrap_or_default()
+        };
         assert!(
             after[name] == *bytes,
-            "{name} differs after report DIR ({})",
-            out.display()
+            "{name} differs after report DIR ({}){}",
+            out.display(),
+            first_difference()
         );
     }
 }

@@ -47,7 +47,7 @@ fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>)
         tokens_reasoning: u.tokens_reasoning,
         wall_seconds,
         requests: Some(u.requests),
-        request_seconds: Some(u.request_seconds),
+        request_seconds: Some(u.request_seconds()),
         usd: if u.calls == 0 {
             Some(0.0)
         } else {
@@ -155,6 +155,15 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
                 ]
             })
             .collect(),
+        depths: if dataset.examples.iter().all(|e| e.history.is_empty()) {
+            Vec::new()
+        } else {
+            dataset
+                .examples
+                .iter()
+                .map(|e| crate::dataset::conversation::depth(&e.history))
+                .collect()
+        },
     }
 }
 

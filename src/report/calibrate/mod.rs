@@ -4,6 +4,7 @@
 pub mod bias;
 pub mod consistency;
 pub mod cost;
+pub mod depth;
 pub mod groups;
 pub mod jury;
 pub mod latex;
@@ -135,6 +136,17 @@ pub fn to_json(run: &Run) -> Value {
                         .collect(),
                 ),
             );
+            if !r.by_depth.is_empty() {
+                m.insert(
+                    "by_depth".into(),
+                    Value::Object(
+                        r.by_depth
+                            .iter()
+                            .map(|(k, s)| (k.clone(), scope_json(s)))
+                            .collect(),
+                    ),
+                );
+            }
             m.insert(
                 "sections".into(),
                 Value::Object(
@@ -396,6 +408,9 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         .flatten()
     {
         print(w, t)?;
+    }
+    if let Some(t) = crate::report::calibrate::depth::table(run, &order) {
+        print(w, &t)?;
     }
     writeln!(w, "\nConfusion matrices (rows: gold, columns: rating)")?;
     for &i in &order {

@@ -84,6 +84,9 @@ struct BrowserItem<'a> {
     /// The models that wrote response 1 and 2, when the data says.
     #[serde(skip_serializing_if = "Option::is_none")]
     models: Option<&'a [String; 2]>,
+    /// A conversation's turns before the prompt.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    turns: &'a [crate::dataset::conversation::Turn],
     ratings: Vec<(Option<i64>, &'static str)>,
 }
 
@@ -178,6 +181,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
                 r1: text(|t| &t.response1),
                 r2: text(|t| &t.response2),
                 models: rec.generators.as_ref().map(|g| &g.of_item[i]),
+                turns: t.map_or(&[][..], |t| &t.turns[..]),
                 ratings: rec
                     .configs
                     .iter()
@@ -244,6 +248,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     .into_iter()
     .flatten()
     .chain(crate::report::calibrate::cost::table(run))
+    .chain(crate::report::calibrate::depth::table(run, &order))
     .chain(crate::report::calibrate::jury::tables(run, &order, true))
     .chain(crate::report::calibrate::groups::tables(run))
     .chain(crate::report::calibrate::bias::tables(run, &order))

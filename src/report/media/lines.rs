@@ -44,4 +44,7 @@ pub struct ItemTexts {
     pub generator1: Option<String>,
     #[serde(default)]
     pub generator2: Option<String>,
+    /// A conversation's turns before the prompt (each {role, content}).
+    #[serde(default)]
+    pub turns: Vec<crate::dataset::conversation::Turn>,
 }

@@ -99,7 +99,7 @@ pub fn config_json(c: &Rb2Config) -> Value {
     let r = read(c);
     let u = c.tally.usage;
     // Requests (samples asked together with `n` are one) and their latencies added up.
-    let mut calls = json!({"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "requests": u.requests, "request_seconds": u.request_seconds});
+    let mut calls = json!({"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "requests": u.requests, "request_seconds": u.request_seconds()});
     if u.tokens_reasoning > 0 {
         calls["tokens_reasoning"] = json!(u.tokens_reasoning);
     }

@@ -390,6 +390,9 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);
         }
+        for (bucket, s) in &r.by_depth {
+            scope_rows(&mut rows, &format!("depth:{bucket}"), s);
+        }
         for (k, v) in &r.sections {
             rows.push(&format!("section:{k}"), 0, "accuracy", *v, None);
         }

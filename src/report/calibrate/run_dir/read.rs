@@ -283,6 +283,24 @@ fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
         .unwrap_or_default()
 }
 
+/// Each item's conversation depth from items.jsonl's turns (empty when every item is
+/// single-turn, or the file is missing).
+fn depths(dir: &Path, items: &[ItemRow]) -> Vec<u32> {
+    let of: HashMap<String, u32> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
+        .into_iter()
+        .map(|t| (t.id, crate::dataset::conversation::depth(&t.turns)))
+        .collect();
+    let depths: Vec<u32> = items
+        .iter()
+        .map(|i| of.get(&i.id).copied().unwrap_or(1))
+        .collect();
+    if depths.iter().all(|&d| d == 1) {
+        Vec::new()
+    } else {
+        depths
+    }
+}
+
 /// Each item's generators and prompt, from items.jsonl (None unless every item has both).
 fn generators(dir: &Path, items: &[ItemRow]) -> Option<crate::evaluation::Generators> {
     let texts: HashMap<String, ItemTexts> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
@@ -397,6 +415,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
     let record = RunRecord {
         generators,
         shapes: shapes(dir, &items),
+        depths: depths(dir, &items),
         items,
         configs,
         both_orders: meta.both_orders,

@@ -286,7 +286,7 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
                     tokens_out: c.calls.tokens_out,
                     tokens_reasoning: c.calls.tokens_reasoning,
                     requests: c.calls.requests.unwrap_or(c.calls.calls),
-                    request_seconds: c.calls.request_seconds.unwrap_or(0.0),
+                    request_micros: c.calls.request_seconds.map_or(0, Usage::micros),
                 },
                 ..CallTally::default()
             },

@@ -28,7 +28,7 @@ function inconsistent(i, k) {
 // The searchable text of each item, lower-cased once, on the first search.
 let hay = null;
 function haystack(i) {
-  if (hay === null) hay = D.items.map(it => [it.id, it.prompt, it.r1, it.r2].join('\u0000').toLowerCase());
+  if (hay === null) hay = D.items.map(it => [it.id, it.prompt, it.r1, it.r2].concat((it.turns || []).map(t => t.content)).join('\u0000').toLowerCase());
   return hay[i];
 }
 function matches(i) {
@@ -66,7 +66,9 @@ function detail(i) {
   const it = D.items[i], box = $('detail');
   box.replaceChildren();
   box.appendChild(el('h3', it.id + ' · ' + it.subset + ' · ' + it.order + ' · gold ' + label(it.gold)));
-  box.appendChild(el('h4', 'Prompt')); box.appendChild(el('pre', it.prompt));
+  // A conversation: each earlier turn under its speaker, then the question the replies answer.
+  (it.turns || []).forEach(t => { box.appendChild(el('h4', t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Assistant' : 'System', 'turn')); box.appendChild(el('pre', t.content, 'turn')); });
+  box.appendChild(el('h4', it.turns ? 'User (the question both replies answer)' : 'Prompt')); box.appendChild(el('pre', it.prompt));
   const cols = el('div', undefined, 'cols');
   const by = k => it.models ? ' (' + it.models[k] + ')' : '';
   [['Response 1' + by(0), it.r1], ['Response 2' + by(1), it.r2]].forEach(([h, t]) => { const d = el('div'); d.appendChild(el('h4', h)); d.appendChild(el('pre', t)); cols.appendChild(d); });

@@ -1,0 +1,52 @@
+//! Conversations by depth (`evaluation::depth`): a table of each configuration's accuracy and
+//! quadratic kappa per depth bucket, with the bias toward the longer final reply, for the
+//! terminal and report.html (`--json` `configs[i].by_depth` and metrics.csv's `depth:` scopes
+//! are written with the other scopes).
+
+use crate::metrics::Statistic;
+use crate::report::media::format::with_interval;
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+
+/// Configurations (in the ranking's order) × depth buckets: accuracy and κq with 95% CIs, n
+/// rated, and the excess preference for the longer final reply; None without conversations.
+pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+    let first = run.evaluation.configs.first()?;
+    if first.by_depth.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "By conversation depth (user turns up to the judged reply): accuracy and κq with 95% CIs, items rated, and the judge's excess preference for the longer final reply",
+        &["configuration", "depth", "rated/n", "accuracy", "κq", "longer: excess"],
+    );
+    for &i in order {
+        let c = &run.evaluation.configs[i];
+        for (k, (bucket, s)) in c.by_depth.iter().enumerate() {
+            let longer = s.bias.as_ref().map_or("-".to_string(), |b| {
+                let p = &b.length;
+                if p.excess.is_finite() {
+                    format!("{:+.2}", p.excess)
+                } else {
+                    "-".into()
+                }
+            });
+            t.rows.push(vec![
+                if k == 0 {
+                    crate::report::media::format::shown_name(&run.record.configs[i])
+                } else {
+                    String::new()
+                },
+                bucket.clone(),
+                format!("{}/{}", s.counts.rated, s.counts.examples),
+                with_interval(&s.agreement, Statistic::Accuracy),
+                with_interval(&s.agreement, Statistic::KappaQuadratic),
+                longer,
+            ]);
+        }
+    }
+    t.secondary = vec![5];
+    t.notes.push(
+        "longer: how much more often than gold the judge prefers the longer final reply (the earlier turns, shared by both sides, are not counted); '-' where no pair's final replies differ in length by more than 30 characters".into(),
+    );
+    Some(t)
+}
