@@ -252,6 +252,7 @@ fn main() {
             policy: "drop".into(),
         }),
         shapes,
+        depths: Vec::new(),
         generators: None,
     };
     let evaluation = evaluate(
