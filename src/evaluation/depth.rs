@@ -27,13 +27,15 @@ pub fn buckets(depths: &[u32]) -> Vec<(String, Vec<usize>)> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn depths_fall_in_their_buckets() {
-        let b = super::buckets(&[1, 2, 2, 5, 12, 1, 4]);
+        let b = buckets(&[1, 2, 2, 5, 12, 1, 4]);
         let names: Vec<&str> = b.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["1", "2", "4–5", "10+"]);
         assert_eq!(b[0].1, [0, 5]);
         assert_eq!(b[2].1, [3, 6]);
-        assert!(super::buckets(&[]).is_empty());
+        assert!(buckets(&[]).is_empty());
     }
 }

@@ -573,7 +573,7 @@ fn misconfiguration_is_caught_before_any_call() {
     let out_s = out.to_str().expect("utf-8");
     let server = steady_server();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--prompt", "nope"], "error: unknown prompt 'nope'; built-in prompts are simple_no_tie, simple_with_tie, reward-bench_gemini_no_tie, mt-bench_pairwise, arena-hard, alpaca_eval_weighted, mt-bench_single, reference_1-5, reference_1-5_logprobs, correct_json, scores, rb2_ranking, rb2_ranking_gemini, rb2_rating, rb2_rating_ties (or pass a .toml file)"),
+        (vec!["--prompt", "nope"], "error: unknown prompt 'nope'; built-in prompts are simple_no_tie, simple_with_tie, reward-bench_gemini_no_tie, mt-bench_pairwise, arena-hard, alpaca_eval_weighted, mt-bench_pairwise_multi-turn, mt-bench_single_multi-turn, mt-bench_single, reference_1-5, reference_1-5_logprobs, correct_json, scores, rb2_ranking, rb2_ranking_gemini, rb2_rating, rb2_rating_ties (or pass a .toml file)"),
         (vec!["--parser", "xml"], "error: unknown parser 'xml'; parsers are winner_tag, winner_tag_tie, ab_brackets, arena_hard, output_ab, binary, score, comparative, json_label, rating, number, final_rating, rb2_ranking, rb2_ranking_published"),
         (vec!["--rater", "sc:0"], "error: rater 'sc:0': the number of samples N in sc:N must be a whole number from 1 to 1000, not '0' (e.g. sc:5)"),
         (vec!["--rater", "sc:3:vote"], "error: rater 'sc:3:vote': 'vote' is not a vote rule; use sc:3:mean, sc:3:majority or sc:3:unanimous"),
