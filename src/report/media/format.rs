@@ -33,12 +33,13 @@ pub fn interval(i: Option<Interval>) -> String {
     }
 }
 
-/// A value followed by its interval when there is one: `0.7600 [0.7100, 0.8100]`.
+/// A value followed by its interval when there is one: `0.7600 [0.7100, 0.8100]`; an
+/// undefined value is `n/a` alone (its interval is undefined too).
 pub fn with_interval(a: &Agreement, s: Statistic) -> String {
     let ci = a.intervals.as_ref().map(|i| i.get(s));
     match ci {
-        Some(_) => format!("{} {}", fixed(a.get(s)), interval(ci)),
-        None => fixed(a.get(s)),
+        Some(_) if a.get(s).is_finite() => format!("{} {}", fixed(a.get(s)), interval(ci)),
+        _ => fixed(a.get(s)),
     }
 }
 
