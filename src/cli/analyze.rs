@@ -33,7 +33,9 @@ Examples:
     --gold-col preference --rating-col preference --gold-map 1=-1,2=1 --rating-map 1=-1,2=1
 
 Labels are integers: for pairwise preferences -1 (response 1 better), 0 (tie),
-1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.";
+1 (response 2 better); any other integer scale (e.g. a 1-5 Likert score) works too.
+
+Guide: docs/guide.md#raterlab-analyze-agreement-statistics-for-ratings-you-already-have";
 
 /// Agreement statistics for ratings you already have (from any judge, human or tool).
 ///

@@ -19,7 +19,9 @@ Examples:
       --prompt simple_with_tie --rater sc:5
 
   # or all in one: upload, wait, download, ingest, report (resumable)
-  raterlab calibrate --batch --endpoint https://api.openai.com/v1 --model gpt-4o-mini ...";
+  raterlab calibrate --batch --endpoint https://api.openai.com/v1 --model gpt-4o-mini ...
+
+Guide: docs/guide.md#batch-engines-openai-batch-vllm-run-batch-anthropic-ray-data";
 
 /// Hand judge calls to batch engines (OpenAI Batch, vLLM run-batch, Anthropic Message
 /// Batches, Ray Data) and take the answers back into the response cache.

@@ -12,7 +12,9 @@ Examples:
   raterlab cache prune --model gpt-4o-mini-2024-07-18
 
 The store is SQLite (completions.sqlite in the cache folder, table `completions`): sqlite3,
-pandas (read_sql) or DuckDB open it as it is.";
+pandas (read_sql) or DuckDB open it as it is.
+
+Guide: docs/guide.md#the-response-cache-raterlab-cache";
 
 /// The response cache: what it holds, its answers as JSONL, and pruning.
 #[derive(Debug, Args)]

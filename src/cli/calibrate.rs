@@ -20,16 +20,18 @@ Examples:
       --prompt rb2_ranking --prompt rb2_rating --prompt simple_no_tie
 
   # the system level: which models wrote the responses, each model's win rate, the ranking
-  # against Chatbot Arena's Elo (see README, \"The system level\")
+  # against Chatbot Arena's Elo (see docs/methods.md, \"The system level\")
   raterlab calibrate --data rows.jsonl --judge replay:recordings.jsonl --prompt alpaca_eval_weighted \
       --map prompt=instruction,response1=output_1,response2=output_2,label=label,generator1=generator_1,generator2=generator_2 \
       --reference arena.csv --reference-map model=model,score=arena_elo
 
-  # an experiment file naming several judges (see README, \"Experiment files\")
+  # an experiment file naming several judges (see docs/guide.md, \"Experiment files\")
   raterlab calibrate --config experiment.toml --json > results.json
 
   # re-render a finished run without calling any judge
-  raterlab report notebooks-export/runs/20261122-101500-demo";
+  raterlab report notebooks-export/runs/20261122-101500-demo
+
+Guide: docs/guide.md#raterlab-calibrate (the methods: docs/methods.md)";
 
 /// Compare judge configurations side by side: which prompt × rater × model agrees best with
 /// the gold labels, by how much, and whether the difference is real.

@@ -80,7 +80,9 @@ Examples:
   # PandaLM: two text columns joined into the prompt, three annotators' majority as gold
   raterlab data summary --data pandalm.jsonl --gold-map 0=0,1=-1,2=1 \\
       --map prompt=instruction+input,response1=response1,response2=response2 \\
-      --map label=annotator1+annotator2+annotator3,id=idx";
+      --map label=annotator1+annotator2+annotator3,id=idx
+
+Guide: docs/guide.md#datasets-raterlab-data";
 
 /// Inspect a dataset: what the judge will see.
 #[derive(Debug, Args)]

@@ -12,7 +12,9 @@ Examples:
   raterlab plan --diff 0.03 --from notebooks-export/runs/20261122-101500-demo
 
   # quadratic kappa, by simulation with the simulated judge (accuracy 0.75 vs 0.80)
-  raterlab plan --metric kappa_quadratic --accuracy 0.75 --diff 0.05";
+  raterlab plan --metric kappa_quadratic --accuracy 0.75 --diff 0.05
+
+Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real";
 
 /// How many items an evaluation needs before a difference between two judges is real.
 ///

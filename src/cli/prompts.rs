@@ -7,7 +7,9 @@ Examples:
   raterlab prompts list
   raterlab prompts show mt-bench_pairwise
   raterlab prompts show simple_with_tie --toml > my_prompt.toml   # start your own template
-  raterlab calibrate --demo --prompt my_prompt.toml";
+  raterlab calibrate --demo --prompt my_prompt.toml
+
+Guide: docs/guide.md#judges-prompts-parsers-and-raters";
 
 /// Built-in prompt templates and verdict parsers.
 #[derive(Debug, Args)]

@@ -16,7 +16,9 @@ Examples:
 
   # replay recorded completions (e.g. LLMBar's) with the parser that reads them
   raterlab rate --data llmbar.parquet --both-orders --judge replay:GPT-4-Vanilla.jsonl \\
-      --prompt simple_no_tie --parser output_ab --out replay.csv";
+      --prompt simple_no_tie --parser output_ab --out replay.csv
+
+Guide: docs/guide.md#judges-prompts-parsers-and-raters";
 
 /// Rate every example with one judge configuration and write the ratings.
 ///

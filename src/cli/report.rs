@@ -7,7 +7,9 @@ const REPORT_EXAMPLES: &str = "\
 Examples:
   raterlab report notebooks-export/runs/20261122-101500-demo
   raterlab report RUN_DIR --bootstrap 5000 --sort accuracy     # tighter CIs, another order
-  raterlab report RUN_DIR --json > results.json";
+  raterlab report RUN_DIR --json > results.json
+
+Guide: docs/guide.md#run-directory";
 
 /// Re-render tables, exports and plots of a finished run without calling any judge.
 ///

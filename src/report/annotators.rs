@@ -15,7 +15,7 @@ fn forms(c: &Ceiling) -> [f64; 3] {
     [c.leave_one_out, c.per_vote, c.per_vote_no_ties]
 }
 
-/// `"annotators"` and `"judge_vs_annotators"` (README, "Several annotators").
+/// `"annotators"` and `"judge_vs_annotators"` (docs/guide.md, "Several annotators").
 pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
     let h = &r.panel.humans;
     let n = r.names.len();

@@ -70,7 +70,7 @@ fn read_experiment(path: &Path) -> Result<Experiment> {
     })?;
     toml::from_str(&text).map_err(|e| {
         input_error(format!(
-            "experiment file '{}' is not valid: {}; see README, \"Experiment files\"",
+            "experiment file '{}' is not valid: {}; see docs/guide.md, \"Experiment files\"",
             path.display(),
             e.message()
         ))

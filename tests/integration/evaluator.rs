@@ -473,16 +473,17 @@ fn calibrate_gives_each_configuration_the_measures_analyze_gives() {
     );
 }
 
-/// The README's command and its pasted rows: the command runs, and every pasted line is in its
-/// output at 160 columns (a changed figure fails here).
+/// The methods page's command and its pasted rows: the command runs, and every pasted line is
+/// in its output at 160 columns (a changed figure fails here).
 #[test]
 fn the_readmes_evaluator_example_prints_what_it_shows() {
     let Some(shared) = shared_data() else { return };
-    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(crate::common::root().join("docs/methods.md"))
+        .expect("docs/methods.md");
     let section = readme
-        .split("### AlpacaEval's evaluator measures")
+        .split("## AlpacaEval's evaluator measures")
         .nth(1)
-        .expect("the README's section");
+        .expect("the methods page's section");
     let mut blocks = section.split("```").skip(1).step_by(2);
     let command = blocks.next().expect("the command").replace("\\\n", " ");
     let pasted = blocks.next().expect("the pasted output");

@@ -13,6 +13,7 @@ mod consistency;
 mod conversations;
 mod cost;
 mod data_cli;
+mod docs;
 mod endpoint;
 mod evaluator;
 mod groups;

@@ -444,11 +444,12 @@ fn words(line: &str) -> Vec<String> {
 #[test]
 fn the_readmes_system_level_example_prints_what_it_shows() {
     let Some(shared) = shared_data() else { return };
-    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(crate::common::root().join("docs/methods.md"))
+        .expect("docs/methods.md");
     let section = readme
-        .split("### The system level: does the judge rank the models as humans do?")
+        .split("## The system level: does the judge rank the models as humans do?")
         .nth(1)
-        .expect("the README's section");
+        .expect("the methods page's section");
     let mut blocks = section.split("```").skip(1).step_by(2);
     let commands = blocks.next().expect("the commands").replace("\\\n", " ");
     let pasted = blocks.next().expect("the pasted output");

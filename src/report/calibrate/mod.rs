@@ -107,7 +107,7 @@ fn pointwise_json(p: &PointwiseStats) -> Value {
     })
 }
 
-/// The documented JSON document (README, "calibrate JSON").
+/// The documented JSON document (docs/guide.md, "JSON output").
 pub fn to_json(run: &Run) -> Value {
     let ranked = order(run);
     let configs: Vec<Value> = run

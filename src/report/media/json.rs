@@ -1,4 +1,4 @@
-//! The documented JSON shape of an agreement result (see README, "JSON output").
+//! The documented JSON shape of an agreement result (see docs/guide.md, "analyze JSON output").
 
 use crate::metrics::{Agreement, Statistic};
 use serde_json::{json, Map, Value};
