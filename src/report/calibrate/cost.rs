@@ -11,12 +11,21 @@ use crate::run::record::Run;
 /// A cost in its unit, as a person reads it.
 pub fn amount(unit: CostUnit, x: f64) -> String {
     match unit {
+        CostUnit::Tokens => format!("{} tokens", figure(unit, x)),
+        CostUnit::Requests => format!("{} requests", figure(unit, x)),
+        _ => figure(unit, x),
+    }
+}
+
+/// A cost as a table cell: dollars and seconds with their sign, counts bare (the table's
+/// title names the unit).
+fn figure(unit: CostUnit, x: f64) -> String {
+    match unit {
         CostUnit::Usd if x == 0.0 => "$0".into(),
         CostUnit::Usd if x < 0.01 => format!("${x:.5}"),
         CostUnit::Usd => format!("${x:.2}"),
-        CostUnit::Tokens => format!("{} tokens", thousands(x.round() as u64)),
+        CostUnit::Tokens | CostUnit::Requests => thousands(x.round() as u64),
         CostUnit::Seconds => format!("{x:.1} s"),
-        CostUnit::Requests => format!("{} requests", thousands(x.round() as u64)),
     }
 }
 
@@ -123,7 +132,7 @@ pub fn table(run: &Run) -> Option<Table> {
     for p in &f.points {
         let c = ConfigCost::of(&run.record.configs[p.index].cost, items);
         let per_1000 = if items > 0 {
-            amount(f.unit, p.cost * 1000.0 / items as f64)
+            figure(f.unit, p.cost * 1000.0 / items as f64)
         } else {
             "n/a".into()
         };
@@ -149,14 +158,8 @@ pub fn table(run: &Run) -> Option<Table> {
         t.rows.push(vec![
             format!("{}{}", if p.frontier { "* " } else { "  " }, p.name),
             crate::report::media::format::fixed(p.value),
-            amount(f.unit, p.cost)
-                .trim_end_matches(" tokens")
-                .trim_end_matches(" requests")
-                .to_string(),
-            per_1000
-                .trim_end_matches(" tokens")
-                .trim_end_matches(" requests")
-                .to_string(),
+            figure(f.unit, p.cost),
+            per_1000,
             c.seconds_per_1000
                 .map_or("n/a".into(), |s| format!("{s:.1}")),
             c.requests.map_or("n/a".into(), thousands),
