@@ -294,7 +294,7 @@ fn main() {
             configs: metas,
             command: vec![],
             created_unix: 0,
-            sort: "kappa_quadratic".into(),
+            sort: Default::default(),
             no_majority: 0,
             unshared: Vec::new(),
         },

@@ -54,8 +54,8 @@ pub struct CalibrateArgs {
 
     /// Metric that orders the comparison table: kappa_quadratic, kappa, accuracy, spearman,
     /// kendall_tau_b.
-    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
-    pub sort: String,
+    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
+    pub sort: crate::run::settings::SortKey,
 
     #[command(flatten)]
     pub cost: CostArgs,

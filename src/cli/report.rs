@@ -27,8 +27,8 @@ pub struct ReportArgs {
     pub bootstrap: Option<usize>,
 
     /// Metric that orders the comparison table.
-    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic")]
-    pub sort: String,
+    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
+    pub sort: crate::run::settings::SortKey,
 
     #[command(flatten)]
     pub cost: crate::cli::calibrate::CostArgs,

@@ -5,14 +5,12 @@ use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
 use crate::report::calibrate::run_dir::{read, read_rewardbench2};
 use crate::run::file::RunFile;
-use crate::run::plan::check_sort;
 use crate::run::record::{Calibrated, Run};
 use crate::run::rewardbench2::Rb2Run;
 use crate::run::settings::ReportSettings;
 use anyhow::Result;
 
 pub fn run(args: &ReportSettings) -> Result<Calibrated> {
-    check_sort(&args.sort)?;
     let dir = &args.dir;
     Ok(match read::run_file(dir)? {
         RunFile::Pairs(file) => {
@@ -20,13 +18,13 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             if let Some(b) = args.bootstrap {
                 meta.bootstrap = b;
             }
-            meta.sort = args.sort.clone();
+            meta.sort = args.sort;
             let evaluation = evaluate(
                 &record,
                 EvalSettings {
                     bootstrap: meta.bootstrap,
                     seed: meta.seed,
-                    cost: crate::run::plan::cost_settings(&args.sort, args.cost),
+                    cost: crate::run::plan::cost_settings(args.sort, args.cost),
                 },
             );
             Calibrated::Pairs(Box::new(Run {

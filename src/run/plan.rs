@@ -17,15 +17,6 @@ use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The statistics `--sort` accepts.
-pub const SORT_KEYS: [&str; 5] = [
-    "kappa_quadratic",
-    "kappa",
-    "accuracy",
-    "spearman",
-    "kendall_tau_b",
-];
-
 /// A judge of an experiment file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -475,36 +466,14 @@ pub fn data_settings(args: &PlanSettings) -> Result<DataSettings> {
 }
 
 /// `--sort` names one of [`SORT_KEYS`].
-/// The statistic a `--sort` key names (checked by `check_sort`).
-pub fn sort_statistic(key: &str) -> crate::metrics::Statistic {
-    use crate::metrics::Statistic;
-    match key {
-        "kappa" => Statistic::Kappa,
-        "accuracy" => Statistic::Accuracy,
-        "spearman" => Statistic::Spearman,
-        "kendall_tau_b" => Statistic::KendallTauB,
-        _ => Statistic::KappaQuadratic,
-    }
-}
-
 /// The cost analysis's settings: the sort metric, the unit and margin asked for.
 pub fn cost_settings(
-    sort: &str,
+    sort: crate::run::settings::SortKey,
     options: crate::run::settings::CostOptions,
 ) -> crate::evaluation::cost::CostSettings {
     crate::evaluation::cost::CostSettings {
-        metric: sort_statistic(sort),
+        metric: sort.statistic(),
         unit: options.unit,
         margin: options.margin,
     }
-}
-
-pub fn check_sort(sort: &str) -> Result<()> {
-    if !SORT_KEYS.contains(&sort) {
-        return Err(input_error(format!(
-            "--sort '{sort}' is not a metric; use one of {}",
-            SORT_KEYS.join(", ")
-        )));
-    }
-    Ok(())
 }

@@ -38,7 +38,7 @@ pub struct RunMeta {
     pub configs: Vec<ConfigMeta>,
     pub command: Vec<String>,
     pub created_unix: u64,
-    pub sort: String,
+    pub sort: crate::run::settings::SortKey,
     pub no_majority: usize,
     /// Conversations left out under `--unshared skip`, by id.
     pub unshared: Vec<String>,

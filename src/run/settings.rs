@@ -136,7 +136,7 @@ pub struct BatchSettings {
 pub struct CalibrateSettings {
     pub plan: PlanSettings,
     pub bootstrap: usize,
-    pub sort: String,
+    pub sort: SortKey,
     pub json: bool,
     /// Every table on a terminal too.
     pub details: bool,
@@ -163,7 +163,7 @@ pub enum ReferenceSpec {
 pub struct ReportSettings {
     pub dir: PathBuf,
     pub bootstrap: Option<usize>,
-    pub sort: String,
+    pub sort: SortKey,
     pub json: bool,
     pub details: bool,
     pub cost: CostOptions,
@@ -215,4 +215,54 @@ pub enum CacheRequest {
         all: bool,
         dry_run: bool,
     },
+}
+
+/// `--sort`: the metric that orders the configurations and is the headline (the answer, the
+/// frontier), typed when the command line is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    #[default]
+    KappaQuadratic,
+    Kappa,
+    Accuracy,
+    Spearman,
+    KendallTauB,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 5] = [
+        SortKey::KappaQuadratic,
+        SortKey::Kappa,
+        SortKey::Accuracy,
+        SortKey::Spearman,
+        SortKey::KendallTauB,
+    ];
+
+    /// The name `--sort` takes and run.json keeps.
+    pub fn key(self) -> &'static str {
+        self.statistic().key()
+    }
+
+    pub fn statistic(self) -> crate::metrics::Statistic {
+        use crate::metrics::Statistic;
+        match self {
+            SortKey::KappaQuadratic => Statistic::KappaQuadratic,
+            SortKey::Kappa => Statistic::Kappa,
+            SortKey::Accuracy => Statistic::Accuracy,
+            SortKey::Spearman => Statistic::Spearman,
+            SortKey::KendallTauB => Statistic::KendallTauB,
+        }
+    }
+}
+
+impl std::str::FromStr for SortKey {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|k| k.key() == s).ok_or_else(|| {
+            format!(
+                "'{s}' is not a metric; use one of {}",
+                Self::ALL.map(SortKey::key).join(", ")
+            )
+        })
+    }
 }

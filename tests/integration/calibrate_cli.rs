@@ -281,9 +281,12 @@ fn misconfiguration_fails_before_any_call() {
         error_of(&["calibrate", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", o]),
         "error: cannot reach the endpoint http://127.0.0.1:9/v1 (nothing answers at 127.0.0.1:9); is the server running? check --endpoint"
     );
+    // --sort is typed when the command line is read: clap's usage error (exit 2), its first
+    // line naming the value and the metrics.
+    let (code, _, err) = crate::common::run(&["calibrate", "--demo", "--sort", "f1", "--out", o]);
     assert_eq!(
-        error_of(&["calibrate", "--demo", "--sort", "f1", "--out", o]),
-        "error: --sort 'f1' is not a metric; use one of kappa_quadratic, kappa, accuracy, spearman, kendall_tau_b"
+        (code, err.lines().next().unwrap_or("")),
+        (2, "error: invalid value 'f1' for '--sort <METRIC>': 'f1' is not a metric; use one of kappa_quadratic, kappa, accuracy, spearman, kendall_tau_b")
     );
     assert_eq!(
         error_of(&["calibrate", "--demo", "--data", "filtered", "--out", o]),

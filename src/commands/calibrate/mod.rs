@@ -12,14 +12,13 @@ pub mod rewardbench2;
 pub mod session;
 
 use crate::run::data::{self, Rows};
-use crate::run::plan::{check_sort, data_settings};
+use crate::run::plan::data_settings;
 use crate::run::record::Calibrated;
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
 /// `calibrate` on whichever form the data comes in.
 pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
-    check_sort(&args.sort)?;
     let settings = data_settings(&args.plan)?;
     Ok(
         match data::load_rows(

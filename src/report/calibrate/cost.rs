@@ -78,7 +78,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     let Some(f) = &run.evaluation.cost else {
         return Vec::new();
     };
-    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let metric = statistic_name(run.meta.sort.statistic());
     let best = format!("{} ({})", f.best, amount(f.unit, f.best_cost));
     match &f.cheapest_non_inferior {
         Some(t) => vec![format!(
@@ -106,7 +106,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 /// What each configuration cost beside its metric, cheapest first, the frontier marked.
 pub fn table(run: &Run) -> Option<Table> {
     let f = run.evaluation.cost.as_ref()?;
-    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let metric = statistic_name(run.meta.sort.statistic());
     let unit = match f.unit {
         CostUnit::Usd => "dollars",
         CostUnit::Tokens => "tokens",
@@ -240,7 +240,7 @@ pub fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
     let Some(f) = &run.evaluation.cost else {
         return Ok(None);
     };
-    let metric = statistic_name(crate::run::plan::sort_statistic(&run.meta.sort));
+    let metric = statistic_name(run.meta.sort.statistic());
     let points: Vec<(String, f64, f64, bool)> = f
         .points
         .iter()

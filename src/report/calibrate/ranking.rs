@@ -6,11 +6,9 @@ use crate::metrics::Statistic;
 use crate::report::media::format::{statistic_name, thousands};
 use crate::run::record::Run;
 
-use crate::run::plan::sort_statistic;
-
 /// Configuration indices, best first by the sort metric (undefined last).
 pub fn order(run: &Run) -> Vec<usize> {
-    let s = sort_statistic(&run.meta.sort);
+    let s = run.meta.sort.statistic();
     let mut idx: Vec<usize> = (0..run.evaluation.configs.len()).collect();
     let value = |i: usize| {
         let v = run.evaluation.configs[i].overall.agreement.get(s);
@@ -28,7 +26,7 @@ pub fn order(run: &Run) -> Vec<usize> {
 /// so, and why where the reason is known (quadratic kappa's partial credit for ties against
 /// gold without ties).
 pub fn ranking_note(run: &Run) -> Option<String> {
-    let headline = sort_statistic(&run.meta.sort);
+    let headline = run.meta.sort.statistic();
     if headline == Statistic::Accuracy {
         return None;
     }
@@ -176,7 +174,7 @@ fn power_phrase(c: &Comparison) -> String {
 /// score, and what changes the reading (the simulated judge, items without a verdict, the
 /// metrics disagreeing). Lines of prose, to be wrapped at the terminal's width.
 pub fn answer(run: &Run) -> Vec<String> {
-    let s = sort_statistic(&run.meta.sort);
+    let s = run.meta.sort.statistic();
     let order = order(run);
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;

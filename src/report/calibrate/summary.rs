@@ -58,7 +58,7 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
     let mut t = Table::new(
         format!(
             "Configurations, best first by {} (95% CIs; items without a verdict dropped)",
-            run.meta.sort
+            run.meta.sort.key()
         ),
         &[
             "configuration",

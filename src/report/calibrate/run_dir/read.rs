@@ -397,7 +397,9 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         configs: doc.configs.iter().map(config_meta).collect(),
         command: doc.command.clone(),
         created_unix: doc.created_unix,
-        sort: doc.sort.clone(),
+        // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
+        // by hand) reads as the default.
+        sort: doc.sort.parse().unwrap_or_default(),
         no_majority: data.no_majority,
         unshared: data.unshared.clone(),
     };

@@ -85,6 +85,6 @@ pub fn run_file(run: &Run) -> RunFile {
         name: m.name.clone(),
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         schema: SCHEMA,
-        sort: m.sort.clone(),
+        sort: m.sort.key().to_string(),
     })
 }
