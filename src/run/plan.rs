@@ -465,7 +465,6 @@ pub fn data_settings(args: &PlanSettings) -> Result<DataSettings> {
     DataSettings::from_options(data_args)
 }
 
-/// `--sort` names one of [`SORT_KEYS`].
 /// The cost analysis's settings: the sort metric, the unit and margin asked for.
 pub fn cost_settings(
     sort: crate::run::settings::SortKey,
