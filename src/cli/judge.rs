@@ -108,6 +108,6 @@ pub struct JudgeArgs {
     /// Pointwise prompts: a response without a grade (unreadable answer or failed call) makes
     /// the pair's verdict missing (drop), or gets the scale's lowest grade (lowest, the rule of
     /// context-bench's judge); the report shows both either way
-    #[arg(long, value_name = "RULE", default_value = "drop")]
-    pub pointwise_missing: String,
+    #[arg(long, value_name = "RULE", default_value = "drop", value_parser = clap::value_parser!(crate::raters::Missing))]
+    pub pointwise_missing: crate::raters::Missing,
 }

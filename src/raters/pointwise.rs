@@ -28,24 +28,34 @@ impl Default for PointwiseRule {
 }
 
 /// A response without a grade (unreadable answer or failed call).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Missing {
     /// The pair has no verdict (honest).
+    #[default]
     Drop,
     /// The response gets the scale's lowest grade (context-bench's convention: a rating of 1
     /// when no digit is found, 0 when the call fails).
     Lowest,
 }
 
-impl Missing {
-    pub fn parse(name: &str) -> Result<Self> {
+impl std::str::FromStr for Missing {
+    type Err = String;
+    fn from_str(name: &str) -> std::result::Result<Self, String> {
         match name {
             "drop" => Ok(Missing::Drop),
             "lowest" => Ok(Missing::Lowest),
-            other => Err(input_error(format!(
-                "--pointwise-missing '{other}': use drop (no verdict when a grade is missing) or lowest (the scale's lowest grade, context-bench's rule)"
-            ))),
+            other => Err(format!(
+                "'{other}': use drop (no verdict when a grade is missing) or lowest (the scale's lowest grade, context-bench's rule)"
+            )),
         }
+    }
+}
+
+impl Missing {
+    /// A rule as run.json keeps it (a run directory being read back).
+    pub fn parse(name: &str) -> Result<Self> {
+        name.parse()
+            .map_err(|e: String| input_error(format!("run.json's missing-grade rule {e}")))
     }
 
     pub fn key(self) -> &'static str {

@@ -305,7 +305,7 @@ pub fn pointwise_rule(args: &JudgeSettings) -> Result<crate::raters::PointwiseRu
     }
     Ok(crate::raters::PointwiseRule {
         tie_margin: args.tie_margin,
-        missing: crate::raters::Missing::parse(&args.pointwise_missing)?,
+        missing: args.pointwise_missing,
     })
 }
 

@@ -44,7 +44,7 @@ pub struct JudgeSettings {
     pub no_cache: bool,
     pub offline: bool,
     pub tie_margin: f64,
-    pub pointwise_missing: String,
+    pub pointwise_missing: crate::raters::Missing,
     /// `--price MODEL=IN,OUT`, as parsed.
     pub prices: Vec<ModelPrice>,
     /// `--samples-per-request`: at most this many samples in one request (`n`).

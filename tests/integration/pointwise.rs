@@ -228,9 +228,21 @@ fn pointwise_mistakes_are_named_before_any_call() {
     );
     let out = dir.path().join("run");
     let o = out.to_str().expect("utf-8");
+    // Typed when the command line is read: clap's usage error (exit 2), its first line.
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--judge",
+        "sim",
+        "--prompt",
+        "mt-bench_single",
+        "--pointwise-missing",
+        "one",
+        "--out",
+        o,
+    ]);
     assert_eq!(
-        error_of(&["calibrate", "--judge", "sim", "--prompt", "mt-bench_single", "--pointwise-missing", "one", "--out", o]),
-        "error: --pointwise-missing 'one': use drop (no verdict when a grade is missing) or lowest (the scale's lowest grade, context-bench's rule)"
+        (code, err.lines().next().unwrap_or("")),
+        (2, "error: invalid value 'one' for '--pointwise-missing <RULE>': 'one': use drop (no verdict when a grade is missing) or lowest (the scale's lowest grade, context-bench's rule)")
     );
     assert_eq!(
         error_of(&["calibrate", "--judge", "sim", "--prompt", "reference_1-5", "--out", o]),

@@ -52,7 +52,7 @@ fn other(missing: Missing) -> Missing {
 
 pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let judge = args.plan.judge.judge.as_deref().unwrap_or("");
-    let missing = Missing::parse(&args.plan.judge.pointwise_missing)?;
+    let missing = args.plan.judge.pointwise_missing;
     let (made, out) = match judge.strip_prefix("scores:") {
         Some(path) => {
             let made = from_scores(&set, judge, path)?;
