@@ -251,7 +251,7 @@ def test_plan_equals_the_command():
 
 
 def test_bad_arguments_raise_the_commands_message(tmp_path):
-    with pytest.raises(raterlab.Error, match=r"--sort 'leaderboard' is not a metric") as e:
+    with pytest.raises(raterlab.Error, match=r"--sort <METRIC>': 'leaderboard' is not a metric") as e:
         raterlab.calibrate(demo=True, sort="leaderboard", out=tmp_path / "x")
     assert e.value.exit_code == 2
     with pytest.raises(raterlab.Error, match=r"column 'gold', row 3: 'x' is not an integer label"):
