@@ -1,11 +1,18 @@
 //! What `calibrate` produced on RewardBench 2 rows: each configuration's leaderboard under
-//! both missing-score rules (the chosen one first), its calls and its rows' outcomes.
+//! both missing-score rules (the chosen one first), its calls and its rows' outcomes; and what
+//! a plan rates on them (`layout`), which `calibrate` and `batch export` share.
 
+use crate::dataset::rewardbench2::items::RowItems;
 use crate::dataset::rewardbench2::Shown;
+use crate::error::input_error;
 use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Slots};
 use crate::evaluation::rewardbench2::{Board, Scored};
-use crate::raters::rewardbench2::{Protocol, RowOutcome};
-use crate::raters::CallTally;
+use crate::raters::rewardbench2::{
+    check_rows, items as rewardbench2_items, ties_config, ties_items, Protocol, RowOutcome,
+};
+use crate::raters::{CallTally, Config};
+use crate::run::judges;
+use anyhow::Result;
 
 /// What one configuration made of the rows, before they are scored: `calibrate` rates them,
 /// `report DIR` reads them back.
@@ -71,4 +78,78 @@ pub struct Rb2Run {
     pub created_unix: u64,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
+}
+
+/// The items the configurations of a plan rate on RewardBench 2 rows: each protocol's rows
+/// outside Ties (made once per protocol), and the Ties rows, which every configuration rates
+/// by ratings.
+#[derive(Debug)]
+pub struct Rb2Items {
+    ties: RowItems,
+    mains: Vec<(Protocol, RowItems)>,
+}
+
+impl Rb2Items {
+    /// A protocol's items, or Ties' (None).
+    pub fn of(&self, kind: Option<Protocol>) -> &RowItems {
+        kind.and_then(|p| self.mains.iter().find(|m| m.0 == p))
+            .map_or(&self.ties, |m| &m.1)
+    }
+}
+
+/// What one part of a plan rates: its configuration as called (a Ties part's with the Ties
+/// prompt) and its items (`Rb2Items::of(kind)`).
+#[derive(Debug)]
+pub struct PartSpec {
+    /// The plan's configuration it belongs to.
+    pub of: usize,
+    pub config: Config,
+    pub kind: Option<Protocol>,
+}
+
+/// Checks a plan against the rows (no baselines; a four-way prompt needs four completions;
+/// each judge fits its items) and lays out its parts: each configuration's rows outside Ties
+/// by its protocol, then its Ties rows by ratings, parts without items left out.
+/// `calibrate` rates them, `batch export` writes their calls.
+pub fn layout(
+    configs: &[Config],
+    rows: &[Shown],
+    both_orders: bool,
+) -> Result<(Rb2Items, Vec<PartSpec>)> {
+    if let Some(c) = configs.iter().find(|c| c.rater.is_baseline()) {
+        return Err(input_error(format!(
+            "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
+            c.rater, c.name
+        )));
+    }
+    let mut items = Rb2Items {
+        ties: ties_items(rows),
+        mains: Vec::new(),
+    };
+    for config in configs {
+        check_rows(config, rows)?;
+        let protocol = Protocol::of(&config.template);
+        if !items.mains.iter().any(|m| m.0 == protocol) {
+            items
+                .mains
+                .push((protocol, rewardbench2_items(protocol, rows, both_orders)));
+        }
+    }
+    let mut specs = Vec::new();
+    for (of, config) in configs.iter().enumerate() {
+        let protocol = Protocol::of(&config.template);
+        judges::check_configs(
+            std::slice::from_ref(config),
+            &items.of(Some(protocol)).examples,
+        )?;
+        for (config, kind) in [
+            (config.clone(), Some(protocol)),
+            (ties_config(config)?, None),
+        ] {
+            if !items.of(kind).examples.is_empty() {
+                specs.push(PartSpec { of, config, kind });
+            }
+        }
+    }
+    Ok((items, specs))
 }

@@ -1,7 +1,6 @@
 //! `raterlab batch export`: a plan's uncached calls as shard files and a manifest.
 
 use super::{check_batchable, write_shards};
-use crate::commands::calibrate::rewardbench2::{layout, PartSpec, Rb2Items};
 use crate::error::input_error;
 use crate::judge::batch::{Format, Manifest};
 use crate::raters::Part;
@@ -9,6 +8,7 @@ use crate::run::batch::ExportSummary;
 use crate::run::data::{self, Dataset, Rows};
 use crate::run::judges::{self, completions_dir};
 use crate::run::plan::{data_settings, plan, Form, Plan};
+use crate::run::rewardbench2::{layout, PartSpec, Rb2Items};
 use crate::run::settings::PlanSettings;
 use anyhow::{Context, Result};
 use serde_json::json;
