@@ -158,7 +158,12 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             reference: None,
             randomize: true,
             votes: Vec::new(),
-            generators: Some([models.0, models.1]),
+            // A model named `unknown` (or nothing: LLMBar's reward-bench export names none) is
+            // not a model: without both, the pair tells the system level nothing.
+            generators: Some([models.0, models.1]).filter(|pair| {
+                pair.iter()
+                    .all(|m| !m.trim().is_empty() && m.trim() != "unknown")
+            }),
             history: Vec::new(),
         })
         .collect())

@@ -24,7 +24,8 @@ use serde::Serialize;
 pub struct ConfigCost {
     pub usd: Option<f64>,
     pub usd_per_1000: Option<f64>,
-    /// The judge's time per 1000 items: its requests' latencies added up.
+    /// The judge's time per 1000 items: its requests' latencies added up (None for a judge that
+    /// answers locally and has no time).
     pub seconds_per_1000: Option<f64>,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -40,7 +41,12 @@ impl ConfigCost {
         Self {
             usd: cost.usd,
             usd_per_1000: cost.usd.and_then(per_1000),
-            seconds_per_1000: cost.request_seconds.and_then(per_1000),
+            // A judge that answers locally (recordings, the simulator) takes no measured time:
+            // its seconds are unknown, not 0.
+            seconds_per_1000: cost
+                .request_seconds
+                .filter(|&s| s > 0.0 || cost.requests.unwrap_or(cost.calls) == 0)
+                .and_then(per_1000),
             prompt_tokens: cost.tokens_in,
             completion_tokens: cost.tokens_out,
             reasoning_tokens: cost.tokens_reasoning,
