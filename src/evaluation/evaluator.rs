@@ -352,17 +352,7 @@ pub fn config_sheet(run: &RunRecord, config: &ConfigRecord) -> Vec<Annotations> 
 }
 
 /// The best configuration by human agreement against another, on the same resamples.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AgainstBest {
-    pub best: String,
-    pub other: String,
-    /// The best's human agreement minus the other's.
-    pub difference: Option<f64>,
-    pub ci: Option<[f64; 2]>,
-    pub p_value: Option<f64>,
-    /// Holm-adjusted over the comparisons with the best.
-    pub p_holm: Option<f64>,
-}
+pub use super::record::AgainstBest;
 
 /// A calibrate run's evaluator measures beside its configurations': the humans' own row,
 /// the longest output's, and the best configuration against each other one.

@@ -223,6 +223,19 @@ impl Generators {
     }
 }
 
+/// The best configuration against another on one measure (human agreement; Spearman with a
+/// reference), on the same resamples: the difference (best − other), its interval and its
+/// test, Holm-adjusted over the comparisons with the best.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AgainstBest {
+    pub best: String,
+    pub other: String,
+    pub difference: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+    pub p_holm: Option<f64>,
+}
+
 /// Every annotator's label per item (in the item's order, like gold).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotations {

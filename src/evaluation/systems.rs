@@ -82,16 +82,7 @@ pub struct Systems {
 }
 
 /// The best configuration by Spearman with the reference against each other one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SystemsComparison {
-    pub best: String,
-    pub other: String,
-    /// Spearman of the best minus the other's.
-    pub difference: Option<f64>,
-    pub ci: Option<[f64; 2]>,
-    pub p_value: Option<f64>,
-    pub p_holm: Option<f64>,
-}
+pub type SystemsComparison = super::record::AgainstBest;
 
 /// Each item's P(response 2 is better) and its discrete credit for response 2 (`None`: not
 /// rated): P from the configuration's probability where it has one, else 1 / ½ / 0 from its

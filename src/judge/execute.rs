@@ -257,8 +257,9 @@ impl Executor {
 }
 
 /// The jobs sent together, as (first, length): consecutive samples of one call (the same
-/// judge, item and parameters, sample indices one after another), as many as the judge takes
-/// in one request; every other job alone.
+/// judge, item and parameters, sample indices one after another: a configuration's item and
+/// parameters make its messages, so they are not compared), as many as the judge takes in one
+/// request; every other job alone.
 fn bundles(jobs: &[Job]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -270,7 +271,6 @@ fn bundles(jobs: &[Job]) -> Vec<(usize, usize)> {
                 && Arc::ptr_eq(&job.call.item, &head.call.item)
                 && Arc::ptr_eq(&job.call.params, &head.call.params)
                 && job.call.sample == previous.sample + 1
-                && job.call.messages == head.call.messages
                 && (*len as u64) < u64::from(head.judge.samples_per_request(&head.call.params));
             if joins {
                 *len += 1;

@@ -69,14 +69,14 @@ struct Gathered {
 }
 
 impl Gathered {
-    /// Whether `call` is the next sample of the gathered call, with room for it.
+    /// Whether `call` is the next sample of the gathered call, with room for it (its item and
+    /// parameters make its messages).
     fn takes(&self, call: &Call, limit: usize) -> bool {
         self.head.as_ref().is_some_and(|h| {
             self.keys.len() < limit
                 && std::sync::Arc::ptr_eq(&h.item, &call.item)
                 && std::sync::Arc::ptr_eq(&h.params, &call.params)
                 && call.sample == self.last_sample + 1
-                && h.messages == call.messages
         })
     }
 

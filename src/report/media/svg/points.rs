@@ -4,6 +4,7 @@
 use super::draw::plot_error;
 use anyhow::Result;
 use plotters::coord::ranged1d::SegmentValue;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// Colours for series, in order (cycled).
@@ -111,20 +112,27 @@ pub fn dots_svg(names: &[String], panels: &[Dots]) -> Result<String> {
     Ok(svg)
 }
 
-/// A scatter of (x, y) points, one series (colour, legend entry) per name.
-pub fn scatter_svg(
-    x_label: &str,
-    y_label: &str,
-    series: &[(String, Vec<(f64, f64)>)],
+/// The chart both x–y figures draw on.
+type Xy<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// An 820 × 480 chart of `x_label` against `y_label` over the values' ranges (`right`: the
+/// right margin, room for point labels), its mesh drawn, then `draw`'s series, and with
+/// `legend` their legend.
+fn xy_svg(
+    (x_label, y_label): (&str, &str),
+    (xs, ys): (Vec<f64>, Vec<f64>),
+    (right, legend): (u32, bool),
+    draw: impl FnOnce(&mut Xy<'_, '_>) -> Result<()>,
 ) -> Result<String> {
-    let (x0, x1) = range(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
-    let (y0, y1) = range(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.1)));
+    let (x0, x1) = range(xs.into_iter());
+    let (y0, y1) = range(ys.into_iter());
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (820, 480)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
         let mut chart = ChartBuilder::on(&root)
             .margin(15)
+            .margin_right(right)
             .x_label_area_size(40)
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
@@ -135,6 +143,35 @@ pub fn scatter_svg(
             .y_desc(y_label)
             .draw()
             .map_err(plot_error)?;
+        draw(&mut chart)?;
+        if legend {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// A scatter of (x, y) points, one series (colour, legend entry) per name.
+pub fn scatter_svg(
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<String> {
+    let xs = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|p| p.0))
+        .collect();
+    let ys = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|p| p.1))
+        .collect();
+    xy_svg((x_label, y_label), (xs, ys), (15, true), |chart| {
         for (k, (name, points)) in series.iter().enumerate() {
             let colour = SERIES[k % SERIES.len()];
             chart
@@ -148,15 +185,8 @@ pub fn scatter_svg(
                 .label(name.clone())
                 .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Named points (x, y), those marked joined by a line in x order (a cost frontier), each
@@ -166,35 +196,19 @@ pub fn frontier_svg(
     y_label: &str,
     points: &[(String, f64, f64, bool)],
 ) -> Result<String> {
-    let (x0, x1) = range(points.iter().map(|p| p.1));
-    let (y0, y1) = range(points.iter().map(|p| p.2));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (820, 480)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(15)
-            .margin_right(120)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(plot_error)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc(y_label)
-            .draw()
-            .map_err(plot_error)?;
-        let mut line: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|p| p.3 && p.1.is_finite() && p.2.is_finite())
-            .map(|p| (p.1, p.2))
-            .collect();
+    let shown: Vec<&(String, f64, f64, bool)> = points
+        .iter()
+        .filter(|p| p.1.is_finite() && p.2.is_finite())
+        .collect();
+    let xs = points.iter().map(|p| p.1).collect();
+    let ys = points.iter().map(|p| p.2).collect();
+    xy_svg((x_label, y_label), (xs, ys), (120, false), |chart| {
+        let mut line: Vec<(f64, f64)> = shown.iter().filter(|p| p.3).map(|p| (p.1, p.2)).collect();
         line.sort_by(|a, b| a.0.total_cmp(&b.0));
         chart
             .draw_series(LineSeries::new(line, SERIES[0].stroke_width(2)))
             .map_err(plot_error)?;
-        for (name, x, y, on) in points.iter().filter(|p| p.1.is_finite() && p.2.is_finite()) {
+        for (name, x, y, on) in shown.iter().copied() {
             let colour = if *on {
                 SERIES[0]
             } else {
@@ -211,7 +225,6 @@ pub fn frontier_svg(
                 )])
                 .map_err(plot_error)?;
         }
-        root.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
