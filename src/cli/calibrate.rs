@@ -53,9 +53,10 @@ pub struct CalibrateArgs {
     pub bootstrap: usize,
 
     /// Metric that orders the comparison table: kappa_quadratic, kappa, accuracy, spearman,
-    /// kendall_tau_b.
-    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
-    pub sort: crate::run::settings::SortKey,
+    /// kendall_tau_b [default: kappa_quadratic; RewardBench 2 rows: accuracy orders the
+    /// configurations by the leaderboard, the only score they have]
+    #[arg(long, value_name = "METRIC", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
+    pub sort: Option<crate::run::settings::SortKey>,
 
     #[command(flatten)]
     pub cost: CostArgs,

@@ -26,9 +26,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N")]
     pub bootstrap: Option<usize>,
 
-    /// Metric that orders the comparison table.
-    #[arg(long, value_name = "METRIC", default_value = "kappa_quadratic", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
-    pub sort: crate::run::settings::SortKey,
+    /// Metric that orders the comparison table [default: the run's own].
+    #[arg(long, value_name = "METRIC", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
+    pub sort: Option<crate::run::settings::SortKey>,
 
     #[command(flatten)]
     pub cost: crate::cli::calibrate::CostArgs,

@@ -18,13 +18,13 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             if let Some(b) = args.bootstrap {
                 meta.bootstrap = b;
             }
-            meta.sort = args.sort;
+            meta.sort = args.sort.unwrap_or(meta.sort);
             let evaluation = evaluate(
                 &record,
                 EvalSettings {
                     bootstrap: meta.bootstrap,
                     seed: meta.seed,
-                    cost: crate::run::plan::cost_settings(args.sort, args.cost),
+                    cost: crate::run::plan::cost_settings(meta.sort, args.cost),
                 },
             );
             Calibrated::Pairs(Box::new(Run {
@@ -39,6 +39,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             }))
         }
         RunFile::RewardBench2(file) => {
+            let by_score = crate::run::rewardbench2::by_score(args.sort)?;
             let (rows, made) = read_rewardbench2::read(dir, &file)?;
             let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
             let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
@@ -60,6 +61,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 command: file.command,
                 created_unix: file.created_unix,
                 caches: Vec::new(),
+                by_score,
             }))
         }
     })

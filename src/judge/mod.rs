@@ -312,6 +312,11 @@ pub trait Judge: Send + Sync {
     fn is_order_blind(&self) -> bool {
         false
     }
+    /// Why this judge can answer none of `items`, checked before any call (a scores file that
+    /// holds none of their responses); None when it may answer them.
+    fn answers_none_of(&self, _items: &[crate::dataset::examples::Example]) -> Option<String> {
+        None
+    }
     /// Whether answers are worth caching on disk (real calls cost money; replay and the
     /// simulator are free and deterministic).
     /// An OpenAI-compatible server's base URL and API key (what `calibrate --batch` sends

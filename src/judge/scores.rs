@@ -47,6 +47,25 @@ impl Judge for Scores {
     fn is_order_blind(&self) -> bool {
         true
     }
+    fn answers_none_of(&self, items: &[crate::dataset::examples::Example]) -> Option<String> {
+        let t = &self.table;
+        let scored = |e: &crate::dataset::examples::Example, text: &str, first: bool| {
+            t.by_text
+                .contains_key(&(e.prompt.clone(), text.to_string()))
+                || t.by_text.contains_key(&(String::new(), text.to_string()))
+                || t.by_side.contains_key(&(e.pair_id.clone(), first))
+        };
+        let any = items
+            .iter()
+            .any(|e| scored(e, &e.response1, true) || scored(e, &e.response2, false));
+        (!any && !items.is_empty()).then(|| {
+            format!(
+                "'{}' scores none of the responses of the {} items: its prompt and response columns must hold the data's prompts and responses as they are (or its pair id and side columns the pairs')",
+                self.path.display(),
+                items.len()
+            )
+        })
+    }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let text = match self.lookup(call)? {

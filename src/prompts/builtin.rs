@@ -379,9 +379,11 @@ pub fn all() -> Vec<Template> {
         ),
         grader(
             SCORES_PROMPT,
-            "what a scores:FILE judge answers: the file's score for each response (pointwise)",
+            "what a scores:FILE judge answers: the file's score for each response to its prompt (pointwise)",
             None,
-            "{response}",
+            // The prompt too: the same text answering two prompts is two responses, each with
+            // its own score (and its own call, never shared between them).
+            "{prompt}\n\n{response}",
             Parser::Number,
         ),
     ]

@@ -22,11 +22,22 @@ pub enum Protocol {
     /// The correct completion against each incorrect one; the row is right when it wins every
     /// pair.
     Pairwise,
-    /// A reward model's per-completion scores from a file (no calls), scored as ratings.
+    /// A reward model's per-completion scores from a file (`scores:FILE`, a judge that sends
+    /// nothing), scored as ratings.
     Scores,
 }
 
 impl Protocol {
+    /// The protocol a configuration follows: its template's, or scores for a judge that
+    /// answers from a scores file.
+    pub fn of_config(config: &Config) -> Self {
+        if config.judge.is_order_blind() {
+            Protocol::Scores
+        } else {
+            Protocol::of(&config.template)
+        }
+    }
+
     /// The protocol of a template that calls a judge.
     pub fn of(template: &Template) -> Self {
         match template.mode {

@@ -268,6 +268,9 @@ pub fn check_configs(
     examples: &[crate::dataset::examples::Example],
 ) -> Result<()> {
     for c in configs.iter().filter(|c| !c.rater.is_baseline()) {
+        if let Some(why) = c.judge.answers_none_of(examples) {
+            return Err(input_error(why));
+        }
         let t = &c.template;
         if t.mode == crate::prompts::Mode::Ranking && examples.iter().any(|e| e.more.len() != 2) {
             return Err(input_error(format!(

@@ -78,6 +78,25 @@ pub struct Rb2Run {
     pub created_unix: u64,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
+    /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
+    /// in the plan's order).
+    pub by_score: bool,
+}
+
+/// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
+/// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
+/// no value on best-of-4 rows and are refused before any call.
+pub fn by_score(sort: Option<crate::run::settings::SortKey>) -> Result<bool> {
+    use crate::run::settings::SortKey;
+    match sort {
+        None => Ok(false),
+        Some(SortKey::Accuracy) => Ok(true),
+        Some(other) => Err(input_error(format!(
+            "--sort {}: RewardBench 2 rows are scored by accuracy (reward-bench's leaderboard: a row right, wrong, or 1/k on tied grades), which has no {}; use --sort accuracy, or leave --sort out for the plan's order",
+            other.key(),
+            other.key()
+        ))),
+    }
 }
 
 /// The items the configurations of a plan rate on RewardBench 2 rows: each protocol's rows
@@ -128,7 +147,7 @@ pub fn layout(
     };
     for config in configs {
         check_rows(config, rows)?;
-        let protocol = Protocol::of(&config.template);
+        let protocol = Protocol::of_config(config);
         if !items.mains.iter().any(|m| m.0 == protocol) {
             items
                 .mains
@@ -137,7 +156,7 @@ pub fn layout(
     }
     let mut specs = Vec::new();
     for (of, config) in configs.iter().enumerate() {
-        let protocol = Protocol::of(&config.template);
+        let protocol = Protocol::of_config(config);
         judges::check_configs(
             std::slice::from_ref(config),
             &items.of(Some(protocol)).examples,

@@ -136,7 +136,9 @@ pub struct BatchSettings {
 pub struct CalibrateSettings {
     pub plan: PlanSettings,
     pub bootstrap: usize,
-    pub sort: SortKey,
+    /// `--sort` when given (pairs: kappa_quadratic without it; RewardBench 2 rows: accuracy,
+    /// the leaderboard, orders their configurations, and the plan's order stands without it).
+    pub sort: Option<SortKey>,
     pub json: bool,
     /// Every table on a terminal too.
     pub details: bool,
@@ -163,7 +165,8 @@ pub enum ReferenceSpec {
 pub struct ReportSettings {
     pub dir: PathBuf,
     pub bootstrap: Option<usize>,
-    pub sort: SortKey,
+    /// `--sort` when given, else the run's own.
+    pub sort: Option<SortKey>,
     pub json: bool,
     pub details: bool,
     pub cost: CostOptions,

@@ -16,6 +16,7 @@ mod data_cli;
 mod docs;
 mod endpoint;
 mod evaluator;
+mod forms;
 mod groups;
 mod hub_download;
 mod judge_cli;

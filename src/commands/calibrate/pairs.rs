@@ -280,7 +280,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         EvalSettings {
             bootstrap: args.bootstrap,
             seed,
-            cost: crate::run::plan::cost_settings(args.sort, args.cost),
+            cost: crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
         },
     );
     let meta = RunMeta {
@@ -294,7 +294,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         configs: metas,
         command: crate::run::command_line(),
         created_unix: rated.created_unix,
-        sort: args.sort,
+        sort: args.sort.unwrap_or_default(),
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),
     };

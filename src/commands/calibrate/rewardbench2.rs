@@ -10,7 +10,7 @@ use crate::error::input_error;
 use crate::evaluation::rewardbench2::analytics;
 use crate::evaluation::rewardbench2::{board, chance, decided, Scored, FAILED_RATING};
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
-use crate::raters::{CallTally, Missing};
+use crate::raters::Missing;
 use crate::run::data::Rb2Set;
 use crate::run::plan::Form;
 use crate::run::rewardbench2::{layout, Rb2Config, Rb2Made, Rb2Run};
@@ -47,25 +47,9 @@ fn other(missing: Missing) -> Missing {
 }
 
 pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
-    let judge = args.plan.judge.judge.as_deref().unwrap_or("");
+    let by_score = crate::run::rewardbench2::by_score(args.sort)?;
+    let (made, out) = from_judges(args, &set)?;
     let missing = args.plan.judge.pointwise_missing;
-    let (made, out) = match judge.strip_prefix("scores:") {
-        Some(path) => {
-            let made = from_scores(&set, judge, path)?;
-            let name = args.name.clone().unwrap_or_else(|| "calibrate".into());
-            let (dir, created) = super::super::out::create(args.out.as_deref(), &name)?;
-            (
-                vec![made],
-                Out {
-                    name,
-                    dir,
-                    created,
-                    caches: Vec::new(),
-                },
-            )
-        }
-        None => from_judges(args, &set)?,
-    };
     let (configs, comparisons, group) = score(&set.rows, made, missing, args.bootstrap, set.seed);
     Ok(Rb2Run {
         rows: set.rows.len(),
@@ -82,6 +66,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         command: crate::run::command_line().join(" "),
         created_unix: out.created,
         caches: out.caches,
+        by_score,
     })
 }
 
@@ -160,49 +145,6 @@ fn config(
     }
 }
 
-/// The scores protocol: a reward model's per-completion scores, no calls.
-fn from_scores(set: &Rb2Set, judge: &str, path: &str) -> Result<Rb2Made> {
-    let table = crate::dataset::scores::load(std::path::Path::new(path))?;
-    let score = |shown: &Shown, text: &String| {
-        let key = (shown.row.prompt.clone(), text.clone());
-        table
-            .by_text
-            .get(&key)
-            .or_else(|| table.by_text.get(&(String::new(), text.clone())))
-            .copied()
-            .flatten()
-    };
-    let outcomes: Vec<RowOutcome> = set
-        .rows
-        .iter()
-        .map(|shown| RowOutcome {
-            grades: shown
-                .row
-                .completions
-                .iter()
-                .map(|t| score(shown, t))
-                .collect(),
-            ..RowOutcome::default()
-        })
-        .collect();
-    let all = || outcomes.iter().flat_map(|o| &o.grades);
-    if all().all(Option::is_none) {
-        return Err(input_error(format!(
-            "'{path}' scores none of the {} completions of {}: its prompt and response columns must hold the rows' prompts and completions as they are",
-            all().count(),
-            set.source
-        )));
-    }
-    Ok(Rb2Made {
-        name: judge.to_string(),
-        protocol: Protocol::Scores,
-        simulated: false,
-        floor: scores_floor(all().flatten().copied()),
-        tally: CallTally::default(),
-        outcomes,
-    })
-}
-
 /// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
 /// margins are).
 pub fn scores_floor(scores: impl Iterator<Item = f64>) -> f64 {
@@ -217,7 +159,6 @@ struct Out {
     caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
 }
 
-/// The protocols that call a judge: every configuration of the plan, one budget.
 /// A jury's rows from its members' (one protocol): picks and wins by its vote, grades their
 /// mean; its cost its members'.
 fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Made> {
@@ -264,6 +205,21 @@ fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Ma
     })
 }
 
+/// A scores file's configuration: its floor under `lowest`, refused when the file scores none
+/// of the completions (its texts are not the rows').
+fn scores_made(made: &Rb2Made, source: &str) -> Result<f64> {
+    let all = || made.outcomes.iter().flat_map(|o| &o.grades);
+    if all().all(Option::is_none) {
+        return Err(input_error(format!(
+            "'{}' scores none of the {} completions of {source}: its prompt and response columns must hold the rows' prompts and completions as they are",
+            made.name,
+            all().count(),
+        )));
+    }
+    Ok(scores_floor(all().flatten().copied()))
+}
+
+/// The protocols that call a judge: every configuration of the plan, one budget.
 fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
     let session = Session::plan(args, Form::RewardBench2, set.seed)?;
     let plan = &session.plan;
@@ -299,13 +255,16 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
         .zip(rated.tallies)
         .map(|((config, outcomes), tally)| Rb2Made {
             name: config.name.clone(),
-            protocol: Protocol::of(&config.template),
+            protocol: Protocol::of_config(config),
             simulated: config.judge.is_simulated(),
             floor: FAILED_RATING,
             tally,
             outcomes,
         })
         .collect();
+    for m in made.iter_mut().filter(|m| m.protocol == Protocol::Scores) {
+        m.floor = scores_made(m, &set.source)?;
+    }
     for (jury, _) in &plan.juries {
         made.push(jury_made(jury, &made)?);
     }

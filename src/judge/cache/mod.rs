@@ -195,6 +195,9 @@ impl Judge for Cached {
     fn is_order_blind(&self) -> bool {
         self.inner.is_order_blind()
     }
+    fn answers_none_of(&self, items: &[crate::dataset::examples::Example]) -> Option<String> {
+        self.inner.answers_none_of(items)
+    }
     fn cacheable(&self) -> bool {
         self.inner.cacheable()
     }

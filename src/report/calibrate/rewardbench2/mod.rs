@@ -88,7 +88,12 @@ pub fn header(run: &Rb2Run) -> String {
 /// The run as text tables, built once: the terminal and `report.html` show the same numbers.
 pub fn tables(run: &Rb2Run) -> Vec<Table> {
     let mut out = Vec::new();
-    for c in &run.configs {
+    let shown = if run.by_score {
+        by_score(run)
+    } else {
+        (0..run.configs.len()).collect()
+    };
+    for c in shown.into_iter().map(|k| &run.configs[k]) {
         let (b, other) = (&c.boards[0], &c.boards[1]);
         let mut t = Table::new(
             format!("{} (a missing score: {})", c.name, b.missing.key()),
@@ -159,6 +164,22 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
     out
 }
 
+/// The configurations by the score the comparisons test (the leaderboard with all six
+/// subsets), the best first; a configuration without a score last.
+fn by_score(run: &Rb2Run) -> Vec<usize> {
+    let score = |k: usize| {
+        let s = crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0]);
+        if s.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            s
+        }
+    };
+    let mut order: Vec<usize> = (0..run.configs.len()).collect();
+    order.sort_by(|&a, &b| score(b).total_cmp(&score(a)));
+    order
+}
+
 /// The answer, first on the terminal: the best configuration on the score the comparisons
 /// test (the leaderboard with all six subsets), by how much, whether the paired test
 /// separates it from the runner-up, what chance scores, and what changes the reading.
@@ -166,17 +187,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     let score = |k: usize| {
         crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0])
     };
-    let mut order: Vec<usize> = (0..run.configs.len()).collect();
-    order.sort_by(|&a, &b| {
-        let v = |k| {
-            if score(k).is_nan() {
-                f64::NEG_INFINITY
-            } else {
-                score(k)
-            }
-        };
-        v(b).total_cmp(&v(a))
-    });
+    let order = by_score(run);
     let mut out = Vec::new();
     let Some(&best) = order.first() else {
         return out;
