@@ -81,11 +81,12 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
         _ => None,
     })?;
     let args = crate::run::settings::CalibrateSettings::try_from(*args)?;
-    let calibrated = commands::calibrate::run(&args)?;
-    report::calibrate::write_dir(&calibrated)?;
-    let doc = report::calibrate::json_any(&calibrated);
-    commands::calibrate::finish(&args, &calibrated)?;
-    Ok((doc, calibrated.dir().to_path_buf()))
+    commands::calibrate::calibrate(&args, |calibrated| {
+        Ok((
+            report::calibrate::json_any(calibrated),
+            calibrated.dir().to_path_buf(),
+        ))
+    })
 }
 
 /// `plan` with `flags` as on the command line: the document `plan --json` prints.

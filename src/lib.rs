@@ -27,17 +27,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         }
         cli::Command::Calibrate(args) => {
             let args = run::settings::CalibrateSettings::try_from(*args)?;
-            let calibrated = commands::calibrate::run(&args)?;
-            report::calibrate::write_dir(&calibrated)?;
-            report::calibrate::emit_any(&calibrated, args.json, args.details)?;
-            commands::calibrate::finish(&args, &calibrated)
+            commands::calibrate::calibrate(&args, |run| {
+                report::calibrate::emit_any(run, args.json, args.details)
+            })
         }
-        cli::Command::Report(args) => {
-            let args = run::settings::ReportSettings::from(args);
-            let run = commands::report::run(&args)?;
-            report::calibrate::write_dir(&run)?;
-            report::calibrate::emit_any(&run, args.json, args.details)
-        }
+        cli::Command::Report(args) => commands::report::report(&args.into()),
         cli::Command::Rate(args) => commands::rate::run((*args).into()),
         cli::Command::Prompts(args) => match args.command {
             cli::PromptsCommand::List => report::prompts::list(&prompts::builtins()),
@@ -82,24 +76,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             report::cache::emit(&done)
         }
         cli::Command::Data(args) => match args.command {
-            cli::DataCommand::Summary(data) => match run::data::load_rows(
-                &run::data::DataSettings::from_options(data.into())?,
-                &report::media::progress::Download::default(),
-            )? {
-                run::data::Rows::Pairs(dataset) => {
-                    let annotators = run::data::annotator_report(&dataset)?;
-                    report::data::emit_summary(&dataset, annotators.as_ref())
-                }
-                run::data::Rows::RewardBench2(set) => report::data::emit_rewardbench2(&set),
-            },
-            cli::DataCommand::Export { data, out } => {
-                let dataset = run::data::load(
-                    &run::data::DataSettings::from_options(data.into())?,
-                    &report::media::progress::Download::default(),
-                )?;
-                dataset::export::write_examples(&dataset.examples, &out)?;
-                report::data::emit_exported(&dataset, &out)
-            }
+            cli::DataCommand::Summary(data) => commands::data::summary(data.into()),
+            cli::DataCommand::Export { data, out } => commands::data::export(data.into(), &out),
         },
     }
 }

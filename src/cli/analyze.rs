@@ -105,8 +105,9 @@ pub struct AnalyzeArgs {
 
     /// With --annotators: items without a majority are left out of the judge's scores (drop)
     /// or scored as a tie (tie); either way they are counted.
-    #[arg(long, value_name = "drop|tie", default_value = "drop")]
-    pub no_majority: String,
+    #[arg(long, value_name = "drop|tie", default_value = "drop",
+          value_parser = clap::value_parser!(crate::dataset::labels::NoMajority))]
+    pub no_majority: crate::dataset::labels::NoMajority,
 
     /// A column of probabilities that the item's label is the positive one (pairwise: P(response
     /// 2 better), e.g. ratings.csv's p_response2): adds Brier, log loss, ECE, AUC, expected
@@ -168,8 +169,9 @@ pub struct AnalyzeArgs {
 
     /// What to do with a missing or unreadable label: stop with an error, or drop the row
     /// (counted in the report).
-    #[arg(long, value_name = "error|drop", default_value = "error")]
-    pub unreadable: String,
+    #[arg(long, value_name = "error|drop", default_value = "error",
+          value_parser = clap::value_parser!(crate::run::analysis::Unreadable))]
+    pub unreadable: crate::run::analysis::Unreadable,
 
     /// Bootstrap resamples for the 95% confidence intervals (0 turns them off).
     #[arg(long, value_name = "N", default_value_t = 1000)]

@@ -127,8 +127,9 @@ pub struct PlanArgs {
     /// new call). Members are judge labels (a jury per prompt × rater) or configuration
     /// names; VOTE is majority (default), unanimous, mean, probability or reward-bench.
     /// Example: --jury poll=qwen,llama,gpt4 or --jury poll:mean=qwen,llama,gpt4
-    #[arg(long = "jury", value_name = "NAME[:VOTE]=MEMBER,MEMBER,...")]
-    pub juries: Vec<String>,
+    #[arg(long = "jury", value_name = "NAME[:VOTE]=MEMBER,MEMBER,...",
+          value_parser = clap::value_parser!(crate::run::settings::JuryEntry))]
+    pub juries: Vec<crate::run::settings::JuryEntry>,
 
     /// The offline demo: bundled sample, simulated judge, the notebook's three prompts ×
     /// basic and sc:5 (9 configurations with the random, longer and first baselines).

@@ -28,8 +28,9 @@ pub struct DataArgs {
     /// With several annotators (--map label=A+B+C): pairs without a majority are left out
     /// (drop) or kept as a tie (tie); either way they are counted, and the report adds the
     /// annotators' agreement and the human ceiling.
-    #[arg(long, value_name = "drop|tie", default_value = "drop")]
-    pub no_majority: String,
+    #[arg(long, value_name = "drop|tie", default_value = "drop",
+          value_parser = clap::value_parser!(crate::dataset::labels::NoMajority))]
+    pub no_majority: crate::dataset::labels::NoMajority,
 
     /// Keep subsets matching this glob (repeatable), e.g. 'llmbar-*'.
     #[arg(long, value_name = "GLOB")]

@@ -9,8 +9,8 @@ pub struct JudgeArgs {
     /// `openai` (the default when an endpoint is given), `replay:FILE.jsonl` (recorded
     /// completions), `scores:FILE` (a reward model's per-response scores) or
     /// `sim[:accuracy=0.8,position_bias=0.1,tie_rate=0.05,malformed=0.02]` (the simulated judge).
-    #[arg(long, value_name = "JUDGE")]
-    pub judge: Option<String>,
+    #[arg(long, value_name = "JUDGE", value_parser = clap::value_parser!(crate::run::settings::JudgeSpec))]
+    pub judge: Option<crate::run::settings::JudgeSpec>,
 
     /// Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 (Ollama).
     #[arg(long, value_name = "URL", env = "OPENAI_BASE_URL")]

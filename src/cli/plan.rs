@@ -30,8 +30,9 @@ pub struct PlanSizeArgs {
     pub diff: f64,
 
     /// accuracy or kappa_quadratic.
-    #[arg(long, value_name = "METRIC", default_value = "accuracy")]
-    pub metric: String,
+    #[arg(long, value_name = "METRIC", default_value = "accuracy",
+          value_parser = clap::value_parser!(crate::run::settings::PlanMetric))]
+    pub metric: crate::run::settings::PlanMetric,
 
     /// Accuracy: the assumed share of items exactly one of the two judges gets right.
     #[arg(long, value_name = "P", conflicts_with = "from")]

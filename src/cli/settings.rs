@@ -6,7 +6,7 @@ use super::{
     AnalyzeArgs, BatchRunArgs, CacheCommand, CalibrateArgs, DataArgs, JudgeArgs, PlanArgs,
     PlanSizeArgs, RateArgs, ReportArgs,
 };
-use crate::dataset::labels::{ColumnNames, NoMajority};
+use crate::dataset::labels::ColumnNames;
 use crate::error::input_error;
 use crate::run::analysis::{
     parse_labels, parse_reading, parse_texts, writable_folder, Input, Long, Output, Settings,
@@ -227,7 +227,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
             }
         };
         let labels = args.labels.as_deref().map(parse_labels).transpose()?;
-        let policy = NoMajority::parse(&args.no_majority)?;
+        let policy = args.no_majority;
         let annotators = match (&input, args.annotators.is_empty()) {
             (_, true) => None,
             (Input::One(_) | Input::Values(_), false) => Some((args.annotators.clone(), policy)),
@@ -241,8 +241,8 @@ impl TryFrom<AnalyzeArgs> for Settings {
             }
         }
         let reading = (
-            parse_reading("--gold-map", &args.gold_map, &args.unreadable)?,
-            parse_reading("--rating-map", &args.rating_map, &args.unreadable)?,
+            parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
+            parse_reading("--rating-map", &args.rating_map, args.unreadable)?,
         );
         Ok(Settings {
             input,

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod batch;
 pub mod cache;
 pub mod calibrate;
+pub mod data;
 pub mod out;
 pub mod plan;
 pub mod rate;

@@ -4,6 +4,7 @@ use crate::error::input_error;
 use crate::evaluation::plan::{kappa_items_needed, Need, PlanResult};
 use crate::judge::sim::Sim;
 use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable};
+use crate::run::settings::PlanMetric;
 use crate::run::settings::SizeSettings;
 use anyhow::Result;
 
@@ -36,9 +37,9 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
             args.diff
         )));
     }
-    match args.metric.as_str() {
-        "accuracy" => accuracy(args),
-        "kappa_quadratic" => {
+    match args.metric {
+        PlanMetric::Accuracy => accuracy(args),
+        PlanMetric::KappaQuadratic => {
             check_unit("--accuracy", args.accuracy, false)?;
             check_unit("--tie-rate", args.tie_rate, false)?;
             if !(0.0..=1.0).contains(&(args.accuracy + args.diff)) {
@@ -48,7 +49,9 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
                 )));
             }
             if args.runs < 100 {
-                return Err(input_error("--runs must be 100 or more for a usable estimate"));
+                return Err(input_error(
+                    "--runs must be 100 or more for a usable estimate",
+                ));
             }
             let judge = |accuracy: f64| Sim {
                 accuracy,
@@ -80,9 +83,6 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
                 power_reached: need.power_reached,
             })
         }
-        other => Err(input_error(format!(
-            "--metric '{other}': use accuracy (McNemar, closed form) or kappa_quadratic (simulation)"
-        ))),
     }
 }
 
@@ -105,13 +105,13 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
             }]
         }
         (Some(dir), None) => {
-            let crate::run::file::RunFile::Pairs(file) = crate::report::calibrate::run_dir::read::run_file(dir)? else {
+            let crate::run::file::RunFile::Pairs(file) = crate::run::read::run_file(dir)? else {
                 return Err(input_error(format!(
                     "'{}' is a RewardBench 2 run: plan --from reads the paired tests of a run over pairs; give --discordance, or --from a run over pairs",
                     dir.display()
                 )));
             };
-            let (meta, record) = crate::report::calibrate::run_dir::read(dir, &file)?;
+            let (meta, record) = crate::run::read::read(dir, &file)?;
             let evaluation = crate::evaluation::evaluate(
                 &record,
                 crate::evaluation::EvalSettings {

@@ -28,11 +28,7 @@ pub fn run(args: RateSettings) -> Result<()> {
         args.judge.model.first().map(String::as_str),
         &crate::report::media::progress::Steps::default(),
     )?;
-    let replaying = args
-        .judge
-        .judge
-        .as_deref()
-        .is_some_and(|j| j.starts_with("replay:"));
+    let replaying = args.judge.replays();
     if args.parser.is_some() && !replaying && !rater.is_baseline() && !template.parser_fits() {
         return Err(input_error(format!(
             "parser '{}' does not fit prompt '{}': the prompt never asks for that verdict format; choose a matching --parser or another --prompt",

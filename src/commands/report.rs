@@ -3,18 +3,27 @@
 
 use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
-use crate::report::calibrate::run_dir::{read, read_rewardbench2};
 use crate::run::file::RunFile;
 use crate::run::record::{Calibrated, Run};
 use crate::run::rewardbench2::Rb2Run;
 use crate::run::settings::ReportSettings;
+use crate::run::{read, read_rewardbench2};
 use anyhow::Result;
 
+/// `raterlab report DIR`: the run read back and evaluated, its directory written again, the
+/// terminal or the JSON document.
+pub fn report(args: &ReportSettings) -> Result<()> {
+    let run = run(args)?;
+    crate::report::calibrate::write_dir(&run)?;
+    crate::report::calibrate::emit_any(&run, args.json, args.details)
+}
+
+/// The run of DIR, evaluated again.
 pub fn run(args: &ReportSettings) -> Result<Calibrated> {
     let dir = &args.dir;
     Ok(match read::run_file(dir)? {
         RunFile::Pairs(file) => {
-            let (mut meta, record) = read(dir, &file)?;
+            let (mut meta, record) = read::read(dir, &file)?;
             if let Some(b) = args.bootstrap {
                 meta.bootstrap = b;
             }

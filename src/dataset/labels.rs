@@ -348,17 +348,20 @@ pub enum NoMajority {
     Tie,
 }
 
-impl NoMajority {
-    pub fn parse(name: &str) -> Result<Self> {
+impl std::str::FromStr for NoMajority {
+    type Err = String;
+    fn from_str(name: &str) -> std::result::Result<Self, String> {
         match name {
             "drop" => Ok(NoMajority::Drop),
             "tie" => Ok(NoMajority::Tie),
-            other => Err(input_error(format!(
-                "--no-majority '{other}': use drop (leave such items out of the judge's scores) or tie (score them as a tie, 0)"
-            ))),
+            other => Err(format!(
+                "'{other}': use drop (leave such items out of the judge's scores) or tie (score them as a tie, 0)"
+            )),
         }
     }
+}
 
+impl NoMajority {
     pub fn name(self) -> &'static str {
         match self {
             NoMajority::Drop => "drop",

@@ -22,7 +22,7 @@ pub const SUBSETS: usize = 20;
 
 pub const RULES: [Aggregation; 3] = [
     Aggregation::Mean,
-    Aggregation::Majority,
+    Aggregation::Plurality,
     Aggregation::Unanimous,
 ];
 

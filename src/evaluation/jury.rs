@@ -225,7 +225,7 @@ mod tests {
         let j = Jury {
             name: "j".into(),
             members: vec![0, 1, 2],
-            vote: Vote::Majority,
+            vote: Vote::StrictMajority,
             weights: vec![1.0; 3],
             tie_margin: 0.0,
         };

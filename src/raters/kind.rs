@@ -10,8 +10,9 @@ use std::fmt;
 pub enum Aggregation {
     /// The notebook's rule: mean > 0.5 → 1, mean < -0.5 → -1, else 0.
     Mean,
-    /// The most frequent verdict; a tie for most frequent gives 0.
-    Majority,
+    /// The most frequent verdict (a plurality; its key is `majority`, as in `sc:5:majority`);
+    /// a tie for most frequent gives 0. Not a jury's `Vote::StrictMajority`.
+    Plurality,
     /// The verdict all samples agree on, else 0.
     Unanimous,
 }
@@ -20,7 +21,7 @@ impl Aggregation {
     pub fn name(self) -> &'static str {
         match self {
             Aggregation::Mean => "mean",
-            Aggregation::Majority => "majority",
+            Aggregation::Plurality => "majority",
             Aggregation::Unanimous => "unanimous",
         }
     }
@@ -40,7 +41,7 @@ impl Aggregation {
                     0
                 }
             }
-            Aggregation::Majority => crate::metrics::raters::unique_mode(
+            Aggregation::Plurality => crate::metrics::raters::unique_mode(
                 verdicts.iter().map(|&v| (v.clamp(-1, 1) + 1) as usize),
                 3,
             )
@@ -104,7 +105,7 @@ impl RaterKind {
                     })?;
                 let rule = match parts.next() {
                     None | Some("mean") => Aggregation::Mean,
-                    Some("majority") => Aggregation::Majority,
+                    Some("majority") => Aggregation::Plurality,
                     Some("unanimous") => Aggregation::Unanimous,
                     Some(other) => {
                         return Err(input_error(format!(

@@ -10,8 +10,8 @@ fn aggregation_rules() {
     assert_eq!(Aggregation::Mean.apply(&[1, -1, 1]), 0);
     assert_eq!(Aggregation::Mean.apply(&[-1, -1, -1, 1]), 0);
     assert_eq!(Aggregation::Mean.apply(&[-1, -1, -1, -1, 1]), -1);
-    assert_eq!(Aggregation::Majority.apply(&[1, 1, -1]), 1);
-    assert_eq!(Aggregation::Majority.apply(&[1, -1]), 0);
+    assert_eq!(Aggregation::Plurality.apply(&[1, 1, -1]), 1);
+    assert_eq!(Aggregation::Plurality.apply(&[1, -1]), 0);
     assert_eq!(Aggregation::Unanimous.apply(&[1, 1, 1]), 1);
     assert_eq!(Aggregation::Unanimous.apply(&[1, 1, -1]), 0);
 }

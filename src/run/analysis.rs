@@ -110,8 +110,29 @@ pub fn parse_texts(value: &str) -> Result<(String, String)> {
     }
 }
 
-/// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable error|drop`.
-pub fn parse_reading(flag: &str, map: &[String], unreadable: &str) -> Result<LabelReading> {
+/// `--unreadable`: what a missing or unreadable label does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unreadable {
+    /// Stops with an error naming the row.
+    #[default]
+    Error,
+    /// Leaves the row out (counted in the report).
+    Drop,
+}
+
+impl std::str::FromStr for Unreadable {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "error" => Ok(Unreadable::Error),
+            "drop" => Ok(Unreadable::Drop),
+            other => Err(format!("'{other}': use error or drop")),
+        }
+    }
+}
+
+/// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable`.
+pub fn parse_reading(flag: &str, map: &[String], unreadable: Unreadable) -> Result<LabelReading> {
     let mut out = LabelReading::default();
     for item in map {
         let (from, to) = item.rsplit_once('=').ok_or_else(|| {
@@ -123,15 +144,7 @@ pub fn parse_reading(flag: &str, map: &[String], unreadable: &str) -> Result<Lab
             .map_err(|_| input_error(format!("{flag} '{item}': the label must be an integer")))?;
         out.map.insert(from.trim().to_string(), to);
     }
-    out.drop_unreadable = match unreadable {
-        "error" => false,
-        "drop" => true,
-        other => {
-            return Err(input_error(format!(
-                "--unreadable '{other}': use error or drop"
-            )))
-        }
-    };
+    out.drop_unreadable = unreadable == Unreadable::Drop;
     Ok(out)
 }
 

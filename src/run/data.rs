@@ -28,7 +28,7 @@ impl DataSettings {
             None
         } else {
             let mut m = Mapping::parse(&args.map, &args.gold_map)?;
-            m.no_majority = NoMajority::parse(&args.no_majority)?;
+            m.no_majority = args.no_majority;
             Some(m)
         };
         let sections = args

@@ -7,10 +7,10 @@ use crate::judge::cache::{Cache, Cached};
 use crate::judge::execute::Budget;
 use crate::judge::openai::{OpenAi, OpenAiConfig};
 use crate::judge::replay::Replay;
-use crate::judge::sim::Sim;
 use crate::judge::{CallError, Judge, Params};
 use crate::raters::{CallTally, RaterKind};
 use crate::run::settings::JudgeSettings;
+use crate::run::settings::JudgeSpec;
 use anyhow::Result;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
@@ -139,35 +139,20 @@ pub fn build(
     model: Option<&str>,
     progress: &dyn Progress,
 ) -> Result<JudgeSetup> {
-    let spec = match (&args.judge, &args.endpoint) {
-        (Some(j), _) => j.clone(),
-        (None, _) => "openai".to_string(),
-    };
-    let (judge, model): (Arc<dyn Judge>, String) = if spec == "openai" {
-        openai(args, model)?
-    } else if let Some(path) = spec.strip_prefix("replay:") {
-        (
-            Arc::new(Replay::open(std::path::Path::new(path))?),
+    let (judge, model): (Arc<dyn Judge>, String) = match &args.judge {
+        None | Some(JudgeSpec::OpenAi) => openai(args, model)?,
+        Some(JudgeSpec::Replay(path)) => (
+            Arc::new(Replay::open(path)?),
             model.unwrap_or("replay").to_string(),
-        )
-    } else if let Some(path) = spec.strip_prefix("scores:") {
-        let path = std::path::Path::new(path);
-        (
+        ),
+        Some(JudgeSpec::Scores(path)) => (
             Arc::new(crate::judge::scores::Scores {
-                path: path.to_path_buf(),
+                path: path.clone(),
                 table: crate::dataset::scores::load(path)?,
             }),
             model.unwrap_or("scores").to_string(),
-        )
-    } else if spec == "sim" || spec.starts_with("sim:") {
-        (
-            Arc::new(Sim::parse(&spec)?),
-            model.unwrap_or("sim").to_string(),
-        )
-    } else {
-        return Err(input_error(format!(
-            "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl, scores:FILE (per-response scores) or sim[:accuracy=0.8,...]"
-        )));
+        ),
+        Some(JudgeSpec::Sim(sim)) => (Arc::new(sim.clone()), model.unwrap_or("sim").to_string()),
     };
     if !judge.cacheable() || args.no_cache {
         return Ok(JudgeSetup {

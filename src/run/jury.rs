@@ -7,47 +7,8 @@ use super::record::ConfigMeta;
 use crate::error::input_error;
 use crate::raters::jury::{Jury, Vote};
 use crate::raters::Config;
+use crate::run::settings::JuryEntry;
 use anyhow::Result;
-use serde::Deserialize;
-
-/// A `[[jury]]` entry of an experiment file.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JuryEntry {
-    pub name: String,
-    pub members: Vec<String>,
-    pub vote: Option<String>,
-    pub weights: Option<Vec<f64>>,
-}
-
-/// `NAME[:VOTE]=MEMBER,MEMBER,...`.
-fn parse_flag(text: &str) -> Result<JuryEntry> {
-    let bad = || {
-        input_error(format!(
-            "--jury '{text}' is not NAME[:VOTE]=MEMBER,MEMBER,...; for example --jury poll=qwen,llama,gpt4 or --jury poll:mean=qwen,llama,gpt4 (votes: {})",
-            Vote::NAMES
-        ))
-    };
-    let (head, members) = text.split_once('=').ok_or_else(bad)?;
-    let (name, vote) = match head.split_once(':') {
-        Some((n, v)) => (n, Some(v.to_string())),
-        None => (head, None),
-    };
-    let members: Vec<String> = members
-        .split(',')
-        .map(|m| m.trim().to_string())
-        .filter(|m| !m.is_empty())
-        .collect();
-    if name.trim().is_empty() || members.is_empty() {
-        return Err(bad());
-    }
-    Ok(JuryEntry {
-        name: name.trim().to_string(),
-        members,
-        vote,
-        weights: None,
-    })
-}
 
 /// Who a configuration is: its judge's label, prompt and rater.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,20 +81,15 @@ fn meta(name: String, jury: &Jury, metas: &[ConfigMeta]) -> ConfigMeta {
 /// a name of its own.
 pub fn resolve(
     entries: &[JuryEntry],
-    flags: &[String],
+    flags: &[JuryEntry],
     configs: &[Config],
     metas: &[ConfigMeta],
     keys: &[Option<ConfigKey>],
 ) -> Result<Vec<(Jury, ConfigMeta)>> {
-    let from_flags = flags
-        .iter()
-        .map(|f| parse_flag(f))
-        .collect::<Result<Vec<_>>>()?;
     let mut out: Vec<(Jury, ConfigMeta)> = Vec::new();
-    for entry in entries.iter().chain(&from_flags) {
+    for entry in entries.iter().chain(flags) {
         let what = format!("jury '{}'", entry.name);
-        let vote = Vote::parse(entry.vote.as_deref().unwrap_or("majority"))
-            .map_err(|e| input_error(format!("{what}: {e}")))?;
+        let vote = entry.vote.unwrap_or(Vote::StrictMajority);
         if entry.members.len() < 2 {
             return Err(input_error(format!(
                 "{what} has {} member; a jury needs at least two",
@@ -243,11 +199,14 @@ mod tests {
 
     #[test]
     fn the_flag_reads_name_vote_and_members() {
-        let j = parse_flag("poll:mean=a, b,c/p/sc:5").expect("valid");
+        let j = "poll:mean=a, b,c/p/sc:5"
+            .parse::<JuryEntry>()
+            .expect("valid");
         assert_eq!(j.name, "poll");
-        assert_eq!(j.vote.as_deref(), Some("mean"));
+        assert_eq!(j.vote, Some(Vote::Mean));
         assert_eq!(j.members, ["a", "b", "c/p/sc:5"]);
-        assert!(parse_flag("poll").is_err());
-        assert!(parse_flag("=a,b").is_err());
+        assert!("poll".parse::<JuryEntry>().is_err());
+        assert!("=a,b".parse::<JuryEntry>().is_err());
+        assert!("poll:most=a,b".parse::<JuryEntry>().is_err());
     }
 }

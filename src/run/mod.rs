@@ -1,8 +1,9 @@
 //! What a command runs and what it produced, below both `commands/` (which makes it) and
 //! `report/` (which renders it): the options checked into settings (`data`, `judges`), a
-//! calibrate run's plan of calls (`plan`) and its record (`record`), the settings and result
-//! of `analyze` (`analysis`), what the batch commands did (`batch`) and the cache commands
-//! (`cache`).
+//! calibrate run's plan of calls (`plan`) and its record (`record`), a run directory read back
+//! (`file` its run.json, `read` and `read_rewardbench2` the rest, `lines` its JSONL files), the
+//! settings and result of `analyze` (`analysis`), what the batch commands did (`batch`) and the
+//! cache commands (`cache`).
 
 pub mod analysis;
 pub mod batch;
@@ -11,7 +12,10 @@ pub mod data;
 pub mod file;
 pub mod judges;
 pub mod jury;
+pub mod lines;
 pub mod plan;
+pub mod read;
+pub mod read_rewardbench2;
 pub mod record;
 pub mod rewardbench2;
 pub mod settings;

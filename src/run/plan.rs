@@ -10,7 +10,7 @@ use crate::error::input_error;
 use crate::judge::cache::Cache;
 use crate::prompts::{self, Template};
 use crate::raters::{Config, RaterKind};
-use crate::run::settings::{JudgeSettings, PlanSettings};
+use crate::run::settings::{JudgeSettings, JudgeSpec, PlanSettings};
 use crate::verdicts::Parser;
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -49,7 +49,7 @@ struct Experiment {
     #[serde(default, rename = "judge")]
     judges: Vec<JudgeEntry>,
     #[serde(default, rename = "jury")]
-    juries: Vec<super::jury::JuryEntry>,
+    juries: Vec<crate::run::settings::JuryEntry>,
 }
 
 fn read_experiment(path: &Path) -> Result<Experiment> {
@@ -141,7 +141,13 @@ fn judges_from(
             .map(|(i, entry)| {
                 let mut a = args.judge.clone();
                 if let Some(j) = &entry.judge {
-                    a.judge = Some(j.clone());
+                    a.judge = Some(j.parse().map_err(|e| {
+                        input_error(format!(
+                            "{}: [[judge]] {}: {e}",
+                            args.config.as_deref().unwrap_or(Path::new("")).display(),
+                            i + 1
+                        ))
+                    })?);
                 }
                 if entry.endpoint.is_some() {
                     a.endpoint = entry.endpoint.clone();
@@ -384,7 +390,7 @@ fn defaults(
         };
     }
     if args.demo && judge.judge.is_none() {
-        judge.judge = Some("sim".into());
+        judge.judge = Some(JudgeSpec::Sim(crate::judge::sim::Sim::default()));
     }
     (prompts, raters, judge)
 }
@@ -417,12 +423,7 @@ pub fn plan(args: &PlanSettings, form: Form, seed: u64, progress: &dyn Progress)
         Vec::new()
     };
     check_prices(&with_args.judge, &judged)?;
-    let replaying = judged.iter().any(|j| {
-        j.args
-            .judge
-            .as_deref()
-            .is_some_and(|s| s.starts_with("replay:"))
-    });
+    let replaying = judged.iter().any(|j| j.args.replays());
     if parser.is_some() && !replaying {
         if let Some(t) = templates.iter().find(|t| !t.parser_fits()) {
             return Err(input_error(format!(

@@ -11,7 +11,7 @@ pub struct DataOptions {
     pub data: String,
     pub map: Vec<String>,
     pub gold_map: Vec<String>,
-    pub no_majority: String,
+    pub no_majority: crate::dataset::labels::NoMajority,
     pub subset: Vec<String>,
     pub section: Vec<String>,
     pub limit: Option<usize>,
@@ -24,7 +24,8 @@ pub struct DataOptions {
 /// How to reach and call the judges.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JudgeSettings {
-    pub judge: Option<String>,
+    /// `--judge` (None: an OpenAI-compatible server).
+    pub judge: Option<JudgeSpec>,
     pub endpoint: Option<String>,
     pub model: Vec<String>,
     pub api_key_env: String,
@@ -49,6 +50,13 @@ pub struct JudgeSettings {
     pub prices: Vec<ModelPrice>,
     /// `--samples-per-request`: at most this many samples in one request (`n`).
     pub samples_per_request: u32,
+}
+
+impl JudgeSettings {
+    /// The judge replays recorded completions (`replay:FILE`).
+    pub fn replays(&self) -> bool {
+        matches!(self.judge, Some(JudgeSpec::Replay(_)))
+    }
 }
 
 /// `--price MODEL=IN,OUT`: a model's dollars per million input and output tokens.
@@ -118,8 +126,8 @@ pub struct PlanSettings {
     pub raters: Vec<String>,
     pub parser: Option<String>,
     pub config: Option<PathBuf>,
-    /// `--jury NAME[:VOTE]=MEMBER,...`, as typed.
-    pub juries: Vec<String>,
+    /// `--jury NAME[:VOTE]=MEMBER,...`.
+    pub juries: Vec<JuryEntry>,
     pub demo: bool,
 }
 
@@ -187,7 +195,7 @@ pub struct RateSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeSettings {
     pub diff: f64,
-    pub metric: String,
+    pub metric: PlanMetric,
     pub discordance: Option<f64>,
     pub from: Option<PathBuf>,
     pub accuracy: f64,
@@ -268,4 +276,109 @@ impl std::str::FromStr for SortKey {
             )
         })
     }
+}
+
+/// `plan --metric`: the statistic whose difference the sample size is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlanMetric {
+    /// McNemar's test, in closed form.
+    #[default]
+    Accuracy,
+    /// Quadratic-weighted kappa, by simulation.
+    KappaQuadratic,
+}
+
+impl std::str::FromStr for PlanMetric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "accuracy" => Ok(PlanMetric::Accuracy),
+            "kappa_quadratic" => Ok(PlanMetric::KappaQuadratic),
+            other => Err(format!(
+                "'{other}': use accuracy (McNemar, closed form) or kappa_quadratic (simulation)"
+            )),
+        }
+    }
+}
+
+/// `--judge` (and an experiment file's `judge`): which judge answers, read once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeSpec {
+    /// An OpenAI-compatible server (`openai`, with `--endpoint`).
+    OpenAi,
+    /// Recorded completions (`replay:FILE.jsonl`).
+    Replay(PathBuf),
+    /// A reward model's per-response scores (`scores:FILE`).
+    Scores(PathBuf),
+    /// The simulated judge (`sim[:KEY=VALUE,...]`).
+    Sim(crate::judge::sim::Sim),
+}
+
+impl std::str::FromStr for JudgeSpec {
+    type Err = String;
+    fn from_str(spec: &str) -> Result<Self, String> {
+        if spec == "openai" {
+            Ok(JudgeSpec::OpenAi)
+        } else if let Some(path) = spec.strip_prefix("replay:") {
+            Ok(JudgeSpec::Replay(PathBuf::from(path)))
+        } else if let Some(path) = spec.strip_prefix("scores:") {
+            Ok(JudgeSpec::Scores(PathBuf::from(path)))
+        } else if spec == "sim" || spec.starts_with("sim:") {
+            crate::judge::sim::Sim::parse(spec)
+                .map(JudgeSpec::Sim)
+                .map_err(|e| e.to_string())
+        } else {
+            Err(format!(
+                "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl, scores:FILE (per-response scores) or sim[:accuracy=0.8,...]"
+            ))
+        }
+    }
+}
+
+/// A `[[jury]]` entry of an experiment file.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JuryEntry {
+    pub name: String,
+    pub members: Vec<String>,
+    /// None: `majority`.
+    pub vote: Option<crate::raters::jury::Vote>,
+    pub weights: Option<Vec<f64>>,
+}
+
+impl std::str::FromStr for JuryEntry {
+    type Err = String;
+    /// `--jury NAME[:VOTE]=MEMBER,MEMBER,...`.
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        parse_flag(text)
+    }
+}
+
+/// `NAME[:VOTE]=MEMBER,MEMBER,...`.
+fn parse_flag(text: &str) -> std::result::Result<JuryEntry, String> {
+    let bad = || {
+        format!(
+            "'{text}' is not NAME[:VOTE]=MEMBER,MEMBER,...; for example --jury poll=qwen,llama,gpt4 or --jury poll:mean=qwen,llama,gpt4 (votes: {})",
+            crate::raters::jury::Vote::NAMES
+        )
+    };
+    let (head, members) = text.split_once('=').ok_or_else(bad)?;
+    let (name, vote) = match head.split_once(':') {
+        Some((n, v)) => (n, Some(v.parse::<crate::raters::jury::Vote>()?)),
+        None => (head, None),
+    };
+    let members: Vec<String> = members
+        .split(',')
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    if name.trim().is_empty() || members.is_empty() {
+        return Err(bad());
+    }
+    Ok(JuryEntry {
+        name: name.trim().to_string(),
+        members,
+        vote,
+        weights: None,
+    })
 }

@@ -43,11 +43,16 @@ pub fn json_of(args: &[&str]) -> serde_json::Value {
 }
 
 /// Runs `raterlab` expecting bad input: exit code 2, nothing on stdout, a one-line error,
-/// which is returned.
+/// which is returned. A value typed when the command line is read is clap's usage error: its
+/// one line naming the value and the flag, then clap's pointer to --help, and nothing else.
 pub fn error_of(args: &[&str]) -> String {
     let (code, out, err) = run(args);
     assert_eq!(code, 2, "exit code for bad input; stderr: {err}");
     assert!(out.is_empty(), "nothing on stdout: {out}");
+    let err = match err.strip_suffix("\n\nFor more information, try '--help'.\n") {
+        Some(first) if first.starts_with("error: invalid value '") => format!("{first}\n"),
+        _ => err,
+    };
     assert_eq!(err.lines().count(), 1, "one-line error: {err}");
     err.trim_end().to_string()
 }

@@ -83,7 +83,7 @@ fn plan_inputs_are_checked() {
     ]);
     assert!(e.contains("--power 1.5"), "{e}");
     let e = error_of(&["plan", "--metric", "f1", "--diff", "0.03"]);
-    assert!(e.contains("--metric 'f1'"), "{e}");
+    assert!(e.contains("invalid value 'f1' for '--metric"), "{e}");
     let e = error_of(&[
         "plan",
         "--metric",

@@ -11,6 +11,7 @@ use crate::judge::cache::Cache;
 use crate::judge::Judge;
 use crate::raters::{Config, Part};
 use crate::run::batch::Watch;
+use crate::run::settings::JudgeSpec;
 use crate::run::settings::{CalibrateSettings, PlanSettings};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 /// `calibrate --batch` needs an endpoint with a Batch API and an OpenAI-compatible judge.
 pub fn check_batch_judges(args: &PlanSettings) -> Result<()> {
-    if args.demo || args.judge.judge.as_deref().is_some_and(|j| j != "openai") {
+    if args.demo || !matches!(args.judge.judge, None | Some(JudgeSpec::OpenAi)) {
         return Err(input_error(
             "--batch sends the calls through an OpenAI-compatible Batch API; drop --demo and --judge, and give --endpoint URL --model NAME",
         ));

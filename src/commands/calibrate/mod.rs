@@ -17,6 +17,20 @@ use crate::run::record::Calibrated;
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
+/// The whole of `calibrate`, for the command line and `api::calibrate` alike: the run, its
+/// directory written, `show` (the terminal, or the JSON document returned), then the finish
+/// (whose failures come after the directory is written, so nothing paid for is lost).
+pub fn calibrate<T>(
+    args: &CalibrateSettings,
+    show: impl FnOnce(&Calibrated) -> Result<T>,
+) -> Result<T> {
+    let calibrated = run(args)?;
+    crate::report::calibrate::write_dir(&calibrated)?;
+    let shown = show(&calibrated)?;
+    finish(args, &calibrated)?;
+    Ok(shown)
+}
+
 /// `calibrate` on whichever form the data comes in.
 pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
     let settings = data_settings(&args.plan)?;

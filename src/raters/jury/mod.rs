@@ -19,41 +19,53 @@
 
 use super::pointwise::compare_grades;
 use super::{RatingRow, Status};
-use crate::error::input_error;
 use anyhow::Result;
 
 /// How a jury turns its members' ratings into one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vote {
-    Majority,
+    /// More than half the voters' weight (key `majority`), never broken; not self-consistency's
+    /// `Aggregation::Plurality`.
+    StrictMajority,
     Unanimous,
     Mean,
     Probability,
     RewardBench,
 }
 
-impl Vote {
-    pub const NAMES: &'static str = "majority, unanimous, mean, probability, reward-bench";
-
-    pub fn parse(name: &str) -> Result<Self> {
+impl std::str::FromStr for Vote {
+    type Err = String;
+    fn from_str(name: &str) -> std::result::Result<Self, String> {
         Ok(match name {
-            "majority" => Vote::Majority,
+            "majority" => Vote::StrictMajority,
             "unanimous" => Vote::Unanimous,
             "mean" => Vote::Mean,
             "probability" => Vote::Probability,
             "reward-bench" => Vote::RewardBench,
             other => {
-                return Err(input_error(format!(
+                return Err(format!(
                     "unknown jury vote '{other}'; votes are {}",
                     Self::NAMES
-                )))
+                ))
             }
         })
     }
+}
+
+/// An experiment file's `vote = "..."`, read by the same rule as `--jury NAME:VOTE=...`.
+impl<'de> serde::Deserialize<'de> for Vote {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Vote {
+    pub const NAMES: &'static str = "majority, unanimous, mean, probability, reward-bench";
 
     pub fn key(self) -> &'static str {
         match self {
-            Vote::Majority => "majority",
+            Vote::StrictMajority => "majority",
             Vote::Unanimous => "unanimous",
             Vote::Mean => "mean",
             Vote::Probability => "probability",
@@ -176,7 +188,7 @@ fn tally(ballots: &[Ballot], weights: &[f64]) -> ([f64; 3], f64) {
 /// The label more than half of the voters' weight names, and whether it is a bare majority:
 /// one of its supporters voting otherwise would undo it.
 pub fn strict_majority(ballots: &[Ballot], weights: &[f64]) -> Option<(i64, bool)> {
-    let label = count(Vote::Majority, &labels(ballots), weights).ok()? as i64 - 1;
+    let label = count(Vote::StrictMajority, &labels(ballots), weights).ok()? as i64 - 1;
     let (_, total) = tally(ballots, weights);
     let support: Vec<f64> = ballots
         .iter()
@@ -215,7 +227,7 @@ pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) 
         return decided(None, Undecided::NoVotes);
     }
     match vote {
-        Vote::Majority | Vote::Unanimous | Vote::RewardBench => {
+        Vote::StrictMajority | Vote::Unanimous | Vote::RewardBench => {
             match count(vote, &labels(ballots), weights) {
                 Ok(label) => decided(Some(label as i64 - 1), Undecided::NoVotes),
                 Err(why) => decided(None, why),

@@ -24,14 +24,14 @@ const ONE: [f64; 5] = [1.0; 5];
 #[test]
 fn a_strict_majority_decides_and_a_split_is_no_verdict() {
     let d = decide(
-        Vote::Majority,
+        Vote::StrictMajority,
         &votes(&[Some(1), Some(1), Some(-1)]),
         &ONE,
         0.0,
     );
     assert_eq!((d.rating, d.voters, d.p), (Some(1), 3, Some(2.0 / 3.0)));
     let split = decide(
-        Vote::Majority,
+        Vote::StrictMajority,
         &votes(&[Some(1), Some(0), Some(-1)]),
         &ONE,
         0.0,
@@ -40,19 +40,24 @@ fn a_strict_majority_decides_and_a_split_is_no_verdict() {
     assert_eq!(split.undecided, Some(Undecided::NoMajority));
     // A failed member does not vote: 1 against -1 is no majority, 1 alone is one.
     let two = decide(
-        Vote::Majority,
+        Vote::StrictMajority,
         &votes(&[Some(1), None, Some(-1)]),
         &ONE,
         0.0,
     );
     assert_eq!((two.rating, two.voters), (None, 2));
-    let one = decide(Vote::Majority, &votes(&[Some(1), None, None]), &ONE, 0.0);
+    let one = decide(
+        Vote::StrictMajority,
+        &votes(&[Some(1), None, None]),
+        &ONE,
+        0.0,
+    );
     assert_eq!(one.rating, Some(1));
-    let none = decide(Vote::Majority, &votes(&[None, None, None]), &ONE, 0.0);
+    let none = decide(Vote::StrictMajority, &votes(&[None, None, None]), &ONE, 0.0);
     assert_eq!(none.undecided, Some(Undecided::NoVotes));
     // Weights: 2 for -1 outweighs 1 + 0.5 for 1.
     let w = decide(
-        Vote::Majority,
+        Vote::StrictMajority,
         &votes(&[Some(-1), Some(1), Some(1)]),
         &[2.0, 1.0, 0.5],
         0.0,
@@ -145,7 +150,7 @@ fn a_jury_row_keeps_the_members_failure() {
         p_problem: None,
         expected_grades: None,
     };
-    let d = decide(Vote::Majority, &[Ballot::from(&failed); 2], &ONE, 0.0);
+    let d = decide(Vote::StrictMajority, &[Ballot::from(&failed); 2], &ONE, 0.0);
     let row = row(&d, &[&failed, &failed]);
     assert_eq!(row.status, Status::Failed);
     assert_eq!(
@@ -162,7 +167,7 @@ fn a_jury_row_keeps_the_members_failure() {
 
 fn row_of(members: &[&RatingRow]) -> RatingRow {
     let ballots: Vec<Ballot> = members.iter().map(|m| Ballot::from(*m)).collect();
-    row(&decide(Vote::Majority, &ballots, &ONE, 0.0), members)
+    row(&decide(Vote::StrictMajority, &ballots, &ONE, 0.0), members)
 }
 
 #[test]
@@ -189,7 +194,7 @@ fn picks_and_wins_by_the_vote_grades_by_their_mean() {
         weights: vec![1.0; 3],
         tie_margin: 0.0,
     };
-    let o = rb2_outcome(&jury(Vote::Majority), &[&a, &b, &c]);
+    let o = rb2_outcome(&jury(Vote::StrictMajority), &[&a, &b, &c]);
     assert_eq!(o.pick, Some(0));
     assert_eq!(o.grades, [Some(7.0), Some(3.0)]);
     assert_eq!(o.wins, [Some(true), Some(true)]);
@@ -205,7 +210,7 @@ fn picks_and_wins_by_the_vote_grades_by_their_mean() {
         None
     );
     assert_eq!(
-        label_vote(Vote::Majority, &[Some(0), Some(1), None], &ONE),
+        label_vote(Vote::StrictMajority, &[Some(0), Some(1), None], &ONE),
         None
     );
 }

@@ -6,7 +6,6 @@ pub mod csv;
 pub mod format;
 pub mod html;
 pub mod json;
-pub mod lines;
 pub mod progress;
 pub mod svg;
 pub mod table;

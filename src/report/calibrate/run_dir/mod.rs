@@ -1,12 +1,9 @@
 //! The run directory: everything a calibrate run produced, in files a paper (or
 //! `raterlab report DIR`) can use without calling any judge again.
 
-pub mod read;
-pub mod read_rewardbench2;
 pub mod rewardbench2;
 mod run_file;
 
-pub use read::read;
 pub use run_file::run_file;
 
 use crate::evaluation::{Comparison, Scope};

@@ -12,8 +12,8 @@ use crate::raters::rewardbench2::{
     items, keep_answers, ties_items, ties_part_name, Protocol, RowOutcome,
 };
 use crate::raters::{CallTally, SampleTrace, Usage};
-use crate::report::media::lines::each_line;
 use crate::run::file::{Rb2RunFile, SCHEMA};
+use crate::run::lines::each_line;
 use crate::run::rewardbench2::Rb2Made;
 use anyhow::Result;
 use polars::prelude::*;

@@ -7,8 +7,8 @@ use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord,
     RunRecord, Shape,
 };
-use crate::report::media::lines::{each_line, read_lines, ItemTexts};
 use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
+use crate::run::lines::{each_line, read_lines, ItemTexts};
 use crate::run::record::{ConfigMeta, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
@@ -349,7 +349,9 @@ fn jury(
     Ok(crate::raters::jury::Jury {
         name: c.name.clone(),
         members,
-        vote: crate::raters::jury::Vote::parse(&j.vote)
+        vote: j
+            .vote
+            .parse::<crate::raters::jury::Vote>()
             .map_err(|e| bad_run(dir, format!("jury '{}': {e}", c.name)))?,
         weights: j.weights.clone(),
         tie_margin: j.tie_margin,

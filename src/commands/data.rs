@@ -1,0 +1,32 @@
+//! `raterlab data summary` and `data export`: the data loaded as `calibrate` loads it, told or
+//! written; no judge.
+
+use crate::run::data::{self, DataSettings, Rows};
+use crate::run::settings::DataOptions;
+use anyhow::Result;
+use std::path::Path;
+
+/// `data summary`: the data's counts by its form (pairs, with the annotators' agreement when
+/// several annotators give the gold; RewardBench 2's rows).
+pub fn summary(options: DataOptions) -> Result<()> {
+    match data::load_rows(
+        &DataSettings::from_options(options)?,
+        &crate::report::media::progress::Download::default(),
+    )? {
+        Rows::Pairs(dataset) => {
+            let annotators = data::annotator_report(&dataset)?;
+            crate::report::data::emit_summary(&dataset, annotators.as_ref())
+        }
+        Rows::RewardBench2(set) => crate::report::data::emit_rewardbench2(&set),
+    }
+}
+
+/// `data export`: the examples as the judge sees them, to `out`.
+pub fn export(options: DataOptions, out: &Path) -> Result<()> {
+    let dataset = data::load(
+        &DataSettings::from_options(options)?,
+        &crate::report::media::progress::Download::default(),
+    )?;
+    crate::dataset::export::write_examples(&dataset.examples, out)?;
+    crate::report::data::emit_exported(&dataset, out)
+}
