@@ -72,6 +72,7 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
                 input_error("no kappa difference arises from these accuracies; choose another --accuracy or --diff")
             })?;
             Ok(PlanResult::Kappa {
+                method: crate::evaluation::plan::KAPPA_METHOD,
                 diff: args.diff,
                 accuracy: args.accuracy,
                 tie_rate: args.tie_rate,
@@ -157,6 +158,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
         }
     };
     Ok(PlanResult::Accuracy {
+        method: crate::evaluation::plan::ACCURACY_METHOD,
         diff: args.diff,
         alpha: args.alpha,
         power: args.power,

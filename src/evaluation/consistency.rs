@@ -27,7 +27,7 @@ pub const RULES: [Aggregation; 3] = [
 ];
 
 /// One point of a curve.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Point {
     pub k: usize,
     /// The k-subsets used.

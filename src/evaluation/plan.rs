@@ -85,7 +85,7 @@ pub fn kappa_items_needed(
 }
 
 /// One answer: for a pair of judges (or the assumed one), the items needed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Need {
     /// "assumed", or the compared pair "A vs B".
     pub pair: String,
@@ -96,24 +96,41 @@ pub struct Need {
     pub min_detectable_now: Option<f64>,
 }
 
-/// What `plan` found.
-#[derive(Debug, Clone, PartialEq)]
+/// How `plan` finds the items an accuracy difference needs.
+pub const ACCURACY_METHOD: &str = "McNemar, normal approximation (Connor 1987)";
+
+/// How `plan` finds the items a kappa difference needs.
+pub const KAPPA_METHOD: &str = "simulation with two simulated judges (sim:accuracy=A,tie_rate=T, no position bias); the spread of the kappa difference at 1,000 items, scaled by 1/sqrt(n)";
+
+/// What `plan` found (`plan --json` is its serialization, the metric its tag).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "metric")]
 pub enum PlanResult {
+    #[serde(rename = "accuracy")]
     Accuracy {
         diff: f64,
         alpha: f64,
         power: f64,
+        /// `ACCURACY_METHOD`.
+        method: &'static str,
+        #[serde(rename = "pairs")]
         needs: Vec<Need>,
     },
+    #[serde(rename = "kappa_quadratic")]
     Kappa {
+        #[serde(rename = "diff_in_accuracy")]
         diff: f64,
         accuracy: f64,
         tie_rate: f64,
         alpha: f64,
         power: f64,
         runs: usize,
+        /// `KAPPA_METHOD`.
+        method: &'static str,
         items_needed: f64,
+        #[serde(rename = "kappa_difference")]
         mean_difference: f64,
+        #[serde(rename = "power_reached_in_simulation")]
         power_reached: f64,
     },
 }

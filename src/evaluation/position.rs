@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// JudgeBench's scoring of a pair judged in both orders (`utils/metrics.py`): each order
 /// scores +1 when its decision equals the label, −1 when it is the opposite, 0 for a tie or
 /// no decision; the pair is correct when the sum is positive. Shares of all pairs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct JudgeBench {
     pub accuracy: f64,
     /// Both orders right.
@@ -25,7 +25,7 @@ pub struct JudgeBench {
 }
 
 /// LLMBar's figures (a missing verdict is wrong). Shares of all pairs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct LlmBar {
     /// `correct_average`: accuracy averaged over the two orders.
     pub accuracy: f64,

@@ -258,7 +258,7 @@ pub struct EvalSettings {
 
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off
 /// + call_failures = examples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub examples: usize,
     pub rated: usize,
@@ -270,7 +270,7 @@ pub struct Counts {
 }
 
 /// The headline metrics under one parse-failure policy.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Headline {
     pub n: u64,
     pub accuracy: f64,

@@ -24,7 +24,7 @@ pub const BINS: usize = 10;
 pub const THRESHOLDS: [f64; 7] = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
 /// One equal-width bin of the reliability table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Bin {
     pub lo: f64,
     pub hi: f64,
@@ -36,7 +36,7 @@ pub struct Bin {
 }
 
 /// Accuracy when abstaining below a confidence.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Selective {
     pub threshold: f64,
     pub n: usize,

@@ -3,57 +3,96 @@
 use crate::metrics::{Agreement, Statistic};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::html::{self, Page};
+use crate::report::media::json::AgreementJson;
 use crate::report::media::table::Table;
-use crate::report::media::{format, json, svg as plots, table};
+use crate::report::media::{format, svg as plots, table};
 use crate::run::analysis::{Analysis, Output};
 use anyhow::Result;
-use serde_json::{json as js, Value};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 /// The JSON document: the overall result's fields, run details, and `groups`.
+#[derive(Serialize)]
+struct AnalyzeJson<'a> {
+    #[serde(flatten)]
+    overall: AgreementJson<'a>,
+    only_in_gold: usize,
+    only_in_ratings: usize,
+    dropped_gold: usize,
+    dropped_ratings: usize,
+    labels: &'a [i64],
+    bootstrap: Bootstrap,
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotators: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge_vs_annotators: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    systems: Option<&'a crate::evaluation::systems::Systems>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    long_form: Option<&'a crate::run::analysis::LongForm>,
+    /// Long form's AlpacaEval measures: the evaluator, the humans, the longest output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evaluator: Option<&'a crate::evaluation::evaluator::Measures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    humans: Option<&'a crate::evaluation::evaluator::HumanMeasures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    longest: Option<&'a crate::evaluation::evaluator::Measures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
+}
+
+#[derive(Serialize)]
+struct Bootstrap {
+    resamples: usize,
+    seed: u64,
+    level: f64,
+}
+
+/// The JSON document: the overall result's fields, run details, and `groups`.
 pub fn to_json(a: &Analysis) -> Value {
-    let mut doc = json::agreement(&a.overall);
-    doc.insert("only_in_gold".into(), js!(a.only_in_gold));
-    doc.insert("only_in_ratings".into(), js!(a.only_in_ratings));
-    doc.insert("dropped_gold".into(), js!(a.dropped_gold));
-    doc.insert("dropped_ratings".into(), js!(a.dropped_ratings));
-    doc.insert("labels".into(), js!(a.labels.as_slice()));
-    doc.insert(
-        "bootstrap".into(),
-        js!({"resamples": a.bootstrap, "seed": a.seed, "level": 0.95}),
-    );
-    doc.insert("source".into(), js!(a.source));
-    if let Some(r) = &a.annotators {
-        let (annotators, judge) = crate::report::annotators::to_json(r);
-        doc.insert("annotators".into(), annotators);
-        doc.insert("judge_vs_annotators".into(), judge);
-    }
-    if let Some(s) = &a.systems {
-        doc.insert("systems".into(), js!(s));
-    }
-    if let Some(l) = &a.long {
-        doc.insert("long_form".into(), js!(l));
-        if let Some(m) = &l.measures {
-            // A result type that serializes; it cannot fail on plain numbers and strings.
-            let _ = crate::report::evaluator::to_json(m, &mut doc);
-        }
-    }
-    if let Some(p) = &a.probability {
-        doc.insert(
-            "probability".into(),
-            crate::report::calibrate::probability::to_json(p, &[]),
-        );
-    }
-    if !a.groups.is_empty() {
-        let groups: serde_json::Map<String, Value> = a
-            .groups
-            .iter()
-            .map(|(name, g)| (name.clone(), Value::Object(json::agreement(g))))
-            .collect();
-        doc.insert("groups".into(), Value::Object(groups));
-    }
-    Value::Object(doc)
+    let annotators = a
+        .annotators
+        .as_ref()
+        .map(crate::report::annotators::to_json);
+    let measures = a.long.as_ref().and_then(|l| l.measures.as_ref());
+    serde_json::to_value(AnalyzeJson {
+        overall: AgreementJson(&a.overall),
+        only_in_gold: a.only_in_gold,
+        only_in_ratings: a.only_in_ratings,
+        dropped_gold: a.dropped_gold,
+        dropped_ratings: a.dropped_ratings,
+        labels: a.labels.as_slice(),
+        bootstrap: Bootstrap {
+            resamples: a.bootstrap,
+            seed: a.seed,
+            level: 0.95,
+        },
+        source: &a.source,
+        judge_vs_annotators: annotators.as_ref().map(|(_, j)| j.clone()),
+        annotators: annotators.map(|(h, _)| h),
+        systems: a.systems.as_ref(),
+        long_form: a.long.as_ref(),
+        evaluator: measures.map(|m| &m.evaluator),
+        humans: measures.map(|m| &m.humans),
+        longest: measures.and_then(|m| m.longest.as_ref()),
+        probability: a
+            .probability
+            .as_ref()
+            .map(|p| crate::report::calibrate::probability::to_json(p, &[])),
+        groups: (!a.groups.is_empty()).then(|| {
+            a.groups
+                .iter()
+                .map(|(name, g)| (name.as_str(), AgreementJson(g)))
+                .collect()
+        }),
+    })
+    .unwrap_or_default()
 }
 
 /// Tidy rows: every group, then `overall`.

@@ -5,9 +5,11 @@ use crate::evaluation::annotators::AnnotatorReport;
 use crate::metrics::raters::Ceiling;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format;
-use crate::report::media::json::{agreement, ci_json, num};
+use crate::report::media::json::AgreementJson;
 use crate::report::media::table::Table;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 const FORMS: [&str; 3] = ["leave_one_out", "per_vote", "per_vote_no_ties"];
 
@@ -15,89 +17,123 @@ fn forms(c: &Ceiling) -> [f64; 3] {
     [c.leave_one_out, c.per_vote, c.per_vote_no_ties]
 }
 
+/// The three forms of the human ceiling.
+#[derive(Serialize)]
+struct CeilingJson {
+    leave_one_out: f64,
+    per_vote: f64,
+    per_vote_no_ties: f64,
+}
+
+fn ceiling_json(c: &Ceiling) -> CeilingJson {
+    CeilingJson {
+        leave_one_out: c.leave_one_out,
+        per_vote: c.per_vote,
+        per_vote_no_ties: c.per_vote_no_ties,
+    }
+}
+
+type Interval = Option<(f64, f64)>;
+
+/// `"annotators"`: the humans' agreement among themselves and their ceiling.
+#[derive(Serialize)]
+struct AnnotatorsJson<'a> {
+    names: &'a [String],
+    items: usize,
+    pairwise_kappa: &'a [Vec<f64>],
+    fleiss_kappa: f64,
+    krippendorff_alpha_nominal: f64,
+    krippendorff_alpha_ordinal: f64,
+    gwet_ac1: f64,
+    no_majority: usize,
+    no_majority_policy: &'a str,
+    ceiling: CeilingJson,
+    ci: Option<AnnotatorsCi>,
+}
+
+#[derive(Serialize)]
+struct AnnotatorsCi {
+    #[serde(flatten)]
+    scalars: BTreeMap<&'static str, Interval>,
+    ceiling: BTreeMap<&'static str, Interval>,
+    pairwise_kappa: Vec<Vec<Interval>>,
+}
+
+/// `"judge_vs_annotators"`: the judge's ceiling beside the humans', its kappa with each.
+#[derive(Serialize)]
+struct JudgeJson<'a> {
+    #[serde(flatten)]
+    ceiling: CeilingJson,
+    kappa_per_annotator: &'a [f64],
+    ratio: Option<CeilingJson>,
+    ci: Option<JudgeCi>,
+    unanimous: Option<AgreementJson<'a>>,
+    split: Option<AgreementJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct JudgeCi {
+    #[serde(flatten)]
+    forms: BTreeMap<&'static str, Interval>,
+    kappa_per_annotator: Vec<Interval>,
+}
+
 /// `"annotators"` and `"judge_vs_annotators"` (docs/guide.md, "Several annotators").
 pub fn to_json(r: &AnnotatorReport) -> (Value, Value) {
     let h = &r.panel.humans;
     let n = r.names.len();
-    let mut ci = Map::new();
-    for (i, (name, _)) in h.scalars().iter().enumerate().take(4) {
-        ci.insert((*name).into(), ci_json(r.interval(i)));
-    }
-    ci.insert(
-        "ceiling".into(),
-        Value::Object(
-            FORMS
-                .iter()
-                .enumerate()
-                .map(|(i, f)| ((*f).to_string(), ci_json(r.interval(4 + i))))
-                .collect(),
-        ),
-    );
-    ci.insert(
-        "pairwise_kappa".into(),
-        json!((0..n)
-            .map(|a| (0..n)
-                .map(|b| ci_json(r.interval(r.pairwise_index(a, b))))
-                .collect::<Vec<_>>())
-            .collect::<Vec<_>>()),
-    );
-    let annotators = json!({
-        "names": r.names,
-        "items": r.items,
-        "pairwise_kappa": h.pairwise_kappa.iter().map(|row| row.iter().map(|v| num(*v)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        "fleiss_kappa": num(h.fleiss_kappa),
-        "krippendorff_alpha_nominal": num(h.krippendorff_alpha_nominal),
-        "krippendorff_alpha_ordinal": num(h.krippendorff_alpha_ordinal),
-        "gwet_ac1": num(h.gwet_ac1),
-        "no_majority": r.no_majority,
-        "no_majority_policy": r.policy,
-        "ceiling": ceiling_json(&h.ceiling),
-        "ci": if r.intervals.is_some() { Value::Object(ci) } else { Value::Null },
+    let ci = r.intervals.is_some().then(|| AnnotatorsCi {
+        scalars: h
+            .scalars()
+            .iter()
+            .take(4)
+            .enumerate()
+            .map(|(i, (name, _))| (*name, r.interval(i)))
+            .collect(),
+        ceiling: FORMS
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (*f, r.interval(4 + i)))
+            .collect(),
+        pairwise_kappa: (0..n)
+            .map(|a| (0..n).map(|b| r.interval(r.pairwise_index(a, b))).collect())
+            .collect(),
     });
-    let judge = match &r.panel.judge {
-        None => Value::Null,
-        Some(j) => {
-            let start = r.judge_index();
-            let mut out = ceiling_json(&j.ceiling);
-            out["kappa_per_annotator"] = json!(j
-                .kappa_per_annotator
-                .iter()
-                .map(|v| num(*v))
-                .collect::<Vec<_>>());
-            out["ratio"] = r.ratio().map_or(Value::Null, |c| ceiling_json(&c));
-            out["ci"] = if r.intervals.is_some() {
-                let mut ci: Map<String, Value> = FORMS
+    let annotators = AnnotatorsJson {
+        names: &r.names,
+        items: r.items,
+        pairwise_kappa: &h.pairwise_kappa,
+        fleiss_kappa: h.fleiss_kappa,
+        krippendorff_alpha_nominal: h.krippendorff_alpha_nominal,
+        krippendorff_alpha_ordinal: h.krippendorff_alpha_ordinal,
+        gwet_ac1: h.gwet_ac1,
+        no_majority: r.no_majority,
+        no_majority_policy: r.policy,
+        ceiling: ceiling_json(&h.ceiling),
+        ci,
+    };
+    let judge = r.panel.judge.as_ref().map(|j| {
+        let start = r.judge_index();
+        JudgeJson {
+            ceiling: ceiling_json(&j.ceiling),
+            kappa_per_annotator: &j.kappa_per_annotator,
+            ratio: r.ratio().map(|c| ceiling_json(&c)),
+            ci: r.intervals.is_some().then(|| JudgeCi {
+                forms: FORMS
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| ((*f).to_string(), ci_json(r.interval(start + i))))
-                    .collect();
-                ci.insert(
-                    "kappa_per_annotator".into(),
-                    json!((0..n)
-                        .map(|a| ci_json(r.interval(start + 3 + a)))
-                        .collect::<Vec<_>>()),
-                );
-                Value::Object(ci)
-            } else {
-                Value::Null
-            };
-            for (key, g) in [("unanimous", &r.unanimous), ("split", &r.split)] {
-                out[key] = g
-                    .as_ref()
-                    .map_or(Value::Null, |g| Value::Object(agreement(g)));
-            }
-            out
+                    .map(|(i, f)| (*f, r.interval(start + i)))
+                    .collect(),
+                kappa_per_annotator: (0..n).map(|a| r.interval(start + 3 + a)).collect(),
+            }),
+            unanimous: r.unanimous.as_ref().map(AgreementJson),
+            split: r.split.as_ref().map(AgreementJson),
         }
-    };
-    (annotators, judge)
-}
-
-fn ceiling_json(c: &Ceiling) -> Value {
-    json!({
-        "leave_one_out": num(c.leave_one_out),
-        "per_vote": num(c.per_vote),
-        "per_vote_no_ties": num(c.per_vote_no_ties),
-    })
+    });
+    (
+        serde_json::to_value(annotators).unwrap_or_default(),
+        serde_json::to_value(judge).unwrap_or_default(),
+    )
 }
 
 fn with_ci(value: f64, ci: Option<(f64, f64)>) -> String {

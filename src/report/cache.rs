@@ -5,7 +5,6 @@ use crate::report::media::format::{bytes, thousands, utc};
 use crate::report::media::table::{render, Table};
 use crate::run::cache::Done;
 use anyhow::Result;
-use serde_json::json;
 use std::io::Write;
 
 pub fn emit(done: &Done) -> Result<()> {
@@ -64,11 +63,22 @@ pub fn emit(done: &Done) -> Result<()> {
     Ok(())
 }
 
+/// `cache stats --json`: the figures, and the oldest and newest answers' dates in UTC.
+#[derive(serde::Serialize)]
+struct StatsJson<'a> {
+    #[serde(flatten)]
+    stats: &'a Stats,
+    oldest: Option<String>,
+    newest: Option<String>,
+}
+
 fn stats_json(s: &Stats) -> serde_json::Value {
-    let mut v = json!(s);
-    v["oldest"] = json!(s.oldest_unix.map(utc));
-    v["newest"] = json!(s.newest_unix.map(utc));
-    v
+    serde_json::to_value(StatsJson {
+        stats: s,
+        oldest: s.oldest_unix.map(utc),
+        newest: s.newest_unix.map(utc),
+    })
+    .unwrap_or_default()
 }
 
 fn stats_text(s: &Stats) -> String {

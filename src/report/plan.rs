@@ -1,10 +1,9 @@
 //! Output of `raterlab plan`.
 
 use crate::evaluation::plan::PlanResult;
-use crate::report::media::json::num;
 use crate::report::media::table::Table;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 
 fn count(v: f64) -> String {
@@ -15,41 +14,9 @@ fn count(v: f64) -> String {
     }
 }
 
-/// The document `plan --json` prints.
+/// The document `plan --json` prints: the result, serialized.
 pub fn to_json(r: &PlanResult) -> Value {
-    match r {
-        PlanResult::Accuracy {
-            diff,
-            alpha,
-            power,
-            needs,
-        } => json!({
-            "metric": "accuracy", "diff": diff, "alpha": alpha, "power": power,
-            "method": "McNemar, normal approximation (Connor 1987)",
-            "pairs": needs.iter().map(|n| json!({
-                "pair": n.pair, "discordance": num(n.discordance),
-                "items_needed": num(n.items_needed),
-                "items_now": n.items_now, "min_detectable_now": n.min_detectable_now.map(num),
-            })).collect::<Vec<_>>(),
-        }),
-        PlanResult::Kappa {
-            diff,
-            accuracy,
-            tie_rate,
-            alpha,
-            power,
-            runs,
-            items_needed,
-            mean_difference,
-            power_reached,
-        } => json!({
-            "metric": "kappa_quadratic", "diff_in_accuracy": diff, "accuracy": accuracy,
-            "tie_rate": tie_rate, "alpha": alpha, "power": power, "runs": runs,
-            "method": "simulation with two simulated judges (sim:accuracy=A,tie_rate=T, no position bias); the spread of the kappa difference at 1,000 items, scaled by 1/sqrt(n)",
-            "kappa_difference": num(*mean_difference), "items_needed": num(*items_needed),
-            "power_reached_in_simulation": num(*power_reached),
-        }),
-    }
+    serde_json::to_value(r).unwrap_or(Value::Null)
 }
 
 pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
@@ -67,6 +34,7 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
             alpha,
             power,
             needs,
+            ..
         } => {
             let mut t = Table::new(
                 format!(
@@ -110,6 +78,7 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
             items_needed,
             mean_difference,
             power_reached,
+            ..
         } => {
             writeln!(
                 out,

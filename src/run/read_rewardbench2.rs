@@ -13,11 +13,10 @@ use crate::raters::rewardbench2::{
 };
 use crate::raters::{CallTally, SampleTrace, Usage};
 use crate::run::file::{Rb2RunFile, SCHEMA};
-use crate::run::lines::each_line;
+use crate::run::lines::{each_line, AnswerLine, ResultLine, RowLine};
 use crate::run::rewardbench2::Rb2Made;
 use anyhow::Result;
 use polars::prelude::*;
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
@@ -29,61 +28,8 @@ fn bad(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {
     ))
 }
 
-/// A configuration's result on a row, in items.jsonl.
-#[derive(Debug, Deserialize)]
-struct ResultLine {
-    config: String,
-    #[serde(default)]
-    pick: Option<usize>,
-    /// By slot.
-    #[serde(default)]
-    grades: Option<Vec<Option<f64>>>,
-    /// Pairwise: each pair won, lost or unread.
-    #[serde(default)]
-    pairs: Option<Vec<Option<bool>>>,
-}
-
-/// A row of items.jsonl.
-#[derive(Debug, Deserialize)]
-struct RowLine {
-    id: String,
-    subset: String,
-    prompt: String,
-    /// In their slots.
-    completions: Vec<String>,
-    /// The correct slots' letters.
-    correct: Vec<String>,
-    /// `order[slot]`: the completion (correct ones first) shown at the slot.
-    order: Vec<usize>,
-    results: Vec<ResultLine>,
-}
-
-/// A line of completions.jsonl.
-#[derive(Debug, Deserialize)]
-struct AnswerLine {
-    config: String,
-    id: String,
-    sample: u32,
-    side: Option<u8>,
-    grade: Option<f64>,
-    #[serde(default)]
-    shared: bool,
-    /// In characters.
-    span: Option<[usize; 2]>,
-    text: Option<String>,
-    verdict: Option<i64>,
-    problem: Option<String>,
-    #[serde(default)]
-    latency_ms: Option<f64>,
-    #[serde(default)]
-    tokens_in: Option<u64>,
-    #[serde(default)]
-    tokens_out: Option<u64>,
-    #[serde(default)]
-    cached: Option<bool>,
-}
-
 impl AnswerLine {
+    /// The sample as the run kept it.
     fn trace(self) -> SampleTrace {
         // The span in bytes, from characters.
         let span = self.text.as_deref().zip(self.span).and_then(|(t, [a, b])| {

@@ -365,3 +365,38 @@ fn reports_media_use_nothing_above_them() {
     );
     assert!(up.is_empty(), "{}", up.join("\n"));
 }
+
+/// Where a file builds JSON by hand (`json!`): the lines outside its tests.
+fn json_by_hand(text: &str) -> Vec<usize> {
+    let code = strip_comments(text);
+    let code = code.split("#[cfg(test)]").next().unwrap_or("");
+    code.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("json!") || l.contains("serde_json::json"))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// One schema per result (ARCHITECTURE.md, "report/"): what `report/` shows as JSON is a type
+/// that serializes, never a document assembled by hand with `json!`.
+#[test]
+fn no_report_file_builds_json_by_hand() {
+    // The check can fail.
+    assert_eq!(
+        json_by_hand("fn f() -> Value {\n    json!({\"a\": 1})\n}"),
+        [2]
+    );
+    assert!(json_by_hand("// json!({})\n#[cfg(test)]\nmod tests { json!(1); }").is_empty());
+    let files = sources();
+    let report: Vec<&PathBuf> = files.keys().filter(|p| p.starts_with("report")).collect();
+    assert!(report.len() > 30, "report/ is read: {} files", report.len());
+    let by_hand: Vec<String> = report
+        .into_iter()
+        .flat_map(|p| {
+            json_by_hand(&files[p])
+                .into_iter()
+                .map(move |l| format!("{}:{l}", p.display()))
+        })
+        .collect();
+    assert!(by_hand.is_empty(), "JSON by hand: {}", by_hand.join(", "));
+}

@@ -26,7 +26,7 @@ pub fn results(rows: &[Scored], missing: Missing) -> Vec<Option<f64>> {
 
 /// Where picks fall and how accuracy depends on the correct completion's slot, over rows
 /// outside Ties with four completions and one correct.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Slots {
     /// Rows whose correct completion was drawn into each slot.
     pub correct_at: [usize; SLOTS],
@@ -115,12 +115,13 @@ fn chi_square(observed: &[usize; SLOTS], expected: &[usize; SLOTS]) -> (f64, f64
 }
 
 /// What per-completion grades (ratings, scores) say beyond the row results.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Grades {
     /// Rows outside Ties with every completion graded and one correct.
     pub rows: usize,
     /// The share of them whose correct completion shares the top grade with another (the
     /// 1/k rule's forced ties).
+    #[serde(rename = "forced_tie_rate")]
     pub forced_tie: f64,
     /// Rows of any subset with every completion graded and both kinds.
     pub auc_rows: usize,

@@ -47,7 +47,7 @@ pub struct TiesRow {
 }
 
 /// Ties' score and its parts; NaN where reward-bench's means are over nothing.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct TiesScore {
     pub score: f64,
     pub ref_accuracy: f64,

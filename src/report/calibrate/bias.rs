@@ -2,40 +2,103 @@
 
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
 use crate::report::media::csv::TidyRows;
-use crate::report::media::json::{ci_json, num};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-fn preference_json(p: &Preference) -> Value {
-    json!({
-        "items": p.items, "judge": num(p.judge), "judge_n": p.judge_n,
-        "gold": num(p.gold), "gold_n": p.gold_n, "excess": num(p.excess),
-        "ci": p.ci.map_or(Value::Null, |c| json!({"judge": ci_json(Some(c[0])), "gold": ci_json(Some(c[1])), "excess": ci_json(Some(c[2]))})),
-    })
+/// A feature's preference: the judge's, gold's, the excess, each with its interval.
+#[derive(Serialize)]
+struct PreferenceJson {
+    items: u64,
+    judge: f64,
+    judge_n: u64,
+    gold: f64,
+    gold_n: u64,
+    excess: f64,
+    ci: Option<PreferenceCi>,
+}
+
+#[derive(Serialize)]
+struct PreferenceCi {
+    judge: (f64, f64),
+    gold: (f64, f64),
+    excess: (f64, f64),
+}
+
+fn preference_json(p: &Preference) -> PreferenceJson {
+    PreferenceJson {
+        items: p.items,
+        judge: p.judge,
+        judge_n: p.judge_n,
+        gold: p.gold,
+        gold_n: p.gold_n,
+        excess: p.excess,
+        ci: p.ci.map(|c| PreferenceCi {
+            judge: c[0],
+            gold: c[1],
+            excess: c[2],
+        }),
+    }
+}
+
+/// A scope's `bias` object: each feature's preference by its name.
+#[derive(Serialize)]
+struct BiasJson {
+    #[serde(flatten)]
+    features: std::collections::BTreeMap<&'static str, PreferenceJson>,
+    longer_accuracy: f64,
+    length_predicts_gold: bool,
 }
 
 /// A scope's `bias` object.
 pub fn to_json(b: &Bias) -> Value {
-    let mut m = serde_json::Map::new();
-    for (name, p) in b.features() {
-        m.insert(name.into(), preference_json(p));
-    }
-    m.insert("longer_accuracy".into(), num(b.longer_accuracy));
-    m.insert(
-        "length_predicts_gold".into(),
-        json!(b.length_predicts_gold()),
-    );
-    Value::Object(m)
+    serde_json::to_value(BiasJson {
+        features: b
+            .features()
+            .into_iter()
+            .map(|(name, p)| (name, preference_json(p)))
+            .collect(),
+        longer_accuracy: b.longer_accuracy,
+        length_predicts_gold: b.length_predicts_gold(),
+    })
+    .unwrap_or_default()
+}
+
+/// A configuration's `length_model` object: the logistic model's coefficients, their standard
+/// errors and the length coefficient's interval.
+#[derive(Serialize)]
+struct LengthModelJson {
+    n: usize,
+    intercept: f64,
+    gold: f64,
+    length: f64,
+    se: Coefficients,
+    length_ci: (f64, f64),
+}
+
+#[derive(Serialize)]
+struct Coefficients {
+    intercept: f64,
+    gold: f64,
+    length: f64,
 }
 
 /// A configuration's `length_model` object.
 pub fn model_json(m: &LengthModel) -> Value {
-    json!({
-        "n": m.n, "intercept": num(m.coef[0]), "gold": num(m.coef[1]), "length": num(m.coef[2]),
-        "se": {"intercept": num(m.se[0]), "gold": num(m.se[1]), "length": num(m.se[2])},
-        "length_ci": ci_json(Some(m.length_ci())),
+    serde_json::to_value(LengthModelJson {
+        n: m.n,
+        intercept: m.coef[0],
+        gold: m.coef[1],
+        length: m.coef[2],
+        se: Coefficients {
+            intercept: m.se[0],
+            gold: m.se[1],
+            length: m.se[2],
+        },
+        length_ci: m.length_ci(),
     })
+    .unwrap_or_default()
 }
 
 /// Rows `bias_<feature>_judge|gold|excess` (with CIs), `longer_accuracy`.

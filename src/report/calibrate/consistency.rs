@@ -1,37 +1,39 @@
 //! Self-consistency curves and the bias/variance decomposition as JSON, tidy CSV rows, the
 //! terminal's table and an SVG.
 
-use crate::evaluation::consistency::Consistency;
+use crate::evaluation::consistency::{Consistency, Point};
 use crate::report::media::csv::TidyRows;
-use crate::report::media::json::{ci_json, num};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A configuration's `consistency` object: the curves by rule, the decomposition.
+#[derive(Serialize)]
+struct ConsistencyJson<'a> {
+    samples: usize,
+    curves: std::collections::BTreeMap<&'static str, &'a [Point]>,
+    bias: f64,
+    bias_ci: Option<(f64, f64)>,
+    variance: f64,
+    variance_ci: Option<(f64, f64)>,
+}
 
 /// A configuration's `consistency` object.
 pub fn to_json(c: &Consistency) -> Value {
-    let curves: serde_json::Map<String, Value> = c
-        .curves
-        .iter()
-        .map(|(rule, points)| {
-            (
-                rule.name().to_string(),
-                json!(points
-                    .iter()
-                    .map(|p| json!({
-                        "k": p.k, "subsets": p.subsets, "rated": num(p.rated),
-                        "accuracy": num(p.accuracy), "accuracy_ci": ci_json(p.accuracy_ci),
-                        "kappa_quadratic": num(p.kappa_quadratic), "kappa_quadratic_ci": ci_json(p.kappa_quadratic_ci),
-                    }))
-                    .collect::<Vec<_>>()),
-            )
-        })
-        .collect();
-    json!({
-        "samples": c.samples, "curves": curves,
-        "bias": num(c.bias), "bias_ci": ci_json(c.bias_ci),
-        "variance": num(c.variance), "variance_ci": ci_json(c.variance_ci),
+    serde_json::to_value(ConsistencyJson {
+        samples: c.samples,
+        curves: c
+            .curves
+            .iter()
+            .map(|(rule, points)| (rule.name(), points.as_slice()))
+            .collect(),
+        bias: c.bias,
+        bias_ci: c.bias_ci,
+        variance: c.variance,
+        variance_ci: c.variance_ci,
     })
+    .unwrap_or_default()
 }
 
 /// Rows `sc_<rule>_k<K>_accuracy|kappa_quadratic` (with CIs), `sc_bias`, `sc_variance`.

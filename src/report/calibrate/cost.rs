@@ -48,28 +48,35 @@ fn difference(t: &NonInferior) -> String {
     }
 }
 
-/// `configs[i].cost`: the new figures beside the counts the document always had (the caller
-/// adds `reasoning_share_of_budget`).
-pub fn config_json(run: &Run, i: usize) -> serde_json::Value {
+/// `configs[i].cost`: the new figures beside the counts the document always had, and the
+/// share of the token budget spent thinking.
+#[derive(serde::Serialize)]
+struct CostJson {
+    #[serde(flatten)]
+    cost: ConfigCost,
+    calls: u64,
+    cache_hits: u64,
+    tokens_in: u64,
+    tokens_out: u64,
+    tokens_reasoning: u64,
+    wall_seconds: f64,
+    reasoning_share_of_budget: f64,
+}
+
+/// `configs[i].cost`, with the share of the token budget spent thinking (the ranking's).
+pub fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
     let c = &run.record.configs[i].cost;
-    let mut value = serde_json::to_value(ConfigCost::of(c, run.record.items.len()))
-        .unwrap_or(serde_json::Value::Null);
-    if let Some(m) = value.as_object_mut() {
-        for (k, v) in [
-            ("calls", serde_json::json!(c.calls)),
-            ("cache_hits", serde_json::json!(c.cache_hits)),
-            ("tokens_in", serde_json::json!(c.tokens_in)),
-            ("tokens_out", serde_json::json!(c.tokens_out)),
-            ("tokens_reasoning", serde_json::json!(c.tokens_reasoning)),
-            (
-                "wall_seconds",
-                crate::report::media::json::num(c.wall_seconds),
-            ),
-        ] {
-            m.insert(k.into(), v);
-        }
-    }
-    value
+    serde_json::to_value(CostJson {
+        cost: ConfigCost::of(c, run.record.items.len()),
+        calls: c.calls,
+        cache_hits: c.cache_hits,
+        tokens_in: c.tokens_in,
+        tokens_out: c.tokens_out,
+        tokens_reasoning: c.tokens_reasoning,
+        wall_seconds: c.wall_seconds,
+        reasoning_share_of_budget: reasoning_share,
+    })
+    .unwrap_or_default()
 }
 
 /// The answer's line: the cheapest configuration not worse than the best by more than the

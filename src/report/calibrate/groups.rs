@@ -2,34 +2,75 @@
 
 use crate::evaluation::groups::{Group, ALPHA};
 use crate::report::media::csv::TidyRows;
-use crate::report::media::json::num;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-fn group_json(run: &Run, g: &Group) -> Value {
+/// A group as `--json` shows it: configurations by name.
+#[derive(Serialize)]
+struct GroupJson {
+    best: String,
+    best_accuracy: f64,
+    indistinguishable: Vec<String>,
+    tests: Vec<TestJson>,
+}
+
+/// One configuration's test against the scope's best.
+#[derive(Serialize)]
+struct TestJson {
+    config: String,
+    n: u64,
+    only_best_right: u64,
+    only_config_right: u64,
+    p: f64,
+    p_holm: f64,
+}
+
+fn group_json(run: &Run, g: &Group) -> GroupJson {
     let name = |i: usize| run.record.configs[i].name.clone();
-    json!({
-        "best": name(g.best),
-        "best_accuracy": num(g.best_accuracy),
-        "indistinguishable": g.members().into_iter().map(name).collect::<Vec<_>>(),
-        "tests": g.tests.iter().map(|t| json!({
-            "config": name(t.config), "n": t.n,
-            "only_best_right": t.only_best_right, "only_config_right": t.only_other_right,
-            "p": num(t.p), "p_holm": num(t.p_holm),
-        })).collect::<Vec<_>>(),
-    })
+    GroupJson {
+        best: name(g.best),
+        best_accuracy: g.best_accuracy,
+        indistinguishable: g.members().into_iter().map(name).collect(),
+        tests: g
+            .tests
+            .iter()
+            .map(|t| TestJson {
+                config: name(t.config),
+                n: t.n,
+                only_best_right: t.only_best_right,
+                only_config_right: t.only_other_right,
+                p: t.p,
+                p_holm: t.p_holm,
+            })
+            .collect(),
+    }
+}
+
+/// The top-level `significance_groups` object.
+#[derive(Serialize)]
+struct GroupsJson {
+    alpha: f64,
+    test: &'static str,
+    overall: Option<GroupJson>,
+    by_subset: std::collections::BTreeMap<String, GroupJson>,
 }
 
 /// The top-level `significance_groups` object.
 pub fn to_json(run: &Run) -> Value {
     let g = &run.evaluation.groups;
-    json!({
-        "alpha": ALPHA,
-        "test": "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
-        "overall": g.overall.as_ref().map_or(Value::Null, |o| group_json(run, o)),
-        "by_subset": g.by_subset.iter().map(|(k, v)| (k.clone(), group_json(run, v))).collect::<serde_json::Map<_, _>>(),
+    serde_json::to_value(GroupsJson {
+        alpha: ALPHA,
+        test: "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
+        overall: g.overall.as_ref().map(|o| group_json(run, o)),
+        by_subset: g
+            .by_subset
+            .iter()
+            .map(|(k, v)| (k.clone(), group_json(run, v)))
+            .collect(),
     })
+    .unwrap_or_default()
 }
 
 /// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).

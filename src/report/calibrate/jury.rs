@@ -7,13 +7,13 @@ use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed as f4, with_interval};
-use crate::report::media::json::num;
 use crate::report::media::svg::draw::plot_error;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The run's juries: (configuration index, its rule, its figures).
 fn juries(run: &Run) -> Vec<(usize, &Jury, &JuryStats)> {
@@ -60,12 +60,73 @@ fn names(run: &Run, members: &[usize]) -> Vec<String> {
         .collect()
 }
 
-fn sub_json(run: &Run, s: &SubJury) -> Value {
-    json!({
-        "members": names(run, &s.members), "decided": s.decided,
-        "accuracy": num(s.drop.accuracy), "kappa_quadratic": num(s.drop.kappa_quadratic),
-        "accuracy_as_wrong": num(s.as_wrong.accuracy), "kappa_quadratic_as_wrong": num(s.as_wrong.kappa_quadratic),
-    })
+/// A sub-jury: its members and how it does (undecided items left out, or counted wrong).
+#[derive(Serialize)]
+struct SubJson {
+    members: Vec<String>,
+    decided: usize,
+    accuracy: f64,
+    kappa_quadratic: f64,
+    accuracy_as_wrong: f64,
+    kappa_quadratic_as_wrong: f64,
+}
+
+fn sub_json(run: &Run, s: &SubJury) -> SubJson {
+    SubJson {
+        members: names(run, &s.members),
+        decided: s.decided,
+        accuracy: s.drop.accuracy,
+        kappa_quadratic: s.drop.kappa_quadratic,
+        accuracy_as_wrong: s.as_wrong.accuracy,
+        kappa_quadratic_as_wrong: s.as_wrong.kappa_quadratic,
+    }
+}
+
+/// The jury (as B) against one member: the run's paired tests.
+#[derive(Serialize)]
+struct VersusJson<'a> {
+    member: &'a str,
+    n: u64,
+    accuracy_diff: f64,
+    accuracy_ci: (f64, f64),
+    accuracy_p_holm: f64,
+    kappa_quadratic_diff: f64,
+    kappa_quadratic_ci: (f64, f64),
+    kappa_quadratic_p_holm: f64,
+    accuracy_finding: &'static str,
+    kappa_quadratic_finding: &'static str,
+}
+
+/// The members' agreement with each other.
+#[derive(Serialize)]
+struct MemberAgreement {
+    fleiss_kappa: f64,
+    items_all_rated: usize,
+    krippendorff_alpha_nominal: f64,
+    krippendorff_alpha_ordinal: f64,
+}
+
+/// `configs[i].jury`.
+#[derive(Serialize)]
+struct JuryJson<'a> {
+    members: Vec<String>,
+    vote: &'static str,
+    weights: &'a [f64],
+    items: usize,
+    no_majority: usize,
+    no_votes: usize,
+    abstained: std::collections::BTreeMap<&'a str, usize>,
+    member_agreement: MemberAgreement,
+    majority_items: usize,
+    bare_majority: usize,
+    bare_majority_share: f64,
+    unanimous: usize,
+    oracle: f64,
+    oracle_items: usize,
+    all_right: f64,
+    best_member: &'a str,
+    versus_members: Vec<VersusJson<'a>>,
+    subsets: Vec<SubJson>,
 }
 
 /// `configs[i].jury`: the rule, its undecided items, the members' abstentions and
@@ -74,47 +135,57 @@ fn sub_json(run: &Run, s: &SubJury) -> Value {
 pub fn to_json(run: &Run, order: &[usize], i: usize) -> Option<Value> {
     let (_, jury, s) = juries(run).into_iter().find(|(k, _, _)| *k == i)?;
     let best = best_member(order, jury);
-    let versus: Vec<Value> = jury
+    let name = |m: usize| run.record.configs[m].name.as_str();
+    let versus_members = jury
         .members
         .iter()
         .filter_map(|&m| {
             let (n, accuracy, kappa) = versus(run, m, i)?;
-            let ci = |t: &MetricTest| json!([num(t.ci.0), num(t.ci.1)]);
-            Some(json!({
-                "member": run.record.configs[m].name, "n": n,
-                "accuracy_diff": num(accuracy.diff), "accuracy_ci": ci(&accuracy),
-                "accuracy_p_holm": num(accuracy.p_holm),
-                "kappa_quadratic_diff": num(kappa.diff), "kappa_quadratic_ci": ci(&kappa),
-                "kappa_quadratic_p_holm": num(kappa.p_holm),
-                "accuracy_finding": finding_key(accuracy.finding()),
-                "kappa_quadratic_finding": finding_key(kappa.finding()),
-            }))
+            Some(VersusJson {
+                member: name(m),
+                n,
+                accuracy_diff: accuracy.diff,
+                accuracy_ci: accuracy.ci,
+                accuracy_p_holm: accuracy.p_holm,
+                kappa_quadratic_diff: kappa.diff,
+                kappa_quadratic_ci: kappa.ci,
+                kappa_quadratic_p_holm: kappa.p_holm,
+                accuracy_finding: finding_key(accuracy.finding()),
+                kappa_quadratic_finding: finding_key(kappa.finding()),
+            })
         })
         .collect();
-    Some(json!({
-        "members": names(run, &jury.members),
-        "vote": jury.vote.key(),
-        "weights": jury.weights,
-        "items": s.items,
-        "no_majority": s.no_majority,
-        "no_votes": s.no_votes,
-        "abstained": jury.members.iter().zip(&s.abstained).map(|(&m, n)| (run.record.configs[m].name.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
-        "member_agreement": {
-            "fleiss_kappa": num(s.agreement.fleiss_kappa), "items_all_rated": s.agreement.items_all_rated,
-            "krippendorff_alpha_nominal": num(s.agreement.alpha_nominal),
-            "krippendorff_alpha_ordinal": num(s.agreement.alpha_ordinal),
+    serde_json::to_value(JuryJson {
+        members: names(run, &jury.members),
+        vote: jury.vote.key(),
+        weights: &jury.weights,
+        items: s.items,
+        no_majority: s.no_majority,
+        no_votes: s.no_votes,
+        abstained: jury
+            .members
+            .iter()
+            .zip(&s.abstained)
+            .map(|(&m, n)| (name(m), *n))
+            .collect(),
+        member_agreement: MemberAgreement {
+            fleiss_kappa: s.agreement.fleiss_kappa,
+            items_all_rated: s.agreement.items_all_rated,
+            krippendorff_alpha_nominal: s.agreement.alpha_nominal,
+            krippendorff_alpha_ordinal: s.agreement.alpha_ordinal,
         },
-        "majority_items": s.majority_items,
-        "bare_majority": s.bare_majority,
-        "bare_majority_share": num(share(s.bare_majority, s.majority_items)),
-        "unanimous": s.unanimous,
-        "oracle": num(share(s.oracle, s.items)),
-        "oracle_items": s.oracle,
-        "all_right": num(share(s.all_right, s.items)),
-        "best_member": run.record.configs[best].name,
-        "versus_members": versus,
-        "subsets": s.subsets.iter().map(|x| sub_json(run, x)).collect::<Vec<_>>(),
-    }))
+        majority_items: s.majority_items,
+        bare_majority: s.bare_majority,
+        bare_majority_share: share(s.bare_majority, s.majority_items),
+        unanimous: s.unanimous,
+        oracle: share(s.oracle, s.items),
+        oracle_items: s.oracle,
+        all_right: share(s.all_right, s.items),
+        best_member: name(best),
+        versus_members,
+        subsets: s.subsets.iter().map(|x| sub_json(run, x)).collect(),
+    })
+    .ok()
 }
 
 /// The finding of the jury (as B) against a member.

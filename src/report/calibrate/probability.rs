@@ -5,11 +5,11 @@
 use crate::evaluation::ProbabilityStats;
 use crate::metrics::calibration::Calibration;
 use crate::report::media::format::{fixed, with_ci};
-use crate::report::media::json::num;
 use crate::report::media::svg::{probability_svg, Curves};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 fn ci(
     c: &Calibration,
@@ -18,29 +18,58 @@ fn ci(
     c.intervals.as_ref().map_or((f64::NAN, f64::NAN), pick)
 }
 
-fn interval(ci: (f64, f64)) -> Value {
-    json!([num(ci.0), num(ci.1)])
+/// `probability` of a scope's JSON: the calibration figures with their intervals, the
+/// reliability bins, the selective curve and why probabilities are missing.
+#[derive(Serialize)]
+struct ProbabilityJson<'a> {
+    source: &'a str,
+    n: usize,
+    items: usize,
+    with_probability: usize,
+    gold_ties_left_out: usize,
+    expected_accuracy: f64,
+    expected_accuracy_ci: (f64, f64),
+    brier: f64,
+    brier_ci: (f64, f64),
+    log_loss: f64,
+    log_loss_ci: (f64, f64),
+    ece: f64,
+    ece_ci: (f64, f64),
+    ece_bins: usize,
+    auc: f64,
+    auc_ci: (f64, f64),
+    hard_accuracy: f64,
+    reliability: &'a [crate::metrics::calibration::Bin],
+    selective: &'a [crate::metrics::calibration::Selective],
+    missing: Vec<crate::report::media::json::ReasonCount<'a>>,
 }
 
 /// `probability` of a scope's JSON.
 pub fn to_json(p: &ProbabilityStats, missing: &[(String, usize)]) -> Value {
     let c = &p.calibration;
-    json!({
-        "source": p.source,
-        "n": c.n,
-        "items": p.items,
-        "with_probability": p.with_probability,
-        "gold_ties_left_out": p.gold_ties,
-        "expected_accuracy": num(c.expected_accuracy), "expected_accuracy_ci": interval(ci(c, |i| i.expected_accuracy)),
-        "brier": num(c.brier), "brier_ci": interval(ci(c, |i| i.brier)),
-        "log_loss": num(c.log_loss), "log_loss_ci": interval(ci(c, |i| i.log_loss)),
-        "ece": num(c.ece), "ece_ci": interval(ci(c, |i| i.ece)), "ece_bins": c.bins.len(),
-        "auc": num(c.auc), "auc_ci": interval(ci(c, |i| i.auc)),
-        "hard_accuracy": num(p.hard_accuracy),
-        "reliability": c.bins.iter().map(|b| json!({"lo": b.lo, "hi": b.hi, "n": b.n, "mean_p": num(b.mean_p), "observed": num(b.observed)})).collect::<Vec<_>>(),
-        "selective": c.selective.iter().map(|s| json!({"threshold": s.threshold, "n": s.n, "coverage": num(s.coverage), "accuracy": num(s.accuracy)})).collect::<Vec<_>>(),
-        "missing": missing.iter().map(|(reason, count)| json!({"reason": reason, "count": count})).collect::<Vec<_>>(),
+    serde_json::to_value(ProbabilityJson {
+        source: &p.source,
+        n: c.n,
+        items: p.items,
+        with_probability: p.with_probability,
+        gold_ties_left_out: p.gold_ties,
+        expected_accuracy: c.expected_accuracy,
+        expected_accuracy_ci: ci(c, |i| i.expected_accuracy),
+        brier: c.brier,
+        brier_ci: ci(c, |i| i.brier),
+        log_loss: c.log_loss,
+        log_loss_ci: ci(c, |i| i.log_loss),
+        ece: c.ece,
+        ece_ci: ci(c, |i| i.ece),
+        ece_bins: c.bins.len(),
+        auc: c.auc,
+        auc_ci: ci(c, |i| i.auc),
+        hard_accuracy: p.hard_accuracy,
+        reliability: &c.bins,
+        selective: &c.selective,
+        missing: crate::report::media::json::reasons(missing),
     })
+    .unwrap_or_default()
 }
 
 /// metrics.csv rows of a scope's probabilities.

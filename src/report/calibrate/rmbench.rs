@@ -5,11 +5,11 @@ use crate::dataset::rmbench::STYLES;
 use crate::evaluation::rmbench::{Figures, Intervals, RmStats};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::shown_name;
-use crate::report::media::json::num;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The five figures by name, each with its interval.
 fn named(f: &Figures, ci: &Intervals) -> [(&'static str, f64, (f64, f64)); 5] {
@@ -22,20 +22,54 @@ fn named(f: &Figures, ci: &Intervals) -> [(&'static str, f64, (f64, f64)); 5] {
     ]
 }
 
-fn figures_json(f: &Figures, ci: &Intervals, matrix: &[f64; 9]) -> serde_json::Map<String, Value> {
-    let pair = |c: (f64, f64)| json!([num(c.0), num(c.1)]);
-    let mut m = serde_json::Map::new();
-    for (key, v, c) in named(f, ci) {
-        m.insert(key.into(), num(v));
-        m.insert(format!("{key}_ci"), pair(c));
+/// The five figures with their intervals and the 3 × 3 matrix.
+#[derive(Serialize)]
+struct FiguresJson {
+    hard: f64,
+    hard_ci: (f64, f64),
+    normal: f64,
+    normal_ci: (f64, f64),
+    easy: f64,
+    easy_ci: (f64, f64),
+    average: f64,
+    average_ci: (f64, f64),
+    style_bias: f64,
+    style_bias_ci: (f64, f64),
+    matrix: [[f64; 3]; 3],
+}
+
+fn figures_json(f: &Figures, ci: &Intervals, m: &[f64; 9]) -> FiguresJson {
+    FiguresJson {
+        hard: f.hard,
+        hard_ci: ci.hard,
+        normal: f.normal,
+        normal_ci: ci.normal,
+        easy: f.easy,
+        easy_ci: ci.easy,
+        average: f.average,
+        average_ci: ci.average,
+        style_bias: f.style_bias,
+        style_bias_ci: ci.style_bias,
+        matrix: [[m[0], m[1], m[2]], [m[3], m[4], m[5]], [m[6], m[7], m[8]]],
     }
-    m.insert(
-        "matrix".into(),
-        json!((0..3)
-            .map(|i| (0..3).map(|j| num(matrix[i * 3 + j])).collect::<Vec<_>>())
-            .collect::<Vec<_>>()),
-    );
-    m
+}
+
+/// A domain's figures and its prompts.
+#[derive(Serialize)]
+struct DomainJson {
+    #[serde(flatten)]
+    figures: FiguresJson,
+    prompts: usize,
+}
+
+/// `configs[i].rmbench`.
+#[derive(Serialize)]
+struct RmBenchJson {
+    #[serde(flatten)]
+    figures: FiguresJson,
+    domains: std::collections::BTreeMap<String, DomainJson>,
+    complete: bool,
+    styles: [&'static str; 3],
 }
 
 /// `configs[i].rmbench`: `{hard, normal, easy, average, style_bias (easy − hard), each with
@@ -43,39 +77,60 @@ fn figures_json(f: &Figures, ci: &Intervals, matrix: &[f64; 9]) -> serde_json::M
 /// markdown), domains: {chat|math|code|safety: {prompts, the same}}, complete}`.
 pub fn to_json(run: &Run, i: usize) -> Option<Value> {
     let s = run.evaluation.rmbench.as_ref()?.configs.get(i)?;
-    let mut m = figures_json(&s.figures, &s.ci, &s.matrix);
-    m.insert(
-        "domains".into(),
-        Value::Object(
-            s.domains
-                .iter()
-                .map(|d| {
-                    let mut x = figures_json(&d.figures, &d.ci, &d.matrix);
-                    x.insert("prompts".into(), json!(d.prompts));
-                    (d.domain.to_string(), Value::Object(x))
-                })
-                .collect(),
-        ),
-    );
-    m.insert("complete".into(), json!(s.complete));
-    m.insert("styles".into(), json!(STYLES));
-    Some(Value::Object(m))
+    serde_json::to_value(RmBenchJson {
+        figures: figures_json(&s.figures, &s.ci, &s.matrix),
+        domains: s
+            .domains
+            .iter()
+            .map(|d| {
+                (
+                    d.domain.to_string(),
+                    DomainJson {
+                        figures: figures_json(&d.figures, &d.ci, &d.matrix),
+                        prompts: d.prompts,
+                    },
+                )
+            })
+            .collect(),
+        complete: s.complete,
+        styles: STYLES,
+    })
+    .ok()
+}
+
+/// One paired comparison (B − A) on `average` or `hard`.
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    a: &'a str,
+    b: &'a str,
+    metric: &'static str,
+    diff: f64,
+    ci: (f64, f64),
+    p: f64,
+    p_holm: f64,
+    finding: &'static str,
 }
 
 /// The paired comparisons on `average` and `hard` (B − A), Holm per metric.
 pub fn comparisons_json(run: &Run) -> Option<Value> {
     let r = run.evaluation.rmbench.as_ref()?;
-    Some(json!(r
-        .comparisons
-        .iter()
-        .map(|c| json!({
-            "a": run.record.configs[c.a].name, "b": run.record.configs[c.b].name,
-            "metric": c.metric, "diff": num(c.test.diff),
-            "ci": [num(c.test.ci.0), num(c.test.ci.1)],
-            "p": num(c.test.p), "p_holm": num(c.test.p_holm),
-            "finding": c.test.finding().key(),
-        }))
-        .collect::<Vec<_>>()))
+    let name = |k: usize| run.record.configs[k].name.as_str();
+    serde_json::to_value(
+        r.comparisons
+            .iter()
+            .map(|c| ComparisonJson {
+                a: name(c.a),
+                b: name(c.b),
+                metric: c.metric,
+                diff: c.test.diff,
+                ci: c.test.ci,
+                p: c.test.p,
+                p_holm: c.test.p_holm,
+                finding: c.test.finding().key(),
+            })
+            .collect::<Vec<_>>(),
+    )
+    .ok()
 }
 
 /// Rows `rmbench_<figure>` (overall, with CIs) and per domain (`scope` the domain).

@@ -9,7 +9,7 @@ use crate::raters::rewardbench2::Protocol;
 use crate::report::media::format::{fixed, p_value};
 use crate::report::media::table::Table;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 /// What a configuration's answers held, on a row or on all: (missing, out of) for picks,
 /// pairwise verdicts and grades, each where the protocol has them.
@@ -72,61 +72,103 @@ pub fn read(c: &Rb2Config) -> Read {
     (0..c.scored.len()).fold(Read::default(), |all, k| all.plus(read_row(c, k)))
 }
 
-fn missing_json(m: Option<(usize, usize)>) -> Value {
-    m.map_or(
-        Value::Null,
-        |(missing, of)| json!({"missing": missing, "of": of}),
-    )
+/// Answers not read: how many of how many.
+#[derive(Debug, Serialize)]
+struct Missing {
+    missing: usize,
+    of: usize,
 }
 
-fn finite(v: f64) -> Value {
-    crate::report::media::json::num(v)
+fn missing_json(m: Option<(usize, usize)>) -> Option<Missing> {
+    m.map(|(missing, of)| Missing { missing, of })
 }
 
-pub fn slots_json(s: &Slots) -> Value {
-    json!({
-        "correct_at": s.correct_at,
-        "picked_at": s.picked_at,
-        "chi2": finite(s.chi2),
-        "df": s.df,
-        "p": finite(s.p),
-        "accuracy_by_slot": s.accuracy_by_slot.iter().map(|&v| finite(v)).collect::<Vec<_>>(),
-    })
+/// A configuration's calls: requests (samples asked together with `n` are one) and their
+/// latencies added up.
+#[derive(Debug, Serialize)]
+struct Calls {
+    calls: u64,
+    cache_hits: u64,
+    tokens_in: u64,
+    tokens_out: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    tokens_reasoning: u64,
+    requests: u64,
+    request_seconds: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+#[derive(Debug, Serialize)]
+struct ReadJson {
+    picks: Option<Missing>,
+    verdicts: Option<Missing>,
+    grades: Option<Missing>,
 }
 
 /// The per-configuration fields beside `rewardbench2`.
-pub fn config_json(c: &Rb2Config) -> Value {
-    let r = read(c);
-    let u = c.tally.usage;
-    // Requests (samples asked together with `n` are one) and their latencies added up.
-    let mut calls = json!({"calls": u.calls, "cache_hits": u.cache_hits, "tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "requests": u.requests, "request_seconds": u.request_seconds()});
-    if u.tokens_reasoning > 0 {
-        calls["tokens_reasoning"] = json!(u.tokens_reasoning);
-    }
-    json!({
-        "protocol": c.protocol.key(),
-        "calls": calls,
-        "read": {"picks": missing_json(r.picks), "verdicts": missing_json(r.verdicts), "grades": missing_json(r.grades)},
-        "readers_disagree": c.readers_disagree,
-        "slots": slots_json(&c.slots),
-        "grades": c.grades.map(|g| json!({
-            "rows": g.rows, "forced_tie_rate": finite(g.forced_tie),
-            "auc_rows": g.auc_rows, "auc": finite(g.auc),
-        })),
-    })
+#[derive(Debug, Serialize)]
+pub struct ConfigJson<'a> {
+    protocol: &'static str,
+    calls: Calls,
+    read: ReadJson,
+    readers_disagree: Option<usize>,
+    slots: &'a Slots,
+    grades: Option<&'a crate::evaluation::rewardbench2::analytics::Grades>,
 }
 
-pub fn comparison_json(run: &Rb2Run, p: &Paired) -> Value {
-    json!({
-        "a": run.configs[p.a].name,
-        "b": run.configs[p.b].name,
-        "statistic": "mean of the subset scores (B - A)",
-        "diff": finite(p.test.diff),
-        "ci": crate::report::media::json::ci_json(Some(p.test.ci)),
-        "p": finite(p.test.p),
-        "p_holm": finite(p.test.p_holm),
-        "finding": p.test.finding().key(),
-    })
+/// The per-configuration fields beside `rewardbench2`.
+pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
+    let r = read(c);
+    let u = c.tally.usage;
+    ConfigJson {
+        protocol: c.protocol.key(),
+        calls: Calls {
+            calls: u.calls,
+            cache_hits: u.cache_hits,
+            tokens_in: u.tokens_in,
+            tokens_out: u.tokens_out,
+            tokens_reasoning: u.tokens_reasoning,
+            requests: u.requests,
+            request_seconds: u.request_seconds(),
+        },
+        read: ReadJson {
+            picks: missing_json(r.picks),
+            verdicts: missing_json(r.verdicts),
+            grades: missing_json(r.grades),
+        },
+        readers_disagree: c.readers_disagree,
+        slots: &c.slots,
+        grades: c.grades.as_ref(),
+    }
+}
+
+/// A paired comparison of two configurations on the mean of the subset scores.
+#[derive(Debug, Serialize)]
+pub struct ComparisonJson<'a> {
+    a: &'a str,
+    b: &'a str,
+    statistic: &'static str,
+    diff: f64,
+    ci: (f64, f64),
+    p: f64,
+    p_holm: f64,
+    finding: &'static str,
+}
+
+pub fn comparison_json<'a>(run: &'a Rb2Run, p: &Paired) -> ComparisonJson<'a> {
+    ComparisonJson {
+        a: &run.configs[p.a].name,
+        b: &run.configs[p.b].name,
+        statistic: "mean of the subset scores (B - A)",
+        diff: p.test.diff,
+        ci: p.test.ci,
+        p: p.test.p,
+        p_holm: p.test.p_holm,
+        finding: p.test.finding().key(),
+    }
 }
 
 fn counts(v: &[usize; SLOTS]) -> String {

@@ -2,7 +2,6 @@
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
 use crate::report::media::format::{fixed, with_ci};
-use crate::report::media::json::{ci_json, num};
 use crate::report::media::table::{self, Table};
 pub mod analytics;
 
@@ -10,59 +9,126 @@ use crate::evaluation::rewardbench2::Board;
 use crate::raters::rewardbench2::Protocol;
 use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::Write;
 
-fn board_json(b: &Board) -> Value {
-    let subsets: serde_json::Map<String, Value> = b
-        .subsets
-        .iter()
-        .map(|s| (s.name.clone(), num(s.score)))
-        .collect();
-    let cis: serde_json::Map<String, Value> = b
-        .subsets
-        .iter()
-        .map(|s| (s.name.clone(), ci_json(Some(s.ci))))
-        .collect();
-    json!({
-        "missing": b.missing.key(),
-        "score": num(b.leaderboard),
-        "ci": ci_json(Some(b.leaderboard_ci)),
-        "subsets": subsets,
-        "subset_ci": cis,
-        "rows": b.subsets.iter().map(|s| (s.name.clone(), json!({"rows": s.rows, "scored": s.used, "chance": s.chance.map_or(Value::Null, num)}))).collect::<serde_json::Map<_, _>>(),
-        "dropped": b.dropped,
-        "ties": b.ties.map(|t| json!({
-            "score": num(t.score), "ref_accuracy": num(t.ref_accuracy), "tied_accuracy": num(t.tied_accuracy),
-            "correctness_preferred": num(t.correctness_preferred),
-            "correctness_preferred_hard": num(t.correctness_preferred_hard), "margin": num(t.margin),
-        })),
-    })
+/// A subset's rows: how many, how many scored, and what chance scores.
+#[derive(Serialize)]
+struct SubsetRows {
+    rows: usize,
+    scored: usize,
+    chance: Option<f64>,
+}
+
+/// A leaderboard under one missing-score rule.
+#[derive(Serialize)]
+struct BoardJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<&'static str>,
+    score: f64,
+    ci: (f64, f64),
+    subsets: BTreeMap<&'a str, f64>,
+    subset_ci: BTreeMap<&'a str, (f64, f64)>,
+    rows: BTreeMap<&'a str, SubsetRows>,
+    dropped: usize,
+    ties: Option<&'a crate::evaluation::rewardbench2::TiesScore>,
+}
+
+/// A board, with its rule's name (`missing`) or without (the chosen rule's, which the
+/// configuration names).
+fn board_json(b: &Board, named: bool) -> BoardJson<'_> {
+    BoardJson {
+        missing: named.then(|| b.missing.key()),
+        score: b.leaderboard,
+        ci: b.leaderboard_ci,
+        subsets: b
+            .subsets
+            .iter()
+            .map(|s| (s.name.as_str(), s.score))
+            .collect(),
+        subset_ci: b.subsets.iter().map(|s| (s.name.as_str(), s.ci)).collect(),
+        rows: b
+            .subsets
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    SubsetRows {
+                        rows: s.rows,
+                        scored: s.used,
+                        chance: s.chance,
+                    },
+                )
+            })
+            .collect(),
+        dropped: b.dropped,
+        ties: b.ties.as_ref(),
+    }
+}
+
+/// A configuration: its leaderboard under the chosen rule and the other, and the analytics.
+#[derive(Serialize)]
+struct ConfigJson<'a> {
+    name: &'a str,
+    missing: &'static str,
+    rewardbench2: BoardJson<'a>,
+    rewardbench2_other_missing_rule: BoardJson<'a>,
+    #[serde(flatten)]
+    analytics: analytics::ConfigJson<'a>,
+}
+
+#[derive(Serialize)]
+struct DataJson<'a> {
+    source: &'a str,
+    seed: u64,
+    rows: usize,
+    form: &'static str,
+}
+
+/// The JSON document of a RewardBench 2 run.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    data: DataJson<'a>,
+    bootstrap: usize,
+    configs: Vec<ConfigJson<'a>>,
+    comparisons: Vec<analytics::ComparisonJson<'a>>,
+    best_group: Vec<&'a str>,
 }
 
 pub fn to_json(run: &Rb2Run) -> Value {
-    json!({
-        "data": {"source": run.source, "seed": run.seed, "rows": run.rows, "form": "rewardbench2"},
-        "bootstrap": run.bootstrap,
-        "configs": run.configs.iter().map(|c| {
-            let mut doc = board_json(&c.boards[0]);
-            if let Value::Object(m) = &mut doc {
-                m.remove("missing");
-            }
-            let mut entry = json!({
-                "name": c.name,
-                "missing": c.boards[0].missing.key(),
-                "rewardbench2": doc,
-                "rewardbench2_other_missing_rule": board_json(&c.boards[1]),
-            });
-            if let (Value::Object(m), Value::Object(more)) = (&mut entry, analytics::config_json(c)) {
-                m.extend(more);
-            }
-            entry
-        }).collect::<Vec<_>>(),
-        "comparisons": run.comparisons.iter().map(|p| analytics::comparison_json(run, p)).collect::<Vec<_>>(),
-        "best_group": run.group.iter().map(|&k| run.configs[k].name.clone()).collect::<Vec<_>>(),
+    serde_json::to_value(RunJson {
+        data: DataJson {
+            source: &run.source,
+            seed: run.seed,
+            rows: run.rows,
+            form: "rewardbench2",
+        },
+        bootstrap: run.bootstrap,
+        configs: run
+            .configs
+            .iter()
+            .map(|c| ConfigJson {
+                name: &c.name,
+                missing: c.boards[0].missing.key(),
+                rewardbench2: board_json(&c.boards[0], false),
+                rewardbench2_other_missing_rule: board_json(&c.boards[1], true),
+                analytics: analytics::config_json(c),
+            })
+            .collect(),
+        comparisons: run
+            .comparisons
+            .iter()
+            .map(|p| analytics::comparison_json(run, p))
+            .collect(),
+        best_group: run
+            .group
+            .iter()
+            .map(|&k| run.configs[k].name.as_str())
+            .collect(),
     })
+    .unwrap_or_default()
 }
 
 /// The header line of a RewardBench 2 run.

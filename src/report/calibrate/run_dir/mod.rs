@@ -11,10 +11,10 @@ use crate::report::calibrate::latex;
 use crate::report::calibrate::plots;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::run::file::RunFile;
+use crate::run::lines::{write_line, AnswerLine, GradeShare, ItemTexts};
 use crate::run::record::Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use serde_json::json;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -54,53 +54,52 @@ impl AnswerLog {
     pub fn add(&mut self, config: usize, rating: &crate::raters::Rating) {
         let name = self.names.get(config).map_or("", String::as_str);
         for s in &rating.samples {
-            let mut record = json!({
-                "config": name, "id": rating.id, "sample": s.sample,
-                "side": s.side, "grade": s.grade, "shared": s.shared,
-                "span": char_span(s),
-                "text": s.completion.as_ref().map(|x| &x.text),
-                "verdict": s.verdict, "problem": s.problem,
-                "latency_ms": s.completion.as_ref().map(|x| x.latency_ms),
-                "tokens_in": s.completion.as_ref().map(|x| x.tokens_in),
-                "tokens_out": s.completion.as_ref().map(|x| x.tokens_out),
-                "cached": s.completion.as_ref().map(|x| x.cached),
-            });
-            // What the answer's logprobs said, only when the template reads them.
             use crate::verdicts::probability::Reading;
-            match &s.probability {
-                Some(Reading::Pair(p)) => record["p_response2"] = json!(p),
+            let c = s.completion.as_ref();
+            let (p_response2, expected_grade, grade_distribution) = match &s.probability {
+                Some(Reading::Pair(p)) => (Some(*p), None, None),
                 Some(Reading::Grade {
                     expected,
                     distribution,
-                }) => {
-                    record["expected_grade"] = json!(expected);
-                    record["grade_distribution"] = distribution
-                        .iter()
-                        .map(|(g, p)| json!({"grade": g, "p": p}))
-                        .collect();
-                }
-                None => {}
-            }
-            if let Some(why) = &s.probability_problem {
-                record["probability_problem"] = json!(why);
-            }
-            // A reasoning judge's thinking returned apart, and its thinking tokens.
-            if let Some(c) = &s.completion {
-                if let Some(reasoning) = &c.reasoning {
-                    record["reasoning"] = json!(reasoning);
-                }
-                if c.tokens_reasoning > 0 {
-                    record["tokens_reasoning"] = json!(c.tokens_reasoning);
-                }
-                if let Some(reason) = c.finish_reason.as_deref().filter(|r| *r == "length") {
-                    record["finish_reason"] = json!(reason);
-                }
-            }
+                }) => (
+                    None,
+                    Some(*expected),
+                    Some(
+                        distribution
+                            .iter()
+                            .map(|&(grade, p)| GradeShare { grade, p })
+                            .collect(),
+                    ),
+                ),
+                None => (None, None, None),
+            };
+            let line = AnswerLine {
+                config: name.to_string(),
+                id: rating.id.clone(),
+                sample: s.sample,
+                side: s.side,
+                grade: s.grade,
+                shared: s.shared,
+                span: char_span(s),
+                text: c.map(|x| x.text.clone()),
+                verdict: s.verdict,
+                problem: s.problem.clone(),
+                latency_ms: c.map(|x| x.latency_ms),
+                tokens_in: c.map(|x| x.tokens_in),
+                tokens_out: c.map(|x| x.tokens_out),
+                cached: c.map(|x| x.cached),
+                p_response2,
+                expected_grade,
+                grade_distribution,
+                probability_problem: s.probability_problem.clone(),
+                reasoning: c.and_then(|x| x.reasoning.clone()),
+                tokens_reasoning: c.map(|x| x.tokens_reasoning).filter(|&n| n > 0),
+                finish_reason: c
+                    .and_then(|x| x.finish_reason.clone())
+                    .filter(|r| r == "length"),
+            };
             if self.error.is_none() {
-                let written = serde_json::to_writer(&mut self.out, &record)
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| self.out.write_all(b"\n"));
-                self.error = written.err();
+                self.error = write_line(&mut self.out, &line).err();
             }
         }
     }
@@ -181,20 +180,25 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
         );
         let generators = run.record.generators.as_ref();
         for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
-            let mut line =
-                json!({"id": item.id, "prompt": prompt, "response1": r1, "response2": r2});
-            if let Some([g1, g2]) = generators.map(|g| &g.of_item[i]) {
-                line["generator1"] = json!(g1);
-                line["generator2"] = json!(g2);
-            }
-            // A conversation's turns before the prompt, each {role, content}.
-            if let Some(turns) = run.histories.as_ref().and_then(|h| h.get(i)) {
-                if !turns.is_empty() {
-                    line["turns"] = json!(turns);
-                }
-            }
-            serde_json::to_writer(&mut items, &line)?;
-            items.write_all(b"\n")?;
+            let [generator1, generator2] = generators.map_or([None, None], |g| {
+                let [g1, g2] = &g.of_item[i];
+                [Some(g1.clone()), Some(g2.clone())]
+            });
+            let line = ItemTexts {
+                id: item.id.clone(),
+                prompt: prompt.clone(),
+                response1: r1.clone(),
+                response2: r2.clone(),
+                generator1,
+                generator2,
+                // A conversation's turns before the prompt, each {role, content}.
+                turns: run
+                    .histories
+                    .as_ref()
+                    .and_then(|h| h.get(i))
+                    .map_or_else(Vec::new, |t| t.to_vec()),
+            };
+            write_line(&mut items, &line)?;
         }
         items.flush()?;
     }

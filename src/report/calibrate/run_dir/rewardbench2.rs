@@ -9,10 +9,11 @@ use crate::raters::rewardbench2::Protocol;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::report::media::html::{script_json, write_page, Page};
 use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
+use crate::run::lines::{write_line, ResultLine, RowLine};
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
@@ -40,18 +41,17 @@ fn won(c: &Rb2Config, row: usize) -> Option<String> {
 
 /// What a configuration made of a row: its result, pick, grades by slot and pairs won (and,
 /// pairwise, each pair: won, lost or unread).
-fn outcome_json(shown: &Shown, c: &Rb2Config, row: usize) -> serde_json::Value {
-    let mut x = json!({
-        "config": c.name,
-        "result": c.results.get(row).copied().flatten(),
-        "pick": c.outcomes.get(row).and_then(|o| o.pick),
-        "grades": slot_grades(shown, c, row),
-        "wins": won(c, row),
-    });
-    if c.protocol == Protocol::Pairwise {
-        x["pairs"] = json!(c.outcomes.get(row).map(|o| &o.wins));
+fn outcome_json(shown: &Shown, c: &Rb2Config, row: usize) -> ResultLine {
+    ResultLine {
+        config: c.name.clone(),
+        result: c.results.get(row).copied().flatten(),
+        pick: c.outcomes.get(row).and_then(|o| o.pick),
+        grades: slot_grades(shown, c, row),
+        wins: won(c, row),
+        pairs: (c.protocol == Protocol::Pairwise)
+            .then(|| c.outcomes.get(row).map(|o| o.wins.clone()))
+            .flatten(),
     }
-    x
 }
 
 fn letters(slots: &[usize]) -> String {
@@ -68,17 +68,26 @@ fn write_items(run: &Rb2Run, dir: &Path) -> Result<()> {
         std::fs::File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
     );
     for (k, shown) in run.shown.iter().enumerate() {
-        let slots: Vec<&str> = (0..shown.order.len()).map(|s| shown.at(s)).collect();
-        serde_json::to_writer(
-            &mut out,
-            &json!({
-                "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
-                "completions": slots, "order": shown.order,
-                "correct": shown.gold.iter().map(|&s| slot_letter(s)).collect::<Vec<_>>(),
-                "results": run.configs.iter().map(|c| outcome_json(shown, c, k)).collect::<Vec<_>>(),
-            }),
-        )?;
-        out.write_all(b"\n")?;
+        let line = RowLine {
+            id: shown.row.id.clone(),
+            subset: shown.row.subset.clone(),
+            prompt: shown.row.prompt.clone(),
+            completions: (0..shown.order.len())
+                .map(|s| shown.at(s).to_string())
+                .collect(),
+            order: shown.order.clone(),
+            correct: shown
+                .gold
+                .iter()
+                .map(|&s| slot_letter(s).to_string())
+                .collect(),
+            results: run
+                .configs
+                .iter()
+                .map(|c| outcome_json(shown, c, k))
+                .collect(),
+        };
+        write_line(&mut out, &line)?;
     }
     out.flush()
         .with_context(|| format!("writing '{}'", path.display()))
@@ -284,42 +293,89 @@ pub fn latex(run: &Rb2Run) -> String {
     out
 }
 
+/// A configuration's result on a row as the browser shows it: the result, what was not read
+/// and every answer.
+#[derive(Serialize)]
+struct BrowsedResult {
+    #[serde(flatten)]
+    outcome: ResultLine,
+    missing: usize,
+    answers: Vec<BrowsedAnswer>,
+}
+
+/// An answer: what was asked, the text, what was read and where (in characters).
+#[derive(Serialize)]
+struct BrowsedAnswer {
+    asked: String,
+    sample: u32,
+    text: Option<String>,
+    read: String,
+    span: Option<[usize; 2]>,
+}
+
+/// A row in the browser: its slots, the correct ones and every configuration's result.
+#[derive(Serialize)]
+struct BrowsedRow<'a> {
+    id: &'a str,
+    subset: &'a str,
+    prompt: &'a str,
+    slots: Vec<&'a str>,
+    correct: &'a [usize],
+    results: Vec<BrowsedResult>,
+}
+
+#[derive(Serialize)]
+struct Browsed<'a> {
+    configs: Vec<&'a str>,
+    rows: Vec<BrowsedRow<'a>>,
+}
+
 /// The browser's data: each row with its slots and every configuration's result and answers.
 fn browser(run: &Rb2Run) -> Result<String> {
-    let rows: Vec<serde_json::Value> = run
+    let answer = |a: &crate::raters::rewardbench2::Answer| BrowsedAnswer {
+        asked: a.asked.clone(),
+        sample: a.sample,
+        text: a.text.clone(),
+        read: a.read.clone(),
+        span: a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| {
+            Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])
+        }),
+    };
+    let rows = run
         .shown
         .iter()
         .enumerate()
-        .map(|(k, shown)| {
-            let results: Vec<serde_json::Value> = run
+        .map(|(k, shown)| BrowsedRow {
+            id: &shown.row.id,
+            subset: &shown.row.subset,
+            prompt: &shown.row.prompt,
+            slots: (0..shown.order.len()).map(|s| shown.at(s)).collect(),
+            correct: &shown.gold,
+            results: run
                 .configs
                 .iter()
-                .map(|c| {
-                    let o = c.outcomes.get(k);
-                    let mut x = outcome_json(shown, c, k);
-                    // The page shows pairs won from "wins"; each pair's outcome is for report DIR.
-                    if let Some(m) = x.as_object_mut() {
-                        m.remove("pairs");
-                    }
-                    x["missing"] = json!(crate::report::calibrate::rewardbench2::analytics::read_row(c, k).missing());
-                    x["answers"] = json!(o.map(|o| o.answers.iter().map(|a| json!({
-                            "asked": a.asked, "sample": a.sample, "text": a.text, "read": a.read,
-                            "span": a.text.as_deref().zip(a.span).and_then(|(t, (x, y))| Some([t.get(..x)?.chars().count(), t.get(..y)?.chars().count()])),
-                        })).collect::<Vec<_>>()).unwrap_or_default());
-                    x
+                .map(|c| BrowsedResult {
+                    // The page shows pairs won from `wins`; each pair's outcome is for report DIR.
+                    outcome: ResultLine {
+                        pairs: None,
+                        ..outcome_json(shown, c, k)
+                    },
+                    missing: crate::report::calibrate::rewardbench2::analytics::read_row(c, k)
+                        .missing(),
+                    answers: c
+                        .outcomes
+                        .get(k)
+                        .map(|o| o.answers.iter().map(answer).collect())
+                        .unwrap_or_default(),
                 })
-                .collect();
-            json!({
-                "id": shown.row.id, "subset": shown.row.subset, "prompt": shown.row.prompt,
-                "slots": (0..shown.order.len()).map(|s| shown.at(s)).collect::<Vec<_>>(),
-                "correct": shown.gold, "results": results,
-            })
+                .collect(),
         })
         .collect();
-    script_json(&json!({
-        "configs": run.configs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-        "rows": rows,
-    }))
+    // Keys in name order, as in every JSON raterlab writes.
+    script_json(&serde_json::to_value(Browsed {
+        configs: run.configs.iter().map(|c| c.name.as_str()).collect(),
+        rows,
+    })?)
 }
 
 /// run.json of a RewardBench 2 run: the `--json` document, with its name, command line and

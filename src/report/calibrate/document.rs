@@ -1,0 +1,379 @@
+//! The `--json` document of a run over pairs (docs/guide.md, "JSON output"): each
+//! configuration's scopes and analytics, the paired comparisons, the groups, the frontier. Every
+//! part is a type that serializes; the document's keys come out in name order.
+
+use crate::evaluation::{Headline, PointwiseStats, Position, Scope};
+use crate::report::calibrate::probability;
+use crate::report::calibrate::ranking::{order, ranking_note, verdict};
+use crate::report::media::json::AgreementJson;
+use crate::run::record::Run;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A scope's position figures, the published pair rules under `rules`.
+#[derive(Serialize)]
+struct PositionJson<'a> {
+    pairs: usize,
+    pairs_both_rated: usize,
+    consistency: f64,
+    first_position_win_rate: f64,
+    rules: Rules<'a>,
+}
+
+#[derive(Serialize)]
+struct Rules<'a> {
+    fastchat: &'a Headline,
+    judgebench: &'a crate::evaluation::JudgeBench,
+    llmbar: &'a crate::evaluation::LlmBar,
+}
+
+fn position_json(p: &Position) -> PositionJson<'_> {
+    PositionJson {
+        pairs: p.pairs,
+        pairs_both_rated: p.pairs_both_rated,
+        consistency: p.consistency,
+        first_position_win_rate: p.first_position_win_rate,
+        rules: Rules {
+            fastchat: &p.fastchat,
+            judgebench: &p.judgebench,
+            llmbar: &p.llmbar,
+        },
+    }
+}
+
+/// The parse-failure policies' headline figures.
+#[derive(Serialize)]
+struct Policies<'a> {
+    drop: &'a Headline,
+    as_wrong: &'a Headline,
+    as_tie: &'a Headline,
+}
+
+/// A scope: the agreement figures, counts, policies and the analytics it has.
+#[derive(Serialize)]
+struct ScopeJson<'a> {
+    #[serde(flatten)]
+    agreement: AgreementJson<'a>,
+    counts: &'a crate::evaluation::Counts,
+    parse_rate: f64,
+    published_credit: f64,
+    policies: Policies<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<PositionJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pointwise: Option<PointwiseJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability: Option<Value>,
+}
+
+fn scope_json(s: &Scope) -> ScopeJson<'_> {
+    ScopeJson {
+        agreement: AgreementJson(&s.agreement),
+        counts: &s.counts,
+        parse_rate: s.parse_rate,
+        published_credit: s.published,
+        policies: Policies {
+            drop: &s.policies.drop,
+            as_wrong: &s.policies.as_wrong,
+            as_tie: &s.policies.as_tie,
+        },
+        position: s.position.as_ref().map(position_json),
+        pointwise: s.pointwise.as_ref().map(pointwise_json),
+        bias: s.bias.as_ref().map(crate::report::calibrate::bias::to_json),
+        probability: s.probability.as_ref().map(|p| probability::to_json(p, &[])),
+    }
+}
+
+/// A pointwise scope: the grades' gap, AUC, correlations, the missing-grade rules and the
+/// histograms.
+#[derive(Serialize)]
+struct PointwiseJson<'a> {
+    pairs: usize,
+    missing: usize,
+    mean_gap: f64,
+    mean_gap_ci: (f64, f64),
+    equal_grades: f64,
+    auc: f64,
+    auc_ci: (f64, f64),
+    spearman: f64,
+    spearman_p: f64,
+    kendall_tau_b: f64,
+    kendall_p: f64,
+    missing_rule: MissingRule<'a>,
+    histogram: Histogram,
+}
+
+#[derive(Serialize)]
+struct MissingRule<'a> {
+    drop: &'a Headline,
+    lowest: Option<&'a Headline>,
+}
+
+#[derive(Serialize)]
+struct Histogram {
+    chosen: Vec<GradeCount>,
+    rejected: Vec<GradeCount>,
+}
+
+#[derive(Serialize)]
+struct GradeCount {
+    grade: f64,
+    count: usize,
+}
+
+fn pointwise_json(p: &PointwiseStats) -> PointwiseJson<'_> {
+    let hist = |h: &[(f64, usize)]| {
+        h.iter()
+            .map(|&(grade, count)| GradeCount { grade, count })
+            .collect()
+    };
+    PointwiseJson {
+        pairs: p.pairs,
+        missing: p.missing,
+        mean_gap: p.mean_gap,
+        mean_gap_ci: p.mean_gap_ci,
+        equal_grades: p.equal_grades,
+        auc: p.auc,
+        auc_ci: p.auc_ci,
+        spearman: p.spearman.statistic,
+        spearman_p: p.spearman.p_value,
+        kendall_tau_b: p.kendall_tau_b.statistic,
+        kendall_p: p.kendall_tau_b.p_value,
+        missing_rule: MissingRule {
+            drop: &p.drop,
+            lowest: p.lowest.as_ref(),
+        },
+        histogram: Histogram {
+            chosen: hist(&p.chosen),
+            rejected: hist(&p.rejected),
+        },
+    }
+}
+
+/// `configs[i]`: who the configuration is, its scopes and every analytic it has.
+#[derive(Serialize)]
+struct ConfigJson<'a> {
+    name: &'a str,
+    prompt: &'a str,
+    rater: &'a str,
+    judge: &'a str,
+    model: &'a str,
+    simulated: bool,
+    counts: &'a crate::evaluation::Counts,
+    overall: ScopeJson<'a>,
+    by_subset: BTreeMap<&'a str, ScopeJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_depth: Option<BTreeMap<&'a str, ScopeJson<'a>>>,
+    sections: BTreeMap<String, f64>,
+    leaderboard: Option<f64>,
+    sections_published: BTreeMap<String, f64>,
+    leaderboard_published: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<PositionJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rmbench: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jury: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consistency: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length_model: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evaluator: Option<&'a crate::evaluation::evaluator::Measures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    systems: Option<&'a crate::evaluation::systems::Systems>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotators: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge_vs_annotators: Option<Value>,
+    reasons: Vec<crate::report::media::json::ReasonCount<'a>>,
+    cost: Value,
+}
+
+fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
+    let (r, rec, meta) = (
+        &run.evaluation.configs[i],
+        &run.record.configs[i],
+        &run.meta.configs[i],
+    );
+    fn scopes<'a>(
+        m: impl Iterator<Item = (&'a String, &'a Scope)>,
+    ) -> BTreeMap<&'a str, ScopeJson<'a>> {
+        m.map(|(k, s)| (k.as_str(), scope_json(s))).collect()
+    }
+    let annotators = r
+        .annotators
+        .as_ref()
+        .map(crate::report::annotators::to_json);
+    ConfigJson {
+        name: &rec.name,
+        prompt: &rec.prompt,
+        rater: &rec.rater,
+        judge: &rec.judge,
+        model: &meta.model,
+        simulated: rec.simulated,
+        counts: &r.overall.counts,
+        overall: scope_json(&r.overall),
+        by_subset: scopes(r.by_subset.iter()),
+        by_depth: (!r.by_depth.is_empty()).then(|| scopes(r.by_depth.iter().map(|(k, s)| (k, s)))),
+        sections: r
+            .sections
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        leaderboard: r.leaderboard,
+        sections_published: r
+            .sections_published
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        leaderboard_published: r.leaderboard_published,
+        position: r.overall.position.as_ref().map(position_json),
+        probability: r.overall.probability.as_ref().map(|p| {
+            let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
+            probability::to_json(p, missing)
+        }),
+        rmbench: crate::report::calibrate::rmbench::to_json(run, i),
+        jury: crate::report::calibrate::jury::to_json(run, ranked, i),
+        consistency: r
+            .consistency
+            .as_ref()
+            .map(crate::report::calibrate::consistency::to_json),
+        length_model: r
+            .length_model
+            .as_ref()
+            .map(crate::report::calibrate::bias::model_json),
+        evaluator: r.evaluator.as_ref(),
+        systems: r.systems.as_ref(),
+        judge_vs_annotators: annotators.as_ref().map(|(_, j)| j.clone()),
+        annotators: annotators.map(|(a, _)| a),
+        reasons: crate::report::media::json::reasons(&rec.reasons),
+        cost: crate::report::calibrate::cost::config_json(
+            run,
+            i,
+            crate::report::calibrate::ranking::reasoning_share(
+                rec.cost.tokens_reasoning,
+                rec.cost.calls,
+                meta.max_tokens,
+            ),
+        ),
+    }
+}
+
+/// A paired comparison of two configurations (B − A), on accuracy and quadratic kappa.
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    a: &'a str,
+    b: &'a str,
+    n: u64,
+    accuracy_diff: f64,
+    accuracy_ci: (f64, f64),
+    kappa_quadratic_diff: f64,
+    kappa_quadratic_ci: (f64, f64),
+    only_a_right: u64,
+    only_b_right: u64,
+    p_value: f64,
+    p_holm: f64,
+    kappa_quadratic_p: f64,
+    kappa_quadratic_p_holm: f64,
+    accuracy_finding: &'static str,
+    kappa_quadratic_finding: &'static str,
+    discordance: f64,
+    min_detectable_difference: f64,
+    items_needed: f64,
+    verdict: String,
+}
+
+/// The data a run rated.
+#[derive(Serialize)]
+struct DataJson<'a> {
+    source: &'a str,
+    items: usize,
+    seed: u64,
+    both_orders: bool,
+    checksum: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    unshared: &'a [String],
+}
+
+/// The documented JSON document of a run over pairs.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    run_dir: String,
+    data: DataJson<'a>,
+    bootstrap: usize,
+    simulated: bool,
+    configs: Vec<ConfigJson<'a>>,
+    comparisons: Vec<ComparisonJson<'a>>,
+    ranking_note: Option<String>,
+    significance_groups: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rmbench_comparisons: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evaluator: Option<&'a crate::evaluation::evaluator::RunMeasures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_frontier: Option<&'a crate::evaluation::cost::Frontier>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    systems_comparisons: &'a [crate::evaluation::record::AgainstBest],
+}
+
+/// The documented JSON document (docs/guide.md, "JSON output").
+pub fn to_json(run: &Run) -> Value {
+    let ranked = order(run);
+    let name = |k: usize| run.record.configs[k].name.as_str();
+    let comparisons = run
+        .evaluation
+        .comparisons
+        .iter()
+        .map(|c| ComparisonJson {
+            a: name(c.a),
+            b: name(c.b),
+            n: c.n,
+            accuracy_diff: c.accuracy.diff,
+            accuracy_ci: c.accuracy.ci,
+            kappa_quadratic_diff: c.kappa.diff,
+            kappa_quadratic_ci: c.kappa.ci,
+            only_a_right: c.only_a_right,
+            only_b_right: c.only_b_right,
+            p_value: c.accuracy.p,
+            p_holm: c.accuracy.p_holm,
+            kappa_quadratic_p: c.kappa.p,
+            kappa_quadratic_p_holm: c.kappa.p_holm,
+            accuracy_finding: c.accuracy.finding().key(),
+            kappa_quadratic_finding: c.kappa.finding().key(),
+            discordance: c.power.discordance,
+            min_detectable_difference: c.power.min_detectable,
+            items_needed: c.power.items_needed,
+            verdict: verdict(run, c),
+        })
+        .collect();
+    serde_json::to_value(RunJson {
+        run_dir: run.meta.dir.display().to_string(),
+        data: DataJson {
+            source: &run.meta.source,
+            items: run.record.items.len(),
+            seed: run.meta.seed,
+            both_orders: run.meta.both_orders,
+            checksum: &run.meta.checksum,
+            unshared: &run.meta.unshared,
+        },
+        bootstrap: run.meta.bootstrap,
+        simulated: run.record.configs.iter().any(|c| c.simulated),
+        configs: (0..run.evaluation.configs.len())
+            .map(|i| config_json(run, &ranked, i))
+            .collect(),
+        comparisons,
+        ranking_note: ranking_note(run),
+        significance_groups: crate::report::calibrate::groups::to_json(run),
+        rmbench_comparisons: crate::report::calibrate::rmbench::comparisons_json(run),
+        evaluator: run.evaluation.evaluator.as_ref(),
+        cost_frontier: run.evaluation.cost.as_ref(),
+        systems_comparisons: &run.evaluation.systems_comparisons,
+    })
+    .unwrap_or_default()
+}
