@@ -54,7 +54,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
             let seed = file.data.seed;
             let (configs, comparisons, group) =
-                super::calibrate::rewardbench2::score(&rows, made, missing, bootstrap, seed);
+                crate::run::rewardbench2::score(&rows, made, missing, bootstrap, seed);
             Calibrated::RewardBench2(Box::new(Rb2Run {
                 source: file.data.source,
                 seed,

@@ -10,6 +10,7 @@ pub mod batch;
 pub mod cache;
 pub mod data;
 pub mod file;
+pub mod forms;
 pub mod judges;
 pub mod jury;
 pub mod lines;

@@ -74,6 +74,33 @@ pub enum Calibrated {
 }
 
 impl Calibrated {
+    /// Each configuration's name and what its calls cost and how they failed (none for
+    /// `report DIR`).
+    pub fn tallies(&self) -> Vec<(&str, &CallTally)> {
+        match self {
+            Calibrated::Pairs(run) => run
+                .meta
+                .configs
+                .iter()
+                .map(|c| c.name.as_str())
+                .zip(&run.tallies)
+                .collect(),
+            Calibrated::RewardBench2(run) => run
+                .configs
+                .iter()
+                .map(|c| (c.name.as_str(), &c.tally))
+                .collect(),
+        }
+    }
+
+    /// The response caches the judges used (none for `report DIR`).
+    pub fn caches(&self) -> &[Arc<Cache>] {
+        match self {
+            Calibrated::Pairs(run) => &run.caches,
+            Calibrated::RewardBench2(run) => &run.caches,
+        }
+    }
+
     /// The run directory.
     pub fn dir(&self) -> &std::path::Path {
         match self {

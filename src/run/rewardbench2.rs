@@ -1,16 +1,19 @@
 //! What `calibrate` produced on RewardBench 2 rows: each configuration's leaderboard under
-//! both missing-score rules (the chosen one first), its calls and its rows' outcomes; and what
-//! a plan rates on them (`layout`), which `calibrate` and `batch export` share.
+//! both missing-score rules (the chosen one first), its calls and its rows' outcomes; what a
+//! plan rates on them (`layout`), which `calibrate` and `batch export` share; and how what the
+//! configurations made of the rows is scored (`score`), which `calibrate` and `report DIR`
+//! share.
 
 use crate::dataset::rewardbench2::items::RowItems;
-use crate::dataset::rewardbench2::Shown;
+use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::error::input_error;
+use crate::evaluation::rewardbench2::analytics;
 use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Slots};
-use crate::evaluation::rewardbench2::{Board, Scored};
+use crate::evaluation::rewardbench2::{board, chance, decided, Board, Scored};
 use crate::raters::rewardbench2::{
     check_rows, items as rewardbench2_items, ties_config, ties_items, Protocol, RowOutcome,
 };
-use crate::raters::{CallTally, Config};
+use crate::raters::{CallTally, Config, Missing};
 use crate::run::judges;
 use anyhow::Result;
 
@@ -171,4 +174,108 @@ pub fn layout(
         }
     }
     Ok((items, specs))
+}
+
+/// A row as the scoring sees it under `protocol`, its scores or decided result given.
+fn scored(
+    shown: &Shown,
+    protocol: Protocol,
+    scores: Vec<Option<f64>>,
+    decided: Option<f64>,
+    floor: f64,
+) -> Scored {
+    let row = &shown.row;
+    Scored {
+        chance: chance(protocol, row.correct, row.completions.len()),
+        subset: row.subset.clone(),
+        question: (row.subset == TIES)
+            .then(|| row.id.strip_prefix("Ties-").and_then(ties_number))
+            .flatten(),
+        scores,
+        correct: row.correct,
+        decided,
+        floor,
+    }
+}
+
+fn other(missing: Missing) -> Missing {
+    match missing {
+        Missing::Drop => Missing::Lowest,
+        Missing::Lowest => Missing::Drop,
+    }
+}
+
+/// Every configuration's rows scored under both missing-score rules, with the analytics;
+/// the paired comparisons of every two and the group of the best. `calibrate` and `report
+/// DIR` both score a run here.
+pub fn score(
+    rows: &[Shown],
+    made: Vec<Rb2Made>,
+    missing: Missing,
+    bootstrap: usize,
+    seed: u64,
+) -> (Vec<Rb2Config>, Vec<analytics::Paired>, Vec<usize>) {
+    let configs: Vec<Rb2Config> = made
+        .into_iter()
+        .map(|m| config(rows, m, missing, bootstrap, seed))
+        .collect();
+    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
+    let comparisons = analytics::compare(&scored, missing, bootstrap, seed);
+    let group = analytics::best_group(
+        &configs
+            .iter()
+            .map(|c| analytics::overall_of(&c.boards[0]))
+            .collect::<Vec<_>>(),
+        &comparisons,
+    );
+    (configs, comparisons, group)
+}
+
+/// A configuration's record from what it made of the rows: both boards and the analytics.
+fn config(
+    rows: &[Shown],
+    made: Rb2Made,
+    missing: Missing,
+    bootstrap: usize,
+    seed: u64,
+) -> Rb2Config {
+    let protocol = made.protocol;
+    let scored: Vec<Scored> = rows
+        .iter()
+        .zip(&made.outcomes)
+        .map(|(shown, o)| {
+            let decided = (shown.row.subset != TIES)
+                .then(|| decided(protocol, o, &shown.gold))
+                .flatten();
+            self::scored(shown, protocol, o.grades.clone(), decided, made.floor)
+        })
+        .collect();
+    let results = analytics::results(&scored, missing);
+    let ranking = protocol == Protocol::Ranking;
+    let picks: Option<Vec<Option<usize>>> =
+        ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
+    // The rows outside Ties whose pick the other reader reads differently.
+    let readers_disagree = ranking.then(|| {
+        made.outcomes
+            .iter()
+            .zip(rows)
+            .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
+            .count()
+    });
+    Rb2Config {
+        name: made.name,
+        simulated: made.simulated,
+        protocol,
+        boards: [
+            board(&scored, missing, bootstrap, seed),
+            board(&scored, other(missing), bootstrap, seed),
+        ],
+        tally: made.tally,
+        readers_disagree,
+        outcomes: made.outcomes,
+        slots: analytics::slots(rows, picks.as_deref(), &results),
+        grades: protocol.grades().then(|| analytics::grades(&scored)),
+        results,
+        scored,
+    }
 }

@@ -5,37 +5,68 @@ use crate::error::input_error;
 use crate::judge::batch::{Format, Manifest};
 use crate::raters::Part;
 use crate::run::batch::ExportSummary;
-use crate::run::data::{self, Dataset, Rows};
-use crate::run::judges::{self, completions_dir};
-use crate::run::plan::{data_settings, plan, Form, Plan};
-use crate::run::rewardbench2::{layout, PartSpec, Rb2Items};
+use crate::run::data;
+use crate::run::forms::Described;
+use crate::run::judges::completions_dir;
+use crate::run::plan::{data_settings, plan, Plan};
 use crate::run::settings::PlanSettings;
 use anyhow::{Context, Result};
-use serde_json::json;
+use serde::Serialize;
 use std::collections::HashSet;
 use std::path::Path;
 
-/// The data a plan rates, as the manifest describes it.
-struct Described {
-    source: String,
+/// The plan as the manifest describes it.
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    source: &'a str,
     /// Examples of pairs; rows of RewardBench 2.
     examples: usize,
+    seed: u64,
     both_orders: bool,
+    configs: Vec<ConfigJson<'a>>,
+    command: Vec<String>,
+    cache_dir: std::path::PathBuf,
 }
 
-fn plan_json(args: &PlanSettings, data: &Described, plan: &Plan, seed: u64) -> serde_json::Value {
-    json!({
-        "source": data.source,
-        "examples": data.examples,
-        "seed": seed,
-        "both_orders": data.both_orders,
-        "configs": plan.metas.iter().filter(|m| m.model != "-").map(|m| json!({
-            "name": m.name, "model": m.model, "prompt": m.prompt, "rater": m.rater,
-            "temperature": m.temperature, "max_tokens": m.max_tokens,
-        })).collect::<Vec<_>>(),
-        "command": crate::run::command_line(),
-        "cache_dir": completions_dir(args.judge.cache_dir.as_deref()),
+/// A configuration that calls a model.
+#[derive(Serialize)]
+struct ConfigJson<'a> {
+    name: &'a str,
+    model: &'a str,
+    prompt: &'a str,
+    rater: &'a str,
+    temperature: f64,
+    max_tokens: u32,
+}
+
+fn plan_json(
+    args: &PlanSettings,
+    data: &Described,
+    both_orders: bool,
+    plan: &Plan,
+) -> serde_json::Value {
+    serde_json::to_value(PlanJson {
+        source: &data.source,
+        examples: data.examples,
+        seed: data.seed,
+        both_orders,
+        configs: plan
+            .metas
+            .iter()
+            .filter(|m| m.model != "-")
+            .map(|m| ConfigJson {
+                name: &m.name,
+                model: &m.model,
+                prompt: &m.prompt,
+                rater: &m.rater,
+                temperature: m.temperature,
+                max_tokens: m.max_tokens,
+            })
+            .collect(),
+        command: crate::run::command_line(),
+        cache_dir: completions_dir(args.judge.cache_dir.as_deref()),
     })
+    .unwrap_or_default()
 }
 
 /// `raterlab batch export`.
@@ -62,51 +93,22 @@ pub fn export(args: &PlanSettings, out: &Path, format: &str) -> Result<ExportSum
         &settings,
         &crate::report::media::progress::Download::default(),
     )?;
-    let form = match &rows {
-        Rows::Pairs(_) => Form::Pairs,
-        Rows::RewardBench2(_) => Form::RewardBench2,
-    };
     let planned = plan(
         &plan_args,
-        form,
+        rows.form(),
         settings.seed,
         &crate::report::media::progress::Steps::default(),
     )?;
     check_batchable(planned.configs.iter(), "batch export")?;
-    // What each form rates, kept here for the parts to borrow.
-    let dataset: Dataset;
-    let laid_out: (Rb2Items, Vec<PartSpec>);
-    let (parts, data): (Vec<Part<'_>>, Described) = match rows {
-        Rows::Pairs(d) => {
-            judges::check_configs(&planned.configs, &d.examples)?;
-            let data = Described {
-                source: d.source.clone(),
-                examples: d.examples.len(),
-                both_orders: d.both_orders,
-            };
-            dataset = d;
-            let examples = dataset.examples.as_slice();
-            (
-                planned.configs.iter().map(|c| (c, examples)).collect(),
-                data,
-            )
-        }
-        Rows::RewardBench2(set) => {
-            let data = Described {
-                source: set.source.clone(),
-                examples: set.rows.len(),
-                both_orders: settings.both_orders,
-            };
-            laid_out = layout(&planned.configs, &set.rows, settings.both_orders)?;
-            let (items, specs) = &laid_out;
-            let parts = specs
-                .iter()
-                .map(|s| (&s.config, items.of(s.kind).examples.as_slice()))
-                .collect();
-            (parts, data)
-        }
-    };
-    write(args, out, format, &planned, &parts, &data, settings.seed)
+    let laid_out = rows.layout(&planned.configs, settings.both_orders)?;
+    write(
+        args,
+        out,
+        format,
+        &planned,
+        &laid_out.parts(),
+        (&rows.described(), settings.both_orders),
+    )
 }
 
 /// Writes the parts' uncached calls as shards and the manifest.
@@ -116,8 +118,7 @@ fn write(
     format: Format,
     planned: &Plan,
     parts: &[Part<'_>],
-    data: &Described,
-    seed: u64,
+    (data, both_orders): (&Described, bool),
 ) -> Result<ExportSummary> {
     let cache_dir = completions_dir(args.judge.cache_dir.as_deref());
     if cache_dir.is_file() {
@@ -148,7 +149,7 @@ fn write(
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        plan: plan_json(args, data, planned, seed),
+        plan: plan_json(args, data, both_orders, planned),
         counts: counts.clone(),
         shards: shards.clone(),
     };

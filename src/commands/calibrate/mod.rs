@@ -57,22 +57,10 @@ pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
 /// Problems to report once the run directory is written (`session::finish`): notes of the
 /// caches, unwritten answers, and the failures that fail the run.
 pub fn finish(args: &CalibrateSettings, calibrated: &Calibrated) -> Result<()> {
-    match calibrated {
-        Calibrated::Pairs(run) => session::finish(
-            args,
-            &run.caches,
-            run.meta
-                .configs
-                .iter()
-                .map(|c| c.name.as_str())
-                .zip(&run.tallies),
-            &run.meta.dir,
-        ),
-        Calibrated::RewardBench2(run) => session::finish(
-            args,
-            &run.caches,
-            run.configs.iter().map(|c| (c.name.as_str(), &c.tally)),
-            calibrated.dir(),
-        ),
-    }
+    session::finish(
+        args,
+        calibrated.caches(),
+        calibrated.tallies().into_iter(),
+        calibrated.dir(),
+    )
 }

@@ -1,11 +1,10 @@
 //! `calibrate`'s pairs form: every judge configuration rates the same examples; the record is
 //! evaluated and compared.
 
-use super::session::{Part, Rated, Session};
+use super::session::{Rated, Session};
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
-use crate::run::judges;
 use crate::run::plan::{Form, Plan};
 use crate::run::record::{ConfigMeta, Run, RunMeta};
 use crate::run::settings::{CalibrateSettings, ReferenceSpec};
@@ -239,22 +238,13 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         caches,
         ..
     } = &session.plan;
-    judges::check_configs(configs, &dataset.examples)?;
-    let parts = configs
-        .iter()
-        .enumerate()
-        .map(|(of, config)| Part {
-            of,
-            config: config.clone(),
-            items: &dataset.examples,
-        })
-        .collect();
+    let layout = dataset.layout(configs)?;
     // The run keeps a row per rating; the answers went to the run directory.
     let mut ratings: Vec<Vec<RatingRow>> = configs
         .iter()
         .map(|_| Vec::with_capacity(dataset.examples.len()))
         .collect();
-    let mut rated = session.rate(args, parts, &mut |k, _, rating| {
+    let mut rated = session.rate(args, &layout, &mut |k, _, rating| {
         ratings[k].push(RatingRow::from(rating));
     })?;
     // The juries vote from their members' ratings: no call of their own.

@@ -1,50 +1,18 @@
-//! `calibrate`'s RewardBench 2 form: a reward model's per-completion scores
-//! (`--judge scores:FILE`), or judge configurations by their protocol (a ranking template:
-//! four-way; a pointwise one: ratings; a pairwise one: the correct completion against each
-//! incorrect one; Ties rows always by ratings), scored as reward-bench scores them, under both
-//! missing-score rules, with bootstrap CIs.
+//! `calibrate`'s RewardBench 2 form: judge configurations by their protocol (a ranking
+//! template: four-way; a pointwise one or a reward model's scores, `--judge scores:FILE`:
+//! ratings; a pairwise one: the correct completion against each incorrect one; Ties rows always
+//! by ratings), each rating folded into its row, then scored as reward-bench scores them
+//! (`run::rewardbench2::score`).
 
-use super::session::{Part, Session};
-use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
+use super::session::Session;
 use crate::error::input_error;
-use crate::evaluation::rewardbench2::analytics;
-use crate::evaluation::rewardbench2::{board, chance, decided, Scored, FAILED_RATING};
+use crate::evaluation::rewardbench2::FAILED_RATING;
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
-use crate::raters::Missing;
 use crate::run::data::Rb2Set;
 use crate::run::plan::Form;
-use crate::run::rewardbench2::{layout, Rb2Config, Rb2Made, Rb2Run};
+use crate::run::rewardbench2::{score, Rb2Made, Rb2Run};
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
-
-/// A row as the scoring sees it under `protocol`, its scores or decided result given.
-fn scored(
-    shown: &Shown,
-    protocol: Protocol,
-    scores: Vec<Option<f64>>,
-    decided: Option<f64>,
-    floor: f64,
-) -> Scored {
-    let row = &shown.row;
-    Scored {
-        chance: chance(protocol, row.correct, row.completions.len()),
-        subset: row.subset.clone(),
-        question: (row.subset == TIES)
-            .then(|| row.id.strip_prefix("Ties-").and_then(ties_number))
-            .flatten(),
-        scores,
-        correct: row.correct,
-        decided,
-        floor,
-    }
-}
-
-fn other(missing: Missing) -> Missing {
-    match missing {
-        Missing::Drop => Missing::Lowest,
-        Missing::Lowest => Missing::Drop,
-    }
-}
 
 pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let by_score = crate::run::rewardbench2::by_score(args.sort)?;
@@ -68,81 +36,6 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         caches: out.caches,
         by_score,
     })
-}
-
-/// Every configuration's rows scored under both missing-score rules, with the analytics;
-/// the paired comparisons of every two and the group of the best. `calibrate` and `report
-/// DIR` both score a run here.
-pub fn score(
-    rows: &[Shown],
-    made: Vec<Rb2Made>,
-    missing: Missing,
-    bootstrap: usize,
-    seed: u64,
-) -> (Vec<Rb2Config>, Vec<analytics::Paired>, Vec<usize>) {
-    let configs: Vec<Rb2Config> = made
-        .into_iter()
-        .map(|m| config(rows, m, missing, bootstrap, seed))
-        .collect();
-    let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
-    let comparisons = analytics::compare(&scored, missing, bootstrap, seed);
-    let group = analytics::best_group(
-        &configs
-            .iter()
-            .map(|c| analytics::overall_of(&c.boards[0]))
-            .collect::<Vec<_>>(),
-        &comparisons,
-    );
-    (configs, comparisons, group)
-}
-
-/// A configuration's record from what it made of the rows: both boards and the analytics.
-fn config(
-    rows: &[Shown],
-    made: Rb2Made,
-    missing: Missing,
-    bootstrap: usize,
-    seed: u64,
-) -> Rb2Config {
-    let protocol = made.protocol;
-    let scored: Vec<Scored> = rows
-        .iter()
-        .zip(&made.outcomes)
-        .map(|(shown, o)| {
-            let decided = (shown.row.subset != TIES)
-                .then(|| decided(protocol, o, &shown.gold))
-                .flatten();
-            self::scored(shown, protocol, o.grades.clone(), decided, made.floor)
-        })
-        .collect();
-    let results = analytics::results(&scored, missing);
-    let ranking = protocol == Protocol::Ranking;
-    let picks: Option<Vec<Option<usize>>> =
-        ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
-    // The rows outside Ties whose pick the other reader reads differently.
-    let readers_disagree = ranking.then(|| {
-        made.outcomes
-            .iter()
-            .zip(rows)
-            .filter(|(o, s)| s.row.subset != TIES && o.pick != o.other_pick)
-            .count()
-    });
-    Rb2Config {
-        name: made.name,
-        simulated: made.simulated,
-        protocol,
-        boards: [
-            board(&scored, missing, bootstrap, seed),
-            board(&scored, other(missing), bootstrap, seed),
-        ],
-        tally: made.tally,
-        readers_disagree,
-        outcomes: made.outcomes,
-        slots: analytics::slots(rows, picks.as_deref(), &results),
-        grades: protocol.grades().then(|| analytics::grades(&scored)),
-        results,
-        scored,
-    }
 }
 
 /// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
@@ -223,29 +116,22 @@ fn scores_made(made: &Rb2Made, source: &str) -> Result<f64> {
 fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, Out)> {
     let session = Session::plan(args, Form::RewardBench2, set.seed)?;
     let plan = &session.plan;
-    let (items, specs) = layout(&plan.configs, &set.rows, args.plan.data.both_orders)?;
-    let items_of = |kind: Option<Protocol>| items.of(kind);
-    let kinds: Vec<Option<Protocol>> = specs.iter().map(|s| s.kind).collect();
-    let parts: Vec<Part<'_>> = specs
-        .into_iter()
-        .map(|s| Part {
-            of: s.of,
-            items: &items.of(s.kind).examples,
-            config: s.config,
-        })
-        .collect();
+    let layout = set.layout(&plan.configs, args.plan.data.both_orders)?;
     let mut outcomes: Vec<Vec<RowOutcome>> =
         vec![RowOutcome::for_rows(&set.rows); plan.configs.len()];
-    let mut next = vec![0usize; parts.len()];
-    let rated = session.rate(args, parts, &mut |k, part, rating| {
-        fold(
-            &mut outcomes[part.of],
-            &set.rows,
-            items_of(kinds[k]),
-            next[k],
-            &part.config,
-            rating,
-        );
+    let mut next = vec![0usize; layout.specs.len()];
+    let rated = session.rate(args, &layout, &mut |k, part, rating| {
+        // RewardBench 2 rows always lay out their own items.
+        if let Some(items) = layout.rewardbench2() {
+            fold(
+                &mut outcomes[part.of],
+                &set.rows,
+                items.of(part.kind),
+                next[k],
+                &part.config,
+                rating,
+            );
+        }
         next[k] += 1;
     })?;
     let mut made: Vec<Rb2Made> = plan

@@ -4,12 +4,13 @@
 //! the unwritten-answers warning, the failure checks). A form says only which items each
 //! configuration rates and how a rating folds back into its rows.
 
-use crate::dataset::examples::Example;
 use crate::judge::cache::Cache;
 use crate::judge::execute::Budget;
 use crate::raters::{self, CallTally, Config, Rating};
+use crate::run::forms::Layout;
 use crate::run::judges;
 use crate::run::plan::{plan, Form, Plan};
+use crate::run::rewardbench2::PartSpec;
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -23,16 +24,6 @@ pub struct Session {
     pub name: String,
     /// The concurrency and pace every call shares.
     budget: Budget,
-}
-
-/// What one configuration of the plan rates: its configuration as called (RewardBench 2's
-/// Ties part rates with the Ties prompt) and its items.
-#[derive(Debug)]
-pub struct Part<'a> {
-    /// The plan's configuration it belongs to (its tally).
-    pub of: usize,
-    pub config: Config,
-    pub items: &'a [Example],
 }
 
 /// Where a run went and what its calls cost.
@@ -83,28 +74,31 @@ impl Session {
     pub fn rate(
         &self,
         args: &CalibrateSettings,
-        parts: Vec<Part<'_>>,
-        fold: &mut dyn FnMut(usize, &Part<'_>, &Rating),
+        layout: &Layout<'_>,
+        fold: &mut dyn FnMut(usize, &PartSpec, &Rating),
     ) -> Result<Rated> {
         let (dir, created_unix) = super::super::out::create(args.out.as_deref(), &self.name)?;
-        let mut parts = parts;
+        let parts = &layout.specs;
+        // Each part's configuration as called: with --batch, answered by the batches.
+        let mut configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();
         if args.batch.batch {
-            let called: Vec<raters::Part<'_>> =
-                parts.iter().map(|p| (&p.config, p.items)).collect();
             let settles = super::super::batch::rounds::run_batches(
                 args,
-                &called,
+                &layout.parts(),
                 &self.plan.caches,
                 &crate::report::batch::Watcher::default(),
             )?;
-            for (p, settle) in parts.iter_mut().zip(settles) {
+            for (config, settle) in configs.iter_mut().zip(settles) {
                 if let Some(settle) = settle {
-                    settle.settle(&mut p.config);
+                    settle.settle(config);
                 }
             }
         }
-        let configs: Vec<Config> = parts.iter().map(|p| p.config.clone()).collect();
-        let called: Vec<raters::Part<'_>> = parts.iter().map(|p| (&p.config, p.items)).collect();
+        let called: Vec<raters::Part<'_>> = configs
+            .iter()
+            .zip(parts)
+            .map(|(c, p)| (c, layout.items(p)))
+            .collect();
         let observer =
             crate::report::media::progress::Calls::new(&configs, &raters::calls_per_part(&called));
         let mut log = crate::report::calibrate::run_dir::AnswerLog::create(
