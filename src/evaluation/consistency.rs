@@ -112,30 +112,18 @@ fn mode(verdicts: impl Iterator<Item = i64>) -> Option<i64> {
     crate::metrics::raters::unique_mode(verdicts.map(index), 3).map(|i| i as i64 - 1)
 }
 
-/// Curves and decomposition for one configuration's samples (`samples[item][sample]`).
-pub fn consistency(
+/// Each item's pattern (gold and its verdicts, padded to `n`), the distinct patterns in first
+/// seen order with their counts. When every k-subset is used for every k (`exhaustive`), which
+/// sample said what does not matter, only how many said each verdict: the verdicts are sorted,
+/// and there are far fewer patterns.
+fn patterns(
     run: &RunRecord,
     samples: &[Vec<Option<i64>>],
-    bootstrap: usize,
-    seed: u64,
-) -> Option<Consistency> {
-    let n = samples.iter().map(Vec::len).max()?;
-    if n < 2 || samples.len() != run.items.len() {
-        return None;
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let per_k: Vec<Vec<Vec<usize>>> = (1..=n).map(|k| subsets(n, k, &mut rng)).collect();
-    // Each item's pattern: gold and its verdicts. When every k-subset is used for every k,
-    // which sample said what does not matter, only how many said each verdict: the verdicts
-    // are sorted, and there are far fewer patterns.
-    let choose =
-        |k: usize| -> usize { (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1)) };
-    let exhaustive = per_k
-        .iter()
-        .enumerate()
-        .all(|(k, sets)| sets.len() == choose(k + 1));
-    let mut patterns: HashMap<(i64, Vec<Option<i64>>), u64> = HashMap::new();
-    let mut keys: Vec<(i64, Vec<Option<i64>>)> = Vec::new();
+    n: usize,
+    exhaustive: bool,
+) -> (Vec<Pattern>, Vec<u64>) {
+    let mut patterns: HashMap<Pattern, u64> = HashMap::new();
+    let mut keys: Vec<Pattern> = Vec::new();
     for (item, s) in run.items.iter().zip(samples) {
         let mut verdicts = s.clone();
         verdicts.resize(n, None);
@@ -149,58 +137,83 @@ pub fn consistency(
         });
         *count += 1;
     }
-    let counts: Vec<u64> = keys.iter().map(|k| patterns[k]).collect();
-    // Per pattern, per (rule, k): its 12 pooled cells over the k-subsets.
-    let cells: Vec<Vec<Vec<[u64; 12]>>> = keys
+    let counts = keys.iter().map(|k| patterns[k]).collect();
+    (keys, counts)
+}
+
+/// An item's gold and its samples' verdicts.
+type Pattern = (i64, Vec<Option<i64>>);
+
+/// A pattern's 12 pooled cells over the k-subsets, per rule and k.
+fn pattern_cells((gold, verdicts): &Pattern, per_k: &[Vec<Vec<usize>>]) -> Vec<Vec<[u64; 12]>> {
+    RULES
         .iter()
-        .map(|(gold, verdicts)| {
-            RULES
+        .map(|rule| {
+            per_k
                 .iter()
-                .map(|rule| {
-                    per_k
-                        .iter()
-                        .map(|sets| {
-                            let mut t = [0u64; 12];
-                            for set in sets {
-                                let chosen: Vec<i64> = set
-                                    .iter()
-                                    .filter_map(|&i| verdicts.get(i).copied().flatten())
-                                    .collect();
-                                let column = if chosen.is_empty() {
-                                    3
-                                } else {
-                                    index(rule.apply(&chosen))
-                                };
-                                t[index(*gold) * 4 + column] += 1;
-                            }
-                            t
-                        })
-                        .collect()
+                .map(|sets| {
+                    let mut t = [0u64; 12];
+                    for set in sets {
+                        let chosen: Vec<i64> = set
+                            .iter()
+                            .filter_map(|&i| verdicts.get(i).copied().flatten())
+                            .collect();
+                        let column = if chosen.is_empty() {
+                            3
+                        } else {
+                            index(rule.apply(&chosen))
+                        };
+                        t[index(*gold) * 4 + column] += 1;
+                    }
+                    t
                 })
                 .collect()
         })
-        .collect();
-    // Bias and variance per pattern: (mode right, has mode) and (disagreements, cases).
-    let decomposition: Vec<[u64; 4]> = keys
+        .collect()
+}
+
+/// A pattern's bias and variance counts: (mode right, has a mode) and (samples that differ
+/// from the mode of the others, samples whose others have a mode).
+fn pattern_decomposition((gold, verdicts): &Pattern) -> [u64; 4] {
+    let present: Vec<i64> = verdicts.iter().flatten().copied().collect();
+    let m = mode(present.iter().copied());
+    let mut d = [u64::from(m == Some(*gold)), u64::from(m.is_some()), 0, 0];
+    for (i, v) in present.iter().enumerate() {
+        let others = present
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, x)| *x);
+        if let Some(o) = mode(others) {
+            d[2] += u64::from(*v != o);
+            d[3] += 1;
+        }
+    }
+    d
+}
+
+/// Curves and decomposition for one configuration's samples (`samples[item][sample]`).
+pub fn consistency(
+    run: &RunRecord,
+    samples: &[Vec<Option<i64>>],
+    bootstrap: usize,
+    seed: u64,
+) -> Option<Consistency> {
+    let n = samples.iter().map(Vec::len).max()?;
+    if n < 2 || samples.len() != run.items.len() {
+        return None;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let per_k: Vec<Vec<Vec<usize>>> = (1..=n).map(|k| subsets(n, k, &mut rng)).collect();
+    let choose =
+        |k: usize| -> usize { (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1)) };
+    let exhaustive = per_k
         .iter()
-        .map(|(gold, verdicts)| {
-            let present: Vec<i64> = verdicts.iter().flatten().copied().collect();
-            let m = mode(present.iter().copied());
-            let mut d = [u64::from(m == Some(*gold)), u64::from(m.is_some()), 0, 0];
-            for (i, v) in present.iter().enumerate() {
-                let others = present
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, x)| *x);
-                if let Some(o) = mode(others) {
-                    d[2] += u64::from(*v != o);
-                    d[3] += 1;
-                }
-            }
-            d
-        })
-        .collect();
+        .enumerate()
+        .all(|(k, sets)| sets.len() == choose(k + 1));
+    let (keys, counts) = patterns(run, samples, n, exhaustive);
+    let cells: Vec<Vec<Vec<[u64; 12]>>> = keys.iter().map(|p| pattern_cells(p, &per_k)).collect();
+    let decomposition: Vec<[u64; 4]> = keys.iter().map(pattern_decomposition).collect();
     let pooled = |w: &[u64], rule: usize, k: usize| -> [u64; 12] {
         let mut t = [0u64; 12];
         for (p, &w) in cells.iter().zip(w) {

@@ -194,38 +194,17 @@ fn matrix(cells: &[[f64; 9]], picks: impl Iterator<Item = usize>) -> [f64; 9] {
     sum.map(|s| s / n as f64)
 }
 
-/// Every configuration scored on the layout, with CIs and paired comparisons.
-pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBench {
-    let k = run.configs.len();
-    // cells[config][domain][prompt]
-    let cells: Vec<Vec<Vec<[f64; 9]>>> = (0..k)
-        .map(|c| {
-            layout
-                .domains
-                .iter()
-                .map(|(_, items)| prompt_cells(run, c, items))
-                .collect()
-        })
-        .collect();
-    let point = |c: usize| -> (Vec<([f64; 9], Figures)>, Figures) {
-        let per: Vec<([f64; 9], Figures)> = cells[c]
-            .iter()
-            .map(|d| {
-                let m = matrix(d, 0..d.len());
-                (m, Figures::of(&m))
-            })
-            .collect();
-        let overall = Figures::mean(&per.iter().map(|x| x.1).collect::<Vec<_>>());
-        (per, overall)
-    };
-    // One redraw of the prompts (within each domain) for every configuration at once.
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ 0x0052_4d42_656e_6368);
-    let sizes: Vec<usize> = layout.domains.iter().map(|(_, p)| p.len()).collect();
-    // draws[config][domain or overall (last)][figure][draw]
-    let mut draws: Vec<Vec<[Vec<f64>; 5]>> = (0..k)
+/// Redrawn figures: `[config][domain, then overall][figure][draw]`.
+type Draws = Vec<Vec<[Vec<f64>; 5]>>;
+
+/// `bootstrap` redraws of the prompts (within each domain), one for every configuration at
+/// once, so the comparisons pair them.
+fn redraw(cells: &[Vec<Vec<[f64; 9]>>], sizes: &[usize], bootstrap: usize, seed: u64) -> Draws {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0052_4d42_656e_6368);
+    let mut draws: Draws = (0..cells.len())
         .map(|_| (0..=sizes.len()).map(|_| Default::default()).collect())
         .collect();
-    for _ in 0..settings.bootstrap {
+    for _ in 0..bootstrap {
         let picks: Vec<Vec<usize>> = sizes
             .iter()
             .map(|&n| (0..n).map(|_| rng.random_range(0..n)).collect())
@@ -247,39 +226,50 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
             }
         }
     }
-    let configs: Vec<RmStats> = (0..k)
-        .map(|c| {
-            let (per, figures) = point(c);
-            let n = per.len();
-            RmStats {
-                matrix: {
-                    let mut m = [0.0; 9];
-                    for (x, _) in &per {
-                        for (s, v) in m.iter_mut().zip(x) {
-                            *s += v / n as f64;
-                        }
-                    }
-                    m
-                },
-                figures,
-                // A copy: interval95 sorts, and the comparisons below pair the draws in order.
-                ci: Intervals::of(&mut draws[c][n].clone()),
-                domains: per
-                    .iter()
-                    .enumerate()
-                    .map(|(d, (m, f))| DomainStats {
-                        domain: layout.domains[d].0,
-                        prompts: sizes[d],
-                        matrix: *m,
-                        figures: *f,
-                        ci: Intervals::of(&mut draws[c][d].clone()),
-                    })
-                    .collect(),
-                complete: n == DOMAINS.len(),
-            }
+    draws
+}
+
+/// One configuration's figures per domain and overall, with their intervals.
+fn config_stats(cells: &[Vec<[f64; 9]>], draws: &[[Vec<f64>; 5]], layout: &Layout) -> RmStats {
+    let per: Vec<([f64; 9], Figures)> = cells
+        .iter()
+        .map(|d| {
+            let m = matrix(d, 0..d.len());
+            (m, Figures::of(&m))
         })
         .collect();
-    let overall = sizes.len();
+    let figures = Figures::mean(&per.iter().map(|x| x.1).collect::<Vec<_>>());
+    let n = per.len();
+    let mut matrix = [0.0; 9];
+    for (x, _) in &per {
+        for (s, v) in matrix.iter_mut().zip(x) {
+            *s += v / n as f64;
+        }
+    }
+    RmStats {
+        matrix,
+        figures,
+        // A copy: interval95 sorts, and the comparisons pair the draws in order.
+        ci: Intervals::of(&mut draws[n].clone()),
+        domains: per
+            .iter()
+            .enumerate()
+            .map(|(d, (m, f))| DomainStats {
+                domain: layout.domains[d].0,
+                prompts: layout.domains[d].1.len(),
+                matrix: *m,
+                figures: *f,
+                ci: Intervals::of(&mut draws[d].clone()),
+            })
+            .collect(),
+        complete: n == DOMAINS.len(),
+    }
+}
+
+/// Every two configurations on `average` and `hard` (B − A): the paired redraws' interval and
+/// p, Holm per metric.
+fn compare(configs: &[RmStats], draws: &Draws, overall: usize) -> Vec<RmComparison> {
+    let k = configs.len();
     let mut comparisons = Vec::new();
     // Figures::array's positions: average 3, hard 0.
     for (metric, at) in [("average", 3usize), ("hard", 0usize)] {
@@ -313,9 +303,31 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
         adjust_holm(family.iter_mut().map(|c| &mut c.test));
         comparisons.extend(family);
     }
+    comparisons
+}
+
+/// Every configuration scored on the layout, with CIs and paired comparisons.
+pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBench {
+    // cells[config][domain][prompt]
+    let cells: Vec<Vec<Vec<[f64; 9]>>> = (0..run.configs.len())
+        .map(|c| {
+            layout
+                .domains
+                .iter()
+                .map(|(_, items)| prompt_cells(run, c, items))
+                .collect()
+        })
+        .collect();
+    let sizes: Vec<usize> = layout.domains.iter().map(|(_, p)| p.len()).collect();
+    let draws = redraw(&cells, &sizes, settings.bootstrap, settings.seed);
+    let configs: Vec<RmStats> = cells
+        .iter()
+        .zip(&draws)
+        .map(|(c, d)| config_stats(c, d, layout))
+        .collect();
     RmBench {
+        comparisons: compare(&configs, &draws, sizes.len()),
         configs,
-        comparisons,
     }
 }
 

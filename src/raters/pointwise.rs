@@ -66,6 +66,52 @@ impl Missing {
     }
 }
 
+/// One sample's grade read from its answer alone (never from the thinking), checked against
+/// the template's scale.
+fn grade_trace(template: &Template, side: u8, i: usize, (outcome, shared): Graded) -> SampleTrace {
+    let scale = template.scale;
+    let mut t = match outcome {
+        Ok(c) => {
+            // The grade is read from the answer alone, never from the thinking.
+            let answer = match c.answer() {
+                Answer::Text { answer, .. } => Some(answer),
+                Answer::CutOff { .. } => None,
+            };
+            let read = answer.map(|a| {
+                template.parser.grade(a).and_then(|g| match scale {
+                    Some((lo, hi)) if !(lo..=hi).contains(&g) => {
+                        Err(format!("grade {g} is outside {lo} to {hi}"))
+                    }
+                    _ => Ok(g),
+                })
+            });
+            let (grade, problem) = match read {
+                Some(Ok(g)) => (Some(g), None),
+                Some(Err(why)) => (None, Some(format!("unparseable: {why}"))),
+                None => (None, Some(super::aggregate::cut_off_problem(&c))),
+            };
+            let cut_off = answer.is_none();
+            SampleTrace {
+                sample: i as u32,
+                side: Some(side),
+                grade,
+                shared: false,
+                completion: Some(c),
+                verdict: None,
+                span: None,
+                problem,
+                error: None,
+                cut_off,
+                probability: None,
+                probability_problem: None,
+            }
+        }
+        Err(e) => failed_trace(i as u32, Some(side), e),
+    };
+    t.shared = shared;
+    t
+}
+
 /// The pair verdict from two grades: response 2 better when its grade is higher by more than
 /// the margin, response 1 when lower, else a tie.
 pub fn compare_grades(grade1: f64, grade2: f64, tie_margin: f64) -> i64 {
@@ -94,48 +140,7 @@ pub fn aggregate_pointwise(
     side2: Vec<Graded>,
 ) -> Rating {
     let scale = template.scale;
-    let trace = |side: u8, (i, (outcome, shared)): (usize, Graded)| -> SampleTrace {
-        let mut t = match outcome {
-            Ok(c) => {
-                // The grade is read from the answer alone, never from the thinking.
-                let answer = match c.answer() {
-                    Answer::Text { answer, .. } => Some(answer),
-                    Answer::CutOff { .. } => None,
-                };
-                let read = answer.map(|a| {
-                    template.parser.grade(a).and_then(|g| match scale {
-                        Some((lo, hi)) if !(lo..=hi).contains(&g) => {
-                            Err(format!("grade {g} is outside {lo} to {hi}"))
-                        }
-                        _ => Ok(g),
-                    })
-                });
-                let (grade, problem) = match read {
-                    Some(Ok(g)) => (Some(g), None),
-                    Some(Err(why)) => (None, Some(format!("unparseable: {why}"))),
-                    None => (None, Some(super::aggregate::cut_off_problem(&c))),
-                };
-                let cut_off = answer.is_none();
-                SampleTrace {
-                    sample: i as u32,
-                    side: Some(side),
-                    grade,
-                    shared: false,
-                    completion: Some(c),
-                    verdict: None,
-                    span: None,
-                    problem,
-                    error: None,
-                    cut_off,
-                    probability: None,
-                    probability_problem: None,
-                }
-            }
-            Err(e) => failed_trace(i as u32, Some(side), e),
-        };
-        t.shared = shared;
-        t
-    };
+    let trace = |side: u8, (i, graded): (usize, Graded)| grade_trace(template, side, i, graded);
     let mut samples: Vec<SampleTrace> =
         side1.into_iter().enumerate().map(|x| trace(1, x)).collect();
     samples.extend(side2.into_iter().enumerate().map(|x| trace(2, x)));

@@ -114,6 +114,59 @@ impl AnswerLog {
     }
 }
 
+/// items.jsonl: each item's prompt, responses, generators and earlier turns as shown (only
+/// after a fresh run, which has the texts).
+fn write_items(run: &Run, dir: &Path) -> Result<()> {
+    let Some(texts) = &run.texts else {
+        return Ok(());
+    };
+    let path = dir.join("items.jsonl");
+    let mut items = BufWriter::new(
+        File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
+    );
+    let generators = run.record.generators.as_ref();
+    for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
+        let [generator1, generator2] = generators.map_or([None, None], |g| {
+            let [g1, g2] = &g.of_item[i];
+            [Some(g1.clone()), Some(g2.clone())]
+        });
+        let line = ItemTexts {
+            id: item.id.clone(),
+            prompt: prompt.clone(),
+            response1: r1.clone(),
+            response2: r2.clone(),
+            generator1,
+            generator2,
+            // A conversation's turns before the prompt, each {role, content}.
+            turns: run
+                .histories
+                .as_ref()
+                .and_then(|h| h.get(i))
+                .map_or_else(Vec::new, |t| t.to_vec()),
+        };
+        write_line(&mut items, &line)?;
+    }
+    items.flush()?;
+    Ok(())
+}
+
+/// A jury's row: each member's rating of item `k`, in member order ("-": no verdict).
+fn jury_votes(
+    jury: &crate::raters::jury::Jury,
+    ratings: &[Vec<crate::raters::RatingRow>],
+    k: usize,
+) -> String {
+    jury.members
+        .iter()
+        .map(|&m| {
+            ratings[m][k]
+                .rating
+                .map_or("-".to_string(), |v| v.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// ratings.csv/.parquet (only after a fresh run; completions.jsonl was written by its
 /// `AnswerLog` as it rated).
 fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
@@ -131,18 +184,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
     let annotations = run.record.annotators.as_ref();
     for (c, per_item) in run.record.configs.iter().zip(ratings) {
         for (k, (item, r)) in run.record.items.iter().zip(per_item).enumerate() {
-            // A jury's row: each member's rating, in member order ("-": no verdict).
-            member_votes.push(c.jury.as_ref().map(|j| {
-                j.members
-                    .iter()
-                    .map(|&m| {
-                        ratings[m][k]
-                            .rating
-                            .map_or("-".to_string(), |v| v.to_string())
-                    })
-                    .collect::<Vec<_>>()
-                    .join(",")
-            }));
+            member_votes.push(c.jury.as_ref().map(|j| jury_votes(j, ratings, k)));
             votes.push(annotations.map(|a| {
                 a.votes[k]
                     .iter()
@@ -173,35 +215,7 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
                 .push((r.samples() > 0).then(|| format!("completions.jsonl:{first_line}-{line}")));
         }
     }
-    if let Some(texts) = &run.texts {
-        let path = dir.join("items.jsonl");
-        let mut items = BufWriter::new(
-            File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
-        );
-        let generators = run.record.generators.as_ref();
-        for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
-            let [generator1, generator2] = generators.map_or([None, None], |g| {
-                let [g1, g2] = &g.of_item[i];
-                [Some(g1.clone()), Some(g2.clone())]
-            });
-            let line = ItemTexts {
-                id: item.id.clone(),
-                prompt: prompt.clone(),
-                response1: r1.clone(),
-                response2: r2.clone(),
-                generator1,
-                generator2,
-                // A conversation's turns before the prompt, each {role, content}.
-                turns: run
-                    .histories
-                    .as_ref()
-                    .and_then(|h| h.get(i))
-                    .map_or_else(Vec::new, |t| t.to_vec()),
-            };
-            write_line(&mut items, &line)?;
-        }
-        items.flush()?;
-    }
+    write_items(run, dir)?;
     let mut columns = vec![
         Column::new("config".into(), config),
         Column::new("id".into(), id),
@@ -276,105 +290,120 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
         crate::report::calibrate::probability::tidy(rows, name, p);
     }
     if let Some(p) = &s.pointwise {
-        let pairs = p.pairs as u64;
-        let ci = |c: (f64, f64)| c.0.is_finite().then_some(c);
-        rows.push(
-            name,
-            pairs,
-            "pointwise_mean_gap",
-            p.mean_gap,
-            ci(p.mean_gap_ci),
-        );
-        rows.push(name, pairs, "pointwise_equal_grades", p.equal_grades, None);
-        rows.push(name, pairs, "pointwise_auc", p.auc, ci(p.auc_ci));
-        rows.push(
-            name,
-            p.drop.n,
-            "pointwise_spearman",
-            p.spearman.statistic,
-            None,
-        );
-        rows.push(
-            name,
-            p.drop.n,
-            "pointwise_kendall_tau_b",
-            p.kendall_tau_b.statistic,
-            None,
-        );
-        rows.push(
-            name,
-            p.drop.n,
-            "accuracy_missing_drop",
-            p.drop.accuracy,
-            None,
-        );
-        rows.push(
-            name,
-            p.drop.n,
-            "kappa_quadratic_missing_drop",
-            p.drop.kappa_quadratic,
-            None,
-        );
-        if let Some(h) = &p.lowest {
-            rows.push(name, h.n, "accuracy_missing_lowest", h.accuracy, None);
-            rows.push(
-                name,
-                h.n,
-                "kappa_quadratic_missing_lowest",
-                h.kappa_quadratic,
-                None,
-            );
-        }
+        pointwise_rows(rows, name, p);
     }
     if let Some(p) = &s.position {
-        let pairs = p.pairs as u64;
+        position_rows(rows, name, p);
+    }
+}
+
+/// A pointwise scope's rows: the grades' gap, AUC, correlations and the missing-grade rules.
+fn pointwise_rows(rows: &mut TidyRows, name: &str, p: &crate::evaluation::PointwiseStats) {
+    let pairs = p.pairs as u64;
+    let ci = |c: (f64, f64)| c.0.is_finite().then_some(c);
+    rows.push(
+        name,
+        pairs,
+        "pointwise_mean_gap",
+        p.mean_gap,
+        ci(p.mean_gap_ci),
+    );
+    rows.push(name, pairs, "pointwise_equal_grades", p.equal_grades, None);
+    rows.push(name, pairs, "pointwise_auc", p.auc, ci(p.auc_ci));
+    rows.push(
+        name,
+        p.drop.n,
+        "pointwise_spearman",
+        p.spearman.statistic,
+        None,
+    );
+    rows.push(
+        name,
+        p.drop.n,
+        "pointwise_kendall_tau_b",
+        p.kendall_tau_b.statistic,
+        None,
+    );
+    rows.push(
+        name,
+        p.drop.n,
+        "accuracy_missing_drop",
+        p.drop.accuracy,
+        None,
+    );
+    rows.push(
+        name,
+        p.drop.n,
+        "kappa_quadratic_missing_drop",
+        p.drop.kappa_quadratic,
+        None,
+    );
+    if let Some(h) = &p.lowest {
+        rows.push(name, h.n, "accuracy_missing_lowest", h.accuracy, None);
         rows.push(
             name,
-            p.pairs_both_rated as u64,
-            "position_consistency",
-            p.consistency,
+            h.n,
+            "kappa_quadratic_missing_lowest",
+            h.kappa_quadratic,
             None,
         );
-        rows.push(
-            name,
-            pairs,
-            "first_position_win_rate",
-            p.first_position_win_rate,
-            None,
-        );
-        rows.push(name, pairs, "fastchat_accuracy", p.fastchat.accuracy, None);
-        rows.push(
-            name,
-            pairs,
-            "judgebench_accuracy",
-            p.judgebench.accuracy,
-            None,
-        );
-        rows.push(name, pairs, "llmbar_accuracy", p.llmbar.accuracy, None);
-        rows.push(name, pairs, "llmbar_equal", p.llmbar.equal, None);
-        rows.push(
-            name,
-            pairs,
-            "llmbar_correct_both",
-            p.llmbar.correct_both,
-            None,
-        );
-        for (metric, value) in [
-            ("judgebench_all_correct", p.judgebench.all_correct),
-            ("judgebench_all_incorrect", p.judgebench.all_incorrect),
-            ("judgebench_some_correct", p.judgebench.some_correct),
-            ("judgebench_inconsistent", p.judgebench.inconsistent),
-            ("judgebench_missing", p.judgebench.missing),
-        ] {
-            rows.push(name, pairs, metric, value, None);
-        }
+    }
+}
+
+/// A scope's position rows: consistency, the first position's wins and the published rules.
+fn position_rows(rows: &mut TidyRows, name: &str, p: &crate::evaluation::Position) {
+    let pairs = p.pairs as u64;
+    rows.push(
+        name,
+        p.pairs_both_rated as u64,
+        "position_consistency",
+        p.consistency,
+        None,
+    );
+    rows.push(
+        name,
+        pairs,
+        "first_position_win_rate",
+        p.first_position_win_rate,
+        None,
+    );
+    rows.push(name, pairs, "fastchat_accuracy", p.fastchat.accuracy, None);
+    rows.push(
+        name,
+        pairs,
+        "judgebench_accuracy",
+        p.judgebench.accuracy,
+        None,
+    );
+    rows.push(name, pairs, "llmbar_accuracy", p.llmbar.accuracy, None);
+    rows.push(name, pairs, "llmbar_equal", p.llmbar.equal, None);
+    rows.push(
+        name,
+        pairs,
+        "llmbar_correct_both",
+        p.llmbar.correct_both,
+        None,
+    );
+    for (metric, value) in [
+        ("judgebench_all_correct", p.judgebench.all_correct),
+        ("judgebench_all_incorrect", p.judgebench.all_incorrect),
+        ("judgebench_some_correct", p.judgebench.some_correct),
+        ("judgebench_inconsistent", p.judgebench.inconsistent),
+        ("judgebench_missing", p.judgebench.missing),
+    ] {
+        rows.push(name, pairs, metric, value, None);
     }
 }
 
 fn write_tables(run: &Run, dir: &Path) -> Result<()> {
+    metrics_rows(run).write(&dir.join("metrics.csv"))?;
+    write_confusion(run, dir)?;
+    write_comparisons(run, dir)
+}
+
+/// metrics.csv: every configuration's scopes and analytics, then the rows of no configuration.
+fn metrics_rows(run: &Run) -> TidyRows {
     let mut rows = TidyRows::default();
-    let (mut c_config, mut c_scope, mut c_gold, mut c_rating, mut c_count) =
-        (vec![], vec![], vec![], vec![], vec![]);
     for (i, (rec, r)) in run
         .record
         .configs
@@ -416,6 +445,19 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
         if let Some(c) = &r.consistency {
             crate::report::calibrate::consistency::tidy(&mut rows, c);
         }
+    }
+    crate::report::calibrate::groups::tidy(run, &mut rows);
+    // The humans' and the longest output's rows belong to no configuration.
+    rows.set_config("");
+    crate::report::evaluator::calibrate_tidy(run, &mut rows, None);
+    rows
+}
+
+/// confusion.csv: each configuration's confusion matrix, overall and per subset.
+fn write_confusion(run: &Run, dir: &Path) -> Result<()> {
+    let (mut c_config, mut c_scope, mut c_gold, mut c_rating, mut c_count) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for (rec, r) in run.record.configs.iter().zip(&run.evaluation.configs) {
         let scopes = std::iter::once(("overall", &r.overall))
             .chain(r.by_subset.iter().map(|(k, s)| (k.as_str(), s)));
         for (scope, s) in scopes {
@@ -432,11 +474,6 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
             }
         }
     }
-    crate::report::calibrate::groups::tidy(run, &mut rows);
-    // The humans' and the longest output's rows belong to no configuration.
-    rows.set_config("");
-    crate::report::evaluator::calibrate_tidy(run, &mut rows, None);
-    rows.write(&dir.join("metrics.csv"))?;
     write_csv(
         DataFrame::new_infer_height(vec![
             Column::new("config".into(), c_config),
@@ -446,7 +483,11 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
             Column::new("count".into(), c_count),
         ])?,
         &dir.join("confusion.csv"),
-    )?;
+    )
+}
+
+/// comparisons.csv: every paired comparison.
+fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
     let cmp = &run.evaluation.comparisons;
     let name = |i: usize| run.record.configs[i].name.clone();
     let opt = |v: f64| v.is_finite().then_some(v);
