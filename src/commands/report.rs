@@ -1,10 +1,11 @@
 //! `raterlab report DIR`: re-evaluate and re-render a finished run, whatever its form; no
 //! judge is called.
 
+use super::calibrate::Calibrated;
 use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
 use crate::run::file::RunFile;
-use crate::run::record::{Calibrated, Run};
+use crate::run::record::Run;
 use crate::run::rewardbench2::Rb2Run;
 use crate::run::settings::ReportSettings;
 use crate::run::{read, read_rewardbench2};
@@ -14,8 +15,8 @@ use anyhow::Result;
 /// terminal or the JSON document.
 pub fn report(args: &ReportSettings) -> Result<()> {
     let run = run(args)?;
-    crate::report::calibrate::write_dir(&run)?;
-    crate::report::calibrate::emit_any(&run, args.json, args.details)
+    run.write_dir()?;
+    crate::report::calibrate::emit(run.shown(), args.json, args.details)
 }
 
 /// The run of DIR, evaluated again.
@@ -36,7 +37,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                     cost: crate::run::plan::cost_settings(meta.sort, args.cost),
                 },
             );
-            Calibrated::Pairs(Box::new(Run {
+            Box::new(Run {
                 meta,
                 record,
                 evaluation,
@@ -45,7 +46,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 caches: Vec::new(),
                 texts: None,
                 histories: None,
-            }))
+            })
         }
         RunFile::RewardBench2(file) => {
             let by_score = crate::run::rewardbench2::by_score(args.sort)?;
@@ -55,7 +56,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             let seed = file.data.seed;
             let (configs, comparisons, group) =
                 crate::run::rewardbench2::score(&rows, made, missing, bootstrap, seed);
-            Calibrated::RewardBench2(Box::new(Rb2Run {
+            Box::new(Rb2Run {
                 source: file.data.source,
                 seed,
                 bootstrap,
@@ -71,7 +72,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 created_unix: file.created_unix,
                 caches: Vec::new(),
                 by_score,
-            }))
+            })
         }
     })
 }

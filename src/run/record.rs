@@ -64,48 +64,31 @@ pub struct Run {
     pub histories: Option<Vec<std::sync::Arc<[crate::dataset::conversation::Turn]>>>,
 }
 
-/// What `calibrate` made, by the data's form.
-#[derive(Debug)]
-pub enum Calibrated {
-    /// A run over pairs.
-    Pairs(Box<Run>),
-    /// RewardBench 2's leaderboards.
-    RewardBench2(Box<super::rewardbench2::Rb2Run>),
-}
-
-impl Calibrated {
+/// What a form's run says of itself to the commands, whatever the form: where it went, what
+/// its calls cost and failed, and the caches it used (`session::finish` reads them).
+pub trait Made {
+    /// The run directory.
+    fn dir(&self) -> &std::path::Path;
     /// Each configuration's name and what its calls cost and how they failed (none for
     /// `report DIR`).
-    pub fn tallies(&self) -> Vec<(&str, &CallTally)> {
-        match self {
-            Calibrated::Pairs(run) => run
-                .meta
-                .configs
-                .iter()
-                .map(|c| c.name.as_str())
-                .zip(&run.tallies)
-                .collect(),
-            Calibrated::RewardBench2(run) => run
-                .configs
-                .iter()
-                .map(|c| (c.name.as_str(), &c.tally))
-                .collect(),
-        }
-    }
-
+    fn tallies(&self) -> Vec<(&str, &CallTally)>;
     /// The response caches the judges used (none for `report DIR`).
-    pub fn caches(&self) -> &[Arc<Cache>] {
-        match self {
-            Calibrated::Pairs(run) => &run.caches,
-            Calibrated::RewardBench2(run) => &run.caches,
-        }
-    }
+    fn caches(&self) -> &[Arc<Cache>];
+}
 
-    /// The run directory.
-    pub fn dir(&self) -> &std::path::Path {
-        match self {
-            Calibrated::Pairs(run) => &run.meta.dir,
-            Calibrated::RewardBench2(run) => run.dir.as_deref().unwrap_or(std::path::Path::new("")),
-        }
+impl Made for Run {
+    fn dir(&self) -> &std::path::Path {
+        &self.meta.dir
+    }
+    fn tallies(&self) -> Vec<(&str, &CallTally)> {
+        self.meta
+            .configs
+            .iter()
+            .map(|c| c.name.as_str())
+            .zip(&self.tallies)
+            .collect()
+    }
+    fn caches(&self) -> &[Arc<Cache>] {
+        &self.caches
     }
 }

@@ -86,6 +86,21 @@ pub struct Rb2Run {
     pub by_score: bool,
 }
 
+impl crate::run::record::Made for Rb2Run {
+    fn dir(&self) -> &std::path::Path {
+        self.dir.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+    fn tallies(&self) -> Vec<(&str, &CallTally)> {
+        self.configs
+            .iter()
+            .map(|c| (c.name.as_str(), &c.tally))
+            .collect()
+    }
+    fn caches(&self) -> &[std::sync::Arc<crate::judge::cache::Cache>] {
+        &self.caches
+    }
+}
+
 /// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
 /// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
 /// no value on best-of-4 rows and are refused before any call.

@@ -400,3 +400,58 @@ fn no_report_file_builds_json_by_hand() {
         .collect();
     assert!(by_hand.is_empty(), "JSON by hand: {}", by_hand.join(", "));
 }
+
+/// The files that may name a form's variants: where a command loads data or a run directory
+/// and so chooses the form, the seam every form goes through (`run/forms.rs`) and the enums'
+/// own files, and each form's own files. Everything else (the session, batch export, juries,
+/// the report's dispatch, the Python module) reaches a form through `run::forms` and the
+/// `Made`/`Shown` traits (ARCHITECTURE.md, "Forms").
+const FORM_NAMERS: &[&str] = &[
+    // Loading, and the forms' room.
+    "run/data.rs",
+    "run/forms.rs",
+    "run/file.rs",
+    "run/plan.rs",
+    // Where a command chooses the form it loaded.
+    "commands/calibrate/mod.rs",
+    "commands/data.rs",
+    "commands/plan.rs",
+    "commands/report.rs",
+    // Each form's own files.
+    "commands/calibrate/pairs.rs",
+    "commands/calibrate/rewardbench2.rs",
+    "report/calibrate/run_dir/run_file.rs",
+    "report/calibrate/run_dir/rewardbench2.rs",
+];
+
+/// Whether `text` names a variant of a form (`Rows::Pairs`, `RunFile::RewardBench2`, ...).
+fn names_a_form(text: &str) -> bool {
+    let code = strip_comments(text);
+    ["Rows", "RunFile", "Form"].iter().any(|e| {
+        ["Pairs", "RewardBench2"]
+            .iter()
+            .any(|v| code.contains(&format!("{e}::{v}")))
+    })
+}
+
+#[test]
+fn only_the_loaders_and_the_forms_name_a_form() {
+    assert!(names_a_form("match rows { Rows::Pairs(d) => d }"));
+    assert!(!names_a_form("// Rows::Pairs\nlet x = rows.layout(c, b);"));
+    let files = sources();
+    for f in FORM_NAMERS {
+        assert!(files.contains_key(Path::new(f)), "{f} is a source file");
+    }
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|(p, text)| {
+            !FORM_NAMERS.iter().any(|f| Path::new(f) == p.as_path()) && names_a_form(text)
+        })
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    assert!(
+        naming.is_empty(),
+        "form variants named outside the loaders and the forms: {}",
+        naming.join(", ")
+    );
+}

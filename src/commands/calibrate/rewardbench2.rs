@@ -15,6 +15,11 @@ use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
 pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
+    if args.reference.is_some() {
+        return Err(input_error(
+            "--reference ranks the models that wrote each response; RewardBench 2's rows do not say which models wrote their completions, so there is no ranking to compare",
+        ));
+    }
     let by_score = crate::run::rewardbench2::by_score(args.sort)?;
     let (made, out) = from_judges(args, &set)?;
     let missing = args.plan.judge.pointwise_missing;

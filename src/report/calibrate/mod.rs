@@ -6,6 +6,7 @@ pub mod consistency;
 pub mod cost;
 pub mod depth;
 pub mod document;
+pub mod forms;
 pub mod groups;
 pub mod jury;
 pub mod latex;
@@ -16,15 +17,17 @@ pub mod ranking;
 pub mod rewardbench2;
 pub mod rmbench;
 pub mod run_dir;
+pub mod shown;
+
+pub use shown::{emit, Shown};
 pub mod summary;
 pub mod systems;
 
 use crate::report::calibrate::ranking::order;
 use crate::report::media::table::Table;
 use crate::report::media::{format, table};
-use crate::run::record::{Calibrated, Run};
+use crate::run::record::Run;
 use anyhow::Result;
-use serde_json::Value;
 use std::io::Write;
 
 /// The human-readable report.
@@ -225,38 +228,4 @@ fn write_reasons(run: &Run, order: &[usize], w: &mut dyn Write) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Writes the run directory of whatever `calibrate` made.
-pub fn write_dir(calibrated: &Calibrated) -> Result<()> {
-    match calibrated {
-        Calibrated::Pairs(run) => crate::report::calibrate::run_dir::write(run),
-        Calibrated::RewardBench2(run) => {
-            crate::report::calibrate::run_dir::rewardbench2::write(run)
-        }
-    }
-}
-
-/// The terminal tables, or with `json` the document, of whatever `calibrate` made.
-pub fn emit_any(calibrated: &Calibrated, json: bool, details: bool) -> Result<()> {
-    // The detailed tables: asked for, or always when stdout is not a terminal.
-    let details = details || !crate::report::media::term::on_terminal();
-    crate::report::media::json::emit_either(
-        json,
-        || json_any(calibrated),
-        |w| match calibrated {
-            Calibrated::Pairs(run) => write_terminal(run, w, details),
-            Calibrated::RewardBench2(run) => {
-                crate::report::calibrate::rewardbench2::write_terminal(run, w, details)
-            }
-        },
-    )
-}
-
-/// The `--json` document of whatever `calibrate` made.
-pub fn json_any(calibrated: &Calibrated) -> Value {
-    match calibrated {
-        Calibrated::Pairs(run) => document::to_json(run),
-        Calibrated::RewardBench2(run) => crate::report::calibrate::rewardbench2::to_json(run),
-    }
 }
