@@ -49,7 +49,9 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             })
         }
         RunFile::RewardBench2(file) => {
-            let by_score = crate::run::rewardbench2::by_score(args.sort)?;
+            // --sort, else the run's own.
+            let own = file.sort.as_deref().and_then(|s| s.parse().ok());
+            let by_score = crate::run::rewardbench2::by_score(args.sort.or(own))?;
             let (rows, made) = read_rewardbench2::read(dir, &file)?;
             let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
             let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);

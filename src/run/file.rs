@@ -221,6 +221,9 @@ pub struct Rb2ConfigFile {
     pub floor: Option<f64>,
     #[serde(default)]
     pub grades: Value,
+    /// A jury: its vote's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jury: Option<String>,
     /// `--pointwise-missing`'s rule: drop or lowest.
     pub missing: String,
     pub name: String,
@@ -271,6 +274,9 @@ pub struct Rb2RunFile {
     pub name: String,
     #[serde(default = "first_schema")]
     pub schema: u32,
+    /// `--sort accuracy`: the configurations shown by their leaderboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
 }
 
 /// The form a run.json describes, told by `data.form`.

@@ -219,6 +219,8 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
         }
         made.push(Rb2Made {
             name: c.name.clone(),
+            jury: c.jury.clone(),
+            usd: c.calls.usd,
             protocol,
             simulated: c.simulated.unwrap_or(false),
             floor: c

@@ -23,12 +23,18 @@ use anyhow::Result;
 pub struct Rb2Made {
     pub name: String,
     pub protocol: Protocol,
+    /// A jury: its vote's key (its rows from its members' answers: a row without a strict
+    /// majority has no pick, and no call of its own).
+    pub jury: Option<String>,
     /// The judge is the simulated one.
     pub simulated: bool,
     /// The score a missing one counts as under `lowest`.
     pub floor: f64,
     /// Its calls (Ties' ratings included): cost and failures.
     pub tally: CallTally,
+    /// What its calls cost in dollars, with a price for its model (`--price`; a jury: its
+    /// members' sum when each has one).
+    pub usd: Option<f64>,
     /// Per row (the set's order): its pick, grades, pairs won and answers.
     pub outcomes: Vec<RowOutcome>,
 }
@@ -37,6 +43,8 @@ pub struct Rb2Made {
 #[derive(Debug, Clone)]
 pub struct Rb2Config {
     pub name: String,
+    /// A jury: its vote's key.
+    pub jury: Option<String>,
     /// The judge is the simulated one.
     pub simulated: bool,
     pub protocol: Protocol,
@@ -44,6 +52,8 @@ pub struct Rb2Config {
     pub boards: [Board; 2],
     /// Its calls (Ties' ratings included): cost and failures.
     pub tally: CallTally,
+    /// What its calls cost in dollars, with a price.
+    pub usd: Option<f64>,
     /// Ranking: the rows outside Ties whose pick the other reader reads differently.
     pub readers_disagree: Option<usize>,
     /// Per row (the set's order): what the judge made of it; empty for scores.
@@ -269,8 +279,9 @@ fn config(
     let ranking = protocol == Protocol::Ranking;
     let picks: Option<Vec<Option<usize>>> =
         ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
-    // The rows outside Ties whose pick the other reader reads differently.
-    let readers_disagree = ranking.then(|| {
+    // The rows outside Ties whose pick the other reader reads differently (a jury reads
+    // nothing: its members did).
+    let readers_disagree = (ranking && made.jury.is_none()).then(|| {
         made.outcomes
             .iter()
             .zip(rows)
@@ -279,6 +290,7 @@ fn config(
     });
     Rb2Config {
         name: made.name,
+        jury: made.jury,
         simulated: made.simulated,
         protocol,
         boards: [
@@ -286,6 +298,7 @@ fn config(
             board(&scored, other(missing), bootstrap, seed),
         ],
         tally: made.tally,
+        usd: made.usd,
         readers_disagree,
         outcomes: made.outcomes,
         slots: analytics::slots(rows, picks.as_deref(), &results),

@@ -411,3 +411,71 @@ members = ["cheap", "dear"]
     // One judge without a price: the frontier counts tokens, not dollars.
     assert_eq!(doc["cost_frontier"]["unit"], "tokens");
 }
+
+/// RewardBench 2 rows take `--price` as pairs do: each configuration's calls in dollars (its
+/// tokens at the model's price; a jury its members' sum), on the terminal, in `--json` and read
+/// back by `report DIR`.
+#[test]
+fn rewardbench2_configurations_cost_dollars_at_their_price() {
+    let server = MockServer::start(|r| reply(r, N::Honours));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let cache = dir.path().join("cache");
+    let on_rows = |out: &Path, extra: &[&str]| -> Vec<String> {
+        let args: Vec<String> = [
+            "calibrate",
+            "--data",
+            "sample-v2",
+            "--endpoint",
+            &server.url,
+            "--model",
+            "m",
+            "--bootstrap",
+            "0",
+            "--cache-dir",
+            cache.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect();
+        args
+    };
+    let mut args = on_rows(
+        &out,
+        &[
+            "--prompt",
+            "rb2_ranking",
+            "--prompt",
+            "rb2_ranking_gemini",
+            "--jury",
+            "both=rb2_ranking/basic,rb2_ranking_gemini/basic",
+            "--price",
+            "m=2,10",
+        ],
+    );
+    let (code, terminal, err) = run(&strs(&args));
+    assert_eq!(code, 0, "{err}");
+    // 15 four-way calls and 13 Ties ratings a prompt, 100 prompt and 7 completion tokens each:
+    // 28 × (100 × $2 + 7 × $10) / 1e6 = $0.00756. The second prompt's Ties ratings are the
+    // first's (the same calls, from the cache), which cost what they cost when first paid.
+    let usd = 28.0 * (100.0 * 2.0 + 7.0 * 10.0) / 1e6;
+    assert!(
+        terminal.contains(&format!("28 calls, 0 from the cache, ${usd:.4}")),
+        "{terminal}"
+    );
+    args.push("--json".into());
+    let doc = json_of(&strs(&args));
+    let configs = doc["configs"].as_array().expect("configs");
+    for (c, want) in configs.iter().zip([usd, usd, 2.0 * usd]) {
+        let got = c["calls"]["usd"].as_f64().expect("dollars");
+        assert!((got - want).abs() < 1e-12, "{}: {got} vs {want}", c["name"]);
+    }
+    let again = json_of(&["report", out.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(again["configs"], doc["configs"]);
+    // Without a price, no dollars.
+    let plain = json_of(&strs(&on_rows(&dir.path().join("plain"), &["--json"])));
+    assert!(plain["configs"][0]["calls"].get("usd").is_none());
+}

@@ -266,3 +266,61 @@ fn a_scores_file_scores_each_response_to_its_own_prompt() {
     grades.sort_by(|x, y| x.0.total_cmp(&y.0));
     assert_eq!(grades, [(8.0, 2.0), (9.0, 1.0)]);
 }
+
+/// A jury on RewardBench 2 rows says what it is: its rows without a vote are told apart from
+/// answers not read (it has no answers of its own), it has no ranking readers to compare, and
+/// run.json keeps its vote (and the run's --sort) for report DIR.
+#[test]
+fn a_rewardbench2_jury_is_told_apart_and_reads_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let out = out.to_str().expect("utf-8");
+    let args = [
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        "sim:accuracy=0.6",
+        "--prompt",
+        "rb2_ranking",
+        "--prompt",
+        "rb2_ranking_gemini",
+        "--jury",
+        "both=rb2_ranking/basic,rb2_ranking_gemini/basic",
+        "--sort",
+        "accuracy",
+        "--details",
+        "--out",
+        out,
+    ];
+    let (code, terminal, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    // The members read every pick; the jury has no vote where they disagree.
+    assert!(
+        terminal.contains("Juries without a vote (their members disagree; each such row scored 1/4): both 12 of 15 rows."),
+        "{terminal}"
+    );
+    assert!(
+        !terminal.contains("Warning: answers not read"),
+        "{terminal}"
+    );
+    assert!(
+        terminal.contains("no majority vote in 12 of 15 rows"),
+        "{terminal}"
+    );
+    assert_eq!(terminal.matches("the two ranking readers").count(), 2);
+    let doc = json_of(&["report", out, "--json"]);
+    let configs = doc["configs"].as_array().expect("configs");
+    assert_eq!(configs[2]["name"], "both");
+    assert_eq!(configs[2]["jury"], "majority");
+    assert!(configs[0].get("jury").is_none());
+    assert!(configs[2]["readers_disagree"].is_null());
+    // report DIR shows the same, in the run's own order.
+    let (code, again, err) = run(&["report", out, "--details"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(table_order(&again), table_order(&terminal));
+    assert_eq!(
+        again.lines().skip(1).collect::<Vec<_>>(),
+        terminal.lines().skip(1).collect::<Vec<_>>()
+    );
+}

@@ -84,6 +84,9 @@ fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Ma
     let rows = members[0].outcomes.len();
     Ok(Rb2Made {
         name: jury.name.clone(),
+        jury: Some(jury.vote.key().to_string()),
+        // In dollars when each member has a price (members may be priced apart).
+        usd: members.iter().map(|m| m.usd).sum::<Option<f64>>(),
         protocol,
         simulated: members.iter().any(|m| m.simulated),
         floor: FAILED_RATING,
@@ -142,13 +145,22 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
     let mut made: Vec<Rb2Made> = plan
         .configs
         .iter()
+        .zip(&plan.metas)
         .zip(outcomes)
         .zip(rated.tallies)
-        .map(|((config, outcomes), tally)| Rb2Made {
+        .map(|(((config, meta), outcomes), tally)| Rb2Made {
             name: config.name.clone(),
+            jury: None,
             protocol: Protocol::of_config(config),
             simulated: config.judge.is_simulated(),
             floor: FAILED_RATING,
+            // As on pairs: nothing called costs nothing; else the tokens at the model's price.
+            usd: if tally.usage.calls == 0 {
+                Some(0.0)
+            } else {
+                meta.price
+                    .map(|p| p.usd(tally.usage.tokens_in, tally.usage.tokens_out))
+            },
             tally,
             outcomes,
         })

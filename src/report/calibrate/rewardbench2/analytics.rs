@@ -72,6 +72,16 @@ pub fn read(c: &Rb2Config) -> Read {
     (0..c.scored.len()).fold(Read::default(), |all, k| all.plus(read_row(c, k)))
 }
 
+/// The answers of a configuration's own that were not read: a jury has none of its own, so
+/// only the grades its members left unread count (its rows without a vote are told apart).
+pub fn unread_answers(c: &Rb2Config) -> usize {
+    let r = read(c);
+    match c.jury {
+        None => r.missing(),
+        Some(_) => r.grades.map_or(0, |g| g.0),
+    }
+}
+
 /// Answers not read: how many of how many.
 #[derive(Debug, Serialize)]
 struct Missing {
@@ -95,6 +105,9 @@ struct Calls {
     tokens_reasoning: u64,
     requests: u64,
     request_seconds: f64,
+    /// With a price for the model (`--price`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usd: Option<f64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -111,6 +124,9 @@ struct ReadJson {
 /// The per-configuration fields beside `rewardbench2`.
 #[derive(Debug, Serialize)]
 pub struct ConfigJson<'a> {
+    /// A jury: its vote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jury: Option<&'a str>,
     protocol: &'static str,
     calls: Calls,
     read: ReadJson,
@@ -124,6 +140,7 @@ pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
     let r = read(c);
     let u = c.tally.usage;
     ConfigJson {
+        jury: c.jury.as_deref(),
         protocol: c.protocol.key(),
         calls: Calls {
             calls: u.calls,
@@ -133,6 +150,7 @@ pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
             tokens_reasoning: u.tokens_reasoning,
             requests: u.requests,
             request_seconds: u.request_seconds(),
+            usd: c.usd,
         },
         read: ReadJson {
             picks: missing_json(r.picks),
@@ -185,13 +203,16 @@ pub fn config_lines(c: &Rb2Config) -> Vec<String> {
     let u = c.tally.usage;
     if c.protocol != Protocol::Scores {
         let mut what = vec![format!(
-            "{} protocol (Ties by ratings): {} calls, {} from the cache",
+            "{} protocol (Ties by ratings): {} calls, {} from the cache{}",
             c.protocol.key(),
             u.calls,
-            u.cache_hits
+            u.cache_hits,
+            c.usd.map_or_else(String::new, |usd| format!(", ${usd:.4}"))
         )];
-        if let Some((m, of)) = r.picks.filter(|p| p.1 > 0) {
-            what.push(format!("no pick read in {m} of {of} rows (each scored 1/4, as reward-bench scores an unread answer)"));
+        match (r.picks.filter(|p| p.1 > 0), &c.jury) {
+            (Some((m, of)), None) => what.push(format!("no pick read in {m} of {of} rows (each scored 1/4, as reward-bench scores an unread answer)")),
+            (Some((m, of)), Some(vote)) => what.push(format!("no {vote} vote in {m} of {of} rows (the members disagree or did not pick; each scored 1/4, as reward-bench scores an unread answer)")),
+            (None, _) => {}
         }
         if let Some((m, of)) = r.verdicts {
             what.push(format!(

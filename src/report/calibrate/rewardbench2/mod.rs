@@ -341,7 +341,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&k| {
-            let missing = analytics::read(&run.configs[k]).missing();
+            let missing = analytics::unread_answers(&run.configs[k]);
             (missing > 0).then(|| format!("{} {missing}", run.configs[k].name))
         })
         .collect();
@@ -349,6 +349,22 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         out.push(format!(
             "Warning: answers not read (picks, verdicts or grades; see each table's notes): {}.",
             unread.join(", ")
+        ));
+    }
+    // A jury's rows without a vote: its members disagree (or did not pick).
+    let undecided: Vec<String> = order
+        .iter()
+        .map(|&k| &run.configs[k])
+        .filter(|c| c.jury.is_some())
+        .filter_map(|c| {
+            let (m, of) = analytics::read(c).picks.filter(|p| p.0 > 0)?;
+            Some(format!("{} {m} of {of} rows", c.name))
+        })
+        .collect();
+    if !undecided.is_empty() {
+        out.push(format!(
+            "Juries without a vote (their members disagree; each such row scored 1/4): {}.",
+            undecided.join(", ")
         ));
     }
     out

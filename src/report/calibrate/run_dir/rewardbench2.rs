@@ -388,6 +388,9 @@ pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
     file.command = run.command.clone();
     file.created_unix = run.created_unix;
     file.data.both_orders = Some(run.both_orders);
+    file.sort = run
+        .by_score
+        .then(|| crate::run::settings::SortKey::Accuracy.key().to_string());
     for (f, c) in file.configs.iter_mut().zip(&run.configs) {
         f.simulated = Some(c.simulated);
         f.floor = c.scored.first().map(|s| s.floor);
