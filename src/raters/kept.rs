@@ -76,6 +76,16 @@ pub struct CallTally {
 }
 
 impl CallTally {
+    /// A jury's tally: no call of its own, its members' usage added up (on either form).
+    pub fn of_members<'a>(members: impl Iterator<Item = &'a CallTally>) -> Self {
+        CallTally {
+            usage: members
+                .map(|t| t.usage)
+                .fold(super::Usage::default(), super::Usage::plus),
+            ..CallTally::default()
+        }
+    }
+
     pub fn add(&mut self, r: &Rating) {
         for s in &r.samples {
             if !s.shared {

@@ -252,14 +252,8 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
     for (jury, meta) in &session.plan.juries {
         ratings.push(raters::jury::rows(jury, &ratings));
         metas.push(meta.clone());
-        rated.tallies.push(raters::CallTally {
-            usage: jury
-                .members
-                .iter()
-                .map(|&k| rated.tallies[k].usage)
-                .fold(raters::Usage::default(), raters::Usage::plus),
-            ..raters::CallTally::default()
-        });
+        let tally = raters::CallTally::of_members(jury.members.iter().map(|&k| &rated.tallies[k]));
+        rated.tallies.push(tally);
     }
     let mut record = record(&dataset, &session.plan, &ratings, &rated);
     if let Some(g) = record.generators.as_mut() {

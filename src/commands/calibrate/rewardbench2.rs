@@ -90,13 +90,7 @@ fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Ma
         protocol,
         simulated: members.iter().any(|m| m.simulated),
         floor: FAILED_RATING,
-        tally: crate::raters::CallTally {
-            usage: members
-                .iter()
-                .map(|m| m.tally.usage)
-                .fold(crate::raters::Usage::default(), crate::raters::Usage::plus),
-            ..crate::raters::CallTally::default()
-        },
+        tally: crate::raters::CallTally::of_members(members.iter().map(|m| &m.tally)),
         outcomes: (0..rows)
             .map(|r| {
                 let of: Vec<&RowOutcome> = members.iter().map(|m| &m.outcomes[r]).collect();
