@@ -274,6 +274,43 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
     })
 }
 
+/// AlpacaEval's evaluator measures on long form's annotations: the humans' and the judge's on
+/// AlpacaEval's scale (the file's own number where it gives one, a weighted judge's 1.27, else
+/// the label's: 1, 1.5, 2), with the texts' shapes when the files hold them.
+fn measures(
+    settings: &Settings,
+    annotated: &crate::dataset::labels::Annotated,
+    joined: &long::Joined,
+    texts: Option<&(Vec<String>, Vec<String>)>,
+) -> evaluator::EvaluatorReport {
+    let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
+        items
+            .iter()
+            .zip(prefs)
+            .map(|(v, p)| {
+                v.iter()
+                    .zip(p)
+                    .map(|(l, p)| p.or_else(|| l.and_then(evaluator::preference)))
+                    .collect()
+            })
+            .collect::<Vec<evaluator::Annotations>>()
+    };
+    let shapes: Option<Vec<evaluator::TextShape>> = texts.map(|(a, b)| {
+        joined
+            .item_rows
+            .iter()
+            .map(|&r| evaluator::TextShape::of(&a[r], &b[r]))
+            .collect()
+    });
+    evaluator::report(
+        &sheet(&annotated.votes, &joined.gold_prefs),
+        &sheet(&joined.judge, &joined.judge_prefs),
+        shapes.as_deref(),
+        settings.bootstrap,
+        settings.seed,
+    )
+}
+
 /// Long form: the gold's annotations (the annotators) and the judge's samples joined on their
 /// keys; the agreement figures compare the humans' majority with the judge's first sample, and
 /// AlpacaEval's evaluator measures use every annotation.
@@ -357,36 +394,7 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
             "AlpacaEval's evaluator measures need pairwise labels (-1, 0, 1); the labels are {labels}: map the files' values with --gold-map and --rating-map (e.g. 1=-1,2=1)"
         ));
     }
-    let measures = pairwise.then(|| {
-        // AlpacaEval's scale: the file's own number where it gives one (a weighted judge's
-        // 1.27), else the label's (1, 1.5, 2).
-        let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
-            items
-                .iter()
-                .zip(prefs)
-                .map(|(v, p)| {
-                    v.iter()
-                        .zip(p)
-                        .map(|(l, p)| p.or_else(|| l.and_then(evaluator::preference)))
-                        .collect()
-                })
-                .collect::<Vec<evaluator::Annotations>>()
-        };
-        let shapes: Option<Vec<evaluator::TextShape>> = texts.as_ref().map(|(a, b)| {
-            joined
-                .item_rows
-                .iter()
-                .map(|&r| evaluator::TextShape::of(&a[r], &b[r]))
-                .collect()
-        });
-        evaluator::report(
-            &sheet(&annotated.votes, &joined.gold_prefs),
-            &sheet(&joined.judge, &joined.judge_prefs),
-            shapes.as_deref(),
-            settings.bootstrap,
-            settings.seed,
-        )
-    });
+    let measures = pairwise.then(|| measures(settings, &annotated, &joined, texts.as_ref()));
     analysis.long = Some(LongForm {
         columns,
         annotations_per_item: joined.annotations_per_item,

@@ -148,6 +148,78 @@ fn with_ci(value: f64, ci: Option<(f64, f64)>) -> String {
     }
 }
 
+/// The human ceiling in its three forms, and the judge's beside it.
+fn ceiling_table(r: &AnnotatorReport) -> Table {
+    let h = &r.panel.humans;
+    let judge = r.panel.judge.as_ref();
+    let mut ceiling = if judge.is_some() {
+        Table::new(
+            "Human ceiling and the judge (agreement share)",
+            &["form", "humans", "judge", "judge ÷ human"],
+        )
+    } else {
+        Table::new("Human ceiling (agreement share)", &["form", "humans"])
+    };
+    let ratio = r.ratio();
+    let labels = [
+        "leave-one-out (AlpacaEval: each vote vs the others' mode)",
+        "per vote (MT-Bench: every pair of votes)",
+        "per vote, without ties",
+    ];
+    for (i, label) in labels.iter().enumerate() {
+        let mut row = vec![
+            (*label).into(),
+            with_ci(forms(&h.ceiling)[i], r.interval(4 + i)),
+        ];
+        if let (Some(j), Some(ratio)) = (judge, ratio) {
+            row.push(with_ci(
+                forms(&j.ceiling)[i],
+                r.interval(r.judge_index() + i),
+            ));
+            row.push(format::fixed(forms(&ratio)[i]));
+        }
+        ceiling.rows.push(row);
+    }
+    ceiling
+}
+
+/// The judge against each annotator, and on unanimous vs split items.
+fn judge_table(r: &AnnotatorReport, j: &crate::metrics::raters::JudgeStats) -> Table {
+    let mut per = Table::new(
+        "The judge against each annotator, and on unanimous vs split items",
+        &[
+            "against",
+            "n",
+            "Cohen's kappa [95% CI]",
+            "accuracy [95% CI]",
+        ],
+    );
+    for (a, name) in r.names.iter().enumerate() {
+        per.rows.push(vec![
+            name.clone(),
+            String::new(),
+            with_ci(
+                j.kappa_per_annotator[a],
+                r.interval(r.judge_index() + 3 + a),
+            ),
+            String::new(),
+        ]);
+    }
+    for (name, g) in [
+        ("unanimous items (their label)", &r.unanimous),
+        ("split items (the majority)", &r.split),
+    ] {
+        let Some(g) = g else { continue };
+        per.rows.push(vec![
+            name.into(),
+            g.n.to_string(),
+            format::with_interval(g, crate::metrics::Statistic::Kappa),
+            format::with_interval(g, crate::metrics::Statistic::Accuracy),
+        ]);
+    }
+    per
+}
+
 /// The terminal's section: agreement among annotators, the pairwise kappa matrix, and the
 /// ceiling beside the judge.
 pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
@@ -193,70 +265,9 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
         matrix.rows.push(row);
     }
     let judge = r.panel.judge.as_ref();
-    let mut ceiling = if judge.is_some() {
-        Table::new(
-            "Human ceiling and the judge (agreement share)",
-            &["form", "humans", "judge", "judge ÷ human"],
-        )
-    } else {
-        Table::new("Human ceiling (agreement share)", &["form", "humans"])
-    };
-    let ratio = r.ratio();
-    let labels = [
-        "leave-one-out (AlpacaEval: each vote vs the others' mode)",
-        "per vote (MT-Bench: every pair of votes)",
-        "per vote, without ties",
-    ];
-    for (i, label) in labels.iter().enumerate() {
-        let mut row = vec![
-            (*label).into(),
-            with_ci(forms(&h.ceiling)[i], r.interval(4 + i)),
-        ];
-        if let (Some(j), Some(ratio)) = (judge, ratio) {
-            row.push(with_ci(
-                forms(&j.ceiling)[i],
-                r.interval(r.judge_index() + i),
-            ));
-            row.push(format::fixed(forms(&ratio)[i]));
-        }
-        ceiling.rows.push(row);
-    }
+    let ceiling = ceiling_table(r);
     let mut out = vec![agreement_table, matrix, ceiling];
-    if let Some(j) = judge {
-        let mut per = Table::new(
-            "The judge against each annotator, and on unanimous vs split items",
-            &[
-                "against",
-                "n",
-                "Cohen's kappa [95% CI]",
-                "accuracy [95% CI]",
-            ],
-        );
-        for (a, name) in r.names.iter().enumerate() {
-            per.rows.push(vec![
-                name.clone(),
-                String::new(),
-                with_ci(
-                    j.kappa_per_annotator[a],
-                    r.interval(r.judge_index() + 3 + a),
-                ),
-                String::new(),
-            ]);
-        }
-        for (name, g) in [
-            ("unanimous items (their label)", &r.unanimous),
-            ("split items (the majority)", &r.split),
-        ] {
-            let Some(g) = g else { continue };
-            per.rows.push(vec![
-                name.into(),
-                g.n.to_string(),
-                format::with_interval(g, crate::metrics::Statistic::Kappa),
-                format::with_interval(g, crate::metrics::Statistic::Accuracy),
-            ]);
-        }
-        out.push(per);
-    }
+    out.extend(judge.map(|j| judge_table(r, j)));
     out
 }
 

@@ -201,7 +201,8 @@ fn span((lo, hi, _): (usize, usize, usize), rows: usize, total: usize) -> String
     }
 }
 
-pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
+/// Each subset's rows: completions and correct ones per row, chance, the correct slots.
+fn rewardbench2_tally(d: &Rb2Set) -> BTreeMap<&str, Rb2Tally> {
     let mut by_subset: BTreeMap<&str, Rb2Tally> = BTreeMap::new();
     for r in &d.rows {
         let t = by_subset.entry(&r.row.subset).or_default();
@@ -221,6 +222,36 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
         }
         t.chance += k as f64 / n as f64;
     }
+    by_subset
+}
+
+/// The Ties rows: questions, `ref:N` and `tied:N` rows, completions, how they are scored.
+fn ties_line(ties: &[&rewardbench2::Rb2Row]) -> String {
+    let kind = |k: &str| ties.iter().filter(|r| r.id.contains(k)).count();
+    let questions: std::collections::BTreeSet<&str> = ties
+        .iter()
+        .filter_map(|r| r.id.rsplit(':').next())
+        .collect();
+    let tied_correct = ties
+        .iter()
+        .filter(|r| r.id.contains("tied:"))
+        .map(|r| r.correct);
+    let (lo, hi) = tied_correct.fold((usize::MAX, 0), |(a, b), c| (a.min(c), b.max(c)));
+    format!(
+        "Ties: {} rows for {} questions: {} ref:N (one correct answer) and {} tied:N ({} correct) for the same question N, {} completions; scored as reward-bench's process_single_model scores them (accuracy, correctness preferred, the margin term), not by picks",
+        ties.len(),
+        questions.len(),
+        kind("ref:"),
+        kind("tied:"),
+        if lo <= hi { format!("{lo}–{hi}") } else { "no".into() },
+        crate::report::media::format::thousands(
+            ties.iter().map(|r| r.completions.len() as u64).sum::<u64>()
+        ),
+    )
+}
+
+pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
+    let by_subset = rewardbench2_tally(d);
     writeln!(out, "raterlab data summary: {}", d.source)?;
     let width = crate::report::media::term::width();
     let wrap = |text: String| crate::report::media::term::wrap(&text, width, "");
@@ -277,33 +308,7 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
         wrap("chance: how often a pick at random among a row's completions is correct (1/4 for one correct among four)".into())
     )?;
     if !ties.is_empty() {
-        let kind = |k: &str| ties.iter().filter(|r| r.id.contains(k)).count();
-        let questions: std::collections::BTreeSet<&str> = ties
-            .iter()
-            .filter_map(|r| r.id.rsplit(':').next())
-            .collect();
-        let tied_correct = ties
-            .iter()
-            .filter(|r| r.id.contains("tied:"))
-            .map(|r| r.correct);
-        let (lo, hi) = tied_correct.fold((usize::MAX, 0), |(a, b), c| (a.min(c), b.max(c)));
-        let line = format!(
-            "Ties: {} rows for {} questions: {} ref:N (one correct answer) and {} tied:N ({} correct) for the same question N, {} completions; scored as reward-bench's process_single_model scores them (accuracy, correctness preferred, the margin term), not by picks",
-            ties.len(),
-            questions.len(),
-            kind("ref:"),
-            kind("tied:"),
-            if lo <= hi { format!("{lo}–{hi}") } else { "no".into() },
-            crate::report::media::format::thousands(
-                ties.iter().map(|r| r.completions.len() as u64).sum::<u64>()
-            ),
-        );
-        let width = crate::report::media::term::width();
-        writeln!(
-            out,
-            "{}",
-            crate::report::media::term::wrap(&line, width, "")
-        )?;
+        writeln!(out, "{}", wrap(ties_line(&ties)))?;
     }
     Ok(())
 }

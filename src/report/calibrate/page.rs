@@ -7,7 +7,7 @@ use crate::evaluation::Outcome;
 use crate::metrics::Statistic;
 use crate::report::calibrate::plots;
 use crate::report::calibrate::summary::summary;
-use crate::report::media::html::{page, plot, script_json, write_parts, Page};
+use crate::report::media::html::{page, plot, script_json, write_parts, Page, Plot};
 use crate::report::media::table::Table;
 use crate::run::lines::{each_line, read_lines, ItemTexts};
 use crate::run::record::Run;
@@ -233,90 +233,10 @@ pub fn render(run: &Run, dir: &Path) -> Result<String> {
 }
 
 fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
-    let s = summary(run);
     let order = crate::report::calibrate::ranking::order(run);
-    let tables: Vec<Table> = [
-        Some(s.configurations),
-        crate::report::calibrate::rmbench::table(run),
-        s.probability,
-        Some(s.parse_failures),
-        s.position,
-        s.pointwise,
-        s.sections,
-        s.comparisons,
-    ]
-    .into_iter()
-    .flatten()
-    .chain(crate::report::calibrate::cost::table(run))
-    .chain(crate::report::calibrate::depth::table(run, &order))
-    .chain(crate::report::calibrate::jury::tables(run, &order, true))
-    .chain(crate::report::calibrate::groups::tables(run))
-    .chain(crate::report::calibrate::bias::tables(run, &order))
-    .chain(crate::report::calibrate::consistency::tables(run, &order))
-    .chain(crate::report::calibrate::systems::tables(run, &order))
-    .chain(crate::report::evaluator::calibrate_tables(run, &order))
-    .chain(crate::report::annotators::calibrate_tables(run, &order))
-    .collect();
+    let tables = page_tables(run, &order);
+    let figures = page_figures(run, &order)?;
     let rec = &run.record;
-    let mut figures = vec![plot(
-        "kappa (quadratic) and accuracy with 95% CIs",
-        plots::metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
-    )];
-    figures.push(plot(
-        "accuracy per subset × configuration (columns in the order of the first table)",
-        plots::subsets_svg(run)?,
-    ));
-    if !run.evaluation.comparisons.is_empty() {
-        figures.push(plot(
-            "paired differences of accuracy",
-            plots::forest_svg(run)?,
-        ));
-    }
-    if let Some(svg) = plots::bias_svg(run)? {
-        figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
-    }
-    if let Some(svg) = crate::report::calibrate::probability::svg(run, &order)? {
-        figures.push(plot(
-            "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
-            svg,
-        ));
-    }
-    for (name, svg) in crate::report::calibrate::rmbench::svgs(run)? {
-        figures.push(plot(
-            format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
-            svg,
-        ));
-    }
-    for (title, svg) in crate::report::calibrate::systems::svgs(run, &order)? {
-        figures.push(plot(title, svg));
-    }
-    if let Some((title, svg)) = crate::report::calibrate::cost::svg(run)? {
-        figures.push(plot(title, svg));
-    }
-    if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
-        figures.push(plot(
-            "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
-            svg,
-        ));
-    }
-    if let Some(svg) = plots::consistency_svg(run)? {
-        figures.push(plot(
-            "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
-            svg,
-        ));
-    }
-    for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
-        figures.push(plot(
-            format!("{}: confusion matrix", c.name),
-            plots::confusion_svg(&c.name, &r.overall.agreement.confusion)?,
-        ));
-        if let Some(p) = &r.overall.pointwise {
-            figures.push(plot(
-                format!("{}: grades", c.name),
-                plots::grades_svg(&c.name, p)?,
-            ));
-        }
-    }
     let m = &run.meta;
     let n = rec.configs.len();
     let mut header = vec![
@@ -358,6 +278,98 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         data: browser_data(run, dir)?,
         rewardbench2: false,
     })
+}
+
+/// The page's tables, in the order the page shows them.
+fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
+    let s = summary(run);
+    [
+        Some(s.configurations),
+        crate::report::calibrate::rmbench::table(run),
+        s.probability,
+        Some(s.parse_failures),
+        s.position,
+        s.pointwise,
+        s.sections,
+        s.comparisons,
+    ]
+    .into_iter()
+    .flatten()
+    .chain(crate::report::calibrate::cost::table(run))
+    .chain(crate::report::calibrate::depth::table(run, order))
+    .chain(crate::report::calibrate::jury::tables(run, order, true))
+    .chain(crate::report::calibrate::groups::tables(run))
+    .chain(crate::report::calibrate::bias::tables(run, order))
+    .chain(crate::report::calibrate::consistency::tables(run, order))
+    .chain(crate::report::calibrate::systems::tables(run, order))
+    .chain(crate::report::evaluator::calibrate_tables(run, order))
+    .chain(crate::report::annotators::calibrate_tables(run, order))
+    .collect()
+}
+
+/// The page's figures: the run's, then each configuration's.
+fn page_figures(run: &Run, order: &[usize]) -> Result<Vec<Plot>> {
+    let rec = &run.record;
+    let mut figures = vec![plot(
+        "kappa (quadratic) and accuracy with 95% CIs",
+        plots::metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
+    )];
+    figures.push(plot(
+        "accuracy per subset × configuration (columns in the order of the first table)",
+        plots::subsets_svg(run)?,
+    ));
+    if !run.evaluation.comparisons.is_empty() {
+        figures.push(plot(
+            "paired differences of accuracy",
+            plots::forest_svg(run)?,
+        ));
+    }
+    if let Some(svg) = plots::bias_svg(run)? {
+        figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
+    }
+    if let Some(svg) = crate::report::calibrate::probability::svg(run, order)? {
+        figures.push(plot(
+            "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
+            svg,
+        ));
+    }
+    for (name, svg) in crate::report::calibrate::rmbench::svgs(run)? {
+        figures.push(plot(
+            format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
+            svg,
+        ));
+    }
+    for (title, svg) in crate::report::calibrate::systems::svgs(run, order)? {
+        figures.push(plot(title, svg));
+    }
+    if let Some((title, svg)) = crate::report::calibrate::cost::svg(run)? {
+        figures.push(plot(title, svg));
+    }
+    if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
+        figures.push(plot(
+            "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
+            svg,
+        ));
+    }
+    if let Some(svg) = plots::consistency_svg(run)? {
+        figures.push(plot(
+            "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
+            svg,
+        ));
+    }
+    for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
+        figures.push(plot(
+            format!("{}: confusion matrix", c.name),
+            plots::confusion_svg(&c.name, &r.overall.agreement.confusion)?,
+        ));
+        if let Some(p) = &r.overall.pointwise {
+            figures.push(plot(
+                format!("{}: grades", c.name),
+                plots::grades_svg(&c.name, p)?,
+            ));
+        }
+    }
+    Ok(figures)
 }
 
 /// Writes `report.html` into the run directory.

@@ -236,6 +236,16 @@ pub fn answer(run: &Run) -> Vec<String> {
             baselines.join(" · ")
         ));
     }
+    out.extend(warnings(run, &order));
+    out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
+    out
+}
+
+/// The answer's warnings: items without a verdict, and what a reasoning judge's thinking cost
+/// (and the answers it cut off).
+fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
+    let configs = &run.record.configs;
+    let mut out = Vec::new();
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&i| {
@@ -280,7 +290,6 @@ pub fn answer(run: &Run) -> Vec<String> {
             thinking.join("; ")
         ));
     }
-    out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
     out
 }
 

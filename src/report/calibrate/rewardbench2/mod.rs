@@ -338,6 +338,13 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             run.configs[best].name
         ));
     }
+    out.extend(warnings(run, &order));
+    out
+}
+
+/// The answer's warnings: answers not read, and juries' rows without a vote.
+fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
+    let mut out = Vec::new();
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&k| {
