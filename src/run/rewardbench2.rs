@@ -144,13 +144,15 @@ impl Rb2Items {
     }
 }
 
-/// What one part of a plan rates: its configuration as called (a Ties part's with the Ties
-/// prompt) and its items (`Rb2Items::of(kind)`).
+/// What one part of a plan rates, on either form (`run::forms::Layout` holds its items).
 #[derive(Debug)]
 pub struct PartSpec {
     /// The plan's configuration it belongs to.
     pub of: usize,
+    /// As called (a RewardBench 2 Ties part's with the Ties prompt).
     pub config: Config,
+    /// RewardBench 2: the protocol whose items it rates, None for the Ties rows; pairs: None
+    /// (every part rates the data's examples).
     pub kind: Option<Protocol>,
 }
 
