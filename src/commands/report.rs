@@ -68,7 +68,7 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
                 comparisons,
                 group,
                 both_orders: file.data.both_orders.unwrap_or(false),
-                dir: Some(dir.clone()),
+                dir: dir.clone(),
                 name: file.name,
                 command: file.command,
                 created_unix: file.created_unix,

@@ -188,8 +188,23 @@ fn idx(v: i64) -> usize {
     (v + 1) as usize
 }
 
-/// Accuracy and quadratic kappa of A and B from a joint gold × A × B table.
-fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
+/// The gold × A × B table (3 × 3 × 3, pairwise labels) of the items both configurations rated.
+pub fn joint_table(run: &RunRecord, a: usize, b: usize) -> Vec<u64> {
+    let mut joint = vec![0u64; K * K * K];
+    for (i, item) in run.items.iter().enumerate() {
+        let (Some(ra), Some(rb)) = (
+            run.configs[a].outcomes[i].rating(),
+            run.configs[b].outcomes[i].rating(),
+        ) else {
+            continue;
+        };
+        joint[(idx(item.gold) * K + idx(ra)) * K + idx(rb)] += 1;
+    }
+    joint
+}
+
+/// A's and B's gold × rating tables from a joint gold × A × B table.
+pub fn marginals(joint: &[u64]) -> (Contingency, Contingency) {
     let mut ta = vec![0u64; K * K];
     let mut tb = vec![0u64; K * K];
     for g in 0..K {
@@ -201,8 +216,15 @@ fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
             }
         }
     }
-    let ta = Contingency::from_counts(Labels::pairwise(), ta);
-    let tb = Contingency::from_counts(Labels::pairwise(), tb);
+    (
+        Contingency::from_counts(Labels::pairwise(), ta),
+        Contingency::from_counts(Labels::pairwise(), tb),
+    )
+}
+
+/// Accuracy and quadratic kappa of A and B from a joint gold × A × B table.
+fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
+    let (ta, tb) = marginals(joint);
     let n = ta.n() as f64;
     (
         ta.diagonal() as f64 / n,
@@ -213,19 +235,15 @@ fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
 }
 
 fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Comparison {
-    let mut joint = vec![0u64; K * K * K];
+    let joint = joint_table(run, a, b);
+    // The discordant items: only A right, only B right.
     let (mut only_a, mut only_b) = (0, 0);
-    for (i, item) in run.items.iter().enumerate() {
-        let (Some(ra), Some(rb)) = (
-            run.configs[a].outcomes[i].rating(),
-            run.configs[b].outcomes[i].rating(),
-        ) else {
-            continue;
-        };
-        joint[(idx(item.gold) * K + idx(ra)) * K + idx(rb)] += 1;
-        let (right_a, right_b) = (ra == item.gold, rb == item.gold);
-        only_a += u64::from(right_a && !right_b);
-        only_b += u64::from(right_b && !right_a);
+    for g in 0..K {
+        for (x, y) in (0..K).flat_map(|x| (0..K).map(move |y| (x, y))) {
+            let c = joint[(g * K + x) * K + y];
+            only_a += if x == g && y != g { c } else { 0 };
+            only_b += if y == g && x != g { c } else { 0 };
+        }
     }
     let n: u64 = joint.iter().sum();
     let (acc_a, acc_b, k_a, k_b) = stats(&joint);

@@ -12,7 +12,7 @@
 
 use super::record::{Cost, RunRecord};
 pub use super::record::{CostSettings, CostUnit, DEFAULT_MARGIN};
-use crate::metrics::{percentile, redraws, Contingency, Estimates, Labels, Statistic};
+use crate::metrics::{percentile, redraws, Estimates, Statistic};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -201,23 +201,13 @@ pub fn frontier(
     })
 }
 
-const K: usize = 3;
-
 /// The metric of A and of B from a joint gold × A × B table.
 fn pair_values(joint: &[u64], metric: Statistic) -> (f64, f64) {
-    let (mut ta, mut tb) = (vec![0u64; K * K], vec![0u64; K * K]);
-    for g in 0..K {
-        for a in 0..K {
-            for b in 0..K {
-                let c = joint[(g * K + a) * K + b];
-                ta[g * K + a] += c;
-                tb[g * K + b] += c;
-            }
-        }
-    }
-    let value =
-        |t: Vec<u64>| Estimates::of(&Contingency::from_counts(Labels::pairwise(), t)).get(metric);
-    (value(ta), value(tb))
+    let (ta, tb) = crate::evaluation::compare::marginals(joint);
+    (
+        Estimates::of(&ta).get(metric),
+        Estimates::of(&tb).get(metric),
+    )
 }
 
 /// The test of `candidate` against `best`: best − candidate on the items both rated, its
@@ -228,17 +218,7 @@ fn non_inferior(
     settings: CostSettings,
     (bootstrap, seed): (usize, u64),
 ) -> NonInferior {
-    let idx = |v: i64| (v + 1) as usize;
-    let mut joint = vec![0u64; K * K * K];
-    for (i, item) in run.items.iter().enumerate() {
-        let (Some(a), Some(b)) = (
-            run.configs[best.index].outcomes[i].rating(),
-            run.configs[candidate.index].outcomes[i].rating(),
-        ) else {
-            continue;
-        };
-        joint[(idx(item.gold) * K + idx(a)) * K + idx(b)] += 1;
-    }
+    let joint = crate::evaluation::compare::joint_table(run, best.index, candidate.index);
     let n: u64 = joint.iter().sum();
     let (a, b) = pair_values(&joint, settings.metric);
     let mut rng = ChaCha8Rng::seed_from_u64(

@@ -144,6 +144,16 @@ impl Usage {
     }
 
     /// Both together (a jury's, from its members').
+    /// What these calls cost in dollars at `price`: nothing called costs nothing; without a
+    /// price, unknown. Answers from the cache count at what they cost when first paid.
+    pub fn usd(&self, price: Option<crate::judge::Price>) -> Option<f64> {
+        if self.calls == 0 {
+            Some(0.0)
+        } else {
+            price.map(|p| p.usd(self.tokens_in, self.tokens_out))
+        }
+    }
+
     pub fn plus(self, o: Usage) -> Usage {
         Usage {
             calls: self.calls + o.calls,

@@ -56,10 +56,11 @@ struct Bootstrap {
 
 /// The JSON document: the overall result's fields, run details, and `groups`.
 pub fn to_json(a: &Analysis) -> Value {
-    let annotators = a
+    let (annotators, judge_vs_annotators) = a
         .annotators
         .as_ref()
-        .map(crate::report::annotators::to_json);
+        .map(crate::report::annotators::to_json)
+        .unzip();
     let measures = a.long.as_ref().and_then(|l| l.measures.as_ref());
     serde_json::to_value(AnalyzeJson {
         overall: AgreementJson(&a.overall),
@@ -74,8 +75,8 @@ pub fn to_json(a: &Analysis) -> Value {
             level: 0.95,
         },
         source: &a.source,
-        judge_vs_annotators: annotators.as_ref().map(|(_, j)| j.clone()),
-        annotators: annotators.map(|(h, _)| h),
+        annotators,
+        judge_vs_annotators,
         systems: a.systems.as_ref(),
         long_form: a.long.as_ref(),
         evaluator: measures.map(|m| &m.evaluator),

@@ -84,8 +84,8 @@ pub struct Rb2Run {
     pub group: Vec<usize>,
     /// Pairwise configurations saw each pair in both orders.
     pub both_orders: bool,
-    /// The run directory, once written; its name and the command line.
-    pub dir: Option<std::path::PathBuf>,
+    /// The run directory; its name and the command line.
+    pub dir: std::path::PathBuf,
     pub name: String,
     pub command: String,
     pub created_unix: u64,
@@ -98,7 +98,7 @@ pub struct Rb2Run {
 
 impl crate::run::record::Made for Rb2Run {
     fn dir(&self) -> &std::path::Path {
-        self.dir.as_deref().unwrap_or(std::path::Path::new(""))
+        &self.dir
     }
     fn tallies(&self) -> Vec<(&str, &CallTally)> {
         self.configs

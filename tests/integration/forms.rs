@@ -9,40 +9,7 @@ use crate::common::{error_of, json_of, run, write};
 /// The sample-v2 rows' completions scored by their length (a reward model that likes long
 /// answers), every completion scored.
 fn length_scores(dir: &std::path::Path) -> String {
-    use polars::prelude::{ParquetReader, SerReader};
-    let df = ParquetReader::new(
-        std::fs::File::open(crate::common::root().join("data/sample-v2.parquet")).expect("sample"),
-    )
-    .finish()
-    .expect("parquet");
-    let prompts = df
-        .column("prompt")
-        .expect("prompt")
-        .str()
-        .expect("text")
-        .clone();
-    let mut lines = String::new();
-    for column in ["chosen", "rejected"] {
-        let lists = df
-            .column(column)
-            .expect("list")
-            .list()
-            .expect("list")
-            .clone();
-        for (prompt, list) in prompts.iter().zip(lists.series_iter()) {
-            for text in list.expect("list").str().expect("texts").iter() {
-                let text = text.expect("text");
-                let line = serde_json::json!({
-                    "prompt": prompt.expect("prompt"),
-                    "response": text,
-                    "score": text.len() as f64,
-                });
-                lines.push_str(&format!("{line}\n"));
-            }
-        }
-    }
-    let path = write(dir, "scores.jsonl", &lines);
-    format!("scores:{}", path.display())
+    crate::rewardbench2::sample_scores(dir, "scores.csv", |_, text| Some(text.len() as f64))
 }
 
 #[test]

@@ -288,8 +288,9 @@ fn scores_match_reward_benchs_own_functions() {
     }
 }
 
-/// A scores file for the bundled sample: `score(correct)` for each completion (None: empty).
-fn sample_scores(dir: &Path, name: &str, score: impl Fn(bool) -> Option<f64>) -> String {
+/// A scores file for the bundled sample: `score(correct, text)` for each completion (None:
+/// empty), as the judge spec `scores:FILE`.
+pub fn sample_scores(dir: &Path, name: &str, score: impl Fn(bool, &str) -> Option<f64>) -> String {
     let df = ParquetReader::new(
         std::fs::File::open(crate::common::root().join("data/sample-v2.parquet")).expect("sample"),
     )
@@ -316,7 +317,7 @@ fn sample_scores(dir: &Path, name: &str, score: impl Fn(bool) -> Option<f64>) ->
                 let text = text.expect("text");
                 if seen.insert((prompt.to_string(), text.to_string())) {
                     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-                    let value = score(correct).map_or(String::new(), |v| v.to_string());
+                    let value = score(correct, text).map_or(String::new(), |v| v.to_string());
                     csv.push_str(&format!("{},{},{value}\n", quote(prompt), quote(text)));
                 }
             }
@@ -349,7 +350,7 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     // Correct completions above the rest: every subset 1; Ties' correct answers tie with
     // each other (a spread of 0), which reward-bench's current code turns into a margin term
     // of tanh(+inf) = 1, so Ties scores 1.01 and the leaderboard (1 × 5 + 1.01) / 6.
-    let perfect = sample_scores(dir.path(), "perfect.csv", |c| {
+    let perfect = sample_scores(dir.path(), "perfect.csv", |c, _| {
         Some(if c { 1.0 } else { 0.0 })
     });
     let doc = json(&perfect, &[]);
@@ -368,7 +369,7 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     assert_eq!(rb2["ci"], serde_json::json!([score, score]));
     // Every score equal: each row outside Ties is a four-way tie at the top (1/4); Ties gets
     // nothing (no correct completion above an incorrect one).
-    let flat = sample_scores(dir.path(), "flat.csv", |_| Some(0.5));
+    let flat = sample_scores(dir.path(), "flat.csv", |_, _| Some(0.5));
     let rb2 = json(&flat, &[])["configs"][0]["rewardbench2"].clone();
     assert_eq!(rb2["subsets"]["Math"], 0.25);
     assert_eq!(rb2["subsets"]["Ties"], 0.0);
@@ -380,7 +381,7 @@ fn a_reward_models_scores_make_the_leaderboard_as_reward_bench_scores_it() {
     // Incorrect completions unscored: drop leaves out every row; lowest puts them below the
     // correct ones, so every row is right (and Ties' correct answers tie, as above). Both
     // are reported either way.
-    let partial = sample_scores(dir.path(), "partial.csv", |c| c.then_some(2.0));
+    let partial = sample_scores(dir.path(), "partial.csv", |c, _| c.then_some(2.0));
     let doc = json(&partial, &["--pointwise-missing", "lowest"]);
     let config = &doc["configs"][0];
     assert_eq!(config["missing"], "lowest");

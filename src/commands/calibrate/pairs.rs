@@ -47,11 +47,7 @@ fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>)
         wall_seconds,
         requests: Some(u.requests),
         request_seconds: Some(u.request_seconds()),
-        usd: if u.calls == 0 {
-            Some(0.0)
-        } else {
-            price.map(|p| p.usd(u.tokens_in, u.tokens_out))
-        },
+        usd: u.usd(price),
     }
 }
 

@@ -34,7 +34,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         comparisons,
         group,
         both_orders: args.plan.data.both_orders,
-        dir: Some(out.dir),
+        dir: out.dir,
         name: out.name,
         command: crate::run::command_line().join(" "),
         created_unix: out.created,
@@ -148,13 +148,7 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
             protocol: Protocol::of_config(config),
             simulated: config.judge.is_simulated(),
             floor: FAILED_RATING,
-            // As on pairs: nothing called costs nothing; else the tokens at the model's price.
-            usd: if tally.usage.calls == 0 {
-                Some(0.0)
-            } else {
-                meta.price
-                    .map(|p| p.usd(tally.usage.tokens_in, tally.usage.tokens_out))
-            },
+            usd: tally.usage.usd(meta.price),
             tally,
             outcomes,
         })

@@ -206,10 +206,11 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
     ) -> BTreeMap<&'a str, ScopeJson<'a>> {
         m.map(|(k, s)| (k.as_str(), scope_json(s))).collect()
     }
-    let annotators = r
+    let (annotators, judge_vs_annotators) = r
         .annotators
         .as_ref()
-        .map(crate::report::annotators::to_json);
+        .map(crate::report::annotators::to_json)
+        .unzip();
     ConfigJson {
         name: &rec.name,
         prompt: &rec.prompt,
@@ -250,8 +251,8 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
             .map(crate::report::calibrate::bias::model_json),
         evaluator: r.evaluator.as_ref(),
         systems: r.systems.as_ref(),
-        judge_vs_annotators: annotators.as_ref().map(|(_, j)| j.clone()),
-        annotators: annotators.map(|(a, _)| a),
+        annotators,
+        judge_vs_annotators,
         reasons: crate::report::media::json::reasons(&rec.reasons),
         cost: crate::report::calibrate::cost::config_json(
             run,

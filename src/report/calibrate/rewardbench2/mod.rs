@@ -155,7 +155,7 @@ pub fn header(run: &Rb2Run) -> String {
 pub fn tables(run: &Rb2Run) -> Vec<Table> {
     let mut out = Vec::new();
     let shown = if run.by_score {
-        by_score(run)
+        leaderboard_order(run)
     } else {
         (0..run.configs.len()).collect()
     };
@@ -232,7 +232,7 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
 
 /// The configurations by the score the comparisons test (the leaderboard with all six
 /// subsets), the best first; a configuration without a score last.
-fn by_score(run: &Rb2Run) -> Vec<usize> {
+fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
     let score = |k: usize| {
         let s = crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0]);
         if s.is_nan() {
@@ -253,7 +253,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     let score = |k: usize| {
         crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0])
     };
-    let order = by_score(run);
+    let order = leaderboard_order(run);
     let mut out = Vec::new();
     let Some(&best) = order.first() else {
         return out;
@@ -387,25 +387,23 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
     for line in answer(run) {
         writeln!(w, "{}", wrap(&line, width, ""))?;
     }
-    if let Some(dir) = &run.dir {
-        writeln!(
-            w,
-            "{}",
-            wrap(
-                &format!(
-                    "{}; browse every row in {}",
-                    if details {
-                        "Details follow"
-                    } else {
-                        "Every configuration's table: --details"
-                    },
-                    dir.join("report.html").display()
-                ),
-                width,
-                ""
-            )
-        )?;
-    }
+    writeln!(
+        w,
+        "{}",
+        wrap(
+            &format!(
+                "{}; browse every row in {}",
+                if details {
+                    "Details follow"
+                } else {
+                    "Every configuration's table: --details"
+                },
+                run.dir.join("report.html").display()
+            ),
+            width,
+            ""
+        )
+    )?;
     let all = tables(run);
     let comparisons = all.len().saturating_sub(2);
     for (k, t) in all.iter().enumerate() {
@@ -421,8 +419,6 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             writeln!(w, "{}", wrap(n, width, ""))?;
         }
     }
-    if let Some(dir) = &run.dir {
-        writeln!(w, "\nrun directory: {}", dir.display())?;
-    }
+    writeln!(w, "\nrun directory: {}", run.dir.display())?;
     Ok(())
 }

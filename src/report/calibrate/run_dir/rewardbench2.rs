@@ -400,9 +400,7 @@ pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
 
 /// Writes everything but `completions.jsonl`.
 pub fn write(run: &Rb2Run) -> Result<()> {
-    let Some(dir) = &run.dir else {
-        return Ok(());
-    };
+    let dir = &run.dir;
     write_items(run, dir)?;
     write_ratings(run, dir)?;
     write_metrics(run, dir)?;
