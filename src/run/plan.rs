@@ -60,8 +60,13 @@ fn read_experiment(path: &Path) -> Result<Experiment> {
         ))
     })?;
     toml::from_str(&text).map_err(|e| {
+        // Where: the line the parser stopped at.
+        let at = e.span().map_or(String::new(), |s| {
+            let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+            format!(", line {line}")
+        });
         input_error(format!(
-            "experiment file '{}' is not valid: {}; see docs/guide.md, \"Experiment files\"",
+            "experiment file '{}' is not valid{at}: {}; see docs/guide.md, \"Experiment files\"",
             path.display(),
             e.message()
         ))

@@ -291,3 +291,54 @@ fn a_rewardbench2_jury_is_told_apart_and_reads_back() {
         terminal.lines().skip(1).collect::<Vec<_>>()
     );
 }
+
+/// The answer's best line names the sort metric once: with `--sort accuracy` it does not add
+/// the accuracy a second time.
+#[test]
+fn the_best_line_says_accuracy_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let best = |sort: &str, out: &str| -> String {
+        let out = dir.path().join(out);
+        let (code, text, err) = run(&[
+            "calibrate",
+            "--demo",
+            "--sort",
+            sort,
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        // Piped: the answer's lines are whole.
+        let line = text.lines().find(|l| l.starts_with("Best"));
+        line.expect("a best line").to_string()
+    };
+    let by_accuracy = best("accuracy", "a");
+    assert!(by_accuracy.contains("on accuracy: "), "{by_accuracy}");
+    assert_eq!(by_accuracy.matches("accuracy").count(), 1, "{by_accuracy}");
+    let by_kappa = best("kappa_quadratic", "k");
+    assert!(by_kappa.contains(", accuracy 0."), "{by_kappa}");
+}
+
+/// An experiment file's mistake names the file and the line.
+#[test]
+fn an_experiment_files_mistake_names_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "exp.toml",
+        "prompts = [\"simple_with_tie\"]\n\n[[jury]]\nname = \"poll\"\nmembers = [\"a\", \"b\"]\nvote = \"mostly\"\n",
+    );
+    let err = error_of(&[
+        "calibrate",
+        "--data",
+        "sample",
+        "--judge",
+        "sim",
+        "--config",
+        file.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        err.contains("exp.toml' is not valid, line 6: unknown jury vote 'mostly'"),
+        "{err}"
+    );
+}

@@ -197,12 +197,20 @@ pub fn answer(run: &Run) -> Vec<String> {
         .map_or(String::new(), |&i| {
             format!(" (tied with {})", configs[i].name)
         });
+    // Accuracy beside the sort metric, unless it is the sort metric.
+    let accuracy = if s == Statistic::Accuracy {
+        String::new()
+    } else {
+        format!(
+            ", accuracy {}",
+            crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy))
+        )
+    };
     out.push(format!(
-        "Best{tied}: {} on {}: {}, accuracy {}, over {} items.",
+        "Best{tied}: {} on {}: {}{accuracy}, over {} items.",
         crate::report::media::format::shown_name(&configs[best]),
         statistic_name(s),
         value(best),
-        crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy)),
         run.record.items.len()
     ));
     if let Some(&second) = judged.get(1) {
