@@ -3,10 +3,12 @@
 
 use crate::evaluation::annotators::AnnotatorReport;
 use crate::metrics::raters::Ceiling;
+use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format;
 use crate::report::media::json::AgreementJson;
 use crate::report::media::table::Table;
+use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -338,7 +340,7 @@ pub fn tidy(r: &AnnotatorReport, rows: &mut TidyRows) {
 
 /// calibrate's section: the annotators once (they are the same for every configuration), then
 /// every configuration beside the ceiling, in the report's order.
-pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<Table> {
+fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let reports: Vec<(&str, &AnnotatorReport)> = order
         .iter()
         .filter_map(|&i| {
@@ -390,4 +392,30 @@ pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<T
     }
     out.push(judges);
     out
+}
+
+/// The annotator panel's section in `calibrate`: after the comparisons (with `--details`), a
+/// configuration's `annotators` and `judge_vs_annotators`.
+#[derive(Debug)]
+pub struct AnnotatorsSection;
+
+impl Section for AnnotatorsSection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| calibrate_tables(run, order))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        let Some(a) = &run.evaluation.configs[i].annotators else {
+            return Vec::new();
+        };
+        let (annotators, judge) = to_json(a);
+        vec![("annotators", annotators), ("judge_vs_annotators", judge)]
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        if let Some(a) = &run.evaluation.configs[i].annotators {
+            tidy(a, rows);
+        }
+    }
 }

@@ -4,8 +4,10 @@
 //! `longest` evaluator, then the judges, in AlpacaEval's column order, as fractions.
 
 use crate::evaluation::evaluator::{EvaluatorReport, HumanMeasures, Intervals, Measures};
+use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
+use crate::run::record::Run;
 use serde_json::{Map, Value};
 
 /// The figures of a row in the table's order, with their intervals.
@@ -157,7 +159,7 @@ pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
 
 /// calibrate's table: the humans, the longest output and every configuration with a row (in
 /// the ranking's order), then the best by human agreement against the others.
-pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<Table> {
+fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let Some(r) = &run.evaluation.evaluator else {
         return Vec::new();
     };
@@ -183,7 +185,7 @@ pub fn calibrate_tables(run: &crate::run::record::Run, order: &[usize]) -> Vec<T
 }
 
 /// calibrate's `--json`: the run's `evaluator` (humans, longest, the best against the others).
-pub fn run_json(run: &crate::run::record::Run) -> Option<Value> {
+fn run_json(run: &Run) -> Option<Value> {
     run.evaluation
         .evaluator
         .as_ref()
@@ -191,13 +193,13 @@ pub fn run_json(run: &crate::run::record::Run) -> Option<Value> {
 }
 
 /// One configuration's row for `configs[i].evaluator`.
-pub fn config_json(m: &Measures) -> Option<Value> {
+fn config_json(m: &Measures) -> Option<Value> {
     serde_json::to_value(m).ok()
 }
 
 /// calibrate's metrics.csv rows: the run's humans and longest (no configuration), then each
 /// configuration's under its name.
-pub fn calibrate_tidy(run: &crate::run::record::Run, rows: &mut TidyRows, config: Option<usize>) {
+fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
     let Some(r) = &run.evaluation.evaluator else {
         return;
     };
@@ -227,5 +229,37 @@ fn add_rows(
         if let Some(v) = value {
             rows.push(scope, parsed as u64, key, v, ci.map(|[lo, hi]| (lo, hi)));
         }
+    }
+}
+
+/// The evaluator measures' section in `calibrate`: after the comparisons (with `--details`),
+/// the run's `evaluator` and each configuration's.
+#[derive(Debug)]
+pub struct EvaluatorSection;
+
+impl Section for EvaluatorSection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| calibrate_tables(run, order))
+    }
+    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+        key("evaluator", run_json(run))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        key(
+            "evaluator",
+            run.evaluation.configs[i]
+                .evaluator
+                .as_ref()
+                .and_then(config_json),
+        )
+    }
+    fn run_rows(&self, rows: &mut TidyRows, run: &Run) {
+        calibrate_tidy(run, rows, None);
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        calibrate_tidy(run, rows, Some(i));
     }
 }

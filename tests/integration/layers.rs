@@ -455,3 +455,62 @@ fn only_the_loaders_and_the_forms_name_a_form() {
         naming.join(", ")
     );
 }
+
+/// The files `report/calibrate/sections.rs` registers (`&crate::report::...::XSection`).
+fn registered(sections: &str) -> Vec<PathBuf> {
+    let re = regex::Regex::new(r"&crate::report::([a-z_:]+)::[A-Za-z]+Section\b").expect("regex");
+    re.captures_iter(&strip_comments(sections))
+        .map(|c| PathBuf::from(format!("report/{}.rs", c[1].replace("::", "/"))))
+        .collect()
+}
+
+/// Who may use an analytic's report file besides the registry: the other commands that show
+/// the same measures (`analyze`, `data`'s annotator summary), each for its own document.
+const ANALYTIC_USERS: &[&str] = &[
+    "report/calibrate/sections.rs",
+    "report/analyze.rs",
+    "report/data.rs",
+];
+
+#[test]
+fn an_analytic_is_reached_only_through_the_registry() {
+    let files = sources();
+    let registry = files
+        .get(Path::new("report/calibrate/sections.rs"))
+        .expect("report/calibrate/sections.rs");
+    let analytics = registered(registry);
+    assert!(analytics.len() >= 11, "{analytics:?}");
+    for a in &analytics {
+        assert!(
+            files.contains_key(a),
+            "{} is registered but not a file",
+            a.display()
+        );
+    }
+    let edges = graph(&files);
+    let mut stray = Vec::new();
+    for (file, uses) in &edges {
+        let allowed =
+            analytics.contains(file) || ANALYTIC_USERS.iter().any(|u| file == Path::new(u));
+        for used in uses.iter().filter(|u| analytics.contains(u)) {
+            if !allowed {
+                stray.push(format!("{} uses {}", file.display(), used.display()));
+            }
+        }
+    }
+    assert!(
+        stray.is_empty(),
+        "the outputs reach an analytic only through report/calibrate/sections.rs:\n{}",
+        stray.join("\n")
+    );
+    // The check can fail: a terminal naming an analytic is found.
+    let mut bad = files.clone();
+    bad.insert(
+        PathBuf::from("report/calibrate/mod.rs"),
+        "fn f() { crate::report::calibrate::jury::tables(run, order, true); }".into(),
+    );
+    let edges = graph(&bad);
+    assert!(
+        edges[Path::new("report/calibrate/mod.rs")].contains(Path::new("report/calibrate/jury.rs"))
+    );
+}

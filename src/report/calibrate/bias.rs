@@ -1,9 +1,14 @@
 //! Bias diagnostics as JSON, tidy CSV rows and the terminal's section.
 
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
+use crate::evaluation::Scope;
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
+use crate::report::media::format::shown_name;
+use crate::report::media::svg::draw::panels_svg;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
+use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -145,7 +150,7 @@ fn cell(p: &Preference) -> String {
 
 /// The terminal's section: every configuration's preferences beside gold's, the length
 /// coefficient, and the subsets where length alone predicts gold.
-pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(usize, &Bias)> = order
         .iter()
         .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.bias.as_ref()?)))
@@ -208,4 +213,82 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         ));
     }
     vec![t]
+}
+
+/// Bias diagnostics: per feature, gold's preference and each configuration's, with 95% CIs
+/// (None when the run has no bias figures).
+fn svg(run: &Run, idx: &[usize]) -> Result<Option<String>> {
+    let biased: Vec<(usize, &crate::evaluation::bias::Bias)> = idx
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.bias.as_ref()?)))
+        .collect();
+    let Some((_, first)) = biased.first() else {
+        return Ok(None);
+    };
+    let mut names = vec!["gold labels".to_string()];
+    names.extend(
+        biased
+            .iter()
+            .map(|(i, _)| shown_name(&run.record.configs[*i])),
+    );
+    let captions = [
+        "prefers the longer response (lengths differ by > 30 characters)",
+        "prefers the response with a list (only one has one)",
+        "prefers the response with headers (only one has them)",
+        "prefers the response with bold text (only one has it)",
+        "prefers the response shown first",
+    ];
+    let panels = captions
+        .iter()
+        .enumerate()
+        .map(|(k, caption)| {
+            let pick = |b: &crate::evaluation::bias::Bias| *b.features()[k].1;
+            let gold = pick(first);
+            let mut values = vec![(gold.gold, gold.ci.map(|c| c[1]))];
+            values.extend(biased.iter().map(|(_, b)| {
+                let p = pick(b);
+                (p.judge, p.ci.map(|c| c[0]))
+            }));
+            (format!("{caption}, with 95% CIs"), values)
+        })
+        .collect::<Vec<_>>();
+    panels_svg(&names, &panels).map(Some)
+}
+
+/// Bias's section: after the comparisons (with `--details`), a scope's `bias` and a
+/// configuration's `length_model`.
+#[derive(Debug)]
+pub struct BiasSection;
+
+impl Section for BiasSection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| tables(run, order))
+    }
+    fn figures(&self, run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+        Ok(Figure::one(
+            svg(run, order)?,
+            "bias.svg",
+            "bias: judge and gold preferences with 95% CIs",
+        ))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        let model = run.evaluation.configs[i].length_model.as_ref();
+        key("length_model", model.map(model_json))
+    }
+    fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
+        key("bias", scope.bias.as_ref().map(to_json))
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        if let Some(m) = &run.evaluation.configs[i].length_model {
+            tidy_model(rows, m);
+        }
+    }
+    fn scope_rows(&self, rows: &mut TidyRows, name: &str, scope: &Scope) {
+        if let Some(b) = &scope.bias {
+            tidy(rows, name, b);
+        }
+    }
 }

@@ -2,9 +2,14 @@
 //! terminal's table and an SVG.
 
 use crate::evaluation::consistency::{Consistency, Point};
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
+use crate::report::media::format::shown_name;
+use crate::report::media::svg::draw::plot_error;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
+use anyhow::Result;
+use plotters::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,7 +25,7 @@ struct ConsistencyJson<'a> {
 }
 
 /// A configuration's `consistency` object.
-pub fn to_json(c: &Consistency) -> Value {
+fn to_json(c: &Consistency) -> Value {
     serde_json::to_value(ConsistencyJson {
         samples: c.samples,
         curves: c
@@ -37,7 +42,7 @@ pub fn to_json(c: &Consistency) -> Value {
 }
 
 /// Rows `sc_<rule>_k<K>_accuracy|kappa_quadratic` (with CIs), `sc_bias`, `sc_variance`.
-pub fn tidy(rows: &mut TidyRows, c: &Consistency) {
+fn tidy(rows: &mut TidyRows, c: &Consistency) {
     for (rule, points) in &c.curves {
         for p in points {
             let name = |m: &str| format!("sc_{}_k{}_{m}", rule.name(), p.k);
@@ -73,7 +78,7 @@ fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
 }
 
 /// The terminal's table: accuracy for every k and rule, from the samples already drawn.
-pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(usize, &Consistency)> = order
         .iter()
         .filter_map(|&i| Some((i, run.evaluation.configs[i].consistency.as_ref()?)))
@@ -110,4 +115,122 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         crate::evaluation::consistency::SUBSETS
     ));
     vec![t]
+}
+
+/// Self-consistency curves: per sc:N configuration, accuracy against k for each vote rule,
+/// with 95% bands as error bars (None without sc:N configurations).
+fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
+    let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order
+        .iter()
+        .filter_map(|&i| {
+            let c = run.evaluation.configs[i].consistency.as_ref()?;
+            Some((shown_name(&run.record.configs[i]), c))
+        })
+        .collect();
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let colours = [
+        RGBColor(74, 127, 181),
+        RGBColor(214, 120, 40),
+        RGBColor(90, 160, 90),
+    ];
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (820, 320 * curves.len() as u32)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        for (panel, (name, c)) in root.split_evenly((curves.len(), 1)).iter().zip(&curves) {
+            let n = c.samples as f64;
+            let mut chart = ChartBuilder::on(panel)
+                .caption(
+                    format!("{name}: accuracy of sc:k from its own samples (95% CI)"),
+                    ("sans-serif", 16),
+                )
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(50)
+                .build_cartesian_2d(0.5..n + 0.5, 0.0..1.0f64)
+                .map_err(plot_error)?;
+            chart
+                .configure_mesh()
+                .x_labels(c.samples)
+                .x_label_formatter(&|k| format!("k = {k:.0}"))
+                .draw()
+                .map_err(plot_error)?;
+            for ((rule, points), colour) in c.curves.iter().zip(colours) {
+                // Rules are drawn side by side within each k so their bars do not overlap.
+                let shift = match rule.name() {
+                    "mean" => -0.12,
+                    "majority" => 0.0,
+                    _ => 0.12,
+                };
+                let xy: Vec<(f64, f64)> = points
+                    .iter()
+                    .filter(|p| p.accuracy.is_finite())
+                    .map(|p| (p.k as f64 + shift, p.accuracy))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(xy, colour.stroke_width(2)))
+                    .map_err(plot_error)?
+                    .label(rule.name())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                    });
+                chart
+                    .draw_series(points.iter().filter_map(|p| {
+                        let (lo, hi) = p.accuracy_ci?;
+                        (lo.is_finite() && p.accuracy.is_finite()).then(|| {
+                            ErrorBar::new_vertical(
+                                p.k as f64 + shift,
+                                lo,
+                                p.accuracy,
+                                hi,
+                                colour.filled(),
+                                6,
+                            )
+                        })
+                    }))
+                    .map_err(plot_error)?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerLeft)
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(plot_error)?;
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(Some(svg))
+}
+
+/// Self-consistency's section: after the comparisons (with `--details`), `configs[i].consistency`.
+#[derive(Debug)]
+pub struct ConsistencySection;
+
+impl Section for ConsistencySection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| tables(run, order))
+    }
+    fn figures(&self, run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+        Ok(Figure::one(
+            svg(run, order)?,
+            "consistency.svg",
+            "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
+        ))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        let consistency = run.evaluation.configs[i].consistency.as_ref();
+        key("consistency", consistency.map(to_json))
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        if let Some(c) = &run.evaluation.configs[i].consistency {
+            tidy(rows, c);
+        }
+    }
 }

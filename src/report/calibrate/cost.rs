@@ -3,6 +3,7 @@
 //! frontier. `configs[i].cost` and `cost_frontier` serialize the result types.
 
 use crate::evaluation::cost::{ConfigCost, CostUnit, Frontier, NonInferior};
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{statistic_name, thousands};
 use crate::report::media::table::Table;
@@ -64,7 +65,7 @@ struct CostJson {
 }
 
 /// `configs[i].cost`, with the share of the token budget spent thinking (the ranking's).
-pub fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
+fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
     let c = &run.record.configs[i].cost;
     serde_json::to_value(CostJson {
         cost: ConfigCost::of(c, run.record.items.len()),
@@ -111,7 +112,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 }
 
 /// What each configuration cost beside its metric, cheapest first, the frontier marked.
-pub fn table(run: &Run) -> Option<Table> {
+fn table(run: &Run) -> Option<Table> {
     let f = run.evaluation.cost.as_ref()?;
     let metric = statistic_name(run.meta.sort.statistic());
     let unit = match f.unit {
@@ -243,7 +244,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
 }
 
 /// report.html's figure: each configuration's metric against its cost, the frontier drawn.
-pub fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
+fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
     let Some(f) = &run.evaluation.cost else {
         return Ok(None);
     };
@@ -271,4 +272,51 @@ pub fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
 /// The frontier for `--json` (`cost_frontier`).
 pub fn json(f: &Frontier) -> serde_json::Value {
     serde_json::to_value(f).unwrap_or(serde_json::Value::Null)
+}
+
+/// Cost's section: the frontier's table after the configurations', the answer's line, and
+/// every configuration's cost in `--json` and metrics.csv.
+#[derive(Debug)]
+pub struct CostSection;
+
+impl Section for CostSection {
+    fn place(&self) -> Place {
+        Place::Lead
+    }
+    fn tables(&self, run: &Run, _order: &[usize], _view: View) -> Vec<Table> {
+        table(run).into_iter().collect()
+    }
+    fn answer(&self, run: &Run, _order: &[usize]) -> Vec<String> {
+        answer(run)
+    }
+    fn figures(&self, run: &Run, _order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+        Ok(svg(run)?
+            .map(|(title, svg)| Figure {
+                file: "cost.svg".into(),
+                title,
+                svg,
+            })
+            .into_iter()
+            .collect())
+    }
+    fn run_json(&self, run: &Run) -> Vec<(&'static str, serde_json::Value)> {
+        key("cost_frontier", run.evaluation.cost.as_ref().map(json))
+    }
+    fn config_json(
+        &self,
+        run: &Run,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        let c = &run.record.configs[i].cost;
+        let share = crate::report::calibrate::ranking::reasoning_share(
+            c.tokens_reasoning,
+            c.calls,
+            run.meta.configs[i].max_tokens,
+        );
+        vec![("cost", config_json(run, i, share))]
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        tidy(rows, run, i);
+    }
 }

@@ -4,13 +4,14 @@
 //! are written with the other scopes).
 
 use crate::metrics::Statistic;
+use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::format::with_interval;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 
 /// Configurations (in the ranking's order) × depth buckets: accuracy and κq with 95% CIs, n
 /// rated, and the excess preference for the longer final reply; None without conversations.
-pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+fn table(run: &Run, order: &[usize]) -> Option<Table> {
     let first = run.evaluation.configs.first()?;
     if first.by_depth.is_empty() {
         return None;
@@ -49,4 +50,17 @@ pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
         "longer: how much more often than gold the judge prefers the longer final reply (the earlier turns, shared by both sides, are not counted); '-' where no pair's final replies differ in length by more than 30 characters".into(),
     );
     Some(t)
+}
+
+/// Depth's section: its table among the scopes' (with `--details`).
+#[derive(Debug)]
+pub struct DepthSection;
+
+impl Section for DepthSection {
+    fn place(&self) -> Place {
+        Place::Scopes
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| table(run, order).into_iter().collect())
+    }
 }

@@ -3,8 +3,8 @@
 //! part is a type that serializes; the document's keys come out in name order.
 
 use crate::evaluation::{Headline, PointwiseStats, Position, Scope};
-use crate::report::calibrate::probability;
 use crate::report::calibrate::ranking::{order, ranking_note, verdict};
+use crate::report::calibrate::sections::json_keys;
 use crate::report::media::json::AgreementJson;
 use crate::run::record::Run;
 use serde::Serialize;
@@ -63,10 +63,9 @@ struct ScopeJson<'a> {
     position: Option<PositionJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pointwise: Option<PointwiseJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bias: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probability: Option<Value>,
+    /// The analytics' sections' keys (`bias`, `probability`, ...).
+    #[serde(flatten)]
+    analytics: BTreeMap<&'static str, Value>,
 }
 
 fn scope_json(s: &Scope) -> ScopeJson<'_> {
@@ -82,8 +81,7 @@ fn scope_json(s: &Scope) -> ScopeJson<'_> {
         },
         position: s.position.as_ref().map(position_json),
         pointwise: s.pointwise.as_ref().map(pointwise_json),
-        bias: s.bias.as_ref().map(crate::report::calibrate::bias::to_json),
-        probability: s.probability.as_ref().map(|p| probability::to_json(p, &[])),
+        analytics: json_keys(|section| section.scope_json(s)),
     }
 }
 
@@ -173,26 +171,10 @@ struct ConfigJson<'a> {
     leaderboard_published: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<PositionJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probability: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rmbench: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    jury: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    consistency: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    length_model: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    evaluator: Option<&'a crate::evaluation::evaluator::Measures>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    systems: Option<&'a crate::evaluation::systems::Systems>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    annotators: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    judge_vs_annotators: Option<Value>,
     reasons: Vec<crate::report::media::json::ReasonCount<'a>>,
-    cost: Value,
+    /// The analytics' sections' keys (`cost`, `jury`, `probability`, `systems`, ...).
+    #[serde(flatten)]
+    analytics: BTreeMap<&'static str, Value>,
 }
 
 fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
@@ -206,11 +188,6 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
     ) -> BTreeMap<&'a str, ScopeJson<'a>> {
         m.map(|(k, s)| (k.as_str(), scope_json(s))).collect()
     }
-    let (annotators, judge_vs_annotators) = r
-        .annotators
-        .as_ref()
-        .map(crate::report::annotators::to_json)
-        .unzip();
     ConfigJson {
         name: &rec.name,
         prompt: &rec.prompt,
@@ -235,34 +212,8 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
             .collect(),
         leaderboard_published: r.leaderboard_published,
         position: r.overall.position.as_ref().map(position_json),
-        probability: r.overall.probability.as_ref().map(|p| {
-            let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
-            probability::to_json(p, missing)
-        }),
-        rmbench: crate::report::calibrate::rmbench::to_json(run, i),
-        jury: crate::report::calibrate::jury::to_json(run, ranked, i),
-        consistency: r
-            .consistency
-            .as_ref()
-            .map(crate::report::calibrate::consistency::to_json),
-        length_model: r
-            .length_model
-            .as_ref()
-            .map(crate::report::calibrate::bias::model_json),
-        evaluator: r.evaluator.as_ref(),
-        systems: r.systems.as_ref(),
-        annotators,
-        judge_vs_annotators,
         reasons: crate::report::media::json::reasons(&rec.reasons),
-        cost: crate::report::calibrate::cost::config_json(
-            run,
-            i,
-            crate::report::calibrate::ranking::reasoning_share(
-                rec.cost.tokens_reasoning,
-                rec.cost.calls,
-                meta.max_tokens,
-            ),
-        ),
+        analytics: json_keys(|s| s.config_json(run, ranked, i)),
     }
 }
 
@@ -312,15 +263,9 @@ struct RunJson<'a> {
     configs: Vec<ConfigJson<'a>>,
     comparisons: Vec<ComparisonJson<'a>>,
     ranking_note: Option<String>,
-    significance_groups: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rmbench_comparisons: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    evaluator: Option<&'a crate::evaluation::evaluator::RunMeasures>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cost_frontier: Option<&'a crate::evaluation::cost::Frontier>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    systems_comparisons: &'a [crate::evaluation::record::AgainstBest],
+    /// The analytics' sections' keys (`significance_groups`, `cost_frontier`, ...).
+    #[serde(flatten)]
+    analytics: BTreeMap<&'static str, Value>,
 }
 
 /// The documented JSON document (docs/guide.md, "JSON output").
@@ -370,11 +315,7 @@ pub fn to_json(run: &Run) -> Value {
             .collect(),
         comparisons,
         ranking_note: ranking_note(run),
-        significance_groups: crate::report::calibrate::groups::to_json(run),
-        rmbench_comparisons: crate::report::calibrate::rmbench::comparisons_json(run),
-        evaluator: run.evaluation.evaluator.as_ref(),
-        cost_frontier: run.evaluation.cost.as_ref(),
-        systems_comparisons: &run.evaluation.systems_comparisons,
+        analytics: json_keys(|s| s.run_json(run)),
     })
     .unwrap_or_default()
 }

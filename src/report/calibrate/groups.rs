@@ -1,6 +1,7 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
 use crate::evaluation::groups::{Group, ALPHA};
+use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
@@ -58,7 +59,7 @@ struct GroupsJson {
 }
 
 /// The top-level `significance_groups` object.
-pub fn to_json(run: &Run) -> Value {
+fn to_json(run: &Run) -> Value {
     let g = &run.evaluation.groups;
     serde_json::to_value(GroupsJson {
         alpha: ALPHA,
@@ -74,7 +75,7 @@ pub fn to_json(run: &Run) -> Value {
 }
 
 /// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).
-pub fn tidy(run: &Run, rows: &mut TidyRows) {
+fn tidy(run: &Run, rows: &mut TidyRows) {
     let g = &run.evaluation.groups;
     let scopes = g
         .overall
@@ -102,7 +103,7 @@ pub fn tidy(run: &Run, rows: &mut TidyRows) {
 }
 
 /// The terminal's table: per scope, the best and who cannot be told apart from it.
-pub fn tables(run: &Run) -> Vec<Table> {
+fn tables(run: &Run) -> Vec<Table> {
     let g = &run.evaluation.groups;
     if g.overall.is_none() {
         return Vec::new();
@@ -137,4 +138,24 @@ pub fn tables(run: &Run) -> Vec<Table> {
         g.overall.as_ref().map_or(0, |o| o.tests.len())
     ));
     vec![t]
+}
+
+/// The significance groups' section: after the comparisons (with `--details`); the document's
+/// `significance_groups`, always there.
+#[derive(Debug)]
+pub struct GroupsSection;
+
+impl Section for GroupsSection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, _order: &[usize], view: View) -> Vec<Table> {
+        view.details(|| tables(run))
+    }
+    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+        vec![("significance_groups", to_json(run))]
+    }
+    fn run_rows(&self, rows: &mut TidyRows, run: &Run) {
+        tidy(run, rows);
+    }
 }

@@ -5,6 +5,7 @@ use crate::evaluation::jury::{JuryStats, SubJury};
 use crate::evaluation::{Finding, MetricTest};
 use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed as f4, with_interval};
 use crate::report::media::svg::draw::plot_error;
@@ -523,4 +524,33 @@ pub fn svg(run: &Run) -> Result<Option<String>> {
         root.present().map_err(plot_error)?;
     }
     Ok(Some(svg))
+}
+
+/// Juries' section: after the comparisons (a short form without `--details`).
+#[derive(Debug)]
+pub struct JurySection;
+
+impl Section for JurySection {
+    fn place(&self) -> Place {
+        Place::After
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        tables(run, order, view == View::Full)
+    }
+    fn answer(&self, run: &Run, order: &[usize]) -> Vec<String> {
+        answer(run, order)
+    }
+    fn figures(&self, run: &Run, _order: &[usize]) -> Result<Vec<Figure>> {
+        Ok(Figure::one(
+            svg(run)?,
+            "juries.svg",
+            "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
+        ))
+    }
+    fn config_json(&self, run: &Run, order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        key("jury", to_json(run, order, i))
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        tidy(rows, run, i);
+    }
 }

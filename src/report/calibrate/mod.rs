@@ -1,6 +1,7 @@
 //! Output of `raterlab calibrate` and `raterlab report`: the comparison table, policies,
 //! position bias, sections, confusion matrices, paired comparisons; and the JSON document.
 
+pub mod answer;
 pub mod bias;
 pub mod consistency;
 pub mod cost;
@@ -17,6 +18,8 @@ pub mod ranking;
 pub mod rewardbench2;
 pub mod rmbench;
 pub mod run_dir;
+pub mod section;
+pub mod sections;
 pub mod shown;
 
 pub use shown::{emit, Shown};
@@ -24,6 +27,8 @@ pub mod summary;
 pub mod systems;
 
 use crate::report::calibrate::ranking::order;
+use crate::report::calibrate::section::{Place, View};
+use crate::report::calibrate::sections::tables_at;
 use crate::report::media::table::Table;
 use crate::report::media::{format, table};
 use crate::run::record::Run;
@@ -32,31 +37,14 @@ use std::io::Write;
 
 /// The human-readable report.
 pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()> {
-    let rec = &run.record;
     let width = crate::report::media::term::width();
     write_head(run, w, details, width)?;
     let order = order(run);
     let summary = crate::report::calibrate::summary::summary(run);
     let print = |w: &mut dyn Write, t: &Table| print_table(w, t, width);
     print(w, &summary.configurations)?;
-    if let Some(t) = crate::report::calibrate::rmbench::table(run) {
-        print(w, &t)?;
-    }
-    // The system level is the answer when a reference was asked for; otherwise a detail.
-    let systems = crate::report::calibrate::systems::tables(run, &order);
-    let asked = rec
-        .generators
-        .as_ref()
-        .is_some_and(|g| g.reference.is_some());
-    if asked || details {
-        for t in &systems {
-            print(w, t)?;
-        }
-    }
-    if let Some(t) = &summary.probability {
-        print(w, t)?;
-    }
-    if let Some(t) = crate::report::calibrate::cost::table(run) {
+    let view = if details { View::Full } else { View::Brief };
+    for t in tables_at(run, &order, Place::Lead, view) {
         print(w, &t)?;
     }
     if details {
@@ -66,7 +54,7 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
         if let Some(t) = &summary.comparisons {
             print(w, t)?;
         }
-        for t in crate::report::calibrate::jury::tables(run, &order, false) {
+        for t in tables_at(run, &order, Place::After, view) {
             print(w, &t)?;
         }
     }
@@ -115,7 +103,7 @@ fn write_head(run: &Run, w: &mut dyn Write, details: bool, width: Option<usize>)
     }
     // The answer first; the detailed tables follow, and report.html browses everything.
     writeln!(w)?;
-    for line in crate::report::calibrate::ranking::answer(run) {
+    for line in crate::report::calibrate::answer::answer(run) {
         writeln!(w, "{}", wrap(&line, width, ""))?;
     }
     let more = if details {
@@ -165,7 +153,7 @@ fn write_details(
     {
         print(w, t)?;
     }
-    if let Some(t) = crate::report::calibrate::depth::table(run, order) {
+    for t in tables_at(run, order, Place::Scopes, View::Full) {
         print(w, &t)?;
     }
     writeln!(w, "\nConfusion matrices (rows: gold, columns: rating)")?;
@@ -180,14 +168,7 @@ fn write_details(
     if let Some(t) = &summary.comparisons {
         print(w, t)?;
     }
-    for t in crate::report::calibrate::jury::tables(run, order, true)
-        .into_iter()
-        .chain(crate::report::calibrate::groups::tables(run))
-        .chain(crate::report::calibrate::bias::tables(run, order))
-        .chain(crate::report::calibrate::consistency::tables(run, order))
-        .chain(crate::report::evaluator::calibrate_tables(run, order))
-        .chain(crate::report::annotators::calibrate_tables(run, order))
-    {
+    for t in tables_at(run, order, Place::After, View::Full) {
         print(w, &t)?;
     }
     Ok(())

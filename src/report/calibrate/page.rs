@@ -6,6 +6,8 @@
 use crate::evaluation::Outcome;
 use crate::metrics::Statistic;
 use crate::report::calibrate::plots;
+use crate::report::calibrate::section::{Place, View};
+use crate::report::calibrate::sections::{self, tables_at};
 use crate::report::calibrate::summary::summary;
 use crate::report::media::html::{page, plot, script_json, write_parts, Page, Plot};
 use crate::report::media::table::Table;
@@ -268,7 +270,7 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         ));
     }
     page(Page {
-        answer: crate::report::calibrate::ranking::answer(run),
+        answer: crate::report::calibrate::answer::answer(run),
         title: m.name.clone(),
         header,
         command: m.command.join(" "),
@@ -280,31 +282,18 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     })
 }
 
-/// The page's tables, in the order the page shows them.
+/// The page's tables, in the terminal's order with `--details`.
 fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let s = summary(run);
-    [
-        Some(s.configurations),
-        crate::report::calibrate::rmbench::table(run),
-        s.probability,
-        Some(s.parse_failures),
-        s.position,
-        s.pointwise,
-        s.sections,
-        s.comparisons,
-    ]
-    .into_iter()
-    .flatten()
-    .chain(crate::report::calibrate::cost::table(run))
-    .chain(crate::report::calibrate::depth::table(run, order))
-    .chain(crate::report::calibrate::jury::tables(run, order, true))
-    .chain(crate::report::calibrate::groups::tables(run))
-    .chain(crate::report::calibrate::bias::tables(run, order))
-    .chain(crate::report::calibrate::consistency::tables(run, order))
-    .chain(crate::report::calibrate::systems::tables(run, order))
-    .chain(crate::report::evaluator::calibrate_tables(run, order))
-    .chain(crate::report::annotators::calibrate_tables(run, order))
-    .collect()
+    let at = |place| tables_at(run, order, place, View::Full);
+    std::iter::once(s.configurations)
+        .chain(at(Place::Lead))
+        .chain(std::iter::once(s.parse_failures))
+        .chain([s.position, s.pointwise, s.sections].into_iter().flatten())
+        .chain(at(Place::Scopes))
+        .chain(s.comparisons)
+        .chain(at(Place::After))
+        .collect()
 }
 
 /// The page's figures: the run's, then each configuration's.
@@ -324,38 +313,8 @@ fn page_figures(run: &Run, order: &[usize]) -> Result<Vec<Plot>> {
             plots::forest_svg(run)?,
         ));
     }
-    if let Some(svg) = plots::bias_svg(run)? {
-        figures.push(plot("bias: judge and gold preferences with 95% CIs", svg));
-    }
-    if let Some(svg) = crate::report::calibrate::probability::svg(run, order)? {
-        figures.push(plot(
-            "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
-            svg,
-        ));
-    }
-    for (name, svg) in crate::report::calibrate::rmbench::svgs(run)? {
-        figures.push(plot(
-            format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
-            svg,
-        ));
-    }
-    for (title, svg) in crate::report::calibrate::systems::svgs(run, order)? {
-        figures.push(plot(title, svg));
-    }
-    if let Some((title, svg)) = crate::report::calibrate::cost::svg(run)? {
-        figures.push(plot(title, svg));
-    }
-    if let Some(svg) = crate::report::calibrate::jury::svg(run)? {
-        figures.push(plot(
-            "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
-            svg,
-        ));
-    }
-    if let Some(svg) = plots::consistency_svg(run)? {
-        figures.push(plot(
-            "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
-            svg,
-        ));
+    for f in sections::figures(run, order)? {
+        figures.push(plot(f.title, f.svg));
     }
     for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
         figures.push(plot(

@@ -2,8 +2,10 @@
 //! under `configs[i].probability` (and each subset's), metrics.csv rows, and the figure
 //! (reliability diagram and selective curve).
 
-use crate::evaluation::ProbabilityStats;
+use crate::evaluation::{ProbabilityStats, Scope};
 use crate::metrics::calibration::Calibration;
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
+use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed, with_ci};
 use crate::report::media::svg::{probability_svg, Curves};
 use crate::report::media::table::Table;
@@ -73,7 +75,7 @@ pub fn to_json(p: &ProbabilityStats, missing: &[(String, usize)]) -> Value {
 }
 
 /// metrics.csv rows of a scope's probabilities.
-pub fn tidy(rows: &mut crate::report::media::csv::TidyRows, scope: &str, p: &ProbabilityStats) {
+pub fn tidy(rows: &mut TidyRows, scope: &str, p: &ProbabilityStats) {
     let c = &p.calibration;
     let n = c.n as u64;
     let with = |pick: fn(&crate::metrics::calibration::Intervals) -> (f64, f64)| {
@@ -120,7 +122,7 @@ fn at_090(c: &Calibration) -> String {
 }
 
 /// The compact table, configurations in the run's order (None without probabilities).
-pub fn table(run: &Run, order: &[usize]) -> Option<Table> {
+fn table(run: &Run, order: &[usize]) -> Option<Table> {
     let rows: Vec<(String, &ProbabilityStats)> = order
         .iter()
         .filter_map(|&i| {
@@ -207,7 +209,7 @@ pub fn detail_tables(p: &ProbabilityStats) -> [Table; 2] {
 }
 
 /// The figure, when any configuration has probabilities.
-pub fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
+fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
     let curves: Vec<Curves> = order
         .iter()
         .filter_map(|&i| {
@@ -224,4 +226,41 @@ pub fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
         return Ok(None);
     }
     probability_svg(&curves).map(Some)
+}
+
+/// Probabilities' section: the compact table after the configurations', the scopes' figures.
+#[derive(Debug)]
+pub struct ProbabilitySection;
+
+impl Section for ProbabilitySection {
+    fn place(&self) -> Place {
+        Place::Lead
+    }
+    fn tables(&self, run: &Run, order: &[usize], _view: View) -> Vec<Table> {
+        table(run, order).into_iter().collect()
+    }
+    fn figures(&self, run: &Run, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+        Ok(Figure::one(
+            svg(run, order)?,
+            "probability.svg",
+            "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
+        ))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        let Some(p) = &run.evaluation.configs[i].overall.probability else {
+            return Vec::new();
+        };
+        let rec = &run.record.configs[i];
+        let missing = rec.probability.as_ref().map_or(&[][..], |p| &p.missing[..]);
+        vec![("probability", to_json(p, missing))]
+    }
+    fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
+        let p = scope.probability.as_ref();
+        key("probability", p.map(|p| to_json(p, &[])))
+    }
+    fn scope_rows(&self, rows: &mut TidyRows, name: &str, scope: &Scope) {
+        if let Some(p) = &scope.probability {
+            tidy(rows, name, p);
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::dataset::rmbench::STYLES;
 use crate::evaluation::rmbench::{Figures, Intervals, RmStats};
+use crate::report::calibrate::section::{key, numbered_file, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::shown_name;
 use crate::report::media::table::Table;
@@ -336,7 +337,7 @@ pub fn answer(run: &Run) -> Option<String> {
 }
 
 /// One heat map of the overall matrix per configuration (rows chosen, columns rejected).
-pub fn svgs(run: &Run) -> Result<Vec<(String, String)>> {
+fn figures(run: &Run) -> Result<Vec<Figure>> {
     let Some(r) = run.evaluation.rmbench.as_ref() else {
         return Ok(Vec::new());
     };
@@ -366,7 +367,39 @@ pub fn svgs(run: &Run) -> Result<Vec<(String, String)>> {
                 (&names, "rejected"),
                 &cells,
             )
-            .map(|svg| (name, svg))
+            .map(|svg| Figure {
+                file: numbered_file("rmbench", i, &name),
+                title: format!("{name}: RM-Bench's style matrix, the share of prompts whose chosen response (row style) beats the rejected one (column style); hard above the diagonal, easy below"),
+                svg,
+            })
         })
         .collect()
+}
+
+/// RM-Bench's section: its table after the configurations'.
+#[derive(Debug)]
+pub struct RmBenchSection;
+
+impl Section for RmBenchSection {
+    fn place(&self) -> Place {
+        Place::Lead
+    }
+    fn tables(&self, run: &Run, _order: &[usize], _view: View) -> Vec<Table> {
+        table(run).into_iter().collect()
+    }
+    fn answer(&self, run: &Run, _order: &[usize]) -> Vec<String> {
+        answer(run).into_iter().collect()
+    }
+    fn figures(&self, run: &Run, _order: &[usize]) -> Result<Vec<Figure>> {
+        figures(run)
+    }
+    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+        key("rmbench_comparisons", comparisons_json(run))
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        key("rmbench", to_json(run, i))
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        tidy(rows, run, i);
+    }
 }

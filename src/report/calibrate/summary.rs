@@ -16,7 +16,6 @@ pub struct Summary {
     pub parse_failures: Table,
     pub position: Option<Table>,
     pub pointwise: Option<Table>,
-    pub probability: Option<Table>,
     pub sections: Option<Table>,
     pub comparisons: Option<Table>,
 }
@@ -369,7 +368,6 @@ pub fn summary(run: &Run) -> Summary {
         parse_failures: parse_failures(run, &order),
         position: position(run, &order),
         pointwise: pointwise(run, &order),
-        probability: crate::report::calibrate::probability::table(run, &order),
         sections: sections(run, &order),
         comparisons: comparisons(run),
     }

@@ -5,9 +5,11 @@
 
 use crate::evaluation::systems::Systems;
 use crate::evaluation::Reference;
+use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
+use serde_json::Value;
 
 fn cell(value: f64, ci: Option<[f64; 2]>, elo: bool) -> String {
     if !elo {
@@ -265,7 +267,7 @@ pub fn tidy_of(rows: &mut TidyRows, s: &Systems) {
 
 /// report.html's figures: each model's score with its interval, a panel per configuration;
 /// and, with a reference table, each configuration's scores against it.
-pub fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
+fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
     use crate::report::media::svg::{dots_svg, scatter_svg, Dots};
     let rows: Vec<(usize, &Systems)> = order
         .iter()
@@ -323,4 +325,58 @@ pub fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>>
         ));
     }
     Ok(out)
+}
+
+/// The system level's section: the answer's question when a reference was asked for, its
+/// tables after the configurations' (without `--details`, only then).
+#[derive(Debug)]
+pub struct SystemsSection;
+
+impl Section for SystemsSection {
+    fn place(&self) -> Place {
+        Place::Lead
+    }
+    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+        let asked = run
+            .record
+            .generators
+            .as_ref()
+            .is_some_and(|g| g.reference.is_some());
+        if asked || view == View::Full {
+            tables(run, order)
+        } else {
+            Vec::new()
+        }
+    }
+    fn question(&self, run: &Run) -> Vec<String> {
+        answer(run)
+    }
+    fn figures(&self, run: &Run, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+        Ok(svgs(run, order)?
+            .into_iter()
+            .zip(["systems.svg", "systems-reference.svg"])
+            .map(|((title, svg), file)| Figure {
+                file: file.into(),
+                title,
+                svg,
+            })
+            .collect())
+    }
+    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+        let c = &run.evaluation.systems_comparisons;
+        if c.is_empty() {
+            return Vec::new();
+        }
+        key("systems_comparisons", serde_json::to_value(c).ok())
+    }
+    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        let systems = run.evaluation.configs[i].systems.as_ref();
+        key(
+            "systems",
+            systems.and_then(|s| serde_json::to_value(s).ok()),
+        )
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+        tidy(rows, run, i);
+    }
 }

@@ -9,6 +9,7 @@ pub use run_file::run_file;
 use crate::evaluation::{Comparison, Scope};
 use crate::report::calibrate::latex;
 use crate::report::calibrate::plots;
+use crate::report::calibrate::sections::SECTIONS;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::run::file::RunFile;
 use crate::run::lines::{write_line, AnswerLine, GradeShare, ItemTexts};
@@ -262,9 +263,6 @@ fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
 
 fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     rows.add(name, &s.agreement);
-    if let Some(b) = &s.bias {
-        crate::report::calibrate::bias::tidy(rows, name, b);
-    }
     let n = s.counts.examples as u64;
     rows.push(name, n, "parse_rate", s.parse_rate, None);
     rows.push(name, n, "published_credit", s.published, None);
@@ -286,14 +284,14 @@ fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
         rows.push(name, h.n, metric("a"), h.accuracy, None);
         rows.push(name, h.n, metric("k"), h.kappa_quadratic, None);
     }
-    if let Some(p) = &s.probability {
-        crate::report::calibrate::probability::tidy(rows, name, p);
-    }
     if let Some(p) = &s.pointwise {
         pointwise_rows(rows, name, p);
     }
     if let Some(p) = &s.position {
         position_rows(rows, name, p);
+    }
+    for section in SECTIONS {
+        section.scope_rows(rows, name, s);
     }
 }
 
@@ -412,10 +410,6 @@ fn metrics_rows(run: &Run) -> TidyRows {
         .enumerate()
     {
         rows.set_config(&rec.name);
-        crate::report::calibrate::jury::tidy(&mut rows, run, i);
-        crate::report::calibrate::rmbench::tidy(&mut rows, run, i);
-        crate::report::calibrate::systems::tidy(&mut rows, run, i);
-        crate::report::calibrate::cost::tidy(&mut rows, run, i);
         scope_rows(&mut rows, "overall", &r.overall);
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);
@@ -435,21 +429,14 @@ fn metrics_rows(run: &Run) -> TidyRows {
         if let Some(v) = r.leaderboard_published {
             rows.push("leaderboard", 0, "published_credit", v, None);
         }
-        if let Some(a) = &r.annotators {
-            crate::report::annotators::tidy(a, &mut rows);
-        }
-        crate::report::evaluator::calibrate_tidy(run, &mut rows, Some(i));
-        if let Some(m) = &r.length_model {
-            crate::report::calibrate::bias::tidy_model(&mut rows, m);
-        }
-        if let Some(c) = &r.consistency {
-            crate::report::calibrate::consistency::tidy(&mut rows, c);
+        for section in SECTIONS {
+            section.config_rows(&mut rows, run, i);
         }
     }
-    crate::report::calibrate::groups::tidy(run, &mut rows);
-    // The humans' and the longest output's rows belong to no configuration.
-    rows.set_config("");
-    crate::report::evaluator::calibrate_tidy(run, &mut rows, None);
+    for section in SECTIONS {
+        rows.set_config("");
+        section.run_rows(&mut rows, run);
+    }
     rows
 }
 

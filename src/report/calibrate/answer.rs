@@ -1,0 +1,193 @@
+//! The answer, first on the terminal and on report.html: the best configuration and by how
+//! much, the runner-up's paired verdict, each section's lines, the baselines and the warnings.
+
+use crate::evaluation::Finding;
+use crate::metrics::Statistic;
+use crate::report::calibrate::ranking::{order, ranking_note, reasoning_share, verdict};
+use crate::report::calibrate::sections::SECTIONS;
+use crate::report::media::format::statistic_name;
+use crate::run::record::Run;
+
+/// The answer, first on the terminal: which configuration is best on the sort metric and by
+/// how much, whether the paired test separates it from the runner-up, what the baselines
+/// score, and what changes the reading (the simulated judge, items without a verdict, the
+/// metrics disagreeing). Lines of prose, to be wrapped at the terminal's width.
+pub fn answer(run: &Run) -> Vec<String> {
+    let s = run.meta.sort.statistic();
+    let order = order(run);
+    let configs = &run.record.configs;
+    let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
+    // A baseline is a rater that makes no call.
+    let baseline = |i: usize| {
+        crate::raters::RaterKind::parse(&configs[i].rater, 0).is_ok_and(|r| r.is_baseline())
+    };
+    let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
+    // A section's question comes first (the system level, asked for with --reference).
+    let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
+    let Some(&best) = judged.first().or(order.first()) else {
+        return out;
+    };
+    let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
+    // Before naming a best: is any judge distinguishable from chance, and from the baselines?
+    out.extend(caveat(run, best, &judged, &order, baseline));
+    let tied = judged
+        .get(1)
+        .filter(|&&i| agreement(i).get(s) == agreement(best).get(s))
+        .map_or(String::new(), |&i| {
+            format!(" (tied with {})", configs[i].name)
+        });
+    // Accuracy beside the sort metric, unless it is the sort metric.
+    let accuracy = if s == Statistic::Accuracy {
+        String::new()
+    } else {
+        format!(
+            ", accuracy {}",
+            crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy))
+        )
+    };
+    out.push(format!(
+        "Best{tied}: {} on {}: {}{accuracy}, over {} items.",
+        crate::report::media::format::shown_name(&configs[best]),
+        statistic_name(s),
+        value(best),
+        run.record.items.len()
+    ));
+    if let Some(&second) = judged.get(1) {
+        let paired = run
+            .evaluation
+            .comparisons
+            .iter()
+            .find(|c| (c.a, c.b) == (best, second) || (c.a, c.b) == (second, best));
+        out.push(match paired {
+            Some(c) => format!(
+                "Against the runner-up ({}, {}): {}.",
+                configs[second].name,
+                value(second),
+                verdict(run, c)
+            ),
+            None => format!("Runner-up: {} ({}).", configs[second].name, value(second)),
+        });
+    }
+    out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, &order)));
+    let baselines: Vec<String> = order
+        .iter()
+        .filter(|&&i| baseline(i))
+        .map(|&i| format!("{} {}", configs[i].name, value(i)))
+        .collect();
+    if !baselines.is_empty() {
+        out.push(format!(
+            "Baselines ({}): {}.",
+            statistic_name(s),
+            baselines.join(" · ")
+        ));
+    }
+    out.extend(warnings(run, &order));
+    out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
+    out
+}
+
+/// The answer's warnings: items without a verdict, and what a reasoning judge's thinking cost
+/// (and the answers it cut off).
+fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
+    let configs = &run.record.configs;
+    let mut out = Vec::new();
+    let unread: Vec<String> = order
+        .iter()
+        .filter_map(|&i| {
+            let n = run.evaluation.configs[i].overall.counts;
+            let missing = n.no_verdict + n.cut_off + n.call_failures;
+            (missing > 0).then(|| format!("{} {missing}/{}", configs[i].name, n.examples))
+        })
+        .collect();
+    if !unread.is_empty() {
+        out.push(format!(
+            "Warning: items without a verdict, dropped from these figures (the parse-failure table counts them wrong or as ties): {}.",
+            unread.join(", ")
+        ));
+    }
+    // A reasoning judge's thinking: what it cost, and the answers it cut off.
+    let thinking: Vec<String> = order
+        .iter()
+        .filter_map(|&i| {
+            let c = &configs[i];
+            let meta = &run.meta.configs[i];
+            let cut = run.evaluation.configs[i].overall.counts.cut_off;
+            (c.cost.tokens_reasoning > 0 || cut > 0).then(|| {
+                let share = reasoning_share(c.cost.tokens_reasoning, c.cost.calls, meta.max_tokens);
+                let cut = if cut > 0 {
+                    format!(", {cut} items cut off while thinking")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} {} thinking tokens ({:.0}% of its budget of calls × {} tokens){cut}",
+                    c.name,
+                    c.cost.tokens_reasoning,
+                    100.0 * share,
+                    meta.max_tokens
+                )
+            })
+        })
+        .collect();
+    if !thinking.is_empty() {
+        out.push(format!(
+            "Thinking: {}. Raise --max-tokens (or lower --reasoning-effort) where answers are cut off.",
+            thinking.join("; ")
+        ));
+    }
+    out
+}
+
+/// The line that comes before "Best": no configuration distinguishable from chance (no judge's
+/// quadratic-kappa interval lies above 0, chance agreement), or the best judge not told
+/// apart from the best baseline (their paired tests find no difference, Holm over every pair).
+/// None when the best is above both.
+fn caveat(
+    run: &Run,
+    best: usize,
+    judged: &[usize],
+    order: &[usize],
+    baseline: impl Fn(usize) -> bool,
+) -> Option<String> {
+    if judged.is_empty() {
+        return None;
+    }
+    let configs = &run.record.configs;
+    // κq's interval's lower end (the point without intervals): above 0 is above chance.
+    let lower = |i: usize| {
+        let a = &run.evaluation.configs[i].overall.agreement;
+        a.intervals
+            .as_ref()
+            .map_or(a.get(Statistic::KappaQuadratic), |ci| {
+                ci.get(Statistic::KappaQuadratic).lo
+            })
+    };
+    if judged.iter().all(|&i| lower(i).is_nan() || lower(i) <= 0.0) {
+        let a = &run.evaluation.configs[best].overall.agreement;
+        let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
+        return Some(format!(
+            "No configuration is distinguishable from chance: no judge's κq interval lies above 0 (chance agreement); the best, {}, has κq {kq}.",
+            configs[best].name
+        ));
+    }
+    let top_baseline = order.iter().copied().find(|&i| baseline(i))?;
+    let c = run
+        .evaluation
+        .comparisons
+        .iter()
+        .find(|c| (c.a, c.b) == (best, top_baseline) || (c.a, c.b) == (top_baseline, best))?;
+    let best_is_b = c.b == best;
+    let better = |f: Finding| {
+        matches!(
+            (f, best_is_b),
+            (Finding::BBetter, true) | (Finding::ABetter, false)
+        )
+    };
+    (!better(c.accuracy.finding()) && !better(c.kappa.finding())).then(|| {
+        format!(
+            "The best judge is not told apart from the best baseline, {}: the paired tests find no difference ({}).",
+            configs[top_baseline].name,
+            verdict(run, c)
+        )
+    })
+}

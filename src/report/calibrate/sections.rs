@@ -1,0 +1,49 @@
+//! The registry of sections (`section.rs`): one line per analytic. The outputs reach the
+//! analytics only through it.
+
+use crate::report::calibrate::section::{Figure, Place, Section, View};
+use crate::report::media::table::Table;
+use crate::run::record::Run;
+use anyhow::Result;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Every analytic's section, in the order the outputs show them (within a `Place`).
+pub const SECTIONS: &[&dyn Section] = &[
+    &crate::report::calibrate::jury::JurySection,
+    &crate::report::calibrate::rmbench::RmBenchSection,
+    &crate::report::calibrate::systems::SystemsSection,
+    &crate::report::calibrate::probability::ProbabilitySection,
+    &crate::report::calibrate::cost::CostSection,
+    &crate::report::calibrate::depth::DepthSection,
+    &crate::report::calibrate::groups::GroupsSection,
+    &crate::report::calibrate::bias::BiasSection,
+    &crate::report::calibrate::consistency::ConsistencySection,
+    &crate::report::evaluator::EvaluatorSection,
+    &crate::report::annotators::AnnotatorsSection,
+];
+
+/// The sections' tables at `place`, in the registry's order.
+pub fn tables_at(run: &Run, order: &[usize], place: Place, view: View) -> Vec<Table> {
+    SECTIONS
+        .iter()
+        .filter(|s| s.place() == place)
+        .flat_map(|s| s.tables(run, order, view))
+        .collect()
+}
+
+/// The sections' figures, in the registry's order.
+pub fn figures(run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+    let mut out = Vec::new();
+    for s in SECTIONS {
+        out.extend(s.figures(run, order)?);
+    }
+    Ok(out)
+}
+
+/// The sections' keys of one JSON object, gathered from `part` of each section.
+pub fn json_keys(
+    part: impl Fn(&dyn Section) -> Vec<(&'static str, Value)>,
+) -> BTreeMap<&'static str, Value> {
+    SECTIONS.iter().flat_map(|s| part(*s)).collect()
+}
