@@ -1,8 +1,9 @@
 //! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
+use crate::report::calibrate::screen::{Block, Screen};
 use crate::report::media::format::{fixed, with_ci};
-use crate::report::media::table::{self, Table};
+use crate::report::media::table::Table;
 pub mod analytics;
 
 use crate::evaluation::rewardbench2::Board;
@@ -377,48 +378,32 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     out
 }
 
+/// The human-readable report: the answer, then (without `--details`) the comparisons and how
+/// rows are scored, or every configuration's table.
 pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
-    let width = crate::report::media::term::width();
-    let wrap = crate::report::media::term::wrap;
-    for line in header(run).lines() {
-        writeln!(w, "{}", wrap(line, width, ""))?;
-    }
-    writeln!(w)?;
-    for line in answer(run) {
-        writeln!(w, "{}", wrap(&line, width, ""))?;
-    }
-    writeln!(
-        w,
-        "{}",
-        wrap(
-            &format!(
-                "{}; browse every row in {}",
-                if details {
-                    "Details follow"
-                } else {
-                    "Every configuration's table: --details"
-                },
-                run.dir.join("report.html").display()
-            ),
-            width,
-            ""
-        )
-    )?;
     let all = tables(run);
     let comparisons = all.len().saturating_sub(2);
-    for (k, t) in all.iter().enumerate() {
-        // Without --details: the comparisons (the question's answer) and how rows are scored.
-        if !details && k < comparisons && run.configs.len() > 1 {
-            continue;
-        }
-        writeln!(w, "\n{}", wrap(&t.title, width, ""))?;
-        if !t.headers.is_empty() {
-            writeln!(w, "{}", table::render_at(t, width))?;
-        }
-        for n in &t.notes {
-            writeln!(w, "{}", wrap(n, width, ""))?;
-        }
-    }
-    writeln!(w, "\nrun directory: {}", run.dir.display())?;
-    Ok(())
+    // Without --details: the comparisons (the question's answer) and how rows are scored.
+    let shown = |k: usize| details || k >= comparisons || run.configs.len() <= 1;
+    let screen = Screen {
+        header: header(run).lines().map(String::from).collect(),
+        answer: answer(run),
+        after: vec![format!(
+            "{}; browse every row in {}",
+            if details {
+                "Details follow"
+            } else {
+                "Every configuration's table: --details"
+            },
+            run.dir.join("report.html").display()
+        )],
+        blocks: all
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| shown(*k))
+            .map(|(_, t)| Block::Table(t))
+            .collect(),
+        dir: run.dir.clone(),
+    };
+    crate::report::calibrate::screen::write(&screen, w)
 }
