@@ -16,7 +16,7 @@ use raterlab::evaluation::{
 };
 use raterlab::judge::Completion;
 use raterlab::raters::{CallTally, Rating, RatingRow, SampleTrace, Status};
-use raterlab::run::record::{ConfigMeta, Run, RunMeta};
+use raterlab::run::record::{ConfigMeta, Run, RunHead, RunMeta};
 use std::time::Instant;
 
 const SUBSETS: [&str; 23] = [
@@ -284,16 +284,18 @@ fn main() {
         .collect();
     let run = Run {
         meta: RunMeta {
-            name: "bench".into(),
-            dir: dir.clone(),
-            source: "synthetic".into(),
-            seed: 0,
-            both_orders: false,
-            bootstrap: 1000,
+            head: RunHead {
+                name: "bench".into(),
+                dir: dir.clone(),
+                source: "synthetic".into(),
+                seed: 0,
+                both_orders: false,
+                bootstrap: 1000,
+                command: vec![],
+                created_unix: 0,
+            },
             checksum: String::new(),
             configs: metas,
-            command: vec![],
-            created_unix: 0,
             sort: Default::default(),
             no_majority: 0,
             unshared: Vec::new(),

@@ -117,7 +117,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
                 &record,
                 crate::evaluation::EvalSettings {
                     bootstrap: 0,
-                    seed: meta.seed,
+                    seed: meta.head.seed,
                     cost: Default::default(),
                 },
             );

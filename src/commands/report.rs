@@ -5,7 +5,7 @@ use super::calibrate::Calibrated;
 use crate::evaluation::{evaluate, EvalSettings};
 use crate::raters::Missing;
 use crate::run::file::RunFile;
-use crate::run::record::Run;
+use crate::run::record::{Run, RunHead};
 use crate::run::rewardbench2::Rb2Run;
 use crate::run::settings::ReportSettings;
 use crate::run::{read, read_rewardbench2};
@@ -26,14 +26,14 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
         RunFile::Pairs(file) => {
             let (mut meta, record) = read::read(dir, &file)?;
             if let Some(b) = args.bootstrap {
-                meta.bootstrap = b;
+                meta.head.bootstrap = b;
             }
             meta.sort = args.sort.unwrap_or(meta.sort);
             let evaluation = evaluate(
                 &record,
                 EvalSettings {
-                    bootstrap: meta.bootstrap,
-                    seed: meta.seed,
+                    bootstrap: meta.head.bootstrap,
+                    seed: meta.head.seed,
                     cost: crate::run::plan::cost_settings(meta.sort, args.cost),
                 },
             );
@@ -59,19 +59,22 @@ pub fn run(args: &ReportSettings) -> Result<Calibrated> {
             let (configs, comparisons, group) =
                 crate::run::rewardbench2::score(&rows, made, missing, bootstrap, seed);
             Box::new(Rb2Run {
-                source: file.data.source,
-                seed,
-                bootstrap,
+                head: RunHead {
+                    name: file.name,
+                    dir: dir.clone(),
+                    source: file.data.source,
+                    seed,
+                    both_orders: file.data.both_orders.unwrap_or(false),
+                    bootstrap,
+                    // run.json keeps the command line as one string, its words joined by spaces.
+                    command: file.command.split(' ').map(String::from).collect(),
+                    created_unix: file.created_unix,
+                },
                 rows: rows.len(),
                 configs,
                 shown: rows,
                 comparisons,
                 group,
-                both_orders: file.data.both_orders.unwrap_or(false),
-                dir: dir.clone(),
-                name: file.name,
-                command: file.command,
-                created_unix: file.created_unix,
                 caches: Vec::new(),
                 by_score,
             })

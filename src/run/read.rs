@@ -9,7 +9,7 @@ use crate::evaluation::{
 };
 use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
 use crate::run::lines::{each_line, read_lines, ItemTexts};
-use crate::run::record::{ConfigMeta, RunMeta};
+use crate::run::record::{ConfigMeta, RunHead, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
 use std::collections::HashMap;
@@ -389,16 +389,18 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         _ => None,
     };
     let meta = RunMeta {
-        name: doc.name.clone(),
-        dir: dir.to_path_buf(),
-        source: data.source.clone(),
-        seed: data.seed,
-        both_orders: data.both_orders,
-        bootstrap: doc.bootstrap,
+        head: RunHead {
+            name: doc.name.clone(),
+            dir: dir.to_path_buf(),
+            source: data.source.clone(),
+            seed: data.seed,
+            both_orders: data.both_orders,
+            bootstrap: doc.bootstrap,
+            command: doc.command.clone(),
+            created_unix: doc.created_unix,
+        },
         checksum: data.checksum_sha256.clone(),
         configs: doc.configs.iter().map(config_meta).collect(),
-        command: doc.command.clone(),
-        created_unix: doc.created_unix,
         // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
         // by hand) reads as the default.
         sort: doc.sort.parse().unwrap_or_default(),
@@ -422,7 +424,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         depths: depths(dir, &items),
         items,
         configs,
-        both_orders: meta.both_orders,
+        both_orders: meta.head.both_orders,
         annotators,
     };
     Ok((meta, record))

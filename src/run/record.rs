@@ -25,19 +25,27 @@ pub struct ConfigMeta {
     pub price: Option<crate::judge::Price>,
 }
 
-/// Everything about a run besides the ratings.
+/// What a run of any form says of itself: its name and directory, its data, seed and
+/// bootstrap, the command line and when it ran.
 #[derive(Debug, Clone)]
-pub struct RunMeta {
+pub struct RunHead {
     pub name: String,
     pub dir: PathBuf,
     pub source: String,
     pub seed: u64,
+    /// Each pair shown in both orders (pairwise configurations, on RewardBench 2 rows).
     pub both_orders: bool,
     pub bootstrap: usize,
-    pub checksum: String,
-    pub configs: Vec<ConfigMeta>,
     pub command: Vec<String>,
     pub created_unix: u64,
+}
+
+/// Everything about a run over pairs besides the ratings.
+#[derive(Debug, Clone)]
+pub struct RunMeta {
+    pub head: RunHead,
+    pub checksum: String,
+    pub configs: Vec<ConfigMeta>,
     pub sort: crate::run::settings::SortKey,
     pub no_majority: usize,
     /// Conversations left out under `--unshared skip`, by id.
@@ -78,7 +86,7 @@ pub trait Made {
 
 impl Made for Run {
     fn dir(&self) -> &std::path::Path {
-        &self.meta.dir
+        &self.meta.head.dir
     }
     fn tallies(&self) -> Vec<(&str, &CallTally)> {
         self.meta

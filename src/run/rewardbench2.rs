@@ -71,9 +71,7 @@ pub struct Rb2Config {
 /// A RewardBench 2 run.
 #[derive(Debug, Clone)]
 pub struct Rb2Run {
-    pub source: String,
-    pub seed: u64,
-    pub bootstrap: usize,
+    pub head: crate::run::record::RunHead,
     pub rows: usize,
     pub configs: Vec<Rb2Config>,
     /// The rows as shown (completions in their slots).
@@ -82,13 +80,6 @@ pub struct Rb2Run {
     pub comparisons: Vec<Paired>,
     /// The configurations no comparison finds worse than the best, the best first.
     pub group: Vec<usize>,
-    /// Pairwise configurations saw each pair in both orders.
-    pub both_orders: bool,
-    /// The run directory; its name and the command line.
-    pub dir: std::path::PathBuf,
-    pub name: String,
-    pub command: String,
-    pub created_unix: u64,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
     /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
@@ -98,7 +89,7 @@ pub struct Rb2Run {
 
 impl crate::run::record::Made for Rb2Run {
     fn dir(&self) -> &std::path::Path {
-        &self.dir
+        &self.head.dir
     }
     fn tallies(&self) -> Vec<(&str, &CallTally)> {
         self.configs

@@ -6,7 +6,7 @@ use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::plan::{Form, Plan};
-use crate::run::record::{ConfigMeta, Run, RunMeta};
+use crate::run::record::{ConfigMeta, Run, RunHead, RunMeta};
 use crate::run::settings::{CalibrateSettings, ReferenceSpec};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
@@ -264,16 +264,18 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
         },
     );
     let meta = RunMeta {
-        name: session.name.clone(),
-        dir: rated.dir,
-        source: dataset.source.clone(),
-        seed,
-        both_orders: dataset.both_orders,
-        bootstrap: args.bootstrap,
+        head: RunHead {
+            name: session.name.clone(),
+            dir: rated.dir,
+            source: dataset.source.clone(),
+            seed,
+            both_orders: dataset.both_orders,
+            bootstrap: args.bootstrap,
+            command: crate::run::command_line(),
+            created_unix: rated.created_unix,
+        },
         checksum: checksum(&dataset),
         configs: metas,
-        command: crate::run::command_line(),
-        created_unix: rated.created_unix,
         sort: args.sort.unwrap_or_default(),
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),

@@ -10,6 +10,7 @@ use crate::evaluation::rewardbench2::FAILED_RATING;
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
 use crate::run::data::Rb2Set;
 use crate::run::plan::Form;
+use crate::run::record::RunHead;
 use crate::run::rewardbench2::{score, Rb2Made, Rb2Run};
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
@@ -25,19 +26,21 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let missing = args.plan.judge.pointwise_missing;
     let (configs, comparisons, group) = score(&set.rows, made, missing, args.bootstrap, set.seed);
     Ok(Rb2Run {
+        head: RunHead {
+            name: out.name,
+            dir: out.dir,
+            source: set.source,
+            seed: set.seed,
+            both_orders: args.plan.data.both_orders,
+            bootstrap: args.bootstrap,
+            command: crate::run::command_line(),
+            created_unix: out.created,
+        },
         rows: set.rows.len(),
         configs,
-        source: set.source,
-        seed: set.seed,
-        bootstrap: args.bootstrap,
         shown: set.rows,
         comparisons,
         group,
-        both_orders: args.plan.data.both_orders,
-        dir: out.dir,
-        name: out.name,
-        command: crate::run::command_line().join(" "),
-        created_unix: out.created,
         caches: out.caches,
         by_score,
     })

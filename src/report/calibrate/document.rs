@@ -299,16 +299,16 @@ pub fn to_json(run: &Run) -> Value {
         })
         .collect();
     serde_json::to_value(RunJson {
-        run_dir: run.meta.dir.display().to_string(),
+        run_dir: run.meta.head.dir.display().to_string(),
         data: DataJson {
-            source: &run.meta.source,
+            source: &run.meta.head.source,
             items: run.record.items.len(),
-            seed: run.meta.seed,
-            both_orders: run.meta.both_orders,
+            seed: run.meta.head.seed,
+            both_orders: run.meta.head.both_orders,
             checksum: &run.meta.checksum,
             unshared: &run.meta.unshared,
         },
-        bootstrap: run.meta.bootstrap,
+        bootstrap: run.meta.head.bootstrap,
         simulated: run.record.configs.iter().any(|c| c.simulated),
         configs: (0..run.evaluation.configs.len())
             .map(|i| config_json(run, &ranked, i))

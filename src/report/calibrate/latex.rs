@@ -60,9 +60,9 @@ pub fn render(run: &Run) -> String {
     };
     out.push_str(&format!(
         "\\bottomrule\n\\end{{tabular}}\n\\caption{{Agreement with gold labels on {} ({} items). Brackets: 95\\% percentile bootstrap CIs ({} resamples); items without a verdict dropped.{simulated}}}\n\\end{{table}}\n",
-        escape(&run.meta.source),
+        escape(&run.meta.head.source),
         run.record.items.len(),
-        run.meta.bootstrap
+        run.meta.head.bootstrap
     ));
     if run
         .evaluation

@@ -77,7 +77,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
         answer: crate::report::calibrate::answer::answer(run),
         after: after_answer(run, details),
         blocks,
-        dir: run.meta.dir.clone(),
+        dir: run.meta.head.dir.clone(),
     }
 }
 
@@ -89,9 +89,9 @@ fn header(run: &Run) -> Vec<String> {
         rec.configs.len(),
         if rec.configs.len() == 1 { "" } else { "s" },
         rec.items.len(),
-        run.meta.source,
-        run.meta.seed,
-        if run.meta.both_orders {
+        run.meta.head.source,
+        run.meta.head.seed,
+        if run.meta.head.both_orders {
             " · both orders"
         } else {
             ""
@@ -115,7 +115,7 @@ fn after_answer(run: &Run, details: bool) -> Vec<String> {
     };
     let mut out = vec![format!(
         "{more}; browse every item in {}",
-        run.meta.dir.join("report.html").display()
+        run.meta.head.dir.join("report.html").display()
     )];
     if run.meta.no_majority > 0 {
         let kept = rec.annotators.as_ref().is_some_and(|a| a.policy == "tie");

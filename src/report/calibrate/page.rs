@@ -244,16 +244,16 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     let mut header = vec![
         format!(
             "data {} · {} items · seed {} · {} · {n} configuration{} · bootstrap {}",
-            m.source,
+            m.head.source,
             rec.items.len(),
-            m.seed,
-            if m.both_orders {
+            m.head.seed,
+            if m.head.both_orders {
                 "both orders"
             } else {
                 "one order per pair (seeded)"
             },
             if n == 1 { "" } else { "s" },
-            m.bootstrap
+            m.head.bootstrap
         ),
         format!(
             "models: {} · judges: {}",
@@ -271,9 +271,9 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
     }
     page(Page {
         answer: crate::report::calibrate::answer::answer(run),
-        title: m.name.clone(),
+        title: m.head.name.clone(),
         header,
-        command: m.command.join(" "),
+        command: m.head.command.join(" "),
         simulated: rec.configs.iter().any(|c| c.simulated),
         tables,
         plots: figures,

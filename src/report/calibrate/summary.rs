@@ -165,7 +165,7 @@ fn parse_failures(run: &Run, order: &[usize]) -> Table {
 fn position(run: &Run, order: &[usize]) -> Option<Table> {
     let rec = &run.record;
     let scope = |i: usize| &run.evaluation.configs[i].overall;
-    run.meta.both_orders.then(|| {
+    run.meta.head.both_orders.then(|| {
         let mut b = Table::new(
             "Position bias (both orders)",
             &[

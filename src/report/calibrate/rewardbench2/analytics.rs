@@ -271,7 +271,7 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
     let mut t = Table::new(
         format!(
             "Paired comparisons: the mean of the subset scores, B - A ({} paired bootstrap redraws of the rows, Ties by question; Holm over {} pair{})",
-            run.bootstrap,
+            run.head.bootstrap,
             run.comparisons.len(),
             if run.comparisons.len() == 1 { "" } else { "s" }
         ),

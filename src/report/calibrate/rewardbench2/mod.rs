@@ -101,12 +101,12 @@ struct RunJson<'a> {
 pub fn to_json(run: &Rb2Run) -> Value {
     serde_json::to_value(RunJson {
         data: DataJson {
-            source: &run.source,
-            seed: run.seed,
+            source: &run.head.source,
+            seed: run.head.seed,
             rows: run.rows,
             form: "rewardbench2",
         },
-        bootstrap: run.bootstrap,
+        bootstrap: run.head.bootstrap,
         configs: run
             .configs
             .iter()
@@ -136,11 +136,11 @@ pub fn to_json(run: &Rb2Run) -> Value {
 pub fn header(run: &Rb2Run) -> String {
     format!(
         "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question){}",
-        run.source,
+        run.head.source,
         run.rows,
-        run.seed,
-        run.bootstrap,
-        if run.both_orders {
+        run.head.seed,
+        run.head.bootstrap,
+        if run.head.both_orders {
             " · pairwise configurations in both orders"
         } else {
             ""
@@ -395,7 +395,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             } else {
                 "Every configuration's table: --details"
             },
-            run.dir.join("report.html").display()
+            run.head.dir.join("report.html").display()
         )],
         blocks: all
             .into_iter()
@@ -403,7 +403,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             .filter(|(k, _)| shown(*k))
             .map(|(_, t)| Block::Table(t))
             .collect(),
-        dir: run.dir.clone(),
+        dir: run.head.dir.clone(),
     };
     crate::report::calibrate::screen::write(&screen, w)
 }

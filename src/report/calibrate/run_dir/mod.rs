@@ -549,7 +549,7 @@ pub fn write_run_file(file: &RunFile, dir: &Path) -> Result<()> {
 
 /// Writes (or, for `report DIR`, rewrites) everything but the raw answers.
 pub fn write(run: &Run) -> Result<()> {
-    let dir = &run.meta.dir;
+    let dir = &run.meta.head.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     write_ratings(run, dir)?;
     write_tables(run, dir)?;

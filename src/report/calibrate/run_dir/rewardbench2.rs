@@ -288,7 +288,7 @@ pub fn latex(run: &Rb2Run) -> String {
     }
     out.push_str(&format!(
         "\\bottomrule\n\\end{{tabular}}\n\\caption{{RewardBench 2 scores as reward-bench computes them ({} rows); the score is the mean of the six subsets, with a {}-resample bootstrap 95\\% CI (rows resampled, Ties by question).}}\n\\end{{table}}\n",
-        run.rows, run.bootstrap
+        run.rows, run.head.bootstrap
     ));
     out
 }
@@ -384,10 +384,10 @@ pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
     let mut file: Rb2RunFile =
         serde_json::from_value(crate::report::calibrate::rewardbench2::to_json(run))?;
     file.schema = SCHEMA;
-    file.name = run.name.clone();
-    file.command = run.command.clone();
-    file.created_unix = run.created_unix;
-    file.data.both_orders = Some(run.both_orders);
+    file.name = run.head.name.clone();
+    file.command = run.head.command.join(" ");
+    file.created_unix = run.head.created_unix;
+    file.data.both_orders = Some(run.head.both_orders);
     file.sort = run
         .by_score
         .then(|| crate::run::settings::SortKey::Accuracy.key().to_string());
@@ -400,7 +400,7 @@ pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
 
 /// Writes everything but `completions.jsonl`.
 pub fn write(run: &Rb2Run) -> Result<()> {
-    let dir = &run.dir;
+    let dir = &run.head.dir;
     write_items(run, dir)?;
     write_ratings(run, dir)?;
     write_metrics(run, dir)?;
@@ -411,9 +411,9 @@ pub fn write(run: &Rb2Run) -> Result<()> {
     write_page(
         Page {
             answer: crate::report::calibrate::rewardbench2::answer(run),
-            title: run.name.clone(),
+            title: run.head.name.clone(),
             header: vec![crate::report::calibrate::rewardbench2::header(run)],
-            command: run.command.clone(),
+            command: run.head.command.join(" "),
             simulated: run.configs.iter().any(|c| c.simulated),
             tables: crate::report::calibrate::rewardbench2::tables(run),
             plots: Vec::new(),

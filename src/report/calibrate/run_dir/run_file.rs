@@ -43,26 +43,26 @@ fn config_file(meta: &ConfigMeta, rec: &ConfigRecord, all: &[ConfigRecord]) -> P
 pub fn run_file(run: &Run) -> RunFile {
     let m = &run.meta;
     RunFile::Pairs(PairsRunFile {
-        bootstrap: m.bootstrap,
-        command: m.command.clone(),
+        bootstrap: m.head.bootstrap,
+        command: m.head.command.clone(),
         configs: m
             .configs
             .iter()
             .zip(&run.record.configs)
             .map(|(meta, rec)| config_file(meta, rec, &run.record.configs))
             .collect(),
-        created_unix: m.created_unix,
+        created_unix: m.head.created_unix,
         data: PairsDataFile {
             annotators: run.record.annotators.as_ref().map(|a| AnnotatorsFile {
                 names: a.names.clone(),
                 policy: a.policy.clone(),
             }),
-            both_orders: m.both_orders,
+            both_orders: m.head.both_orders,
             checksum_sha256: m.checksum.clone(),
             items: run.record.items.len(),
             no_majority: m.no_majority,
-            seed: m.seed,
-            source: m.source.clone(),
+            seed: m.head.seed,
+            source: m.head.source.clone(),
             unshared: m.unshared.clone(),
             reference: run
                 .record
@@ -82,7 +82,7 @@ pub fn run_file(run: &Run) -> RunFile {
                     },
                 }),
         },
-        name: m.name.clone(),
+        name: m.head.name.clone(),
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         schema: SCHEMA,
         sort: m.sort.key().to_string(),
