@@ -12,10 +12,12 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("tests").join("fixtures").join(name)
 }
 
-/// `raterlab` with these arguments, run from the repository root.
+/// `raterlab` with these arguments, run from the repository root; the caller's COLUMNS left
+/// out, so a test sees what a pipe gets whatever the shell that runs `cargo test` exports (a
+/// test of widths sets its own).
 pub fn raterlab(args: &[&str]) -> Command {
     let mut cmd = Command::cargo_bin("raterlab").expect("binary built");
-    cmd.current_dir(root()).args(args);
+    cmd.current_dir(root()).args(args).env_remove("COLUMNS");
     cmd
 }
 
