@@ -96,38 +96,8 @@ pub fn resolve(
                 entry.members.len()
             )));
         }
-        let weights = entry
-            .weights
-            .clone()
-            .unwrap_or_else(|| vec![1.0; entry.members.len()]);
-        if weights.len() != entry.members.len()
-            || weights.iter().any(|w| !(*w > 0.0 && w.is_finite()))
-        {
-            return Err(input_error(format!(
-                "{what}: weights must be one positive number per member ({} members, {} weights)",
-                entry.members.len(),
-                weights.len()
-            )));
-        }
-        let members = entry
-            .members
-            .iter()
-            .map(|m| {
-                if let Some(i) = configs.iter().position(|c| &c.name == m) {
-                    Ok(Member::Config(i))
-                } else if keys.iter().flatten().any(|k| &k.label == m) {
-                    Ok(Member::Label(m.clone()))
-                } else {
-                    let labels: std::collections::BTreeSet<&str> =
-                        keys.iter().flatten().map(|k| k.label.as_str()).collect();
-                    Err(input_error(format!(
-                        "{what}: member '{m}' is neither a configuration nor a judge label of this run; configurations: {}; judge labels: {}",
-                        configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
-                        labels.into_iter().collect::<Vec<_>>().join(", ")
-                    )))
-                }
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let weights = weights_of(entry, &what)?;
+        let members = members_of(entry, &what, configs, keys)?;
         let labelled = members.iter().find_map(|m| match m {
             Member::Label(l) => Some(l.clone()),
             Member::Config(_) => None,
@@ -143,24 +113,7 @@ pub fn resolve(
                 .collect(),
         };
         for combo in &combos {
-            let indices = members
-                .iter()
-                .map(|m| match (m, combo) {
-                    (Member::Config(i), _) => Ok(*i),
-                    (Member::Label(l), Some((p, r))) => keys
-                        .iter()
-                        .position(|k| {
-                            k.as_ref()
-                                .is_some_and(|k| &k.label == l && &k.prompt == p && &k.rater == r)
-                        })
-                        .ok_or_else(|| {
-                            input_error(format!("{what}: judge '{l}' has no configuration {p}/{r}"))
-                        }),
-                    (Member::Label(l), None) => Err(input_error(format!(
-                        "{what}: judge '{l}' has no configuration"
-                    ))),
-                })
-                .collect::<Result<Vec<usize>>>()?;
+            let indices = indices_of(&members, combo.as_ref(), keys, &what)?;
             let mut distinct = indices.clone();
             distinct.sort_unstable();
             distinct.dedup();
@@ -191,6 +144,79 @@ pub fn resolve(
         }
     }
     Ok(out)
+}
+
+/// A jury's weights: as given, one positive number per member, or 1 each.
+fn weights_of(entry: &JuryEntry, what: &str) -> Result<Vec<f64>> {
+    let weights = entry
+        .weights
+        .clone()
+        .unwrap_or_else(|| vec![1.0; entry.members.len()]);
+    if weights.len() != entry.members.len() || weights.iter().any(|w| !(*w > 0.0 && w.is_finite()))
+    {
+        return Err(input_error(format!(
+            "{what}: weights must be one positive number per member ({} members, {} weights)",
+            entry.members.len(),
+            weights.len()
+        )));
+    }
+    Ok(weights)
+}
+
+/// A jury's members: each a configuration of this plan or a judge label.
+fn members_of(
+    entry: &JuryEntry,
+    what: &str,
+    configs: &[Config],
+    keys: &[Option<ConfigKey>],
+) -> Result<Vec<Member>> {
+    entry
+        .members
+        .iter()
+        .map(|m| {
+            if let Some(i) = configs.iter().position(|c| &c.name == m) {
+                Ok(Member::Config(i))
+            } else if keys.iter().flatten().any(|k| &k.label == m) {
+                Ok(Member::Label(m.clone()))
+            } else {
+                let labels: std::collections::BTreeSet<&str> =
+                    keys.iter().flatten().map(|k| k.label.as_str()).collect();
+                Err(input_error(format!(
+                    "{what}: member '{m}' is neither a configuration nor a judge label of this run; configurations: {}; judge labels: {}",
+                    configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+                    labels.into_iter().collect::<Vec<_>>().join(", ")
+                )))
+            }
+        })
+        .collect()
+}
+
+/// The configurations a jury's members are under one prompt × rater combination (a judge
+/// label's configuration with that prompt and rater).
+fn indices_of(
+    members: &[Member],
+    combo: Option<&(String, String)>,
+    keys: &[Option<ConfigKey>],
+    what: &str,
+) -> Result<Vec<usize>> {
+    members
+        .iter()
+        .map(|m| match (m, combo) {
+            (Member::Config(i), _) => Ok(*i),
+            (Member::Label(l), Some((p, r))) => keys
+                .iter()
+                .position(|k| {
+                    k.as_ref()
+                        .is_some_and(|k| &k.label == l && &k.prompt == p && &k.rater == r)
+                })
+                .ok_or_else(|| {
+                    input_error(format!("{what}: judge '{l}' has no configuration {p}/{r}"))
+                }),
+            (Member::Label(l), None) => Err(input_error(format!(
+                "{what}: judge '{l}' has no configuration"
+            ))),
+        })
+        .collect()
 }
 
 #[cfg(test)]

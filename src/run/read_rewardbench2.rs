@@ -154,69 +154,13 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
             file.schema
         )));
     }
-    let path = dir.join("items.jsonl");
-    let reader = std::io::BufReader::new(
-        std::fs::File::open(&path).map_err(|e| bad(dir, format!("items.jsonl: {e}")))?,
-    );
-    let mut rows: Vec<Shown> = Vec::new();
-    let mut results: Vec<Vec<ResultLine>> = Vec::new();
-    for (k, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| bad(dir, format!("items.jsonl: {e}")))?;
-        let parsed: RowLine = serde_json::from_str(&line)
-            .map_err(|e| bad(dir, format!("items.jsonl line {}: {e}", k + 1)))?;
-        rows.push(row(dir, k + 1, &parsed)?);
-        results.push(parsed.results);
-    }
-    if rows.len() != file.data.rows {
-        return Err(bad(
-            dir,
-            format!(
-                "items.jsonl has {} rows, run.json {}",
-                rows.len(),
-                file.data.rows
-            ),
-        ));
-    }
+    let (rows, results) = rows_and_results(dir, file)?;
     let others = other_picks(dir)?;
     let mut made = Vec::new();
     for c in &file.configs {
         let protocol = Protocol::parse(&c.protocol)
             .ok_or_else(|| bad(dir, format!("run.json: no protocol '{}'", c.protocol)))?;
-        let mut outcomes = RowOutcome::for_rows(&rows);
-        for (r, (shown, of_row)) in rows.iter().zip(&results).enumerate() {
-            let Some(res) = of_row.iter().find(|x| x.config == c.name) else {
-                return Err(bad(
-                    dir,
-                    format!(
-                        "items.jsonl row {} has no result of '{}'",
-                        shown.row.id, c.name
-                    ),
-                ));
-            };
-            let o = &mut outcomes[r];
-            o.pick = res.pick;
-            o.other_pick = others
-                .get(&(c.name.clone(), shown.row.id.clone()))
-                .copied()
-                .flatten();
-            if let Some(by_slot) = &res.grades {
-                for (slot, g) in by_slot.iter().enumerate() {
-                    if let Some(&k) = shown.order.get(slot) {
-                        o.grades[k] = *g;
-                    }
-                }
-            }
-            o.wins = res.pairs.clone().unwrap_or_default();
-            if protocol == Protocol::Pairwise && shown.row.subset != TIES && res.pairs.is_none() {
-                return Err(bad(
-                    dir,
-                    format!(
-                        "items.jsonl row {}: '{}' has no pairs",
-                        shown.row.id, c.name
-                    ),
-                ));
-            }
-        }
+        let outcomes = outcomes_of(dir, c, protocol, &rows, &results, &others)?;
         made.push(Rb2Made {
             name: c.name.clone(),
             jury: c.jury.clone(),
@@ -248,6 +192,82 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
         file.data.both_orders.unwrap_or(false),
     );
     Ok((rows, made))
+}
+
+/// items.jsonl: each row as shown, and each row's results (one per configuration).
+fn rows_and_results(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Vec<ResultLine>>)> {
+    let path = dir.join("items.jsonl");
+    let reader = std::io::BufReader::new(
+        std::fs::File::open(&path).map_err(|e| bad(dir, format!("items.jsonl: {e}")))?,
+    );
+    let mut rows: Vec<Shown> = Vec::new();
+    let mut results: Vec<Vec<ResultLine>> = Vec::new();
+    for (k, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| bad(dir, format!("items.jsonl: {e}")))?;
+        let parsed: RowLine = serde_json::from_str(&line)
+            .map_err(|e| bad(dir, format!("items.jsonl line {}: {e}", k + 1)))?;
+        rows.push(row(dir, k + 1, &parsed)?);
+        results.push(parsed.results);
+    }
+    if rows.len() != file.data.rows {
+        return Err(bad(
+            dir,
+            format!(
+                "items.jsonl has {} rows, run.json {}",
+                rows.len(),
+                file.data.rows
+            ),
+        ));
+    }
+    Ok((rows, results))
+}
+
+/// One configuration's outcome of every row, from its results in items.jsonl and its other
+/// reader's picks.
+fn outcomes_of(
+    dir: &Path,
+    c: &crate::run::file::Rb2ConfigFile,
+    protocol: Protocol,
+    rows: &[Shown],
+    results: &[Vec<ResultLine>],
+    others: &HashMap<(String, String), Option<usize>>,
+) -> Result<Vec<RowOutcome>> {
+    let mut outcomes = RowOutcome::for_rows(rows);
+    for (r, (shown, of_row)) in rows.iter().zip(results).enumerate() {
+        let Some(res) = of_row.iter().find(|x| x.config == c.name) else {
+            return Err(bad(
+                dir,
+                format!(
+                    "items.jsonl row {} has no result of '{}'",
+                    shown.row.id, c.name
+                ),
+            ));
+        };
+        let o = &mut outcomes[r];
+        o.pick = res.pick;
+        o.other_pick = others
+            .get(&(c.name.clone(), shown.row.id.clone()))
+            .copied()
+            .flatten();
+        if let Some(by_slot) = &res.grades {
+            for (slot, g) in by_slot.iter().enumerate() {
+                if let Some(&k) = shown.order.get(slot) {
+                    o.grades[k] = *g;
+                }
+            }
+        }
+        o.wins = res.pairs.clone().unwrap_or_default();
+        if protocol == Protocol::Pairwise && shown.row.subset != TIES && res.pairs.is_none() {
+            return Err(bad(
+                dir,
+                format!(
+                    "items.jsonl row {}: '{}' has no pairs",
+                    shown.row.id, c.name
+                ),
+            ));
+        }
+    }
+    Ok(outcomes)
 }
 
 /// Keeps each answer of completions.jsonl in its row's outcome, as the run kept it: the

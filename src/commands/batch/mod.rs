@@ -7,6 +7,7 @@
 pub mod export;
 pub mod ingest;
 pub mod rounds;
+mod state;
 
 use crate::error::input_error;
 use crate::judge::batch::{self, Counts, Format, Key, Shard, Shards};

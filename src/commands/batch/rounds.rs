@@ -1,11 +1,11 @@
 //! `calibrate --batch`: the plan's uncached calls through an OpenAI-compatible Batch API, in
 //! rounds, with a state file that survives Ctrl-C; and `raterlab batch cancel`.
 
-use super::ingest::{read_results, stopped};
+use super::state::{earlier_results, ingest_cached, Entry, State};
 use super::{check_batchable, plan_keys, write_shards};
 use crate::error::{input_error, Interrupted};
 use crate::judge::batch::api::{ApiError, BatchApi, BatchInfo};
-use crate::judge::batch::ingest::{self, Tally};
+use crate::judge::batch::ingest::Tally;
 use crate::judge::batch::{Format, Key, Settled, Shard};
 use crate::judge::cache::Cache;
 use crate::judge::Judge;
@@ -14,7 +14,6 @@ use crate::run::batch::Watch;
 use crate::run::settings::JudgeSpec;
 use crate::run::settings::{CalibrateSettings, PlanSettings};
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,63 +34,6 @@ pub fn check_batch_judges(args: &PlanSettings) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// One batch of a `calibrate --batch` run, as saved in its state file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Entry {
-    id: String,
-    round: u32,
-    /// The shard it was made from (relative to the state's folder).
-    shard: String,
-    model: String,
-    requests: u64,
-    status: String,
-    /// Its result files (relative to the state's folder), once downloaded and ingested.
-    results: Vec<String>,
-    ingested: bool,
-    #[serde(default)]
-    errors: Vec<String>,
-    /// Its requests of several samples (`n`): their later samples' keys.
-    #[serde(
-        default,
-        skip_serializing_if = "crate::judge::batch::Samples::is_empty"
-    )]
-    samples: crate::judge::batch::Samples,
-}
-
-/// `state.json` of a plan's batches.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct State {
-    endpoint: String,
-    batches: Vec<Entry>,
-}
-
-impl State {
-    fn load(path: &Path) -> Result<Self> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                input_error(format!(
-                    "the batch state file '{}' is damaged ({e}); its batches are listed there for `raterlab batch cancel`; move it away to start new batches",
-                    path.display()
-                ))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(input_error(format!(
-                "cannot read the batch state file '{}': {e}",
-                path.display()
-            ))),
-        }
-    }
-
-    /// Written whole, at once: a batch created is never forgotten.
-    fn save(&self, path: &Path) -> Result<()> {
-        let partial = path.with_extension("json.partial");
-        let text = serde_json::to_string_pretty(self)?;
-        std::fs::write(&partial, text)
-            .and_then(|()| std::fs::rename(&partial, path))
-            .with_context(|| format!("saving the batch state '{}'", path.display()))
-    }
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -134,17 +76,6 @@ fn api_error(api: &BatchApi, e: ApiError, plan: &str) -> anyhow::Error {
         ));
     }
     anyhow::Error::new(e).context(format!("the Batch API at {}", api.base()))
-}
-
-/// Reads one result file straight into the run's cache.
-fn ingest_cached(
-    path: &Path,
-    (cache, samples): (&Cache, &crate::judge::batch::Samples),
-    known: &dyn Fn(&Key) -> bool,
-    tally: &mut Tally,
-) -> Result<()> {
-    read_results(path, tally, samples, &mut ingest::settling(cache, known))?
-        .map_err(|at| stopped(path, &at, tally.cached))
 }
 
 /// Downloads a finished batch's output and error files into `dir` and ingests them.
@@ -443,6 +374,25 @@ pub fn run_batches(
     Ok(out)
 }
 
+/// The Batch API at `endpoint`, with `key` or the judge's key variable's.
+fn api_at(
+    judge: &crate::run::settings::JudgeSettings,
+    endpoint: &str,
+    key: Option<String>,
+) -> Result<BatchApi> {
+    let key = key.or_else(|| {
+        std::env::var(&judge.api_key_env)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+    });
+    BatchApi::new(
+        endpoint,
+        key,
+        Duration::from_secs_f64(judge.timeout.max(1.0)),
+    )
+    .map_err(|e| input_error(format!("--endpoint: {e}")))
+}
+
 /// The batches of the parts whose judges share one endpoint.
 fn batches_at(
     args: &CalibrateSettings,
@@ -459,17 +409,7 @@ fn batches_at(
     };
     let judge = &args.plan.judge;
     let endpoint = endpoint.to_string();
-    let key = key.or_else(|| {
-        std::env::var(&judge.api_key_env)
-            .ok()
-            .filter(|k| !k.trim().is_empty())
-    });
-    let api = BatchApi::new(
-        &endpoint,
-        key,
-        Duration::from_secs_f64(judge.timeout.max(1.0)),
-    )
-    .map_err(|e| input_error(format!("--endpoint: {e}")))?;
+    let api = api_at(judge, &endpoint, key)?;
     let (plan_name, known) = plan_keys(parts);
     let dir = cache.path().with_file_name("batches").join(&plan_name);
     let cache_dir = cache
@@ -482,23 +422,7 @@ fn batches_at(
     let state_path = dir.join("state.json");
     let mut state = State::load(&state_path)?;
     state.endpoint = endpoint.clone();
-    let mut tally = Tally {
-        fresh: Some(HashSet::new()),
-        failures: Some(HashMap::new()),
-        ..Tally::default()
-    };
-    // Results already downloaded (an earlier run of this command) count again: their
-    // failures decide what is worth resubmitting.
-    for entry in state.batches.iter().filter(|b| b.ingested) {
-        for name in &entry.results {
-            ingest_cached(
-                &dir.join(name),
-                (cache.as_ref(), &entry.samples),
-                &|k| known.contains(k),
-                &mut tally,
-            )?;
-        }
-    }
+    let tally = earlier_results(&state, &dir, &cache, &known)?;
     watch_ctrl_c();
     let mut rounds = Rounds {
         api,

@@ -115,45 +115,50 @@ pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]
     };
     let mut out = vec![t];
     if rows.iter().any(|(_, s)| s.reference.is_some()) {
-        let mut a = Table::new(
-            "Each configuration's ranking against the reference (95% CIs over prompts)",
-            &[
-                "configuration",
-                "models",
-                "Spearman",
-                "Kendall",
-                "Pearson",
-                "pairs in order",
-                "separability",
-            ],
-        );
-        for (name, s) in rows {
-            let Some(r) = &s.reference else { continue };
-            let with = |v: Option<f64>, ci: Option<[f64; 2]>| match v {
-                Some(v) => cell(v, ci, false),
-                None => "n/a".into(),
-            };
-            a.rows.push(vec![
-                name.clone(),
-                r.n.to_string(),
-                with(r.spearman, r.ci.spearman),
-                with(r.kendall, r.ci.kendall),
-                with(r.pearson, r.ci.pearson),
-                with(r.pairwise_agreement, r.ci.pairwise_agreement),
-                opt(s.separability),
-            ]);
-            if !r.missing.is_empty() && a.notes.is_empty() {
-                a.notes.push(format!(
-                    "reference: {}; models without a reference score, left out: {}",
-                    r.source,
-                    r.missing.join(", ")
-                ));
-            }
-        }
-        a.secondary = vec![3, 4, 6];
-        out.push(a);
+        out.push(against_reference(rows));
     }
     out
+}
+
+/// Each configuration's ranking against the reference.
+fn against_reference(rows: &[(String, &Systems)]) -> Table {
+    let mut a = Table::new(
+        "Each configuration's ranking against the reference (95% CIs over prompts)",
+        &[
+            "configuration",
+            "models",
+            "Spearman",
+            "Kendall",
+            "Pearson",
+            "pairs in order",
+            "separability",
+        ],
+    );
+    for (name, s) in rows {
+        let Some(r) = &s.reference else { continue };
+        let with = |v: Option<f64>, ci: Option<[f64; 2]>| match v {
+            Some(v) => cell(v, ci, false),
+            None => "n/a".into(),
+        };
+        a.rows.push(vec![
+            name.clone(),
+            r.n.to_string(),
+            with(r.spearman, r.ci.spearman),
+            with(r.kendall, r.ci.kendall),
+            with(r.pearson, r.ci.pearson),
+            with(r.pairwise_agreement, r.ci.pairwise_agreement),
+            opt(s.separability),
+        ]);
+        if !r.missing.is_empty() && a.notes.is_empty() {
+            a.notes.push(format!(
+                "reference: {}; models without a reference score, left out: {}",
+                r.source,
+                r.missing.join(", ")
+            ));
+        }
+    }
+    a.secondary = vec![3, 4, 6];
+    a
 }
 
 /// The answer's lines: which configuration ranks the models most like the reference, and
