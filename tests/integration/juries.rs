@@ -442,6 +442,13 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
             && head.contains("the member is better"),
         "{terminal}"
     );
+    // The paired difference is over the items both rated, fewer than the jury's accuracy
+    // counts when some are undecided; the line says so (not "jury − member" over all).
+    assert!(decided < 838, "some items are undecided");
+    assert!(
+        head.contains(&format!("on the {decided} items both rated")),
+        "{terminal}"
+    );
     // The paired verdict against each member is the run's Holm-adjusted comparison.
     let versus = c["jury"]["versus_members"].as_array().expect("versus");
     assert_eq!(versus.len(), 3);

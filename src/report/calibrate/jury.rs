@@ -261,9 +261,17 @@ pub fn answer(run: &Run, order: &[usize]) -> Vec<String> {
             };
             let verdict = versus(run, best, i).map_or_else(
                 || "untested".to_string(),
-                |(_, t, _)| {
+                |(n, t, _)| {
+                    // The paired difference is over the items both rated: say so when the
+                    // accuracies above are over more.
+                    let over = if n < s.items as u64 {
+                        let items = if n == 1 { "item" } else { "items" };
+                        format!(" on the {n} {items} both rated")
+                    } else {
+                        String::new()
+                    };
                     format!(
-                        "jury − member {:+.3} [{:+.3}, {:+.3}], {}",
+                        "jury − member {:+.3} [{:+.3}, {:+.3}]{over}, {}",
                         t.diff,
                         t.ci.0,
                         t.ci.1,
