@@ -41,9 +41,15 @@ pub fn figures(run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
     Ok(out)
 }
 
-/// The sections' keys of one JSON object, gathered from `part` of each section.
+/// The sections' keys of one JSON object, gathered from `part` of each section. Two sections
+/// never write one key (checked in the tests' debug builds, which run every section).
 pub fn json_keys(
     part: impl Fn(&dyn Section) -> Vec<(&'static str, Value)>,
 ) -> BTreeMap<&'static str, Value> {
-    SECTIONS.iter().flat_map(|s| part(*s)).collect()
+    let mut keys = BTreeMap::new();
+    for (key, value) in SECTIONS.iter().flat_map(|s| part(*s)) {
+        let earlier = keys.insert(key, value);
+        debug_assert!(earlier.is_none(), "two sections write the JSON key '{key}'");
+    }
+    keys
 }
