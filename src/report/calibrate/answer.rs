@@ -30,12 +30,6 @@ pub fn answer(run: &Run) -> Vec<String> {
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
     // Before naming a best: is any judge distinguishable from chance, and from the baselines?
     out.extend(caveat(run, best, &judged, &order, baseline));
-    let tied = judged
-        .get(1)
-        .filter(|&&i| agreement(i).get(s) == agreement(best).get(s))
-        .map_or(String::new(), |&i| {
-            format!(" (tied with {})", configs[i].name)
-        });
     // Accuracy beside the sort metric, unless it is the sort metric.
     let accuracy = if s == Statistic::Accuracy {
         String::new()
@@ -45,29 +39,26 @@ pub fn answer(run: &Run) -> Vec<String> {
             crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy))
         )
     };
-    out.push(format!(
-        "Best{tied}: {} on {}: {}{accuracy}, over {} items.",
-        crate::report::media::format::shown_name(&configs[best]),
-        statistic_name(s),
-        value(best),
-        run.record.items.len()
-    ));
-    if let Some(&second) = judged.get(1) {
-        let paired = run
+    let runner_up = judged.get(1).map(|&second| RunnerUp {
+        name: configs[second].name.clone(),
+        value: value(second),
+        tied: agreement(second).get(s) == agreement(best).get(s),
+        verdict: run
             .evaluation
             .comparisons
             .iter()
-            .find(|c| (c.a, c.b) == (best, second) || (c.a, c.b) == (second, best));
-        out.push(match paired {
-            Some(c) => format!(
-                "Against the runner-up ({}, {}): {}.",
-                configs[second].name,
-                value(second),
-                verdict(run, c)
-            ),
-            None => format!("Runner-up: {} ({}).", configs[second].name, value(second)),
-        });
-    }
+            .find(|c| (c.a, c.b) == (best, second) || (c.a, c.b) == (second, best))
+            .map(|c| verdict(run, c)),
+    });
+    out.extend(standing(
+        Best {
+            name: crate::report::media::format::shown_name(&configs[best]),
+            on: statistic_name(s).to_string(),
+            value: value(best),
+            after: format!("{accuracy}, over {} items", run.record.items.len()),
+        },
+        runner_up,
+    ));
     out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, &order)));
     let baselines: Vec<String> = order
         .iter()
@@ -190,4 +181,46 @@ fn caveat(
             verdict(run, c)
         )
     })
+}
+
+/// The best configuration, as the answer names it.
+#[derive(Debug)]
+pub struct Best {
+    pub name: String,
+    /// What it is best on (the sort metric, RewardBench 2's leaderboard).
+    pub on: String,
+    pub value: String,
+    /// What follows the value in its sentence.
+    pub after: String,
+}
+
+/// The runner-up beside the best: tied when its score is the best's, with the paired verdict
+/// when the two were compared.
+#[derive(Debug)]
+pub struct RunnerUp {
+    pub name: String,
+    pub value: String,
+    pub tied: bool,
+    pub verdict: Option<String>,
+}
+
+/// The answer's standing, on every form: "Best (tied with R): B on WHAT: VALUE...", then
+/// "Against the runner-up (R, VALUE): VERDICT." or, not compared, "Runner-up: R (VALUE).".
+pub fn standing(best: Best, runner_up: Option<RunnerUp>) -> Vec<String> {
+    let tied = match &runner_up {
+        Some(r) if r.tied => format!(" (tied with {})", r.name),
+        _ => String::new(),
+    };
+    let mut out = vec![format!(
+        "Best{tied}: {} on {}: {}{}.",
+        best.name, best.on, best.value, best.after
+    )];
+    out.extend(runner_up.map(|r| match r.verdict {
+        Some(verdict) => format!(
+            "Against the runner-up ({}, {}): {verdict}.",
+            r.name, r.value
+        ),
+        None => format!("Runner-up: {} ({}).", r.name, r.value),
+    }));
+    out
 }

@@ -1,6 +1,7 @@
 //! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
+use crate::report::calibrate::answer::{standing, Best, RunnerUp};
 use crate::report::calibrate::screen::{Block, Screen};
 use crate::report::media::format::{fixed, with_ci};
 use crate::report::media::table::Table;
@@ -286,25 +287,15 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             },
         )
     };
-    let tied = order
-        .get(1)
-        .filter(|&&k| score(k) == score(best))
-        .map_or(String::new(), |&k| format!(" (tied with {})", name(k)));
-    out.push(format!(
-        "Best{tied}: {} on {metric}: {} ({} protocol, {} rows).",
-        name(best),
-        shown(best),
-        run.configs[best].protocol.key(),
-        run.rows
-    ));
-    if let Some(&second) = order.get(1) {
-        let paired = run
+    let runner_up = order.get(1).map(|&second| RunnerUp {
+        name: name(second),
+        value: with_ci(score(second), (f64::NAN, f64::NAN)),
+        tied: score(second) == score(best),
+        verdict: run
             .comparisons
             .iter()
-            .find(|p| (p.a, p.b) == (best, second) || (p.a, p.b) == (second, best));
-        let verdict = paired.map_or_else(
-            || "not compared".to_string(),
-            |p| {
+            .find(|p| (p.a, p.b) == (best, second) || (p.a, p.b) == (second, best))
+            .map(|p| {
                 let found = match p.test.finding() {
                     crate::evaluation::Finding::ABetter | crate::evaluation::Finding::BBetter => {
                         "the test separates them"
@@ -320,14 +311,21 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
                     "paired bootstrap",
                 );
                 format!("{found}: {phrase}")
-            },
-        );
-        out.push(format!(
-            "Against the runner-up ({}, {}): {verdict}.",
-            name(second),
-            with_ci(score(second), (f64::NAN, f64::NAN))
-        ));
-    }
+            }),
+    });
+    out.extend(standing(
+        Best {
+            name: name(best),
+            on: metric,
+            value: shown(best),
+            after: format!(
+                " ({} protocol, {} rows)",
+                run.configs[best].protocol.key(),
+                run.rows
+            ),
+        },
+        runner_up,
+    ));
     let chance: Vec<f64> = b.subsets.iter().filter_map(|s| s.chance).collect();
     if !chance.is_empty() {
         out.push(format!(
