@@ -386,8 +386,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
             .into_iter()
             .map(|(title, svg)| html::plot(title, svg))
             .collect(),
-        data: None,
-        rewardbench2: false,
+        browser: None,
     })
 }
 

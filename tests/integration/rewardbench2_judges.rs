@@ -317,7 +317,7 @@ fn the_protocols_score_every_row_as_the_truth_says() {
     let answers = std::fs::read_to_string(out.join("completions.jsonl")).expect("answers");
     assert!(answers.lines().count() >= calls[0]);
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
-    assert!(html.contains("RewardBench 2's row browser") && html.contains("Factuality-0"));
+    assert!(html.contains(r#"<h2 id="browser">Rows</h2>"#) && html.contains("Factuality-0"));
     // report DIR remakes every file from the directory: unread, quoted and failed answers
     // included.
     crate::report_dirs::report_remakes(&out, &doc, &dir.path().join("copy"));

@@ -9,7 +9,9 @@ use crate::report::calibrate::plots;
 use crate::report::calibrate::section::{Place, View};
 use crate::report::calibrate::sections::{self, tables_at};
 use crate::report::calibrate::summary::summary;
-use crate::report::media::html::{page, plot, script_json, write_parts, Page, Plot};
+use crate::report::media::html::{
+    page, plot, script_json, scripts, write_parts, Browser, Page, Plot,
+};
 use crate::report::media::table::Table;
 use crate::run::lines::{each_line, read_lines, ItemTexts};
 use crate::run::record::Run;
@@ -277,8 +279,20 @@ fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
         simulated: rec.configs.iter().any(|c| c.simulated),
         tables,
         plots: figures,
-        data: browser_data(run, dir)?,
-        rewardbench2: false,
+        browser: browser_data(run, dir)?.map(|data| Browser {
+            data,
+            title: "Items",
+            filters: vec![
+                ["all", "all items"],
+                ["wrong", "wrong (any configuration)"],
+                ["none", "no verdict (any configuration)"],
+                ["disagree", "configurations disagree"],
+                ["inconsistent", "position-inconsistent"],
+            ],
+            columns: vec!["id", "subset", "order", "gold"],
+            hint: "Select an item to see the prompt, both responses and every answer, with the part read as the verdict highlighted.",
+            script: scripts::PAIRS,
+        }),
     })
 }
 

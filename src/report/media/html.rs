@@ -12,8 +12,14 @@ use std::io::Write;
 use std::path::Path;
 
 const TEMPLATE: &str = include_str!("templates/report.html");
+/// The item browser's frame (`browse`), every form's part follows it.
 const BROWSER: &str = include_str!("templates/browser.js");
-const BROWSER_RB2: &str = include_str!("templates/browser_rewardbench2.js");
+
+/// Each form's part of the item browser's script (what `browse` is given).
+pub mod scripts {
+    pub const PAIRS: &str = include_str!("templates/browser_pairs.js");
+    pub const REWARDBENCH2: &str = include_str!("templates/browser_rewardbench2.js");
+}
 
 #[derive(Debug, Serialize)]
 pub struct Plot {
@@ -75,9 +81,24 @@ pub struct Page {
     pub simulated: bool,
     pub tables: Vec<Table>,
     pub plots: Vec<Plot>,
-    pub data: Option<String>,
-    /// The data is RewardBench 2's rows (all their completions in slots), not pairs.
-    pub rewardbench2: bool,
+    /// The item browser, when there are items to browse.
+    pub browser: Option<Browser>,
+}
+
+/// A page's item browser: its data (script-safe JSON) and what its form shows of it.
+#[derive(Debug)]
+pub struct Browser {
+    pub data: String,
+    /// Its heading: "Items", "Rows".
+    pub title: &'static str,
+    /// The filter's options, [value, label], "all" first.
+    pub filters: Vec<[&'static str; 2]>,
+    /// The list's columns before the configurations'.
+    pub columns: Vec<&'static str>,
+    /// What the detail panel says before a row is selected.
+    pub hint: &'static str,
+    /// The form's part of the script (`scripts::PAIRS`, `scripts::REWARDBENCH2`).
+    pub script: &'static str,
 }
 
 /// Where the browser's data goes: the template renders this, and the data (tens of megabytes
@@ -97,11 +118,15 @@ pub fn page(p: Page) -> Result<[String; 3]> {
         simulated => p.simulated,
         tables => p.tables,
         plots => p.plots,
-        browser => p.data.is_some() && !p.rewardbench2,
-        rewardbench2 => p.data.is_some() && p.rewardbench2,
-        script => if p.rewardbench2 { BROWSER_RB2 } else { BROWSER },
+        browser => p.browser.as_ref().map(|b| context! {
+            title => b.title,
+            filters => b.filters,
+            columns => b.columns,
+            hint => b.hint,
+        }),
+        script => p.browser.as_ref().map(|b| format!("{BROWSER}{}", b.script)),
     })?;
-    Ok(match (p.data, text.find(DATA_SLOT)) {
+    Ok(match (p.browser.map(|b| b.data), text.find(DATA_SLOT)) {
         (Some(data), Some(at)) => {
             let cut = at + DATA_SLOT.len() - "DATA-SLOT".len();
             [

@@ -7,7 +7,7 @@
 use crate::dataset::rewardbench2::{slot_letter, Shown};
 use crate::raters::rewardbench2::Protocol;
 use crate::report::media::csv::{write_csv, TidyRows};
-use crate::report::media::html::{script_json, write_page, Page};
+use crate::report::media::html::{script_json, scripts, write_page, Browser, Page};
 use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::lines::{write_line, ResultLine, RowLine};
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
@@ -417,8 +417,19 @@ pub fn write(run: &Rb2Run) -> Result<()> {
             simulated: run.configs.iter().any(|c| c.simulated),
             tables: crate::report::calibrate::rewardbench2::tables(run),
             plots: Vec::new(),
-            data: Some(browser(run)?),
-            rewardbench2: true,
+            browser: Some(Browser {
+                data: browser(run)?,
+                title: "Rows",
+                filters: vec![
+                    ["all", "all rows"],
+                    ["wrong", "wrong (any configuration)"],
+                    ["none", "nothing read (any configuration)"],
+                    ["disagree", "configurations disagree"],
+                ],
+                columns: vec!["id", "subset", "correct"],
+                hint: "Select a row to see the prompt, every completion in its slot and every answer, with the pick and the grades.",
+                script: scripts::REWARDBENCH2,
+            }),
         },
         &dir.join("report.html"),
     )
