@@ -106,7 +106,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
             }]
         }
         (Some(dir), None) => {
-            let crate::run::file::RunFile::Pairs(file) = crate::run::read::run_file(dir)? else {
+            let Some(file) = crate::run::read::run_file(dir)?.into_pairs() else {
                 return Err(input_error(format!(
                     "'{}' is a RewardBench 2 run: plan --from reads the paired tests of a run over pairs; give --discordance, or --from a run over pairs",
                     dir.display()

@@ -287,6 +287,14 @@ pub enum RunFile {
 }
 
 impl RunFile {
+    /// The run over pairs, for a command that reads only those (`plan --from`).
+    pub fn into_pairs(self) -> Option<PairsRunFile> {
+        match self {
+            RunFile::Pairs(file) => Some(file),
+            RunFile::RewardBench2(_) => None,
+        }
+    }
+
     /// Parses run.json's text.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         let doc: Value = serde_json::from_str(text)?;

@@ -415,7 +415,6 @@ const FORM_NAMERS: &[&str] = &[
     // Where a command chooses the form it loaded.
     "commands/calibrate/mod.rs",
     "commands/data.rs",
-    "commands/plan.rs",
     "commands/report.rs",
     // Each form's own files.
     "commands/calibrate/pairs.rs",
