@@ -5,7 +5,7 @@ use crate::evaluation::consistency::{Consistency, Point};
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::shown_name;
-use crate::report::media::svg::draw::plot_error;
+use crate::report::media::svg::draw::{legend, plot_error};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use anyhow::Result;
@@ -193,13 +193,7 @@ fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
                     }))
                     .map_err(plot_error)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerLeft)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(plot_error)?;
+            legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
         }
         root.present().map_err(plot_error)?;
     }

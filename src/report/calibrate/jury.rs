@@ -8,7 +8,7 @@ use crate::raters::jury::Jury;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed as f4, with_interval};
-use crate::report::media::svg::draw::plot_error;
+use crate::report::media::svg::draw::{legend, plot_error};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use anyhow::Result;
@@ -521,13 +521,7 @@ pub fn svg(run: &Run) -> Result<Option<String>> {
                 .map_err(plot_error)?
                 .label("a sub-jury (orange: the whole jury)")
                 .legend(move |(x, y)| Circle::new((x + 8, y), 4, blue.filled()));
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(plot_error)?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         root.present().map_err(plot_error)?;
     }

@@ -6,7 +6,7 @@
 use crate::evaluation::Outcome;
 use crate::metrics::Statistic;
 use crate::report::calibrate::plots;
-use crate::report::calibrate::section::{Place, View};
+use crate::report::calibrate::section::{Figure, Place, View};
 use crate::report::calibrate::sections::{self, tables_at};
 use crate::report::calibrate::summary::summary;
 use crate::report::media::html::{
@@ -233,13 +233,15 @@ fn unique(values: impl Iterator<Item = String>) -> String {
 
 /// The run's page as text.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
-    Ok(run_page(run, dir)?.concat())
+    let order = crate::report::calibrate::ranking::order(run);
+    Ok(run_page(run, dir, &sections::figures(run, &order)?)?.concat())
 }
 
-fn run_page(run: &Run, dir: &Path) -> Result<[String; 3]> {
+/// The page in its three parts, with the sections' figures already drawn.
+fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
     let order = crate::report::calibrate::ranking::order(run);
     let tables = page_tables(run, &order);
-    let figures = page_figures(run, &order)?;
+    let figures = page_figures(run, sections)?;
     let rec = &run.record;
     let m = &run.meta;
     let n = rec.configs.len();
@@ -311,7 +313,7 @@ fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 }
 
 /// The page's figures: the run's, then each configuration's.
-fn page_figures(run: &Run, order: &[usize]) -> Result<Vec<Plot>> {
+fn page_figures(run: &Run, sections: &[Figure]) -> Result<Vec<Plot>> {
     let rec = &run.record;
     let mut figures = vec![plot(
         "kappa (quadratic) and accuracy with 95% CIs",
@@ -327,8 +329,8 @@ fn page_figures(run: &Run, order: &[usize]) -> Result<Vec<Plot>> {
             plots::forest_svg(run)?,
         ));
     }
-    for f in sections::figures(run, order)? {
-        figures.push(plot(f.title, f.svg));
+    for f in sections {
+        figures.push(plot(f.title.clone(), f.svg.clone()));
     }
     for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
         figures.push(plot(
@@ -345,9 +347,9 @@ fn page_figures(run: &Run, order: &[usize]) -> Result<Vec<Plot>> {
     Ok(figures)
 }
 
-/// Writes `report.html` into the run directory.
-pub fn write(run: &Run, dir: &Path) -> Result<()> {
-    write_parts(run_page(run, dir)?, &dir.join("report.html"))
+/// Writes `report.html` into the run directory, with the sections' figures already drawn.
+pub fn write(run: &Run, dir: &Path, sections: &[Figure]) -> Result<()> {
+    write_parts(run_page(run, dir, sections)?, &dir.join("report.html"))
 }
 
 #[cfg(test)]

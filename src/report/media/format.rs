@@ -99,10 +99,15 @@ pub fn with_ci(v: f64, (lo, hi): (f64, f64)) -> String {
 
 /// A configuration's name as shown in tables and plots: simulated ones are marked.
 pub fn shown_name(c: &crate::evaluation::ConfigRecord) -> String {
-    if c.simulated {
-        format!("{} (sim)", c.name)
+    marked_name(&c.name, c.simulated)
+}
+
+/// A configuration's name, "(sim)" after it when the simulated judge gave its ratings.
+pub fn marked_name(name: &str, simulated: bool) -> String {
+    if simulated {
+        format!("{name} (sim)")
     } else {
-        c.name.clone()
+        name.to_string()
     }
 }
 

@@ -8,6 +8,7 @@ pub use crate::report::media::svg::{bars_svg, confusion_svg, grades_svg, panels_
 pub use runs::{forest_svg, metrics_svg, subsets_svg};
 
 use crate::metrics::Statistic;
+use crate::report::calibrate::section::Figure;
 use crate::report::media::format::shown_name;
 use crate::run::record::Run;
 use anyhow::{Context, Result};
@@ -17,9 +18,9 @@ fn file_name(i: usize, name: &str) -> String {
     crate::report::calibrate::section::numbered_file("confusion", i, name)
 }
 
-/// Writes the run's figures: each configuration's confusion heat map (and grades), every
-/// section's figures, and the metrics.
-pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
+/// Writes the run's figures: each configuration's confusion heat map (and grades), the
+/// sections' `figures` (drawn once, for report.html too), and the metrics.
+pub fn write_all(run: &Run, dir: &Path, figures: &[Figure]) -> Result<()> {
     for (i, (rec, r)) in run
         .record
         .configs
@@ -47,10 +48,9 @@ pub fn write_all(run: &Run, dir: &Path) -> Result<()> {
                 .with_context(|| format!("writing '{}'", path.display()))?;
         }
     }
-    let order = crate::report::calibrate::ranking::order(run);
-    for f in crate::report::calibrate::sections::figures(run, &order)? {
+    for f in figures {
         let path = dir.join(&f.file);
-        std::fs::write(&path, f.svg).with_context(|| format!("writing '{}'", path.display()))?;
+        std::fs::write(&path, &f.svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
     let path = dir.join("metrics.svg");
     std::fs::write(

@@ -269,11 +269,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     };
     let name = |k: usize| {
         let c = &run.configs[k];
-        if c.simulated {
-            format!("{} (sim)", c.name)
-        } else {
-            c.name.clone()
-        }
+        crate::report::media::format::marked_name(&c.name, c.simulated)
     };
     // Three decimals, the leaderboard's CI when there is one.
     let shown = |k: usize| {

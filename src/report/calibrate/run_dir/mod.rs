@@ -555,6 +555,9 @@ pub fn write(run: &Run) -> Result<()> {
     write_tables(run, dir)?;
     write_run_file(&run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
-    plots::write_all(run, dir)?;
-    crate::report::calibrate::page::write(run, dir)
+    // The sections' figures are drawn once, for plots/ and for report.html.
+    let order = crate::report::calibrate::ranking::order(run);
+    let figures = crate::report::calibrate::sections::figures(run, &order)?;
+    plots::write_all(run, dir, &figures)?;
+    crate::report::calibrate::page::write(run, dir, &figures)
 }

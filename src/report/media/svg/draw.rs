@@ -10,6 +10,20 @@ pub fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("drawing a plot: {e}")
 }
 
+/// A chart's legend at `at`: a white, black-bordered box over the plot.
+pub fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    at: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_error)
+}
+
 /// A blue whose depth grows with `share` in [0, 1].
 pub fn blue(share: f64) -> RGBColor {
     let s = if share.is_finite() {
