@@ -417,7 +417,7 @@ fn probability(
     pairs: &LabelPairs,
     labels: &Labels,
     p: &[Option<f64>],
-) -> Result<crate::evaluation::ProbabilityStats> {
+) -> Result<crate::evaluation::probability::ProbabilityStats> {
     let set = labels.as_slice();
     if !(2..=3).contains(&set.len()) {
         return Err(input_error(format!(
@@ -431,7 +431,7 @@ fn probability(
         .zip(&pairs.rating)
         .zip(p)
         .filter_map(|((&g, &r), p)| Some((g, Some(r), (*p)?)));
-    Ok(crate::evaluation::probability_stats(
+    Ok(crate::evaluation::probability::stats(
         settings.columns.probability.as_deref().unwrap_or_default(),
         pairs.gold.len(),
         rows,

@@ -2,8 +2,9 @@
 //! judge is called.
 
 use super::calibrate::Calibrated;
-use crate::evaluation::{evaluate, EvalSettings};
+use crate::evaluation::EvalSettings;
 use crate::raters::Missing;
+use crate::report::calibrate::sections::evaluate;
 use crate::run::file::RunFile;
 use crate::run::record::{Run, RunHead};
 use crate::run::rewardbench2::Rb2Run;

@@ -140,3 +140,53 @@ pub fn report(
         split: ratings.is_some().then(|| agreement(split)).transpose()?,
     })
 }
+
+/// The annotator panel: theirs and each configuration's agreement, the ceiling beside it.
+#[derive(Debug)]
+pub struct AnnotatorsAnalytic;
+
+impl super::Analytic for AnnotatorsAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        super::Found::per_config(cx.run.configs.iter().map(|c| {
+            super::analytic::kept(
+                cx.run
+                    .annotators
+                    .as_ref()
+                    .and_then(|a| config_report(a, c, cx.settings)),
+            )
+        }))
+    }
+}
+
+/// The annotators and one configuration's ratings beside them (None if a label falls
+/// outside -1, 0, 1).
+fn config_report(
+    a: &super::Annotations,
+    config: &super::ConfigRecord,
+    settings: super::EvalSettings,
+) -> Option<AnnotatorReport> {
+    let votes: Vec<Vec<Option<i64>>> = a
+        .votes
+        .iter()
+        .map(|v| v.iter().copied().map(Some).collect())
+        .collect();
+    let judge: Vec<Option<i64>> = config
+        .outcomes
+        .iter()
+        .map(|o| match o {
+            super::Outcome::Rated(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let policy = if a.policy == "tie" { "tie" } else { "drop" };
+    report(
+        &Labels::pairwise(),
+        a.names.clone(),
+        &votes,
+        Some(&judge),
+        (a.no_majority, policy),
+        settings.bootstrap,
+        settings.seed,
+    )
+    .ok()
+}

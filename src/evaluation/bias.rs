@@ -332,6 +332,31 @@ pub fn model_rows(run: &RunRecord, outcomes: &[Outcome]) -> Vec<(i64, f64, bool)
         .collect()
 }
 
+/// The bias analytic: each scope's preferences beside gold's, and each configuration's
+/// length-adjusted model.
+#[derive(Debug)]
+pub struct BiasAnalytic;
+
+impl super::Analytic for BiasAnalytic {
+    fn scope(
+        &self,
+        cx: &super::Context,
+        config: &super::ConfigRecord,
+        indices: &[usize],
+    ) -> Option<Box<dyn super::analytic::Kept>> {
+        let s = cx.settings;
+        super::analytic::kept(bias(cx.run, &config.outcomes, indices, s.bootstrap, s.seed))
+    }
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        super::Found::per_config(
+            cx.run
+                .configs
+                .iter()
+                .map(|c| super::analytic::kept(length_model(&model_rows(cx.run, &c.outcomes)))),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -277,6 +277,23 @@ pub fn consistency(
     })
 }
 
+/// The self-consistency analytic: what every k = 1..N would have scored (`sc:N` raters).
+#[derive(Debug)]
+pub struct ConsistencyAnalytic;
+
+impl super::Analytic for ConsistencyAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        let s = cx.settings;
+        super::Found::per_config(cx.run.configs.iter().map(|c| {
+            super::analytic::kept(
+                c.samples
+                    .as_ref()
+                    .and_then(|samples| consistency(cx.run, samples, s.bootstrap, s.seed)),
+            )
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

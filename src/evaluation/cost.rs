@@ -245,6 +245,25 @@ fn non_inferior(
     }
 }
 
+/// Each configuration's metric against its cost: the frontier and the cheapest configuration
+/// not worse than the best by more than the margin.
+#[derive(Debug)]
+pub struct CostAnalytic;
+
+impl super::Analytic for CostAnalytic {
+    fn run(&self, cx: &super::Context, configs: &[super::ConfigResult]) -> super::Found {
+        let s = cx.settings;
+        let values: Vec<f64> = configs
+            .iter()
+            .map(|c| c.overall.agreement.get(s.cost.metric))
+            .collect();
+        super::Found {
+            run: super::analytic::kept(frontier(cx.run, &values, s.cost, (s.bootstrap, s.seed))),
+            configs: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

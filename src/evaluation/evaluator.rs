@@ -444,3 +444,16 @@ pub fn of_run(
         rows,
     ))
 }
+
+/// AlpacaEval's evaluator measures: the run's humans and longest rows, each configuration's.
+#[derive(Debug)]
+pub struct EvaluatorAnalytic;
+
+impl super::Analytic for EvaluatorAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        of_run(cx.run, cx.settings).map_or_else(Default::default, |(run, rows)| super::Found {
+            run: super::analytic::kept(Some(run)),
+            configs: rows.into_iter().map(super::analytic::kept).collect(),
+        })
+    }
+}

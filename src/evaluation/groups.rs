@@ -143,3 +143,16 @@ pub fn groups(run: &RunRecord, configs: &[ConfigResult]) -> Groups {
     adjust(by_subset.values_mut());
     Groups { overall, by_subset }
 }
+
+/// Per scope, the configurations indistinguishable from the best.
+#[derive(Debug)]
+pub struct GroupsAnalytic;
+
+impl super::Analytic for GroupsAnalytic {
+    fn run(&self, cx: &super::Context, configs: &[ConfigResult]) -> super::Found {
+        super::Found {
+            run: super::analytic::kept(Some(groups(cx.run, configs))),
+            configs: Vec::new(),
+        }
+    }
+}

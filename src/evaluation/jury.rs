@@ -176,6 +176,21 @@ pub fn jury(run: &RunRecord, jury: &Jury) -> JuryStats {
     s
 }
 
+/// The jury analytic: each jury beside its members.
+#[derive(Debug)]
+pub struct JuryAnalytic;
+
+impl super::Analytic for JuryAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        super::Found::per_config(
+            cx.run
+                .configs
+                .iter()
+                .map(|c| super::analytic::kept(c.jury.as_ref().map(|j| jury(cx.run, j)))),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

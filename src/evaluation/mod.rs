@@ -3,6 +3,7 @@
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
 mod alpacaeval;
+pub mod analytic;
 pub mod annotators;
 pub mod bias;
 mod compare;
@@ -16,7 +17,7 @@ pub mod jury;
 pub mod plan;
 mod pointwise;
 mod position;
-mod probability;
+pub mod probability;
 pub(crate) mod record;
 mod result;
 pub mod rewardbench2;
@@ -24,12 +25,12 @@ pub mod rmbench;
 mod shape;
 pub mod systems;
 
+pub use analytic::{Analytic, Context, Findings, Found};
 #[cfg(test)]
 pub(crate) use compare::metric_test;
 pub use compare::{adjust_holm, compare_all, Comparison, Finding, MetricTest, Power};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
-pub use probability::{probability, stats as probability_stats, ProbabilityStats};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
     Generators, Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference,
@@ -48,60 +49,13 @@ use std::collections::BTreeMap;
 pub struct Evaluation {
     pub configs: Vec<ConfigResult>,
     pub comparisons: Vec<Comparison>,
-    /// Per scope, the configurations indistinguishable from the best (Holm-adjusted).
-    pub groups: groups::Groups,
-    /// RM-Bench data: every configuration's style matrix and its comparisons.
-    pub rmbench: Option<rmbench::RmBench>,
-    /// Several annotators: AlpacaEval's humans and longest rows, and the best configuration by
-    /// human agreement against the others (each configuration's row is in its result).
-    pub evaluator: Option<evaluator::RunMeasures>,
-    /// With generators and a reference: the best configuration by Spearman against the others.
-    pub systems_comparisons: Vec<systems::SystemsComparison>,
-    /// Each configuration's metric against its cost: the frontier and the cheapest
-    /// configuration not worse than the best by more than the margin.
-    pub cost: Option<cost::Frontier>,
-}
-
-/// The annotators and one configuration's ratings beside them (None if a label falls
-/// outside -1, 0, 1).
-fn annotator_report(
-    a: &Annotations,
-    config: &ConfigRecord,
-    settings: EvalSettings,
-) -> Option<annotators::AnnotatorReport> {
-    let votes: Vec<Vec<Option<i64>>> = a
-        .votes
-        .iter()
-        .map(|v| v.iter().copied().map(Some).collect())
-        .collect();
-    let judge: Vec<Option<i64>> = config
-        .outcomes
-        .iter()
-        .map(|o| match o {
-            Outcome::Rated(v) => Some(*v),
-            _ => None,
-        })
-        .collect();
-    let policy = if a.policy == "tie" { "tie" } else { "drop" };
-    annotators::report(
-        &crate::metrics::Labels::pairwise(),
-        a.names.clone(),
-        &votes,
-        Some(&judge),
-        (a.no_majority, policy),
-        settings.bootstrap,
-        settings.seed,
-    )
-    .ok()
+    /// The analytics' results over the run (`Analytic::run`).
+    pub findings: Findings,
 }
 
 /// Evaluates the items at `indices` for one configuration.
-pub fn scope(
-    run: &RunRecord,
-    config: &ConfigRecord,
-    indices: &[usize],
-    settings: EvalSettings,
-) -> Scope {
+fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
+    let (run, settings) = (cx.run, cx.settings);
     let outcomes: Vec<Outcome> = indices.iter().map(|&i| config.outcomes[i]).collect();
     let golds: Vec<i64> = indices.iter().map(|&i| run.items[i].gold).collect();
     let c = counts(&outcomes);
@@ -136,6 +90,12 @@ pub fn scope(
         as_wrong: headline(&golds, &r_wrong),
         as_tie: headline(&golds, &r_tie),
     };
+    let mut findings = Findings::default();
+    for a in cx.analytics {
+        if let Some(f) = a.scope(cx, config, indices) {
+            findings.put(f);
+        }
+    }
     Scope {
         parse_rate: if c.examples > 0 {
             c.rated as f64 / c.examples as f64
@@ -147,105 +107,95 @@ pub fn scope(
         policies,
         published: credit::mean_credit(golds.iter().copied().zip(outcomes.iter().copied())),
         position: run.both_orders.then(|| position(run, config, indices)),
-        bias: bias::bias(
-            run,
-            &config.outcomes,
-            indices,
-            settings.bootstrap,
-            settings.seed,
-        ),
         pointwise: config
             .pointwise
             .as_ref()
             .map(|p| pointwise(run, p, indices, settings)),
-        probability: probability(run, config, indices, settings),
+        findings,
     }
 }
 
-/// Evaluates every configuration and compares each pair.
-pub fn evaluate(run: &RunRecord, settings: EvalSettings) -> Evaluation {
-    let all: Vec<usize> = (0..run.items.len()).collect();
+/// One configuration's scopes (all items, each subset, each depth) and reward-bench's
+/// section scores over its subsets.
+fn config_result(
+    cx: &Context,
+    config: &ConfigRecord,
+    subsets: &BTreeMap<&str, Vec<usize>>,
+    depth_buckets: &[(String, Vec<usize>)],
+) -> ConfigResult {
+    let by_subset: BTreeMap<String, Scope> = subsets
+        .iter()
+        .map(|(name, idx)| (name.to_string(), cx.scope(config, idx)))
+        .collect();
+    let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
+    let accuracy = |subset: &str| by_subset.get(subset).map(|s| s.policies.as_wrong.accuracy);
+    let published = |subset: &str| by_subset.get(subset).map(|s| s.published);
+    // Section scores and the leaderboard score under one rule's per-subset score.
+    let scores = |score: &dyn Fn(&str) -> Option<f64>| {
+        if !all_reward_bench {
+            return (BTreeMap::new(), None);
+        }
+        let sections: BTreeMap<&'static str, f64> = Section::ALL
+            .iter()
+            .filter_map(|&s| section_score(s, score).map(|v| (s.key(), v)))
+            .collect();
+        (sections, leaderboard_score(score))
+    };
+    let (sections, leaderboard) = scores(&accuracy);
+    let (sections_published, leaderboard_published) = scores(&published);
+    let all: Vec<usize> = (0..cx.run.items.len()).collect();
+    ConfigResult {
+        by_depth: depth_buckets
+            .iter()
+            .map(|(name, idx)| (name.clone(), cx.scope(config, idx)))
+            .collect(),
+        overall: cx.scope(config, &all),
+        leaderboard,
+        sections,
+        leaderboard_published,
+        sections_published,
+        by_subset,
+        findings: Findings::default(),
+    }
+}
+
+/// Evaluates every configuration with each of `analytics`, and compares each pair.
+pub fn evaluate(
+    run: &RunRecord,
+    settings: EvalSettings,
+    analytics: &[&dyn Analytic],
+) -> Evaluation {
+    let cx = Context {
+        run,
+        settings,
+        analytics,
+    };
     let mut subsets: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, item) in run.items.iter().enumerate() {
         subsets.entry(item.subset.as_str()).or_default().push(i);
     }
     let depth_buckets = depth::buckets(&run.depths);
-    let (evaluator_run, mut evaluator_rows) = match evaluator::of_run(run, settings) {
-        Some((r, rows)) => (Some(r), rows),
-        None => (None, vec![None; run.configs.len()]),
-    };
-    let (mut systems_rows, systems_comparisons) = match systems::systems(run, settings) {
-        Some((rows, comparisons)) => (rows.into_iter().map(Some).collect(), comparisons),
-        None => (vec![None; run.configs.len()], Vec::new()),
-    };
-    let configs: Vec<ConfigResult> = run
+    let mut configs: Vec<ConfigResult> = run
         .configs
         .iter()
-        .enumerate()
-        .map(|(i, config)| {
-            let by_subset: BTreeMap<String, Scope> = subsets
-                .iter()
-                .map(|(name, idx)| (name.to_string(), scope(run, config, idx, settings)))
-                .collect();
-            let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
-            let accuracy =
-                |subset: &str| by_subset.get(subset).map(|s| s.policies.as_wrong.accuracy);
-            let published = |subset: &str| by_subset.get(subset).map(|s| s.published);
-            // Section scores and the leaderboard score under one rule's per-subset score.
-            let scores = |score: &dyn Fn(&str) -> Option<f64>| {
-                if !all_reward_bench {
-                    return (BTreeMap::new(), None);
-                }
-                let sections: BTreeMap<&'static str, f64> = Section::ALL
-                    .iter()
-                    .filter_map(|&s| section_score(s, score).map(|v| (s.key(), v)))
-                    .collect();
-                (sections, leaderboard_score(score))
-            };
-            let (sections, leaderboard) = scores(&accuracy);
-            let (sections_published, leaderboard_published) = scores(&published);
-            let by_depth: Vec<(String, Scope)> = depth_buckets
-                .iter()
-                .map(|(name, idx)| (name.clone(), scope(run, config, idx, settings)))
-                .collect();
-            ConfigResult {
-                by_depth,
-                jury: config.jury.as_ref().map(|j| jury::jury(run, j)),
-                evaluator: evaluator_rows[i].take(),
-                systems: systems_rows[i].take(),
-                consistency: config.samples.as_ref().and_then(|s| {
-                    consistency::consistency(run, s, settings.bootstrap, settings.seed)
-                }),
-                length_model: bias::length_model(&bias::model_rows(run, &config.outcomes)),
-                annotators: run
-                    .annotators
-                    .as_ref()
-                    .and_then(|a| annotator_report(a, config, settings)),
-                overall: scope(run, config, &all, settings),
-                leaderboard,
-                sections,
-                leaderboard_published,
-                sections_published,
-                by_subset,
-            }
-        })
+        .map(|config| config_result(&cx, config, &subsets, &depth_buckets))
         .collect();
+    let mut findings = Findings::default();
+    let found: Vec<Found> = analytics.iter().map(|a| a.run(&cx, &configs)).collect();
+    for f in found {
+        if let Some(r) = f.run {
+            findings.put(r);
+        }
+        for (c, r) in configs.iter_mut().zip(f.configs) {
+            if let Some(r) = r {
+                c.findings.put(r);
+            }
+        }
+    }
     Evaluation {
-        evaluator: evaluator_run,
-        systems_comparisons,
-        rmbench: rmbench::layout(run).map(|l| rmbench::rmbench(run, &l, settings)),
-        groups: groups::groups(run, &configs),
-        cost: cost::frontier(
-            run,
-            &configs
-                .iter()
-                .map(|c| c.overall.agreement.get(settings.cost.metric))
-                .collect::<Vec<f64>>(),
-            settings.cost,
-            (settings.bootstrap, settings.seed),
-        ),
         configs,
         comparisons: compare_all(run, settings),
+        findings,
     }
 }
 
@@ -274,16 +224,16 @@ mod tests {
             depths: Vec::new(),
             generators: None,
         };
-        let s = scope(
-            &run,
-            &config,
-            &[0, 1, 2, 3],
-            EvalSettings {
+        let cx = Context {
+            run: &run,
+            settings: EvalSettings {
                 bootstrap: 0,
                 seed: 0,
                 cost: Default::default(),
             },
-        );
+            analytics: &[],
+        };
+        let s = cx.scope(&config, &[0, 1, 2, 3]);
         assert_eq!(
             s.counts,
             Counts {
@@ -342,6 +292,7 @@ mod tests {
                 seed: 0,
                 cost: Default::default(),
             },
+            &[],
         );
         let c = &e.configs[0];
         for (subset, want) in fixture["subsets"].as_object().expect("subsets") {

@@ -83,3 +83,18 @@ pub fn stats(
         hard_accuracy: if n == 0 { f64::NAN } else { hard / n as f64 },
     }
 }
+
+/// The probability analytic: how good a configuration's probabilities are, per scope.
+#[derive(Debug)]
+pub struct ProbabilityAnalytic;
+
+impl super::Analytic for ProbabilityAnalytic {
+    fn scope(
+        &self,
+        cx: &super::Context,
+        config: &ConfigRecord,
+        indices: &[usize],
+    ) -> Option<Box<dyn super::analytic::Kept>> {
+        super::analytic::kept(probability(cx.run, config, indices, cx.settings))
+    }
+}

@@ -1,11 +1,10 @@
 //! What the evaluation finds for a set of items (`Scope`) and for a configuration
 //! (`ConfigResult`), gathering every analytic's result.
 
-use super::bias;
+use super::analytic::Findings;
 use super::pointwise::PointwiseStats;
 use super::position::Position;
 use super::record::{Counts, Headline};
-use super::{annotators, consistency};
 use crate::metrics::Agreement;
 use std::collections::BTreeMap;
 
@@ -29,16 +28,13 @@ pub struct Scope {
     pub policies: Policies,
     /// With both orders.
     pub position: Option<Position>,
-    /// Length, list, header, bold and position preferences, judge beside gold (None without
-    /// the responses' shapes).
-    pub bias: Option<bias::Bias>,
     /// Pointwise configurations: the grades' statistics.
     pub pointwise: Option<PointwiseStats>,
-    /// Configurations with probabilities: how good they are.
-    pub probability: Option<super::probability::ProbabilityStats>,
     /// reward-bench's published credit: the mean of 1 (right), 0 (wrong) and 0.5 (a tie, no
     /// verdict or a failed call), NaN for no items (`credit`).
     pub published: f64,
+    /// The analytics' results for these items (`Analytic::scope`).
+    pub findings: Findings,
 }
 
 /// One configuration's evaluation.
@@ -57,19 +53,6 @@ pub struct ConfigResult {
     /// worth 0.5), as `scripts/run_generative.py` scores LLM judges.
     pub sections_published: BTreeMap<&'static str, f64>,
     pub leaderboard_published: Option<f64>,
-    /// With several annotators: theirs and this judge's agreement, the ceiling beside it.
-    pub annotators: Option<annotators::AnnotatorReport>,
-    /// The length-adjusted preference model over every item (None without shapes, or when it
-    /// cannot be fitted).
-    pub length_model: Option<bias::LengthModel>,
-    /// sc:N: what every k = 1..N would have scored under each vote rule, and the bias and
-    /// variance of its votes.
-    pub consistency: Option<consistency::Consistency>,
-    /// A jury: its members beside it (`jury`).
-    pub jury: Option<super::jury::JuryStats>,
-    /// With several annotators (pairwise labels): AlpacaEval's evaluator measures of this
-    /// configuration's annotations (its samples, its jury's members, or its one rating).
-    pub evaluator: Option<super::evaluator::Measures>,
-    /// With generators: each model's score, the ranking and its agreement with the reference.
-    pub systems: Option<super::systems::Systems>,
+    /// The analytics' results for this configuration (`Analytic::run`).
+    pub findings: Findings,
 }

@@ -331,6 +331,19 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
     }
 }
 
+/// RM-Bench's style matrix and its comparisons, on RM-Bench's data.
+#[derive(Debug)]
+pub struct RmBenchAnalytic;
+
+impl super::Analytic for RmBenchAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        super::Found {
+            run: super::analytic::kept(layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings))),
+            configs: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

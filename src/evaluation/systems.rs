@@ -566,3 +566,22 @@ fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<Syst
     }
     out
 }
+
+/// The system level: each configuration's ranking of the generators, and the best by Spearman
+/// against the others (kept as `Vec<SystemsComparison>`).
+#[derive(Debug)]
+pub struct SystemsAnalytic;
+
+impl super::Analytic for SystemsAnalytic {
+    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
+        systems(cx.run, cx.settings).map_or_else(Default::default, |(rows, comparisons)| {
+            super::Found {
+                run: super::analytic::kept(Some(comparisons)),
+                configs: rows
+                    .into_iter()
+                    .map(|r| super::analytic::kept(Some(r)))
+                    .collect(),
+            }
+        })
+    }
+}

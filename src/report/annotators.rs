@@ -344,7 +344,9 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let reports: Vec<(&str, &AnnotatorReport)> = order
         .iter()
         .filter_map(|&i| {
-            let r = run.evaluation.configs[i].annotators.as_ref()?;
+            let r = run.evaluation.configs[i]
+                .findings
+                .get::<crate::evaluation::annotators::AnnotatorReport>()?;
             Some((run.record.configs[i].name.as_str(), r))
         })
         .collect();
@@ -400,6 +402,9 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 pub struct AnnotatorsSection;
 
 impl Section for AnnotatorsSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::annotators::AnnotatorsAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }
@@ -407,14 +412,20 @@ impl Section for AnnotatorsSection {
         view.details(|| calibrate_tables(run, order))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let Some(a) = &run.evaluation.configs[i].annotators else {
+        let Some(a) = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::annotators::AnnotatorReport>()
+        else {
             return Vec::new();
         };
         let (annotators, judge) = to_json(a);
         vec![("annotators", annotators), ("judge_vs_annotators", judge)]
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(a) = &run.evaluation.configs[i].annotators {
+        if let Some(a) = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::annotators::AnnotatorReport>()
+        {
             tidy(a, rows);
         }
     }

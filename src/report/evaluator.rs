@@ -160,13 +160,19 @@ pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
 /// calibrate's table: the humans, the longest output and every configuration with a row (in
 /// the ranking's order), then the best by human agreement against the others.
 fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
-    let Some(r) = &run.evaluation.evaluator else {
+    let Some(r) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::evaluator::RunMeasures>()
+    else {
         return Vec::new();
     };
     let rows: Vec<(String, &Measures)> = order
         .iter()
         .filter_map(|&i| {
-            let m = run.evaluation.configs[i].evaluator.as_ref()?;
+            let m = run.evaluation.configs[i]
+                .findings
+                .get::<crate::evaluation::evaluator::Measures>()?;
             Some((run.record.configs[i].name.clone(), m))
         })
         .collect();
@@ -187,8 +193,8 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 /// calibrate's `--json`: the run's `evaluator` (humans, longest, the best against the others).
 fn run_json(run: &Run) -> Option<Value> {
     run.evaluation
-        .evaluator
-        .as_ref()
+        .findings
+        .get::<crate::evaluation::evaluator::RunMeasures>()
         .and_then(|r| serde_json::to_value(r).ok())
 }
 
@@ -200,7 +206,11 @@ fn config_json(m: &Measures) -> Option<Value> {
 /// calibrate's metrics.csv rows: the run's humans and longest (no configuration), then each
 /// configuration's under its name.
 fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
-    let Some(r) = &run.evaluation.evaluator else {
+    let Some(r) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::evaluator::RunMeasures>()
+    else {
         return;
     };
     match config {
@@ -212,7 +222,10 @@ fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
             }
         }
         Some(i) => {
-            if let Some(m) = &run.evaluation.configs[i].evaluator {
+            if let Some(m) = run.evaluation.configs[i]
+                .findings
+                .get::<crate::evaluation::evaluator::Measures>()
+            {
                 add_rows(rows, "evaluator", of_evaluator(m), m.parsed);
             }
         }
@@ -238,6 +251,9 @@ fn add_rows(
 pub struct EvaluatorSection;
 
 impl Section for EvaluatorSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::evaluator::EvaluatorAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }
@@ -251,8 +267,8 @@ impl Section for EvaluatorSection {
         key(
             "evaluator",
             run.evaluation.configs[i]
-                .evaluator
-                .as_ref()
+                .findings
+                .get::<crate::evaluation::evaluator::Measures>()
                 .and_then(config_json),
         )
     }

@@ -207,7 +207,7 @@ pub struct Analysis {
     /// With --annotators: their agreement, the ceiling and the judge beside it.
     pub annotators: Option<AnnotatorReport>,
     /// With --probability: how good the probabilities are (overall).
-    pub probability: Option<crate::evaluation::ProbabilityStats>,
+    pub probability: Option<crate::evaluation::probability::ProbabilityStats>,
     /// Long form: how the annotations were read, and AlpacaEval's evaluator measures.
     pub long: Option<LongForm>,
     /// `--generators`: each model's score and the ranking against the reference.

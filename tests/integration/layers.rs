@@ -513,3 +513,72 @@ fn an_analytic_is_reached_only_through_the_registry() {
         edges[Path::new("report/calibrate/mod.rs")].contains(Path::new("report/calibrate/jury.rs"))
     );
 }
+
+/// The analytics' evaluation files, as the registered sections name them
+/// (`Some(&crate::evaluation::FILE::NameAnalytic)`).
+fn registered_evaluations(files: &BTreeMap<PathBuf, String>, sections: &[PathBuf]) -> Vec<PathBuf> {
+    let re =
+        regex::Regex::new(r"&crate::evaluation::([a-z_]+)::[A-Za-z]+Analytic\b").expect("regex");
+    sections
+        .iter()
+        .flat_map(|s| {
+            re.captures_iter(&strip_comments(&files[s]))
+                .map(|c| PathBuf::from(format!("evaluation/{}.rs", &c[1])))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The evaluation's own files: they run whatever analytics they are handed.
+const EVALUATION_CORE: &[&str] = &[
+    "evaluation/mod.rs",
+    "evaluation/result.rs",
+    "evaluation/analytic.rs",
+];
+
+#[test]
+fn the_evaluation_reaches_an_analytic_only_through_its_section() {
+    let files = sources();
+    let sections = registered(&files[Path::new("report/calibrate/sections.rs")]);
+    let evaluations = registered_evaluations(&files, &sections);
+    assert!(evaluations.len() >= 10, "{evaluations:?}");
+    // Every analytic's evaluation is registered through a section, and is a file.
+    let implemented = regex::Regex::new(r"impl super::Analytic for ([A-Za-z]+)").expect("regex");
+    for (file, src) in &files {
+        for c in implemented.captures_iter(&strip_comments(src)) {
+            assert!(
+                evaluations.contains(file),
+                "{} implements Analytic ({}) but no registered section hands it to the evaluation",
+                file.display(),
+                &c[1]
+            );
+        }
+    }
+    let stray = |files: &BTreeMap<PathBuf, String>| -> Vec<String> {
+        let edges = graph(files);
+        EVALUATION_CORE
+            .iter()
+            .flat_map(|core| {
+                edges[Path::new(core)]
+                    .iter()
+                    .filter(|u| evaluations.contains(u))
+                    .map(move |u| format!("{core} uses {}", u.display()))
+            })
+            .collect()
+    };
+    let found = stray(&files);
+    assert!(
+        found.is_empty(),
+        "the evaluation runs the analytics it is handed, and names none:\n{}",
+        found.join("\n")
+    );
+    // The check can fail: an evaluation that calls the system level itself is found.
+    let mut bad = files.clone();
+    bad.get_mut(Path::new("evaluation/mod.rs"))
+        .expect("evaluation/mod.rs")
+        .push_str("\nfn f() { systems::systems(run, settings); }\n");
+    assert_eq!(
+        stray(&bad),
+        ["evaluation/mod.rs uses evaluation/systems.rs"]
+    );
+}

@@ -255,7 +255,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
     if let Some(g) = record.generators.as_mut() {
         g.reference = reference;
     }
-    let evaluation = evaluation::evaluate(
+    let evaluation = crate::report::calibrate::sections::evaluate(
         &record,
         EvalSettings {
             bootstrap: args.bootstrap,

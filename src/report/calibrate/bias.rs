@@ -148,13 +148,18 @@ fn cell(p: &Preference) -> String {
     format!("{:.2} vs {:.2}: {excess}", p.judge, p.gold)
 }
 
+/// The configurations in `order` with preferences over all their items.
+fn biased<'a>(run: &'a Run, order: &[usize]) -> Vec<(usize, &'a Bias)> {
+    order
+        .iter()
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.findings.get::<Bias>()?)))
+        .collect()
+}
+
 /// The terminal's section: every configuration's preferences beside gold's, the length
 /// coefficient, and the subsets where length alone predicts gold.
 fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
-    let rows: Vec<(usize, &Bias)> = order
-        .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.bias.as_ref()?)))
-        .collect();
+    let rows = biased(run, order);
     if rows.is_empty() {
         return Vec::new();
     }
@@ -177,7 +182,8 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         row.extend(b.features().iter().map(|(_, p)| cell(p)));
         row.push(
             run.evaluation.configs[*i]
-                .length_model
+                .findings
+                .get::<crate::evaluation::bias::LengthModel>()
                 .map_or("-".into(), |m| {
                     let (lo, hi) = m.length_ci();
                     format!("{:+.2} [{:+.2}, {:+.2}]", m.coef[2], lo, hi)
@@ -201,7 +207,7 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         .by_subset
         .iter()
         .filter_map(|(name, s)| {
-            let b = s.bias.as_ref()?;
+            let b = s.findings.get::<Bias>()?;
             b.length_predicts_gold()
                 .then(|| format!("{name} ({:.2}, n {})", b.longer_accuracy, b.items))
         })
@@ -218,10 +224,7 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
 /// Bias diagnostics: per feature, gold's preference and each configuration's, with 95% CIs
 /// (None when the run has no bias figures).
 fn svg(run: &Run, idx: &[usize]) -> Result<Option<String>> {
-    let biased: Vec<(usize, &crate::evaluation::bias::Bias)> = idx
-        .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.bias.as_ref()?)))
-        .collect();
+    let biased = biased(run, idx);
     let Some((_, first)) = biased.first() else {
         return Ok(None);
     };
@@ -261,6 +264,9 @@ fn svg(run: &Run, idx: &[usize]) -> Result<Option<String>> {
 pub struct BiasSection;
 
 impl Section for BiasSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::bias::BiasAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }
@@ -275,19 +281,24 @@ impl Section for BiasSection {
         ))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let model = run.evaluation.configs[i].length_model.as_ref();
+        let model = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::bias::LengthModel>();
         key("length_model", model.map(model_json))
     }
     fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
-        key("bias", scope.bias.as_ref().map(to_json))
+        key("bias", scope.findings.get::<Bias>().map(to_json))
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(m) = &run.evaluation.configs[i].length_model {
+        if let Some(m) = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::bias::LengthModel>()
+        {
             tidy_model(rows, m);
         }
     }
     fn scope_rows(&self, rows: &mut TidyRows, name: &str, scope: &Scope) {
-        if let Some(b) = &scope.bias {
+        if let Some(b) = scope.findings.get::<Bias>() {
             tidy(rows, name, b);
         }
     }

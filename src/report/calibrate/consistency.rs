@@ -81,7 +81,14 @@ fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
 fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(usize, &Consistency)> = order
         .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].consistency.as_ref()?)))
+        .filter_map(|&i| {
+            Some((
+                i,
+                run.evaluation.configs[i]
+                    .findings
+                    .get::<crate::evaluation::consistency::Consistency>()?,
+            ))
+        })
         .collect();
     let Some(n) = rows.iter().map(|(_, c)| c.samples).max() else {
         return Vec::new();
@@ -123,7 +130,9 @@ fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
     let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order
         .iter()
         .filter_map(|&i| {
-            let c = run.evaluation.configs[i].consistency.as_ref()?;
+            let c = run.evaluation.configs[i]
+                .findings
+                .get::<crate::evaluation::consistency::Consistency>()?;
             Some((shown_name(&run.record.configs[i]), c))
         })
         .collect();
@@ -205,6 +214,9 @@ fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
 pub struct ConsistencySection;
 
 impl Section for ConsistencySection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::consistency::ConsistencyAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }
@@ -219,11 +231,16 @@ impl Section for ConsistencySection {
         ))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let consistency = run.evaluation.configs[i].consistency.as_ref();
+        let consistency = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::consistency::Consistency>();
         key("consistency", consistency.map(to_json))
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(c) = &run.evaluation.configs[i].consistency {
+        if let Some(c) = run.evaluation.configs[i]
+            .findings
+            .get::<crate::evaluation::consistency::Consistency>()
+        {
             tidy(rows, c);
         }
     }

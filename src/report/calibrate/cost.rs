@@ -83,7 +83,11 @@ fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
 /// The answer's line: the cheapest configuration not worse than the best by more than the
 /// margin, or that none is shown to be.
 pub fn answer(run: &Run) -> Vec<String> {
-    let Some(f) = &run.evaluation.cost else {
+    let Some(f) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::cost::Frontier>()
+    else {
         return Vec::new();
     };
     let metric = statistic_name(run.meta.sort.statistic());
@@ -113,7 +117,10 @@ pub fn answer(run: &Run) -> Vec<String> {
 
 /// What each configuration cost beside its metric, cheapest first, the frontier marked.
 fn table(run: &Run) -> Option<Table> {
-    let f = run.evaluation.cost.as_ref()?;
+    let f = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::cost::Frontier>()?;
     let metric = statistic_name(run.meta.sort.statistic());
     let unit = match f.unit {
         CostUnit::Usd => "dollars",
@@ -212,7 +219,11 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
             rows.push("cost", n, key, v, None);
         }
     }
-    let Some(f) = &run.evaluation.cost else {
+    let Some(f) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::cost::Frontier>()
+    else {
         return;
     };
     if let Some(p) = f.points.iter().find(|p| p.index == i) {
@@ -245,7 +256,11 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
 
 /// report.html's figure: each configuration's metric against its cost, the frontier drawn.
 fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
-    let Some(f) = &run.evaluation.cost else {
+    let Some(f) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::cost::Frontier>()
+    else {
         return Ok(None);
     };
     let metric = statistic_name(run.meta.sort.statistic());
@@ -280,6 +295,9 @@ pub fn json(f: &Frontier) -> serde_json::Value {
 pub struct CostSection;
 
 impl Section for CostSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::cost::CostAnalytic)
+    }
     fn place(&self) -> Place {
         Place::Lead
     }
@@ -300,7 +318,13 @@ impl Section for CostSection {
             .collect())
     }
     fn run_json(&self, run: &Run) -> Vec<(&'static str, serde_json::Value)> {
-        key("cost_frontier", run.evaluation.cost.as_ref().map(json))
+        key(
+            "cost_frontier",
+            run.evaluation
+                .findings
+                .get::<crate::evaluation::cost::Frontier>()
+                .map(json),
+        )
     }
     fn config_json(
         &self,

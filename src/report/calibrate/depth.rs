@@ -23,14 +23,17 @@ fn table(run: &Run, order: &[usize]) -> Option<Table> {
     for &i in order {
         let c = &run.evaluation.configs[i];
         for (k, (bucket, s)) in c.by_depth.iter().enumerate() {
-            let longer = s.bias.as_ref().map_or("-".to_string(), |b| {
-                let p = &b.length;
-                if p.excess.is_finite() {
-                    format!("{:+.2}", p.excess)
-                } else {
-                    "-".into()
-                }
-            });
+            let longer =
+                s.findings
+                    .get::<crate::evaluation::bias::Bias>()
+                    .map_or("-".to_string(), |b| {
+                        let p = &b.length;
+                        if p.excess.is_finite() {
+                            format!("{:+.2}", p.excess)
+                        } else {
+                            "-".into()
+                        }
+                    });
             t.rows.push(vec![
                 if k == 0 {
                     crate::report::media::format::shown_name(&run.record.configs[i])

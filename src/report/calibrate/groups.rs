@@ -1,12 +1,21 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
-use crate::evaluation::groups::{Group, ALPHA};
+use crate::evaluation::groups::{Group, Groups, ALPHA};
 use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
+
+/// The run's groups (none when the evaluation had no groups analytic).
+fn groups_of(run: &Run) -> &Groups {
+    static NONE: std::sync::OnceLock<Groups> = std::sync::OnceLock::new();
+    run.evaluation
+        .findings
+        .get::<Groups>()
+        .unwrap_or_else(|| NONE.get_or_init(Groups::default))
+}
 
 /// A group as `--json` shows it: configurations by name.
 #[derive(Serialize)]
@@ -60,7 +69,7 @@ struct GroupsJson {
 
 /// The top-level `significance_groups` object.
 fn to_json(run: &Run) -> Value {
-    let g = &run.evaluation.groups;
+    let g = groups_of(run);
     serde_json::to_value(GroupsJson {
         alpha: ALPHA,
         test: "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
@@ -76,7 +85,7 @@ fn to_json(run: &Run) -> Value {
 
 /// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).
 fn tidy(run: &Run, rows: &mut TidyRows) {
-    let g = &run.evaluation.groups;
+    let g = groups_of(run);
     let scopes = g
         .overall
         .iter()
@@ -104,7 +113,7 @@ fn tidy(run: &Run, rows: &mut TidyRows) {
 
 /// The terminal's table: per scope, the best and who cannot be told apart from it.
 fn tables(run: &Run) -> Vec<Table> {
-    let g = &run.evaluation.groups;
+    let g = groups_of(run);
     if g.overall.is_none() {
         return Vec::new();
     }
@@ -146,6 +155,9 @@ fn tables(run: &Run) -> Vec<Table> {
 pub struct GroupsSection;
 
 impl Section for GroupsSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::groups::GroupsAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }

@@ -23,7 +23,13 @@ fn juries(run: &Run) -> Vec<(usize, &Jury, &JuryStats)> {
         .iter()
         .zip(&run.evaluation.configs)
         .enumerate()
-        .filter_map(|(i, (rec, r))| Some((i, rec.jury.as_ref()?, r.jury.as_ref()?)))
+        .filter_map(|(i, (rec, r))| {
+            Some((
+                i,
+                rec.jury.as_ref()?,
+                r.findings.get::<crate::evaluation::jury::JuryStats>()?,
+            ))
+        })
         .collect()
 }
 
@@ -533,6 +539,9 @@ pub fn svg(run: &Run) -> Result<Option<String>> {
 pub struct JurySection;
 
 impl Section for JurySection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::jury::JuryAnalytic)
+    }
     fn place(&self) -> Place {
         Place::After
     }

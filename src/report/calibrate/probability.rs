@@ -2,7 +2,8 @@
 //! under `configs[i].probability` (and each subset's), metrics.csv rows, and the figure
 //! (reliability diagram and selective curve).
 
-use crate::evaluation::{ProbabilityStats, Scope};
+use crate::evaluation::probability::ProbabilityStats;
+use crate::evaluation::Scope;
 use crate::metrics::calibration::Calibration;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
@@ -126,7 +127,10 @@ fn table(run: &Run, order: &[usize]) -> Option<Table> {
     let rows: Vec<(String, &ProbabilityStats)> = order
         .iter()
         .filter_map(|&i| {
-            let p = run.evaluation.configs[i].overall.probability.as_ref()?;
+            let p = run.evaluation.configs[i]
+                .overall
+                .findings
+                .get::<ProbabilityStats>()?;
             Some((run.record.configs[i].name.clone(), p))
         })
         .collect();
@@ -213,7 +217,10 @@ fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
     let curves: Vec<Curves> = order
         .iter()
         .filter_map(|&i| {
-            let p = run.evaluation.configs[i].overall.probability.as_ref()?;
+            let p = run.evaluation.configs[i]
+                .overall
+                .findings
+                .get::<ProbabilityStats>()?;
             let c = &p.calibration;
             Some(Curves {
                 name: crate::report::media::format::shown_name(&run.record.configs[i]),
@@ -233,6 +240,9 @@ fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
 pub struct ProbabilitySection;
 
 impl Section for ProbabilitySection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::probability::ProbabilityAnalytic)
+    }
     fn place(&self) -> Place {
         Place::Lead
     }
@@ -247,7 +257,11 @@ impl Section for ProbabilitySection {
         ))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let Some(p) = &run.evaluation.configs[i].overall.probability else {
+        let Some(p) = run.evaluation.configs[i]
+            .overall
+            .findings
+            .get::<ProbabilityStats>()
+        else {
             return Vec::new();
         };
         let rec = &run.record.configs[i];
@@ -255,11 +269,11 @@ impl Section for ProbabilitySection {
         vec![("probability", to_json(p, missing))]
     }
     fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
-        let p = scope.probability.as_ref();
+        let p = scope.findings.get::<ProbabilityStats>();
         key("probability", p.map(|p| to_json(p, &[])))
     }
     fn scope_rows(&self, rows: &mut TidyRows, name: &str, scope: &Scope) {
-        if let Some(p) = &scope.probability {
+        if let Some(p) = scope.findings.get::<ProbabilityStats>() {
             tidy(rows, name, p);
         }
     }

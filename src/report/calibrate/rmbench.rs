@@ -77,7 +77,12 @@ struct RmBenchJson {
 /// its _ci, matrix (rows chosen, columns rejected: concise, detailed plain, detailed
 /// markdown), domains: {chat|math|code|safety: {prompts, the same}}, complete}`.
 pub fn to_json(run: &Run, i: usize) -> Option<Value> {
-    let s = run.evaluation.rmbench.as_ref()?.configs.get(i)?;
+    let s = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()?
+        .configs
+        .get(i)?;
     serde_json::to_value(RmBenchJson {
         figures: figures_json(&s.figures, &s.ci, &s.matrix),
         domains: s
@@ -114,7 +119,10 @@ struct ComparisonJson<'a> {
 
 /// The paired comparisons on `average` and `hard` (B − A), Holm per metric.
 pub fn comparisons_json(run: &Run) -> Option<Value> {
-    let r = run.evaluation.rmbench.as_ref()?;
+    let r = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()?;
     let name = |k: usize| run.record.configs[k].name.as_str();
     serde_json::to_value(
         r.comparisons
@@ -138,8 +146,8 @@ pub fn comparisons_json(run: &Run) -> Option<Value> {
 pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
     let Some(s) = run
         .evaluation
-        .rmbench
-        .as_ref()
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()
         .and_then(|r| r.configs.get(i))
     else {
         return;
@@ -189,7 +197,10 @@ fn by_average(r: &crate::evaluation::rmbench::RmBench) -> Vec<usize> {
 /// The compact table, best average first: per configuration, hard, normal, easy, average and
 /// the style bias (overall), then each domain's average; the notes say how to read it.
 pub fn table(run: &Run) -> Option<Table> {
-    let r = run.evaluation.rmbench.as_ref()?;
+    let r = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()?;
     let order = by_average(r);
     let domains: Vec<&str> = r
         .configs
@@ -292,7 +303,10 @@ pub fn table(run: &Run) -> Option<Table> {
 /// The answer's RM-Bench line: the configuration with the best average, its hard, normal and
 /// easy accuracy and its style bias, and against the runner-up.
 pub fn answer(run: &Run) -> Option<String> {
-    let r = run.evaluation.rmbench.as_ref()?;
+    let r = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()?;
     let ranked: Vec<usize> = by_average(r)
         .into_iter()
         .filter(|&i| r.configs[i].figures.average.is_finite())
@@ -338,7 +352,11 @@ pub fn answer(run: &Run) -> Option<String> {
 
 /// One heat map of the overall matrix per configuration (rows chosen, columns rejected).
 fn figures(run: &Run) -> Result<Vec<Figure>> {
-    let Some(r) = run.evaluation.rmbench.as_ref() else {
+    let Some(r) = run
+        .evaluation
+        .findings
+        .get::<crate::evaluation::rmbench::RmBench>()
+    else {
         return Ok(Vec::new());
     };
     let names: Vec<String> = STYLES.iter().map(|s| s.to_string()).collect();
@@ -381,6 +399,9 @@ fn figures(run: &Run) -> Result<Vec<Figure>> {
 pub struct RmBenchSection;
 
 impl Section for RmBenchSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::rmbench::RmBenchAnalytic)
+    }
     fn place(&self) -> Place {
         Place::Lead
     }

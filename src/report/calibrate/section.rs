@@ -3,7 +3,7 @@
 //! metrics.csv, the plots directory and report.html ask every registered section for its
 //! part; a section answers only where the run has its data.
 
-use crate::evaluation::Scope;
+use crate::evaluation::{Analytic, Scope};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
@@ -65,9 +65,14 @@ impl Figure {
     }
 }
 
-/// An analytic's outputs. Every method but `place` and `tables` has a default for an analytic
+/// An analytic's evaluation and outputs. Every method but `place` and `tables` has a default for an analytic
 /// that has no part of that output.
 pub trait Section: Sync {
+    /// Its evaluation (`evaluation::analytic`), which `sections::evaluate` runs; None for a
+    /// section over results every run has.
+    fn analytic(&self) -> Option<&'static dyn Analytic> {
+        None
+    }
     /// Where its tables go.
     fn place(&self) -> Place;
     /// Its tables in `view`, configurations in the report's `order`.

@@ -11,6 +11,14 @@ use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde_json::Value;
 
+/// The best configuration by Spearman against the others (none without a reference).
+fn comparisons(run: &Run) -> &[crate::evaluation::systems::SystemsComparison] {
+    run.evaluation
+        .findings
+        .get::<Vec<crate::evaluation::systems::SystemsComparison>>()
+        .map_or(&[], Vec::as_slice)
+}
+
 fn cell(value: f64, ci: Option<[f64; 2]>, elo: bool) -> String {
     if !elo {
         let ci = ci.map_or((f64::NAN, f64::NAN), |[lo, hi]| (lo, hi));
@@ -33,7 +41,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(String, &Systems)> = order
         .iter()
         .filter_map(|&i| {
-            let s = run.evaluation.configs[i].systems.as_ref()?;
+            let s = run.evaluation.configs[i].findings.get::<Systems>()?;
             Some((
                 crate::report::media::format::shown_name(&run.record.configs[i]),
                 s,
@@ -164,13 +172,13 @@ fn against_reference(rows: &[(String, &Systems)]) -> Table {
 /// The answer's lines: which configuration ranks the models most like the reference, and
 /// whether that is real.
 pub fn answer(run: &Run) -> Vec<String> {
-    let comparisons = &run.evaluation.systems_comparisons;
+    let comparisons = comparisons(run);
     let rho = |name: &str| {
         run.record
             .configs
             .iter()
             .position(|c| c.name == name)
-            .and_then(|i| run.evaluation.configs[i].systems.as_ref())
+            .and_then(|i| run.evaluation.configs[i].findings.get::<Systems>())
             .and_then(|s| s.reference.as_ref())
             .map(|r| {
                 (
@@ -211,7 +219,7 @@ pub fn answer(run: &Run) -> Vec<String> {
         .iter()
         .zip(&run.evaluation.configs)
         .filter_map(|(c, r)| {
-            let a = r.systems.as_ref()?.reference.as_ref()?;
+            let a = r.findings.get::<Systems>()?.reference.as_ref()?;
             Some(format!(
                 "{} against {}: Spearman {} over {} models.",
                 c.name,
@@ -227,7 +235,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 /// metrics.csv: each model's scores (scope `model:<name>`) and the ranking's figures (scope
 /// `systems`) for configuration `i`.
 pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
-    if let Some(s) = &run.evaluation.configs[i].systems {
+    if let Some(s) = run.evaluation.configs[i].findings.get::<Systems>() {
         tidy_of(rows, s);
     }
 }
@@ -276,7 +284,7 @@ fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
     use crate::report::media::svg::{dots_svg, scatter_svg, Dots};
     let rows: Vec<(usize, &Systems)> = order
         .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].systems.as_ref()?)))
+        .filter_map(|&i| Some((i, run.evaluation.configs[i].findings.get::<Systems>()?)))
         .collect();
     let Some((_, first)) = rows.first() else {
         return Ok(Vec::new());
@@ -338,6 +346,9 @@ fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
 pub struct SystemsSection;
 
 impl Section for SystemsSection {
+    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
+        Some(&crate::evaluation::systems::SystemsAnalytic)
+    }
     fn place(&self) -> Place {
         Place::Lead
     }
@@ -368,14 +379,14 @@ impl Section for SystemsSection {
             .collect())
     }
     fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
-        let c = &run.evaluation.systems_comparisons;
+        let c = comparisons(run);
         if c.is_empty() {
             return Vec::new();
         }
         key("systems_comparisons", serde_json::to_value(c).ok())
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let systems = run.evaluation.configs[i].systems.as_ref();
+        let systems = run.evaluation.configs[i].findings.get::<Systems>();
         key(
             "systems",
             systems.and_then(|s| serde_json::to_value(s).ok()),
