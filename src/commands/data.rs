@@ -1,7 +1,7 @@
 //! `raterlab data summary` and `data export`: the data loaded as `calibrate` loads it, told or
 //! written; no judge.
 
-use crate::run::data::{self, DataSettings, Rows};
+use crate::run::data::{self, DataSettings};
 use crate::run::settings::DataOptions;
 use anyhow::Result;
 use std::path::Path;
@@ -9,16 +9,11 @@ use std::path::Path;
 /// `data summary`: the data's counts by its form (pairs, with the annotators' agreement when
 /// several annotators give the gold; RewardBench 2's rows).
 pub fn summary(options: DataOptions) -> Result<()> {
-    match data::load_rows(
+    let rows = data::load_rows(
         &DataSettings::from_options(options)?,
         &crate::report::media::progress::Download::default(),
-    )? {
-        Rows::Pairs(dataset) => {
-            let annotators = data::annotator_report(&dataset)?;
-            crate::report::data::emit_summary(&dataset, annotators.as_ref())
-        }
-        Rows::RewardBench2(set) => crate::report::data::emit_rewardbench2(&set),
-    }
+    )?;
+    super::calibrate::forms::loaded(rows).summary()
 }
 
 /// `data export`: the examples as the judge sees them, to `out`.

@@ -7,39 +7,21 @@
 //! - `pairs.rs`: every configuration rates every pair (and order);
 //! - `rewardbench2.rs`: RewardBench 2's best-of-4 rows, by each configuration's protocol.
 //!
-//! What either form made is a `Calibrated`: what it says of itself (`run::record::Made`) and
-//! what it shows (`report::calibrate::Shown`), so nothing after the form's own file names it.
+//! `forms.rs` turns the loader's choice into a `forms::Form`; what either form made is a
+//! `Calibrated`: what it says of itself (`run::record::Made`) and what it shows
+//! (`report::calibrate::Shown`), so nothing after the form's own file names it.
 
+pub mod forms;
 pub mod pairs;
 pub mod rewardbench2;
 pub mod session;
 
-use crate::report::calibrate::Shown;
-use crate::run::data::{self, Rows};
+use crate::run::data;
 use crate::run::plan::data_settings;
 use crate::run::record::Made;
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
-
-/// A form's run: what it says of itself and what it shows.
-pub trait Calibration: Made + Shown {
-    /// The run as it shows itself.
-    fn shown(&self) -> &dyn Shown;
-    /// The run as it says of itself.
-    fn made(&self) -> &dyn Made;
-}
-
-impl<T: Made + Shown> Calibration for T {
-    fn shown(&self) -> &dyn Shown {
-        self
-    }
-    fn made(&self) -> &dyn Made {
-        self
-    }
-}
-
-/// What `calibrate` or `report DIR` made, whatever the form.
-pub type Calibrated = Box<dyn Calibration>;
+pub use forms::{Calibrated, Calibration};
 
 /// The whole of `calibrate`, for the command line and `api::calibrate` alike: the run, its
 /// directory written, `show` (the terminal, or the JSON document returned), then the finish
@@ -58,15 +40,11 @@ pub fn calibrate<T>(
 /// `calibrate` on whichever form the loader found.
 pub fn run(args: &CalibrateSettings) -> Result<Calibrated> {
     let settings = data_settings(&args.plan)?;
-    Ok(
-        match data::load_rows(
-            &settings,
-            &crate::report::media::progress::Download::default(),
-        )? {
-            Rows::Pairs(dataset) => Box::new(pairs::run(args, dataset, settings.seed)?),
-            Rows::RewardBench2(set) => Box::new(rewardbench2::run(args, set)?),
-        },
-    )
+    let rows = data::load_rows(
+        &settings,
+        &crate::report::media::progress::Download::default(),
+    )?;
+    forms::loaded(rows).calibrate(args)
 }
 
 /// Problems to report once the run directory is written (`session::finish`): notes of the

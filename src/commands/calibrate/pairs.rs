@@ -5,9 +5,10 @@ use super::session::{Rated, Session};
 use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
+use crate::run::file::PairsRunFile;
 use crate::run::plan::{Form, Plan};
 use crate::run::record::{ConfigMeta, Run, RunHead, RunMeta};
-use crate::run::settings::{CalibrateSettings, ReferenceSpec};
+use crate::run::settings::{CalibrateSettings, ReferenceSpec, ReportSettings};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
@@ -224,7 +225,8 @@ pub fn reference(
 }
 
 /// `calibrate` on pairs: every configuration rates every example.
-pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run> {
+pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
+    let seed = dataset.seed;
     // The reference is read and checked before any call.
     let reference = reference(args, &dataset)?;
     let session = Session::plan(args, Form::Pairs, seed)?;
@@ -299,5 +301,33 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset, seed: u64) -> Result<Run>
             .iter()
             .any(|e| !e.history.is_empty())
             .then(|| dataset.examples.iter().map(|e| e.history.clone()).collect()),
+    })
+}
+
+/// `report DIR` on a run over pairs: its record read back and evaluated again (`--bootstrap`
+/// and `--sort` given, else the run's own).
+pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
+    let (mut meta, record) = crate::run::read::read(&args.dir, file)?;
+    if let Some(b) = args.bootstrap {
+        meta.head.bootstrap = b;
+    }
+    meta.sort = args.sort.unwrap_or(meta.sort);
+    let evaluation = crate::report::calibrate::sections::evaluate(
+        &record,
+        EvalSettings {
+            bootstrap: meta.head.bootstrap,
+            seed: meta.head.seed,
+            cost: crate::run::plan::cost_settings(meta.sort, args.cost),
+        },
+    );
+    Ok(Run {
+        meta,
+        record,
+        evaluation,
+        ratings: None,
+        tallies: vec![],
+        caches: Vec::new(),
+        texts: None,
+        histories: None,
     })
 }

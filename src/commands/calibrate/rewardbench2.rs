@@ -8,11 +8,13 @@ use super::session::Session;
 use crate::error::input_error;
 use crate::evaluation::rewardbench2::FAILED_RATING;
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
+use crate::raters::Missing;
 use crate::run::data::Rb2Set;
+use crate::run::file::Rb2RunFile;
 use crate::run::plan::Form;
 use crate::run::record::RunHead;
 use crate::run::rewardbench2::{score, Rb2Made, Rb2Run};
-use crate::run::settings::CalibrateSettings;
+use crate::run::settings::{CalibrateSettings, ReportSettings};
 use anyhow::Result;
 
 pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
@@ -171,4 +173,37 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
             caches: plan.caches.clone(),
         },
     ))
+}
+
+/// `report DIR` on a RewardBench 2 run: its rows and what each configuration made read back
+/// and scored again (`--bootstrap` and `--sort` given, else the run's own).
+pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
+    let dir = &args.dir;
+    let own = file.sort.as_deref().and_then(|s| s.parse().ok());
+    let by_score = crate::run::rewardbench2::by_score(args.sort.or(own))?;
+    let (rows, made) = crate::run::read_rewardbench2::read(dir, &file)?;
+    let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
+    let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
+    let seed = file.data.seed;
+    let (configs, comparisons, group) = score(&rows, made, missing, bootstrap, seed);
+    Ok(Rb2Run {
+        head: RunHead {
+            name: file.name,
+            dir: dir.clone(),
+            source: file.data.source,
+            seed,
+            both_orders: file.data.both_orders.unwrap_or(false),
+            bootstrap,
+            // run.json keeps the command line as one string, its words joined by spaces.
+            command: file.command.split(' ').map(String::from).collect(),
+            created_unix: file.created_unix,
+        },
+        rows: rows.len(),
+        configs,
+        shown: rows,
+        comparisons,
+        group,
+        caches: Vec::new(),
+        by_score,
+    })
 }
