@@ -43,7 +43,7 @@ impl Findings {
         let ty = finding.as_any().type_id();
         debug_assert!(
             self.0.iter().all(|f| f.as_any().type_id() != ty),
-            "two analytics keep a {finding:?}'s type"
+            "two analytics keep a result of one type at one level"
         );
         self.0.push(finding);
     }
