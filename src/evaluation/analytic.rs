@@ -88,8 +88,8 @@ impl Found {
     }
 }
 
-/// What every analytic is given: the run, the settings, and the analytics themselves (to
-/// evaluate a scope of its own, as the depth buckets do).
+/// What every analytic is given: the run, the settings, and the analytics (so that a scope
+/// evaluated through it, `Context::scope`, carries every analytic's part).
 #[derive(Debug)]
 pub struct Context<'a> {
     pub run: &'a RunRecord,
@@ -118,5 +118,48 @@ pub trait Analytic: Sync + fmt::Debug {
     /// Its results over the run, given every configuration's scopes.
     fn run(&self, _cx: &Context, _configs: &[ConfigResult]) -> Found {
         Found::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Share(f64);
+    #[derive(Debug, Clone, PartialEq)]
+    struct Label(&'static str);
+
+    #[test]
+    fn a_finding_is_found_by_its_type_and_compared_by_value() {
+        let mut a = Findings::default();
+        assert_eq!(a.get::<Share>(), None);
+        a.put(kept(Some(Share(0.25))).expect("a finding"));
+        a.put(kept(Some(Label("x"))).expect("a finding"));
+        assert!(kept::<Share>(None).is_none());
+        assert_eq!(a.get::<Share>(), Some(&Share(0.25)));
+        assert_eq!(a.get::<Label>(), Some(&Label("x")));
+        assert_eq!(a.get::<f64>(), None);
+        // A copy is equal; the order they were kept in does not matter; a value does.
+        assert_eq!(a.clone(), a);
+        let mut b = Findings::default();
+        b.put(Box::new(Label("x")));
+        b.put(Box::new(Share(0.25)));
+        assert_eq!(a, b);
+        let mut c = Findings::default();
+        c.put(Box::new(Label("x")));
+        c.put(Box::new(Share(0.5)));
+        assert_ne!(a, c);
+        c.put(Box::new(1u8));
+        assert_ne!(b, c);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "two analytics keep a result of one type at one level")]
+    fn two_results_of_one_type_at_one_level_are_refused() {
+        let mut a = Findings::default();
+        a.put(Box::new(Share(0.25)));
+        a.put(Box::new(Share(0.5)));
     }
 }
