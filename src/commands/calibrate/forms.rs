@@ -1,6 +1,6 @@
 //! The commands' side of the forms' seam. The loader chooses the form (`run::data::Rows`, and
 //! `run::file::RunFile` for a run directory); this file alone turns its choice into what the
-//! commands ask of any form ([`Form`], [`Saved`]), each answered by the form's own file
+//! commands ask of any form ([`Loaded`], [`Saved`]), each answered by the form's own file
 //! (`pairs.rs`, `rewardbench2.rs`). `calibrate`, `report DIR` and `data summary` name no form.
 
 use crate::report::calibrate::Shown;
@@ -32,7 +32,7 @@ impl<T: Made + Shown> Calibration for T {
 pub type Calibrated = Box<dyn Calibration>;
 
 /// Data of one form, as the commands use it.
-pub trait Form {
+pub trait Loaded {
     /// `calibrate` over it.
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated>;
     /// `data summary` of it.
@@ -40,14 +40,14 @@ pub trait Form {
 }
 
 /// The loaded data as a form.
-pub fn loaded(rows: Rows) -> Box<dyn Form> {
+pub fn loaded(rows: Rows) -> Box<dyn Loaded> {
     match rows {
         Rows::Pairs(dataset) => Box::new(dataset),
         Rows::RewardBench2(set) => Box::new(set),
     }
 }
 
-impl Form for Dataset {
+impl Loaded for Dataset {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated> {
         Ok(Box::new(super::pairs::run(args, *self)?))
     }
@@ -57,7 +57,7 @@ impl Form for Dataset {
     }
 }
 
-impl Form for Rb2Set {
+impl Loaded for Rb2Set {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated> {
         Ok(Box::new(super::rewardbench2::run(args, *self)?))
     }

@@ -7,7 +7,7 @@
 //! - `pairs.rs`: every configuration rates every pair (and order);
 //! - `rewardbench2.rs`: RewardBench 2's best-of-4 rows, by each configuration's protocol.
 //!
-//! `forms.rs` turns the loader's choice into a `forms::Form`; what either form made is a
+//! `forms.rs` turns the loader's choice into a `forms::Loaded`; what either form made is a
 //! `Calibrated`: what it says of itself (`run::record::Made`) and what it shows
 //! (`report::calibrate::Shown`), so nothing after the form's own file names it.
 
