@@ -196,8 +196,8 @@ pub fn bias(
 
 /// The length-adjusted preference model: logit P(judge picks response 2) = b0 + b_gold · gold
 /// \+ b_length · tanh(Δ / sd(Δ)), with Δ = length 2 − length 1 (characters) and sd over the
-/// items fitted (those the judge picked a response on). Fitted by maximum likelihood
-/// (linfa-logistic, no penalty); standard errors from the observed information.
+/// items fitted (those the judge picked a response on). Fitted by maximum likelihood (Newton,
+/// no penalty); standard errors from the observed information.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LengthModel {
     pub n: usize,
@@ -214,10 +214,9 @@ impl LengthModel {
     }
 }
 
-/// Fits [`LengthModel`] on (gold, length difference, judge picks response 2) rows.
+/// Fits [`LengthModel`] on (gold, length difference, judge picks response 2) rows: None with
+/// fewer than 10 rows, one answer only, no spread of lengths, or separated data.
 pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
-    use linfa::prelude::*;
-    use ndarray::{Array1, Array2};
     let n = rows.len();
     let both = rows.iter().any(|r| r.2) && rows.iter().any(|r| !r.2);
     if n < 10 || !both {
@@ -230,61 +229,13 @@ pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
     if sd == 0.0 || !sd.is_finite() {
         return None;
     }
-    let x: Vec<[f64; 2]> = rows
+    let x: Vec<[f64; 3]> = rows
         .iter()
-        .map(|r| [r.0 as f64, (r.1 / sd).tanh()])
+        .map(|r| [1.0, r.0 as f64, (r.1 / sd).tanh()])
         .collect();
-    let features = Array2::from_shape_fn((n, 2), |(i, j)| x[i][j]);
-    let targets: Array1<usize> = rows.iter().map(|r| usize::from(r.2)).collect();
-    let dataset = Dataset::new(features, targets);
-    let model = linfa_logistic::LogisticRegression::default()
-        .alpha(0.0)
-        .gradient_tolerance(1e-10)
-        .max_iterations(1000)
-        .fit(&dataset)
-        .ok()?;
-    let params = model.params();
-    let fitted = [model.intercept(), params[0], params[1]];
-    if fitted.iter().any(|c| !c.is_finite()) {
-        return None;
-    }
-    // linfa chooses which label is "positive" itself; the maximum-likelihood coefficients for
-    // "picks response 2" are the fitted ones or their negation, whichever fits the data.
-    let log_likelihood = |c: &[f64; 3]| -> f64 {
-        x.iter()
-            .zip(rows)
-            .map(|(v, r)| {
-                let eta = c[0] + c[1] * v[0] + c[2] * v[1];
-                let log_p = -(-eta).exp().ln_1p();
-                let log_q = -eta.exp().ln_1p();
-                if r.2 {
-                    log_p
-                } else {
-                    log_q
-                }
-            })
-            .sum()
-    };
-    let negated = fitted.map(|c| -c);
-    let coef = if log_likelihood(&negated) > log_likelihood(&fitted) {
-        negated
-    } else {
-        fitted
-    };
-    // Observed information X'WX, W = p(1 - p), with X = [1, gold, tanh].
-    let mut info = [[0.0f64; 3]; 3];
-    for row in &x {
-        let v = [1.0, row[0], row[1]];
-        let eta = coef[0] + coef[1] * v[1] + coef[2] * v[2];
-        let p = 1.0 / (1.0 + (-eta).exp());
-        let w = p * (1.0 - p);
-        for a in 0..3 {
-            for b in 0..3 {
-                info[a][b] += w * v[a] * v[b];
-            }
-        }
-    }
-    let cov = invert3(&info)?;
+    let y: Vec<bool> = rows.iter().map(|r| r.2).collect();
+    let coef = newton(&x, &y)?;
+    let cov = invert3(&information(&x, &coef))?;
     let se = [cov[0][0].sqrt(), cov[1][1].sqrt(), cov[2][2].sqrt()];
     let separated =
         coef.iter().any(|c| c.abs() > SEPARATED) || se.iter().any(|s| !s.is_finite() || *s > 100.0);
@@ -292,6 +243,76 @@ pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
         return None;
     }
     Some(LengthModel { n, coef, se })
+}
+
+/// The log-likelihood of a logistic model with coefficients `c` on rows `x`, outcomes `y`.
+fn log_likelihood(x: &[[f64; 3]], y: &[bool], c: &[f64; 3]) -> f64 {
+    x.iter()
+        .zip(y)
+        .map(|(v, &picked)| {
+            let eta = c[0] * v[0] + c[1] * v[1] + c[2] * v[2];
+            if picked {
+                -(-eta).exp().ln_1p()
+            } else {
+                -eta.exp().ln_1p()
+            }
+        })
+        .sum()
+}
+
+/// The observed information X'WX at `c`, W = p(1 - p).
+fn information(x: &[[f64; 3]], c: &[f64; 3]) -> [[f64; 3]; 3] {
+    let mut info = [[0.0f64; 3]; 3];
+    for v in x {
+        let p = 1.0 / (1.0 + (-(c[0] * v[0] + c[1] * v[1] + c[2] * v[2])).exp());
+        let w = p * (1.0 - p);
+        for a in 0..3 {
+            for b in 0..3 {
+                info[a][b] += w * v[a] * v[b];
+            }
+        }
+    }
+    info
+}
+
+/// The maximum-likelihood coefficients by Newton-Raphson (as statsmodels' `Logit.fit`), each
+/// step halved until the likelihood does not fall; None when a coefficient runs past
+/// `SEPARATED` (separated data) or 100 steps do not converge. Never loops for ever: a real
+/// judge that picked response 2 on 2 items of 40 made linfa's L-BFGS line search spin.
+fn newton(x: &[[f64; 3]], y: &[bool]) -> Option<[f64; 3]> {
+    let mut c = [0.0f64; 3];
+    let mut ll = log_likelihood(x, y, &c);
+    for _ in 0..100 {
+        let mut grad = [0.0f64; 3];
+        for (v, &picked) in x.iter().zip(y) {
+            let p = 1.0 / (1.0 + (-(c[0] * v[0] + c[1] * v[1] + c[2] * v[2])).exp());
+            let r = f64::from(u8::from(picked)) - p;
+            for a in 0..3 {
+                grad[a] += r * v[a];
+            }
+        }
+        let inv = invert3(&information(x, &c))?;
+        let step: [f64; 3] = std::array::from_fn(|a| (0..3).map(|b| inv[a][b] * grad[b]).sum());
+        let mut scale = 1.0;
+        let (next, next_ll) = loop {
+            let next: [f64; 3] = std::array::from_fn(|a| c[a] + scale * step[a]);
+            let next_ll = log_likelihood(x, y, &next);
+            if next_ll >= ll - 1e-12 || scale < 1e-9 {
+                break (next, next_ll);
+            }
+            scale /= 2.0;
+        };
+        let moved = (0..3).map(|a| (next[a] - c[a]).abs()).fold(0.0, f64::max);
+        c = next;
+        ll = next_ll;
+        if c.iter().any(|v| !v.is_finite() || v.abs() > SEPARATED) {
+            return None;
+        }
+        if moved < 1e-12 {
+            return Some(c);
+        }
+    }
+    None
 }
 
 /// The inverse of a 3 × 3 matrix (None when singular).
