@@ -177,3 +177,57 @@ fn a_judge_at_chance_is_said_first() {
         "{text}"
     );
 }
+
+/// A wide table leaves out its secondary columns before it would break a number across lines:
+/// with both orders at 80 or 100 columns, the position-bias table showed "0.539" over "7" (found on a
+/// real llama.cpp session). Every configuration's figures appear whole, as `--json` has them.
+#[test]
+fn a_narrow_terminal_never_breaks_a_number() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for cols in [80, 100] {
+        let out = dir.path().join(format!("run-{cols}"));
+        let out = out.to_str().expect("utf-8");
+        let text = in_pty(
+            cols,
+            &[
+                "calibrate",
+                "--demo",
+                "--both-orders",
+                "--details",
+                "--out",
+                out,
+            ],
+        );
+        fits(&text, cols);
+        let table = text
+            .split("Position bias (both orders)")
+            .nth(1)
+            .and_then(|t| t.split("\n\n").next())
+            .expect("the position-bias table");
+        assert!(
+            table
+                .replace('\n', " ")
+                .contains(&format!("left out at {cols} columns")),
+            "{table}"
+        );
+        let doc = crate::common::json_of(&["report", out]);
+        let configs = doc["configs"].as_array().expect("configs");
+        assert_eq!(configs.len(), 9);
+        for c in configs {
+            let p = &c["overall"]["position"];
+            let fastchat = &p["rules"]["fastchat"]["accuracy"];
+            for (key, v) in [
+                ("consistency", &p["consistency"]),
+                ("first_position_win_rate", &p["first_position_win_rate"]),
+                ("fastchat accuracy", fastchat),
+            ] {
+                let shown = format!("{:.4}", v.as_f64().expect(key));
+                assert!(
+                    table.contains(&shown),
+                    "{} {key} {shown}:\n{table}",
+                    c["name"]
+                );
+            }
+        }
+    }
+}

@@ -226,6 +226,9 @@ fn position(run: &Run, order: &[usize]) -> Option<Table> {
             ]
             .map(String::from),
         );
+        // A narrow terminal leaves out the published rules' details (pairs, FastChat's κq,
+        // JudgeBench's, LLMBar's unread and both-right counts) before it would wrap numbers.
+        b.secondary = vec![1, 6, 7, 8, 10, 11];
         b
     })
 }
