@@ -79,6 +79,14 @@ pub struct Found {
 }
 
 impl Found {
+    /// The run's result only.
+    pub fn of_run(run: Option<Box<dyn Kept>>) -> Found {
+        Found {
+            run,
+            configs: Vec::new(),
+        }
+    }
+
     /// A result per configuration only.
     pub fn per_config(configs: impl IntoIterator<Item = Option<Box<dyn Kept>>>) -> Found {
         Found {

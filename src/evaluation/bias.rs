@@ -235,7 +235,7 @@ pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
         .collect();
     let y: Vec<bool> = rows.iter().map(|r| r.2).collect();
     let coef = newton(&x, &y)?;
-    let cov = invert3(&information(&x, &coef))?;
+    let cov = invert3(&derivatives(&x, &y, &coef).1)?;
     let se = [cov[0][0].sqrt(), cov[1][1].sqrt(), cov[2][2].sqrt()];
     let separated =
         coef.iter().any(|c| c.abs() > SEPARATED) || se.iter().any(|s| !s.is_finite() || *s > 100.0);
@@ -260,19 +260,22 @@ fn log_likelihood(x: &[[f64; 3]], y: &[bool], c: &[f64; 3]) -> f64 {
         .sum()
 }
 
-/// The observed information X'WX at `c`, W = p(1 - p).
-fn information(x: &[[f64; 3]], c: &[f64; 3]) -> [[f64; 3]; 3] {
+/// The log-likelihood's gradient X'(y - p) and the observed information X'WX at `c`,
+/// W = p(1 - p).
+fn derivatives(x: &[[f64; 3]], y: &[bool], c: &[f64; 3]) -> ([f64; 3], [[f64; 3]; 3]) {
+    let mut grad = [0.0f64; 3];
     let mut info = [[0.0f64; 3]; 3];
-    for v in x {
+    for (v, &picked) in x.iter().zip(y) {
         let p = 1.0 / (1.0 + (-(c[0] * v[0] + c[1] * v[1] + c[2] * v[2])).exp());
-        let w = p * (1.0 - p);
+        let (r, w) = (f64::from(u8::from(picked)) - p, p * (1.0 - p));
         for a in 0..3 {
+            grad[a] += r * v[a];
             for b in 0..3 {
                 info[a][b] += w * v[a] * v[b];
             }
         }
     }
-    info
+    (grad, info)
 }
 
 /// The maximum-likelihood coefficients by Newton-Raphson (as statsmodels' `Logit.fit`), each
@@ -283,15 +286,8 @@ fn newton(x: &[[f64; 3]], y: &[bool]) -> Option<[f64; 3]> {
     let mut c = [0.0f64; 3];
     let mut ll = log_likelihood(x, y, &c);
     for _ in 0..100 {
-        let mut grad = [0.0f64; 3];
-        for (v, &picked) in x.iter().zip(y) {
-            let p = 1.0 / (1.0 + (-(c[0] * v[0] + c[1] * v[1] + c[2] * v[2])).exp());
-            let r = f64::from(u8::from(picked)) - p;
-            for a in 0..3 {
-                grad[a] += r * v[a];
-            }
-        }
-        let inv = invert3(&information(x, &c))?;
+        let (grad, info) = derivatives(x, y, &c);
+        let inv = invert3(&info)?;
         let step: [f64; 3] = std::array::from_fn(|a| (0..3).map(|b| inv[a][b] * grad[b]).sum());
         let mut scale = 1.0;
         let (next, next_ll) = loop {

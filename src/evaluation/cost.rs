@@ -257,10 +257,12 @@ impl super::Analytic for CostAnalytic {
             .iter()
             .map(|c| c.overall.agreement.get(s.cost.metric))
             .collect();
-        super::Found {
-            run: super::analytic::kept(frontier(cx.run, &values, s.cost, (s.bootstrap, s.seed))),
-            configs: Vec::new(),
-        }
+        super::Found::of_run(super::analytic::kept(frontier(
+            cx.run,
+            &values,
+            s.cost,
+            (s.bootstrap, s.seed),
+        )))
     }
 }
 

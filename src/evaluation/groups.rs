@@ -150,9 +150,6 @@ pub struct GroupsAnalytic;
 
 impl super::Analytic for GroupsAnalytic {
     fn run(&self, cx: &super::Context, configs: &[ConfigResult]) -> super::Found {
-        super::Found {
-            run: super::analytic::kept(Some(groups(cx.run, configs))),
-            configs: Vec::new(),
-        }
+        super::Found::of_run(super::analytic::kept(Some(groups(cx.run, configs))))
     }
 }

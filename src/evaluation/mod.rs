@@ -53,6 +53,18 @@ pub struct Evaluation {
     pub findings: Findings,
 }
 
+impl Evaluation {
+    /// What an analytic found for configuration `i`, of type `T`.
+    pub fn of_config<T: std::any::Any>(&self, i: usize) -> Option<&T> {
+        self.configs[i].findings.get()
+    }
+
+    /// What an analytic found over the run, of type `T`.
+    pub fn of_run<T: std::any::Any>(&self) -> Option<&T> {
+        self.findings.get()
+    }
+}
+
 /// Evaluates the items at `indices` for one configuration.
 fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
     let (run, settings) = (cx.run, cx.settings);

@@ -337,10 +337,9 @@ pub struct RmBenchAnalytic;
 
 impl super::Analytic for RmBenchAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        super::Found {
-            run: super::analytic::kept(layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings))),
-            configs: Vec::new(),
-        }
+        super::Found::of_run(super::analytic::kept(
+            layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings)),
+        ))
     }
 }
 

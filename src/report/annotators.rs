@@ -344,9 +344,9 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let reports: Vec<(&str, &AnnotatorReport)> = order
         .iter()
         .filter_map(|&i| {
-            let r = run.evaluation.configs[i]
-                .findings
-                .get::<crate::evaluation::annotators::AnnotatorReport>()?;
+            let r = run
+                .evaluation
+                .of_config::<crate::evaluation::annotators::AnnotatorReport>(i)?;
             Some((run.record.configs[i].name.as_str(), r))
         })
         .collect();
@@ -412,9 +412,9 @@ impl Section for AnnotatorsSection {
         view.details(|| calibrate_tables(run, order))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let Some(a) = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::annotators::AnnotatorReport>()
+        let Some(a) = run
+            .evaluation
+            .of_config::<crate::evaluation::annotators::AnnotatorReport>(i)
         else {
             return Vec::new();
         };
@@ -422,9 +422,9 @@ impl Section for AnnotatorsSection {
         vec![("annotators", annotators), ("judge_vs_annotators", judge)]
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(a) = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::annotators::AnnotatorReport>()
+        if let Some(a) = run
+            .evaluation
+            .of_config::<crate::evaluation::annotators::AnnotatorReport>(i)
         {
             tidy(a, rows);
         }

@@ -162,17 +162,16 @@ pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
 fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let Some(r) = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::evaluator::RunMeasures>()
+        .of_run::<crate::evaluation::evaluator::RunMeasures>()
     else {
         return Vec::new();
     };
     let rows: Vec<(String, &Measures)> = order
         .iter()
         .filter_map(|&i| {
-            let m = run.evaluation.configs[i]
-                .findings
-                .get::<crate::evaluation::evaluator::Measures>()?;
+            let m = run
+                .evaluation
+                .of_config::<crate::evaluation::evaluator::Measures>(i)?;
             Some((run.record.configs[i].name.clone(), m))
         })
         .collect();
@@ -193,8 +192,7 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 /// calibrate's `--json`: the run's `evaluator` (humans, longest, the best against the others).
 fn run_json(run: &Run) -> Option<Value> {
     run.evaluation
-        .findings
-        .get::<crate::evaluation::evaluator::RunMeasures>()
+        .of_run::<crate::evaluation::evaluator::RunMeasures>()
         .and_then(|r| serde_json::to_value(r).ok())
 }
 
@@ -208,8 +206,7 @@ fn config_json(m: &Measures) -> Option<Value> {
 fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
     let Some(r) = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::evaluator::RunMeasures>()
+        .of_run::<crate::evaluation::evaluator::RunMeasures>()
     else {
         return;
     };
@@ -222,9 +219,9 @@ fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
             }
         }
         Some(i) => {
-            if let Some(m) = run.evaluation.configs[i]
-                .findings
-                .get::<crate::evaluation::evaluator::Measures>()
+            if let Some(m) = run
+                .evaluation
+                .of_config::<crate::evaluation::evaluator::Measures>(i)
             {
                 add_rows(rows, "evaluator", of_evaluator(m), m.parsed);
             }
@@ -266,9 +263,8 @@ impl Section for EvaluatorSection {
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
         key(
             "evaluator",
-            run.evaluation.configs[i]
-                .findings
-                .get::<crate::evaluation::evaluator::Measures>()
+            run.evaluation
+                .of_config::<crate::evaluation::evaluator::Measures>(i)
                 .and_then(config_json),
         )
     }

@@ -6,8 +6,7 @@
 use crate::report::calibrate::Shown;
 use crate::run::data::{Dataset, Rb2Set, Rows};
 use crate::run::file::{PairsRunFile, Rb2RunFile, RunFile};
-use crate::run::record::{Made, Run};
-use crate::run::rewardbench2::Rb2Run;
+use crate::run::record::Made;
 use crate::run::settings::{CalibrateSettings, ReportSettings};
 use anyhow::Result;
 
@@ -82,14 +81,12 @@ pub fn saved(file: RunFile) -> Box<dyn Saved> {
 
 impl Saved for PairsRunFile {
     fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Calibrated> {
-        let run: Run = super::pairs::reread(args, &self)?;
-        Ok(Box::new(run))
+        Ok(Box::new(super::pairs::reread(args, &self)?))
     }
 }
 
 impl Saved for Rb2RunFile {
     fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Calibrated> {
-        let run: Rb2Run = super::rewardbench2::reread(args, *self)?;
-        Ok(Box::new(run))
+        Ok(Box::new(super::rewardbench2::reread(args, *self)?))
     }
 }

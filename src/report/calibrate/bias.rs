@@ -181,9 +181,8 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         )];
         row.extend(b.features().iter().map(|(_, p)| cell(p)));
         row.push(
-            run.evaluation.configs[*i]
-                .findings
-                .get::<crate::evaluation::bias::LengthModel>()
+            run.evaluation
+                .of_config::<crate::evaluation::bias::LengthModel>(*i)
                 .map_or("-".into(), |m| {
                     let (lo, hi) = m.length_ci();
                     format!("{:+.2} [{:+.2}, {:+.2}]", m.coef[2], lo, hi)
@@ -281,18 +280,18 @@ impl Section for BiasSection {
         ))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let model = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::bias::LengthModel>();
+        let model = run
+            .evaluation
+            .of_config::<crate::evaluation::bias::LengthModel>(i);
         key("length_model", model.map(model_json))
     }
     fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
         key("bias", scope.findings.get::<Bias>().map(to_json))
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(m) = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::bias::LengthModel>()
+        if let Some(m) = run
+            .evaluation
+            .of_config::<crate::evaluation::bias::LengthModel>(i)
         {
             tidy_model(rows, m);
         }

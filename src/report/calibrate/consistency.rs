@@ -84,9 +84,8 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
         .filter_map(|&i| {
             Some((
                 i,
-                run.evaluation.configs[i]
-                    .findings
-                    .get::<crate::evaluation::consistency::Consistency>()?,
+                run.evaluation
+                    .of_config::<crate::evaluation::consistency::Consistency>(i)?,
             ))
         })
         .collect();
@@ -130,9 +129,9 @@ fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
     let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order
         .iter()
         .filter_map(|&i| {
-            let c = run.evaluation.configs[i]
-                .findings
-                .get::<crate::evaluation::consistency::Consistency>()?;
+            let c = run
+                .evaluation
+                .of_config::<crate::evaluation::consistency::Consistency>(i)?;
             Some((shown_name(&run.record.configs[i]), c))
         })
         .collect();
@@ -231,15 +230,15 @@ impl Section for ConsistencySection {
         ))
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let consistency = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::consistency::Consistency>();
+        let consistency = run
+            .evaluation
+            .of_config::<crate::evaluation::consistency::Consistency>(i);
         key("consistency", consistency.map(to_json))
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        if let Some(c) = run.evaluation.configs[i]
-            .findings
-            .get::<crate::evaluation::consistency::Consistency>()
+        if let Some(c) = run
+            .evaluation
+            .of_config::<crate::evaluation::consistency::Consistency>(i)
         {
             tidy(rows, c);
         }

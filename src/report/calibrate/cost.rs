@@ -83,11 +83,7 @@ fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
 /// The answer's line: the cheapest configuration not worse than the best by more than the
 /// margin, or that none is shown to be.
 pub fn answer(run: &Run) -> Vec<String> {
-    let Some(f) = run
-        .evaluation
-        .findings
-        .get::<crate::evaluation::cost::Frontier>()
-    else {
+    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
         return Vec::new();
     };
     let metric = statistic_name(run.meta.sort.statistic());
@@ -119,8 +115,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 fn table(run: &Run) -> Option<Table> {
     let f = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::cost::Frontier>()?;
+        .of_run::<crate::evaluation::cost::Frontier>()?;
     let metric = statistic_name(run.meta.sort.statistic());
     let unit = match f.unit {
         CostUnit::Usd => "dollars",
@@ -219,11 +214,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
             rows.push("cost", n, key, v, None);
         }
     }
-    let Some(f) = run
-        .evaluation
-        .findings
-        .get::<crate::evaluation::cost::Frontier>()
-    else {
+    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
         return;
     };
     if let Some(p) = f.points.iter().find(|p| p.index == i) {
@@ -256,11 +247,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
 
 /// report.html's figure: each configuration's metric against its cost, the frontier drawn.
 fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
-    let Some(f) = run
-        .evaluation
-        .findings
-        .get::<crate::evaluation::cost::Frontier>()
-    else {
+    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
         return Ok(None);
     };
     let metric = statistic_name(run.meta.sort.statistic());
@@ -321,8 +308,7 @@ impl Section for CostSection {
         key(
             "cost_frontier",
             run.evaluation
-                .findings
-                .get::<crate::evaluation::cost::Frontier>()
+                .of_run::<crate::evaluation::cost::Frontier>()
                 .map(json),
         )
     }

@@ -1,21 +1,12 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
 use crate::evaluation::groups::{Group, Groups, ALPHA};
-use crate::report::calibrate::section::{Place, Section, View};
+use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
-
-/// The run's groups (none when the evaluation had no groups analytic).
-fn groups_of(run: &Run) -> &Groups {
-    static NONE: std::sync::OnceLock<Groups> = std::sync::OnceLock::new();
-    run.evaluation
-        .findings
-        .get::<Groups>()
-        .unwrap_or_else(|| NONE.get_or_init(Groups::default))
-}
 
 /// A group as `--json` shows it: configurations by name.
 #[derive(Serialize)]
@@ -68,8 +59,7 @@ struct GroupsJson {
 }
 
 /// The top-level `significance_groups` object.
-fn to_json(run: &Run) -> Value {
-    let g = groups_of(run);
+fn to_json(run: &Run, g: &Groups) -> Value {
     serde_json::to_value(GroupsJson {
         alpha: ALPHA,
         test: "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
@@ -84,8 +74,7 @@ fn to_json(run: &Run) -> Value {
 }
 
 /// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).
-fn tidy(run: &Run, rows: &mut TidyRows) {
-    let g = groups_of(run);
+fn tidy(run: &Run, g: &Groups, rows: &mut TidyRows) {
     let scopes = g
         .overall
         .iter()
@@ -112,8 +101,7 @@ fn tidy(run: &Run, rows: &mut TidyRows) {
 }
 
 /// The terminal's table: per scope, the best and who cannot be told apart from it.
-fn tables(run: &Run) -> Vec<Table> {
-    let g = groups_of(run);
+fn tables(run: &Run, g: &Groups) -> Vec<Table> {
     if g.overall.is_none() {
         return Vec::new();
     }
@@ -162,12 +150,16 @@ impl Section for GroupsSection {
         Place::After
     }
     fn tables(&self, run: &Run, _order: &[usize], view: View) -> Vec<Table> {
-        view.details(|| tables(run))
+        let groups = run.evaluation.of_run::<Groups>();
+        view.details(|| groups.map_or_else(Vec::new, |g| tables(run, g)))
     }
     fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
-        vec![("significance_groups", to_json(run))]
+        let groups = run.evaluation.of_run::<Groups>();
+        key("significance_groups", groups.map(|g| to_json(run, g)))
     }
     fn run_rows(&self, rows: &mut TidyRows, run: &Run) {
-        tidy(run, rows);
+        if let Some(g) = run.evaluation.of_run::<Groups>() {
+            tidy(run, g, rows);
+        }
     }
 }

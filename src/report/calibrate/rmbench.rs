@@ -79,8 +79,7 @@ struct RmBenchJson {
 pub fn to_json(run: &Run, i: usize) -> Option<Value> {
     let s = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()?
+        .of_run::<crate::evaluation::rmbench::RmBench>()?
         .configs
         .get(i)?;
     serde_json::to_value(RmBenchJson {
@@ -121,8 +120,7 @@ struct ComparisonJson<'a> {
 pub fn comparisons_json(run: &Run) -> Option<Value> {
     let r = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()?;
+        .of_run::<crate::evaluation::rmbench::RmBench>()?;
     let name = |k: usize| run.record.configs[k].name.as_str();
     serde_json::to_value(
         r.comparisons
@@ -146,8 +144,7 @@ pub fn comparisons_json(run: &Run) -> Option<Value> {
 pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
     let Some(s) = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()
+        .of_run::<crate::evaluation::rmbench::RmBench>()
         .and_then(|r| r.configs.get(i))
     else {
         return;
@@ -199,8 +196,7 @@ fn by_average(r: &crate::evaluation::rmbench::RmBench) -> Vec<usize> {
 pub fn table(run: &Run) -> Option<Table> {
     let r = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()?;
+        .of_run::<crate::evaluation::rmbench::RmBench>()?;
     let order = by_average(r);
     let domains: Vec<&str> = r
         .configs
@@ -305,8 +301,7 @@ pub fn table(run: &Run) -> Option<Table> {
 pub fn answer(run: &Run) -> Option<String> {
     let r = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()?;
+        .of_run::<crate::evaluation::rmbench::RmBench>()?;
     let ranked: Vec<usize> = by_average(r)
         .into_iter()
         .filter(|&i| r.configs[i].figures.average.is_finite())
@@ -354,8 +349,7 @@ pub fn answer(run: &Run) -> Option<String> {
 fn figures(run: &Run) -> Result<Vec<Figure>> {
     let Some(r) = run
         .evaluation
-        .findings
-        .get::<crate::evaluation::rmbench::RmBench>()
+        .of_run::<crate::evaluation::rmbench::RmBench>()
     else {
         return Ok(Vec::new());
     };

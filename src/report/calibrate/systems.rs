@@ -14,8 +14,7 @@ use serde_json::Value;
 /// The best configuration by Spearman against the others (none without a reference).
 fn comparisons(run: &Run) -> &[crate::evaluation::systems::SystemsComparison] {
     run.evaluation
-        .findings
-        .get::<Vec<crate::evaluation::systems::SystemsComparison>>()
+        .of_run::<Vec<crate::evaluation::systems::SystemsComparison>>()
         .map_or(&[], Vec::as_slice)
 }
 
@@ -41,7 +40,7 @@ pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(String, &Systems)> = order
         .iter()
         .filter_map(|&i| {
-            let s = run.evaluation.configs[i].findings.get::<Systems>()?;
+            let s = run.evaluation.of_config::<Systems>(i)?;
             Some((
                 crate::report::media::format::shown_name(&run.record.configs[i]),
                 s,
@@ -178,7 +177,7 @@ pub fn answer(run: &Run) -> Vec<String> {
             .configs
             .iter()
             .position(|c| c.name == name)
-            .and_then(|i| run.evaluation.configs[i].findings.get::<Systems>())
+            .and_then(|i| run.evaluation.of_config::<Systems>(i))
             .and_then(|s| s.reference.as_ref())
             .map(|r| {
                 (
@@ -235,7 +234,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 /// metrics.csv: each model's scores (scope `model:<name>`) and the ranking's figures (scope
 /// `systems`) for configuration `i`.
 pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
-    if let Some(s) = run.evaluation.configs[i].findings.get::<Systems>() {
+    if let Some(s) = run.evaluation.of_config::<Systems>(i) {
         tidy_of(rows, s);
     }
 }
@@ -284,7 +283,7 @@ fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
     use crate::report::media::svg::{dots_svg, scatter_svg, Dots};
     let rows: Vec<(usize, &Systems)> = order
         .iter()
-        .filter_map(|&i| Some((i, run.evaluation.configs[i].findings.get::<Systems>()?)))
+        .filter_map(|&i| Some((i, run.evaluation.of_config::<Systems>(i)?)))
         .collect();
     let Some((_, first)) = rows.first() else {
         return Ok(Vec::new());
@@ -386,7 +385,7 @@ impl Section for SystemsSection {
         key("systems_comparisons", serde_json::to_value(c).ok())
     }
     fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
-        let systems = run.evaluation.configs[i].findings.get::<Systems>();
+        let systems = run.evaluation.of_config::<Systems>(i);
         key(
             "systems",
             systems.and_then(|s| serde_json::to_value(s).ok()),
