@@ -870,9 +870,13 @@ impl Gate {
 
 /// Starts `raterlab` with `args`, waits until six answers are in the store in `cache` (the
 /// `gate` holds the answers after its first few), sends it `signal` (`-KILL`, `-INT`), lets
-/// the held answers go, and waits for it to end.
+/// the held answers go, and waits for it to end. raterlab starts with SIGINT at its default
+/// (GNU env's `--default-signal`): a `cargo test` started in the background by a script
+/// inherits SIGINT ignored, and the run then made all its calls despite the Ctrl-C.
 fn interrupt(args: &[&str], cache: &Path, signal: &str, gate: &Gate) {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
+    let mut child = std::process::Command::new("env")
+        .arg("--default-signal=INT")
+        .arg(assert_cmd::cargo::cargo_bin("raterlab"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
