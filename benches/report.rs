@@ -262,6 +262,7 @@ fn main() {
             bootstrap: 1000,
             seed: 0,
             cost: Default::default(),
+            family: Default::default(),
         },
     );
     let evaluated = start.elapsed().as_secs_f64();
@@ -298,6 +299,7 @@ fn main() {
             checksum: String::new(),
             configs: metas,
             sort: Default::default(),
+            family: Default::default(),
             no_majority: 0,
             unshared: Vec::new(),
         },

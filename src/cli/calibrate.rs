@@ -58,6 +58,13 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "METRIC", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
     pub sort: Option<crate::run::settings::SortKey>,
 
+    /// Which paired comparisons get a verdict: best (the best configuration on the sort
+    /// metric against each other one, and each jury against its members) or all (every
+    /// pair). Holm counts every pair either way, as the best is chosen from the same data;
+    /// each interval beside a verdict is at the level of the Holm step that decided it.
+    #[arg(long, value_name = "FAMILY", default_value = "best", value_parser = clap::value_parser!(crate::evaluation::Family))]
+    pub family: crate::evaluation::Family,
+
     #[command(flatten)]
     pub cost: CostArgs,
 

@@ -30,6 +30,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "METRIC", value_parser = clap::value_parser!(crate::run::settings::SortKey))]
     pub sort: Option<crate::run::settings::SortKey>,
 
+    /// Which paired comparisons get a verdict: best or all [default: the run's own]
+    #[arg(long, value_name = "FAMILY", value_parser = clap::value_parser!(crate::evaluation::Family))]
+    pub family: Option<crate::evaluation::Family>,
+
     #[command(flatten)]
     pub cost: crate::cli::calibrate::CostArgs,
 

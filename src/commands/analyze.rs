@@ -200,6 +200,7 @@ fn systems(
         bootstrap: settings.bootstrap,
         seed: settings.seed,
         cost: Default::default(),
+        family: Default::default(),
     };
     crate::evaluation::systems::systems(&run, eval)
         .and_then(|(mut rows, _)| rows.pop())
@@ -440,6 +441,7 @@ fn probability(
             bootstrap: settings.bootstrap,
             seed: settings.seed,
             cost: Default::default(),
+            family: Default::default(),
         },
     ))
 }

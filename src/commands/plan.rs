@@ -119,6 +119,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
                     bootstrap: 0,
                     seed: meta.head.seed,
                     cost: Default::default(),
+                    family: Default::default(),
                 },
             );
             if evaluation.comparisons.is_empty() {

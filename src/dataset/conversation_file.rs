@@ -10,6 +10,9 @@ use crate::error::input_error;
 use anyhow::Result;
 use polars::prelude::DataType;
 
+/// The subset of the conversations of a file without a subset column.
+pub const DEFAULT_SUBSET: &str = "conversations";
+
 /// What to do with a row whose two sides do not share their earlier turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Unshared {
@@ -186,19 +189,18 @@ pub fn from_frame(
 ) -> Result<(Vec<Pair>, Vec<String>)> {
     let rows = sides(frame, shape)?;
     let n = rows.len();
-    let ids: Vec<String> = match frame.df.column("id") {
-        Ok(_) => frame.text("id", "--map", "id")?,
-        Err(_) => (1..=n).map(|k| k.to_string()).collect(),
+    let has_ids = frame.df.column("id").is_ok();
+    let has_subsets = frame.df.column("subset").is_ok();
+    // Without an id column, the row number names a row left out or in error; the item's id
+    // comes from its content once split (`pairs::content_id`).
+    let ids: Vec<String> = match has_ids {
+        true => frame.text("id", "--map", "id")?,
+        false => (1..=n).map(|k| format!("row {k}")).collect(),
     };
-    let stem = frame
-        .path
-        .file_stem()
-        .map_or("conversations".to_string(), |s| {
-            s.to_string_lossy().into_owned()
-        });
-    let subsets: Vec<String> = match frame.df.column("subset") {
-        Ok(_) => frame.text("subset", "--map", "subset")?,
-        Err(_) => vec![stem; n],
+    // Without a subset column every conversation is in one subset, whatever the file's name.
+    let subsets: Vec<String> = match has_subsets {
+        true => frame.text("subset", "--map", "subset")?,
+        false => vec![DEFAULT_SUBSET.to_string(); n],
     };
     let mut pairs = Vec::with_capacity(n);
     let mut skipped = Vec::new();
@@ -207,7 +209,11 @@ pub fn from_frame(
         .zip(ids.into_iter().zip(subsets))
         .enumerate()
     {
-        let id = format!("{subset}-{id}");
+        let id = if has_ids {
+            format!("{subset}-{id}")
+        } else {
+            id
+        };
         let s = match split(&first, &second) {
             Ok(s) => s,
             Err(e)
@@ -222,8 +228,13 @@ pub fn from_frame(
                 } else {
                     ""
                 };
+                let named = if has_ids {
+                    format!(" (id '{id}')")
+                } else {
+                    String::new()
+                };
                 return Err(input_error(format!(
-                    "'{}', row {} (id '{id}'): {e}{fix}",
+                    "'{}', row {}{named}: {e}{fix}",
                     frame.path.display(),
                     row + 1
                 )));
@@ -242,6 +253,9 @@ pub fn from_frame(
             generators: None,
             history: s.history,
         });
+    }
+    if !has_ids {
+        crate::dataset::pairs::with_content_ids(&mut pairs, has_subsets);
     }
     let keys: Vec<String> = pairs.iter().map(|p| p.id.clone()).collect();
     crate::dataset::pairs::check_unique_ids(&frame.path, &keys)?;

@@ -98,6 +98,47 @@ fn check_schema(frame: &Frame) -> Result<()> {
 }
 
 /// Fails on the first example id seen twice.
+/// The id of a pair from its content, for files without an id column: the first 16 hex
+/// digits of SHA-256 over its earlier turns (role and text), its prompt and its two responses
+/// as loaded (before positions are drawn), each length-prefixed. The same pairs under another
+/// file name, or in another published shape of the same conversations, get the same ids, so
+/// the same positions and cache keys.
+pub fn content_id(p: &Pair) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    for turn in &p.history {
+        field(turn.role.label().as_bytes());
+        field(turn.content.as_bytes());
+    }
+    field(b"prompt");
+    field(p.prompt.as_bytes());
+    field(p.first.as_bytes());
+    field(p.second.as_bytes());
+    let digest = h.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Gives every pair its content id (`{subset}-{id}` when `with_subset`); a pair whose content
+/// repeats an earlier one's gets `-2`, `-3`, ... after it, in file order.
+pub fn with_content_ids(pairs: &mut [Pair], with_subset: bool) {
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(pairs.len());
+    for p in pairs.iter_mut() {
+        let hash = content_id(p);
+        let id = if with_subset {
+            format!("{}-{hash}", p.subset)
+        } else {
+            hash
+        };
+        let k = seen.entry(id.clone()).or_insert(0);
+        *k += 1;
+        p.id = if *k == 1 { id } else { format!("{id}-{k}") };
+    }
+}
+
 pub fn check_unique_ids(path: &Path, ids: &[String]) -> Result<()> {
     let mut first: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
     for (row, id) in ids.iter().enumerate() {

@@ -153,6 +153,9 @@ pub struct Loaded {
     pub unshared: Vec<String>,
 }
 
+/// The subset of the items of a file without a subset column.
+pub const DEFAULT_SUBSET: &str = "data";
+
 fn text_values(frame: &Frame, columns: &[String], what: &str) -> Result<Vec<String>> {
     let parts: Vec<Vec<String>> = columns
         .iter()
@@ -202,15 +205,11 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     };
     let response1 = text_values(frame, get("response1").unwrap_or_default(), "response")?;
     let response2 = text_values(frame, get("response2").unwrap_or_default(), "response")?;
+    // Without a subset column every item is in one subset, named the same whatever the
+    // file's name (renaming a file changes nothing but the run's name).
     let subset = match get("subset") {
         Some(cols) => text_values(frame, cols, "subset")?,
-        None => vec![
-            frame
-                .path
-                .file_stem()
-                .map_or("data".into(), |s| s.to_string_lossy().into_owned());
-            n
-        ],
+        None => vec![DEFAULT_SUBSET.to_string(); n],
     };
     let reference = match get("reference") {
         Some(cols) => Some(text_values(frame, cols, "reference")?),
@@ -305,6 +304,10 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
                 .as_ref()
                 .map(|(a, b)| [a[row].clone(), b[row].clone()]),
         });
+    }
+    // Without an id column, an item's id is its content's (`pairs::content_id`), not its row.
+    if get("id").is_none() {
+        pairs::with_content_ids(&mut pairs, get("subset").is_some());
     }
     let ids: Vec<String> = pairs.iter().map(|p| p.id.clone()).collect();
     pairs::check_unique_ids(&frame.path, &ids)?;

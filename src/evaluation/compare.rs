@@ -1,84 +1,32 @@
 //! Paired comparisons of configurations on the same items, one test per metric, each with
-//! its own direction, interval and Holm family:
-//! - accuracy: the difference, its paired bootstrap CI and McNemar's exact test on per-item
-//!   correctness;
-//! - quadratic kappa: the difference, its paired bootstrap CI and a paired-bootstrap p-value.
+//! its own direction, interval and Holm family (`paired`):
+//! - accuracy: the difference and McNemar's exact test on per-item correctness, with its dual
+//!   interval;
+//! - quadratic kappa: the difference and a paired-bootstrap test (normal approximation from
+//!   the resamples' standard error), with its dual interval.
 //!
-//! The paired bootstrap is a multinomial over the joint gold × A × B table. A configuration is
-//! found better on a metric only when the Holm-adjusted test rejects *and* the CI excludes 0.
+//! The paired bootstrap is a multinomial over the joint gold × A × B table. Holm's family is
+//! every pair; which pairs get a verdict is the user's choice ([`Family`]): by default the
+//! best judged configuration against each other one.
 
-use super::record::{EvalSettings, RunRecord};
-use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
+use super::paired::{adjust_holm, MetricTest};
+use super::record::{EvalSettings, Family, RunRecord};
+use super::result::ConfigResult;
+use crate::metrics::{kappa, redraws, Contingency, Labels, Weights};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use statrs::distribution::{Binomial as BinomialDist, DiscreteCDF};
 
-/// The significance level of every finding.
-pub const ALPHA: f64 = 0.05;
-
-/// One metric's paired test of B against A.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MetricTest {
-    /// B − A.
-    pub diff: f64,
-    /// Paired bootstrap 95% CI of the difference (NaN without resamples).
-    pub ci: (f64, f64),
-    /// The test's two-sided p-value (NaN when untested).
-    pub p: f64,
-    /// Holm-adjusted within this metric's family (the pairs tested on it).
-    pub p_holm: f64,
-}
-
-/// What a metric's test found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Finding {
-    BBetter,
-    ABetter,
-    NoDifference,
-    /// No test (no item rated by both, or no resamples for a bootstrap test).
-    Untested,
-}
-
-impl Finding {
-    /// The finding as the JSON documents and CSV files name it.
-    pub fn key(self) -> &'static str {
-        match self {
-            Finding::BBetter => "b_better",
-            Finding::ABetter => "a_better",
-            Finding::NoDifference => "no_difference",
-            Finding::Untested => "untested",
-        }
-    }
-}
-
-impl MetricTest {
-    /// The same test read the other way round (A − B): the difference and its interval
-    /// negated, so its finding names the other side.
-    pub fn reversed(self) -> Self {
-        Self {
-            diff: -self.diff,
-            ci: (-self.ci.1, -self.ci.0),
-            ..self
-        }
-    }
-
-    /// B or A is better only when the adjusted test rejects and the CI excludes 0 (with
-    /// `--bootstrap 0` there is no CI, and the test decides alone).
-    pub fn finding(&self) -> Finding {
-        if self.p_holm.is_nan() || self.diff.is_nan() {
-            return Finding::Untested;
-        }
-        let (lo, hi) = self.ci;
-        let rejects = self.p_holm < ALPHA;
-        let no_ci = lo.is_nan() || hi.is_nan();
-        if rejects && self.diff > 0.0 && (no_ci || lo > 0.0) {
-            Finding::BBetter
-        } else if rejects && self.diff < 0.0 && (no_ci || hi < 0.0) {
-            Finding::ABetter
-        } else {
-            Finding::NoDifference
-        }
-    }
+/// The Holm families the comparisons were adjusted in.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Tested {
+    pub family: Family,
+    /// The best judged configuration, the centre of `Family::Best` (None without one).
+    #[serde(skip)]
+    pub best: Option<usize>,
+    /// Tests Holm counts on accuracy and on quadratic kappa (every pair tested).
+    pub accuracy_tests: usize,
+    pub kappa_quadratic_tests: usize,
+    pub alpha: f64,
 }
 
 /// One pair of configurations (B compared with A).
@@ -129,57 +77,6 @@ impl Power {
             items_needed: mcnemar_items_needed(discordance, diff, ALPHA, POWER).ceil(),
         }
     }
-}
-
-/// The two-sided paired-bootstrap p-value of a difference: twice the smaller share of
-/// resampled differences on either side of 0 (each count + 1, so never 0), at most 1.
-pub fn bootstrap_p(diffs: &[f64]) -> f64 {
-    let finite: Vec<f64> = diffs.iter().copied().filter(|d| d.is_finite()).collect();
-    if finite.is_empty() {
-        return f64::NAN;
-    }
-    let below = finite.iter().filter(|&&d| d <= 0.0).count();
-    let above = finite.iter().filter(|&&d| d >= 0.0).count();
-    (2.0 * (below.min(above) + 1) as f64 / (finite.len() + 1) as f64).min(1.0)
-}
-
-/// McNemar's exact (binomial) two-sided p-value.
-pub fn mcnemar_exact(only_a: u64, only_b: u64) -> f64 {
-    let n = only_a + only_b;
-    if n == 0 {
-        return 1.0;
-    }
-    let k = only_a.min(only_b);
-    match BinomialDist::new(0.5, n) {
-        Ok(d) => (2.0 * d.cdf(k)).min(1.0),
-        Err(_) => f64::NAN,
-    }
-}
-
-/// Holm over the tests that were made (`None`: no test, left out of the family and of the
-/// result).
-pub fn holm_tested(p: &[Option<f64>]) -> Vec<Option<f64>> {
-    let tested: Vec<usize> = (0..p.len()).filter(|&k| p[k].is_some()).collect();
-    let values: Vec<f64> = tested.iter().filter_map(|&k| p[k]).collect();
-    let mut out = vec![None; p.len()];
-    for (&k, adjusted) in tested.iter().zip(holm(&values)) {
-        out[k] = adjusted.is_finite().then_some(adjusted);
-    }
-    out
-}
-
-/// Holm's step-down adjustment.
-pub fn holm(p: &[f64]) -> Vec<f64> {
-    let m = p.len();
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
-    let mut adjusted = vec![0.0; m];
-    let mut running = 0.0f64;
-    for (rank, &i) in order.iter().enumerate() {
-        running = running.max(((m - rank) as f64 * p[i]).min(1.0));
-        adjusted[i] = running;
-    }
-    adjusted
 }
 
 const K: usize = 3;
@@ -249,36 +146,25 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     let (acc_a, acc_b, k_a, k_b) = stats(&joint);
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ ((a as u64) << 32 | b as u64));
     let resamples = if n > 0 { settings.bootstrap } else { 0 };
-    let [mut d_acc, mut d_kappa]: [Vec<f64>; 2] = redraws(&joint, resamples, 2, &mut rng, |w| {
-        let (x, y, kx, ky) = stats(w);
-        vec![y - x, ky - kx]
+    let d_kappa: Vec<f64> = redraws(&joint, resamples, 1, &mut rng, |w| {
+        let (_, _, kx, ky) = stats(w);
+        vec![ky - kx]
     })
-    .try_into()
+    .pop()
     .unwrap_or_default();
     Comparison {
         a,
         b,
         n,
+        // No item rated by both: no test at all (not a test that found nothing).
         accuracy: MetricTest {
             diff: acc_b - acc_a,
-            ci: interval95(&mut d_acc),
-            // No item rated by both: no test at all (not a test that found nothing).
-            p: if n == 0 {
-                f64::NAN
-            } else {
-                mcnemar_exact(only_a, only_b)
-            },
-            p_holm: f64::NAN,
+            ..MetricTest::mcnemar(only_a, only_b, n)
         },
-        kappa: MetricTest {
-            diff: k_b - k_a,
-            ci: interval95(&mut d_kappa),
-            p: if n == 0 || (k_b - k_a).is_nan() {
-                f64::NAN
-            } else {
-                bootstrap_p(&d_kappa)
-            },
-            p_holm: f64::NAN,
+        kappa: if n == 0 {
+            MetricTest::untested(f64::NAN)
+        } else {
+            MetricTest::from_draws(k_b - k_a, &d_kappa)
         },
         only_a_right: only_a,
         only_b_right: only_b,
@@ -286,28 +172,56 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     }
 }
 
-/// Holm's adjustment over the tests of one family: the tests with a p-value (a test without
-/// one is not counted) get their `p_holm`.
-pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>) {
-    let mut tested: Vec<&mut MetricTest> = tests.into_iter().filter(|t| !t.p.is_nan()).collect();
-    let p: Vec<f64> = tested.iter().map(|t| t.p).collect();
-    for (t, adjusted) in tested.iter_mut().zip(holm(&p)) {
-        t.p_holm = adjusted;
-    }
-}
-
-/// Every pair of configurations, with Holm-adjusted p-values per metric; a family is the
-/// pairs tested on that metric (a pair without common rated items has no p-value and is not
-/// counted).
-pub fn compare_all(run: &RunRecord, settings: EvalSettings) -> Vec<Comparison> {
+/// Every pair of configurations, each metric's p-values Holm-adjusted over every tested pair
+/// (a pair without common rated items has no p-value and is not counted); under
+/// `Family::Best` a pair that does not involve the best (or a jury and its member) keeps its
+/// unadjusted test and 95% interval, and no verdict.
+pub fn compare_all(
+    run: &RunRecord,
+    settings: EvalSettings,
+    configs: &[ConfigResult],
+) -> (Vec<Comparison>, Tested) {
     let m = run.configs.len();
     let mut out: Vec<Comparison> = (0..m)
         .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
         .map(|(a, b)| compare(run, a, b, settings))
         .collect();
-    adjust_holm(out.iter_mut().map(|c| &mut c.accuracy));
-    adjust_holm(out.iter_mut().map(|c| &mut c.kappa));
-    out
+    let best = super::ranking::best(run, &super::ranking::order(configs, settings.sort()));
+    // A jury's pairs with its members answer the jury's own question: they join the family.
+    let jury_pair = |c: &Comparison| {
+        let of = |j: usize, m: usize| {
+            run.configs[j]
+                .jury
+                .as_ref()
+                .is_some_and(|jury| jury.members.contains(&m))
+        };
+        of(c.a, c.b) || of(c.b, c.a)
+    };
+    let in_family = |c: &Comparison| match settings.family {
+        Family::All => true,
+        Family::Best => best.is_some_and(|b| c.a == b || c.b == b) || jury_pair(c),
+    };
+    // The best is chosen from the same data, so its pairs are a data-chosen subset of every
+    // pair: Holm counts every pair (over the best's k − 1 alone, nine equal configurations
+    // would be told apart 13.6% of the time at α = 0.05), and `best` keeps the verdicts of
+    // the best's pairs (and the juries') only.
+    let accuracy_tests = adjust_holm(out.iter_mut().map(|c| &mut c.accuracy));
+    let kappa_quadratic_tests = adjust_holm(out.iter_mut().map(|c| &mut c.kappa));
+    for c in out.iter_mut().filter(|c| !in_family(c)) {
+        for t in [&mut c.accuracy, &mut c.kappa] {
+            t.p_holm = f64::NAN;
+            t.level = 0.95;
+            t.ci = t.ci95();
+        }
+    }
+    let tested = Tested {
+        family: settings.family,
+        best,
+        accuracy_tests,
+        kappa_quadratic_tests,
+        alpha: super::paired::ALPHA,
+    };
+    (out, tested)
 }
 
 #[cfg(test)]
@@ -318,20 +232,18 @@ pub(crate) fn metric_test(diff: f64, ci: (f64, f64), p_holm: f64) -> MetricTest 
         ci,
         p: p_holm,
         p_holm,
+        ..MetricTest::untested(diff)
     }
 }
 
 #[cfg(test)]
+#[path = "compare_sim.rs"]
+mod simulation;
+
+#[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mcnemar_matches_scipy_binomtest() {
-        // scipy.stats.binomtest(2, 12, 0.5).pvalue = 0.03857421875
-        assert!((mcnemar_exact(2, 10) - 0.038_574_218_75).abs() < 1e-12);
-        assert_eq!(mcnemar_exact(0, 0), 1.0);
-        assert_eq!(mcnemar_exact(5, 5), 1.0);
-    }
+    use crate::evaluation::Finding;
 
     #[test]
     fn a_pair_without_common_items_is_not_tested_nor_counted_by_holm() {
@@ -355,8 +267,9 @@ mod tests {
             bootstrap: 50,
             seed: 1,
             cost: Default::default(),
+            family: Family::All,
         };
-        let c = compare_all(&run, settings);
+        let c = crate::evaluation::evaluate(&run, settings, &[]).comparisons;
         assert_eq!((c[0].a, c[0].b, c[0].n), (0, 1, 10));
         // scipy.stats.binomtest(0, 10, 0.5).pvalue = 0.001953125; a family of one test.
         assert!((c[0].accuracy.p - 0.001_953_125).abs() < 1e-12);
@@ -373,28 +286,19 @@ mod tests {
     use crate::evaluation::compare::metric_test as test;
 
     #[test]
-    fn better_needs_a_rejecting_test_and_an_interval_without_zero() {
+    fn better_is_the_adjusted_tests_rejection() {
         assert_eq!(test(0.2, (0.1, 0.3), 0.01).finding(), Finding::BBetter);
         assert_eq!(test(-0.2, (-0.3, -0.1), 0.01).finding(), Finding::ABetter);
-        // The test rejects but the interval spans 0: no claim.
-        assert_eq!(
-            test(0.09, (-0.08, 0.27), 0.01).finding(),
-            Finding::NoDifference
-        );
-        // The interval excludes 0 but the adjusted test does not reject: no claim.
-        assert_eq!(test(0.2, (0.1, 0.3), 0.2).finding(), Finding::NoDifference);
+        assert_eq!(test(0.2, (-0.1, 0.3), 0.2).finding(), Finding::NoDifference);
         assert_eq!(
             test(0.2, (f64::NAN, f64::NAN), f64::NAN).finding(),
             Finding::Untested
         );
-    }
-
-    #[test]
-    fn bootstrap_p_counts_both_sides() {
-        assert_eq!(bootstrap_p(&[1.0; 99]), 0.02);
-        assert_eq!(bootstrap_p(&[-1.0, 1.0, 1.0, 1.0]), 0.8);
-        assert_eq!(bootstrap_p(&[0.0, 0.0]), 1.0);
-        assert!(bootstrap_p(&[f64::NAN]).is_nan());
+        let outside = MetricTest {
+            p_holm: f64::NAN,
+            ..test(0.2, (0.1, 0.3), 0.01)
+        };
+        assert_eq!(outside.finding(), Finding::Unjudged);
     }
 
     /// B is much less accurate, yet its quadratic kappa is higher: its misses are ties, A's
@@ -426,14 +330,17 @@ mod tests {
             depths: Vec::new(),
             generators: None,
         };
-        let c = &compare_all(
+        let c = &crate::evaluation::evaluate(
             &run,
             EvalSettings {
                 bootstrap: 2000,
                 seed: 3,
                 cost: Default::default(),
+                family: Family::Best,
             },
-        )[0];
+            &[],
+        )
+        .comparisons[0];
         // accuracy 45/60 vs 32/60; McNemar on 13 (only A right) vs 0 (only B right).
         assert!((c.accuracy.diff - (32.0 - 45.0) / 60.0).abs() < 1e-12);
         assert_eq!((c.only_a_right, c.only_b_right), (13, 0));
@@ -444,19 +351,9 @@ mod tests {
         // Significantly so: the paired bootstrap puts the difference above 0.
         assert_eq!(c.kappa.finding(), Finding::BBetter);
         assert!(
-            c.kappa.ci.0 > 0.0 && c.kappa.p_holm < ALPHA,
+            c.kappa.ci.0 > 0.0 && c.kappa.p_holm < crate::evaluation::paired::ALPHA,
             "{:?}",
             c.kappa
         );
-    }
-
-    #[test]
-    fn holm_adjustment() {
-        // statsmodels.stats.multitest.multipletests([0.01, 0.04, 0.03], method='holm')
-        let adj = holm(&[0.01, 0.04, 0.03]);
-        let want = [0.03, 0.06, 0.06];
-        for (a, w) in adj.iter().zip(want) {
-            assert!((a - w).abs() < 1e-12, "{adj:?}");
-        }
     }
 }

@@ -326,6 +326,7 @@ mod tests {
                 unit: None,
                 margin: 0.02,
             },
+            family: Default::default(),
         };
         let values: Vec<f64> = run
             .configs

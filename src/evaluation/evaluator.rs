@@ -10,6 +10,7 @@
 
 use super::alpacaeval::{agreement, prefer_first, prefer_lists, prefer_longer, readable, Memo};
 pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations, TextShape};
+use super::paired::MetricTest;
 use super::record::{defined, ConfigRecord, EvalSettings, RunRecord};
 use crate::metrics::{interval95_defined, redraws};
 use rand::SeedableRng;
@@ -81,8 +82,11 @@ pub struct Versus {
     /// This evaluator's human agreement minus the other's.
     pub difference: Option<f64>,
     pub ci: Option<[f64; 2]>,
-    /// Two-sided paired-bootstrap p-value.
+    /// Two-sided paired-bootstrap p-value (normal approximation from the resamples' SE).
     pub p_value: Option<f64>,
+    /// The test behind the figures, for a family's adjustment.
+    #[serde(skip)]
+    pub test: MetricTest,
 }
 
 /// Who is measured against the humans.
@@ -242,21 +246,28 @@ pub fn versus(sheets: &Sheets, a: Who, b: (&str, Who), resamples: usize, seed: u
     let diff =
         |w: &[u64]| human_agreement(&memo, sheets, a, w) - human_agreement(&memo, sheets, b.1, w);
     let point = diff(&vec![1; n]);
-    let (ci, p_value) = if resamples > 0 && n > 0 {
+    let test = if resamples > 0 && n > 0 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
+        let draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
             .pop()
             .unwrap_or_default();
-        let p = super::compare::bootstrap_p(&draws);
-        (interval95_defined(&mut draws), defined(p))
+        MetricTest::from_draws(point, &draws)
     } else {
-        (None, None)
+        MetricTest::untested(point)
     };
-    Versus {
-        against: b.0.to_string(),
-        difference: defined(point),
-        ci,
-        p_value,
+    Versus::of(b.0, test)
+}
+
+impl Versus {
+    /// One comparison on its own (no family): the unadjusted 95% interval of its test.
+    fn of(against: &str, t: MetricTest) -> Self {
+        Self {
+            against: against.to_string(),
+            difference: defined(t.diff),
+            ci: (t.ci.0.is_finite() && t.ci.1.is_finite()).then_some([t.ci.0, t.ci.1]),
+            p_value: defined(t.p),
+            test: t,
+        }
     }
 }
 
@@ -408,33 +419,25 @@ pub fn of_run(
         .filter_map(|(i, r)| Some((i, r.as_ref()?.human_agreement?)))
         .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
         .map(|(i, _)| i);
-    let mut against_best: Vec<AgainstBest> = match best {
+    let against_best: Vec<AgainstBest> = match best {
         None => Vec::new(),
-        Some(b) => (0..run.configs.len())
-            .filter(|&i| i != b && rows[i].is_some())
-            .map(|i| {
-                let v = versus(
-                    &all,
-                    Who::Evaluator(&sheets[b]),
-                    (&run.configs[i].name, Who::Evaluator(&sheets[i])),
-                    resamples,
-                    seed,
-                );
-                AgainstBest {
-                    best: run.configs[b].name.clone(),
-                    other: v.against,
-                    difference: v.difference,
-                    ci: v.ci,
-                    p_value: v.p_value,
-                    p_holm: None,
-                }
-            })
-            .collect(),
+        Some(b) => AgainstBest::family(
+            &run.configs[b].name,
+            (0..run.configs.len())
+                .filter(|&i| i != b && rows[i].is_some())
+                .map(|i| {
+                    let v = versus(
+                        &all,
+                        Who::Evaluator(&sheets[b]),
+                        (&run.configs[i].name, Who::Evaluator(&sheets[i])),
+                        resamples,
+                        seed,
+                    );
+                    (v.against, v.test)
+                })
+                .collect(),
+        ),
     };
-    let p: Vec<Option<f64>> = against_best.iter().map(|c| c.p_value).collect();
-    for (c, adjusted) in against_best.iter_mut().zip(super::compare::holm_tested(&p)) {
-        c.p_holm = adjusted;
-    }
     Some((
         RunMeasures {
             humans: self::humans(&all, resamples, seed),

@@ -8,7 +8,7 @@
 //! adjusted p-value is at least 0.05; one without a common rated item is untested, and in no
 //! group.
 
-use super::compare::{holm, mcnemar_exact};
+use super::paired::{holm, mcnemar_exact};
 use super::record::RunRecord;
 use super::result::{ConfigResult, Scope};
 use crate::metrics::Statistic;

@@ -14,10 +14,12 @@ pub mod depth;
 pub mod evaluator;
 pub mod groups;
 pub mod jury;
+pub mod paired;
 pub mod plan;
 mod pointwise;
 mod position;
 pub mod probability;
+pub mod ranking;
 pub(crate) mod record;
 mod result;
 pub mod rewardbench2;
@@ -28,11 +30,12 @@ pub mod systems;
 pub use analytic::{Analytic, Context, Findings, Found};
 #[cfg(test)]
 pub(crate) use compare::metric_test;
-pub use compare::{adjust_holm, compare_all, Comparison, Finding, MetricTest, Power};
+pub use compare::{compare_all, Comparison, Power, Tested};
+pub use paired::{adjust_holm, Finding, MetricTest};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 pub use record::{
-    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings,
+    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings, Family,
     Generators, Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference,
     RunRecord,
 };
@@ -49,6 +52,8 @@ use std::collections::BTreeMap;
 pub struct Evaluation {
     pub configs: Vec<ConfigResult>,
     pub comparisons: Vec<Comparison>,
+    /// The comparisons' Holm families.
+    pub tested: Tested,
     /// The analytics' results over the run (`Analytic::run`).
     pub findings: Findings,
 }
@@ -204,9 +209,11 @@ pub fn evaluate(
             }
         }
     }
+    let (comparisons, tested) = compare_all(run, settings, &configs);
     Evaluation {
         configs,
-        comparisons: compare_all(run, settings),
+        comparisons,
+        tested,
         findings,
     }
 }
@@ -242,6 +249,7 @@ mod tests {
                 bootstrap: 0,
                 seed: 0,
                 cost: Default::default(),
+                family: Default::default(),
             },
             analytics: &[],
         };
@@ -303,6 +311,7 @@ mod tests {
                 bootstrap: 0,
                 seed: 0,
                 cost: Default::default(),
+                family: Default::default(),
             },
             &[],
         );

@@ -199,6 +199,7 @@ mod tests {
                 bootstrap: 200,
                 seed: 1,
                 cost: Default::default(),
+                family: Default::default(),
             },
         );
         assert_eq!((s.pairs, s.missing), (3, 2));

@@ -120,6 +120,13 @@ pub struct ConfigRecord {
     pub jury: Option<crate::raters::jury::Jury>,
 }
 
+impl ConfigRecord {
+    /// A baseline is a rater that makes no call (`random`, `longer`, `first`, ...).
+    pub fn is_baseline(&self) -> bool {
+        crate::raters::RaterKind::parse(&self.rater, 0).is_ok_and(|r| r.is_baseline())
+    }
+}
+
 /// A configuration's probabilities, aligned with the run's items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbabilityRecord {
@@ -225,15 +232,42 @@ impl Generators {
 
 /// The best configuration against another on one measure (human agreement; Spearman with a
 /// reference), on the same resamples: the difference (best − other), its interval and its
-/// test, Holm-adjusted over the comparisons with the best.
+/// test, Holm-adjusted over the comparisons with the best; the interval is at the level of
+/// the Holm step that decided the pair (`ci_level`), so it excludes 0 exactly when p_holm is
+/// below α.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct AgainstBest {
     pub best: String,
     pub other: String,
     pub difference: Option<f64>,
     pub ci: Option<[f64; 2]>,
+    pub ci_level: Option<f64>,
     pub p_value: Option<f64>,
     pub p_holm: Option<f64>,
+}
+
+impl AgainstBest {
+    /// The best against each other one: `tests` (other's name, best − other), adjusted by
+    /// Holm as one family.
+    pub fn family(best: &str, mut tests: Vec<(String, super::paired::MetricTest)>) -> Vec<Self> {
+        super::paired::adjust_holm(tests.iter_mut().map(|(_, t)| t));
+        tests
+            .into_iter()
+            .map(|(other, t)| {
+                let tested = !t.p.is_nan();
+                Self {
+                    best: best.to_string(),
+                    other,
+                    difference: defined(t.diff),
+                    ci: (tested && t.ci.0.is_finite() && t.ci.1.is_finite())
+                        .then_some([t.ci.0, t.ci.1]),
+                    ci_level: tested.then_some(t.level),
+                    p_value: defined(t.p),
+                    p_holm: defined(t.p_holm),
+                }
+            })
+            .collect()
+    }
 }
 
 /// Every annotator's label per item (in the item's order, like gold).
@@ -254,6 +288,15 @@ pub struct EvalSettings {
     pub seed: u64,
     /// The cost analysis's metric, unit and margin.
     pub cost: CostSettings,
+    /// Which comparisons get a verdict (`--family`).
+    pub family: Family,
+}
+
+impl EvalSettings {
+    /// The sort metric, the one the best is chosen on.
+    pub fn sort(&self) -> Statistic {
+        self.cost.metric
+    }
 }
 
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off
@@ -366,6 +409,43 @@ impl std::str::FromStr for CostUnit {
             "requests" => Ok(CostUnit::Requests),
             _ => Err(format!(
                 "unknown cost unit '{s}'; units are {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// Which pairs get a verdict (`--family`). Holm's adjustment counts every pair either way:
+/// the best is chosen from the data the tests use, so its pairs are a data-chosen subset of
+/// all k(k − 1)/2, and only the whole family keeps the family-wise error at α.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// The best judged configuration on the sort metric against each other one, baselines
+    /// included, and each jury against its members; the other pairs keep their unadjusted
+    /// test and interval, with no verdict.
+    #[default]
+    Best,
+    /// Every pair gets a verdict.
+    All,
+}
+
+impl Family {
+    pub const NAMES: [&'static str; 2] = ["best", "all"];
+
+    pub fn key(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl std::str::FromStr for Family {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "best" => Ok(Family::Best),
+            "all" => Ok(Family::All),
+            _ => Err(format!(
+                "unknown family '{s}'; families are {} (best: the best configuration against each other one; all: every pair)",
                 Self::NAMES.join(", ")
             )),
         }

@@ -15,7 +15,7 @@
 //! bias (easy − hard) with its CI, and paired comparisons between configurations on `average`
 //! and on `hard` (the same prompt draws for both, two-sided bootstrap p, Holm per metric).
 
-use super::compare::{adjust_holm, bootstrap_p, MetricTest};
+use super::paired::{adjust_holm, MetricTest};
 use super::record::{EvalSettings, RunRecord};
 use crate::dataset::rmbench::{cell, domain_of, DOMAINS};
 use crate::metrics::interval95;
@@ -276,27 +276,17 @@ fn compare(configs: &[RmStats], draws: &Draws, overall: usize) -> Vec<RmComparis
         let mut family: Vec<RmComparison> = Vec::new();
         for a in 0..k {
             for b in a + 1..k {
-                let mut diffs: Vec<f64> = draws[b][overall][at]
+                let diffs: Vec<f64> = draws[b][overall][at]
                     .iter()
                     .zip(&draws[a][overall][at])
                     .map(|(y, x)| y - x)
                     .collect();
                 let diff = configs[b].figures.array()[at] - configs[a].figures.array()[at];
-                let p = if diffs.is_empty() || diff.is_nan() {
-                    f64::NAN
-                } else {
-                    bootstrap_p(&diffs)
-                };
                 family.push(RmComparison {
                     a,
                     b,
                     metric,
-                    test: MetricTest {
-                        diff,
-                        p,
-                        ci: interval95(&mut diffs),
-                        p_holm: f64::NAN,
-                    },
+                    test: MetricTest::from_draws(diff, &diffs),
                 });
             }
         }

@@ -541,30 +541,22 @@ fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<Syst
     else {
         return Vec::new();
     };
-    let mut out: Vec<SystemsComparison> = (0..results.len())
+    let tests: Vec<(String, super::paired::MetricTest)> = (0..results.len())
         .filter(|&i| i != best && rho[i].is_some())
         .map(|i| {
-            let mut d: Vec<f64> = draws[best]
+            let d: Vec<f64> = draws[best]
                 .iter()
                 .zip(&draws[i])
                 .map(|(a, b)| a - b)
                 .collect();
-            let p = super::compare::bootstrap_p(&d);
-            SystemsComparison {
-                best: run.configs[best].name.clone(),
-                other: run.configs[i].name.clone(),
-                difference: rho[best].zip(rho[i]).map(|(a, b)| a - b),
-                ci: bounds(&mut d),
-                p_value: defined(p),
-                p_holm: None,
-            }
+            let diff = rho[best].zip(rho[i]).map_or(f64::NAN, |(a, b)| a - b);
+            (
+                run.configs[i].name.clone(),
+                super::paired::MetricTest::from_draws(diff, &d),
+            )
         })
         .collect();
-    let p: Vec<Option<f64>> = out.iter().map(|c| c.p_value).collect();
-    for (c, adjusted) in out.iter_mut().zip(super::compare::holm_tested(&p)) {
-        c.p_holm = adjusted;
-    }
-    out
+    SystemsComparison::family(&run.configs[best].name, tests)
 }
 
 /// The system level: each configuration's ranking of the generators, and the best by Spearman

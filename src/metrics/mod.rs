@@ -13,7 +13,7 @@ mod contingency;
 pub mod general;
 mod kappa;
 pub mod power;
-mod pvalue;
+pub mod pvalue;
 mod rank;
 pub mod raters;
 

@@ -180,8 +180,11 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
     t.notes.truncate(2);
     for c in &r.against_best {
         if let (Some(d), Some([lo, hi]), Some(p)) = (c.difference, c.ci, c.p_holm) {
+            let level = c.ci_level.map_or(String::new(), |l| {
+                format!(" at {}", crate::report::media::format::level(l))
+            });
             t.notes.push(format!(
-                "{} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}], Holm p = {p:.3}",
+                "{} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}]{level}, Holm p = {p:.3}",
                 c.best, c.other
             ));
         }

@@ -203,6 +203,13 @@ pub struct PairsRunFile {
     pub schema: u32,
     #[serde(default)]
     pub sort: String,
+    /// Which comparisons get a verdict (a run made before `--family` judged every pair).
+    #[serde(default = "every_pair")]
+    pub family: String,
+}
+
+fn every_pair() -> String {
+    "all".into()
 }
 
 fn default_bootstrap() -> usize {

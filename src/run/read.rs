@@ -404,6 +404,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
         // by hand) reads as the default.
         sort: doc.sort.parse().unwrap_or_default(),
+        family: doc.family.parse().unwrap_or_default(),
         no_majority: data.no_majority,
         unshared: data.unshared.clone(),
     };

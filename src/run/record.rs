@@ -47,6 +47,8 @@ pub struct RunMeta {
     pub checksum: String,
     pub configs: Vec<ConfigMeta>,
     pub sort: crate::run::settings::SortKey,
+    /// Which comparisons get a verdict (`--family`).
+    pub family: crate::evaluation::Family,
     pub no_majority: usize,
     /// Conversations left out under `--unshared skip`, by id.
     pub unshared: Vec<String>,

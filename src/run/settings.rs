@@ -147,6 +147,8 @@ pub struct CalibrateSettings {
     /// `--sort` when given (pairs: kappa_quadratic without it; RewardBench 2 rows: accuracy,
     /// the leaderboard, orders their configurations, and the plan's order stands without it).
     pub sort: Option<SortKey>,
+    /// `--family`: which paired comparisons get a verdict.
+    pub family: crate::evaluation::Family,
     pub json: bool,
     /// Every table on a terminal too.
     pub details: bool,
@@ -175,6 +177,8 @@ pub struct ReportSettings {
     pub bootstrap: Option<usize>,
     /// `--sort` when given, else the run's own.
     pub sort: Option<SortKey>,
+    /// `--family` when given, else the run's own.
+    pub family: Option<crate::evaluation::Family>,
     pub json: bool,
     pub details: bool,
     pub cost: CostOptions,

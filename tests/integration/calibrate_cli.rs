@@ -61,11 +61,22 @@ fn demo_writes_every_export_and_documented_json() {
     assert!(configs[0]["leaderboard"].is_number());
     let comparisons = doc["comparisons"].as_array().expect("comparisons");
     assert_eq!(comparisons.len(), 36);
+    // The best's eight pairs have verdicts; the others say they have none.
     assert!(comparisons
         .iter()
         .all(|c| c["verdict"].as_str().is_some_and(|v| {
-            v.contains("accuracy") && v.contains("McNemar Holm p = ") && v.contains("κq")
+            v.contains("accuracy")
+                && v.contains("κq")
+                && if c["judged"] == true {
+                    v.contains("McNemar Holm p ")
+                } else {
+                    v.contains("McNemar raw p ") && v.contains("unadjusted")
+                }
         })));
+    assert_eq!(
+        comparisons.iter().filter(|c| c["judged"] == true).count(),
+        8
+    );
     // Ranking honesty: the demo's kappa winner hedges with ties; accuracy crowns another.
     let note = doc["ranking_note"].as_str().expect("ranking note");
     assert!(

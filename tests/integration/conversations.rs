@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// `raterlab data export` of `data` (JSONL), its rows.
-fn export(data: &Path, dir: &Path, name: &str, extra: &[&str]) -> Vec<Value> {
+pub fn export(data: &Path, dir: &Path, name: &str, extra: &[&str]) -> Vec<Value> {
     let out = dir.join(format!("{name}.jsonl"));
     let mut args = vec![
         "data",
@@ -73,6 +73,27 @@ fn digest(row: &Value) -> String {
     hex(&Sha256::digest(parts.join("\0").as_bytes()))
 }
 
+/// An exported item as message lists: the turns both sides share (its last the prompt), and
+/// the chosen and rejected replies.
+fn turns_of(row: &Value) -> (Vec<Value>, String, String) {
+    let message = |role: &str, content: &str| json!({"role": role, "content": content});
+    let mut shared: Vec<Value> = history(row).iter().map(|(r, t)| message(r, t)).collect();
+    shared.push(message("user", row["prompt"].as_str().expect("prompt")));
+    let (chosen, rejected) = replies(row);
+    (shared, chosen, rejected)
+}
+
+/// An exported item as a row of chosen and rejected message lists (no id, no subset).
+pub fn message_lists(row: &Value) -> Value {
+    let (shared, chosen, rejected) = turns_of(row);
+    let side = |reply: &str| {
+        let mut v = shared.clone();
+        v.push(json!({"role": "assistant", "content": reply}));
+        v
+    };
+    json!({"chosen": side(&chosen), "rejected": side(&rejected)})
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -88,59 +109,42 @@ fn the_public_rows_load_as_transcripts_and_as_message_lists() {
     let reference: Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("hh_rlhf.json")).expect("fixture"))
             .expect("json");
-    let want: std::collections::HashMap<&str, (&str, u64)> = reference["rows"]
+    // The reference rows in file order (the file has no id column: an item's id is its
+    // content's, so rows are matched by their place).
+    let want: Vec<(&str, u64)> = reference["rows"]
         .as_array()
         .expect("rows")
         .iter()
         .map(|r| {
             (
-                r["id"].as_str().expect("id"),
-                (
-                    r["digest"].as_str().expect("digest"),
-                    r["turns"].as_u64().expect("turns"),
-                ),
+                r["digest"].as_str().expect("digest"),
+                r["turns"].as_u64().expect("turns"),
             )
         })
         .collect();
     assert_eq!(want.len(), 1000);
     let check = |rows: &[Value], form: &str| {
         assert_eq!(rows.len(), 1000, "{form}");
-        for row in rows {
-            let id = row["pair_id"].as_str().expect("id");
-            let (d, turns) = want[id];
-            assert_eq!(history(row).len() as u64, turns, "{form}: {id}");
+        for (k, (row, &(d, turns))) in rows.iter().zip(&want).enumerate() {
+            assert_eq!(history(row).len() as u64, turns, "{form}: row {}", k + 1);
             assert_eq!(
                 digest(row),
                 d,
-                "{form}: {id} differs from the reference parse"
+                "{form}: row {} differs from the reference parse",
+                k + 1
             );
         }
     };
     let transcripts = export(&data, dir.path(), "transcripts", &[]);
     check(&transcripts, "transcripts");
-    // The same rows as message lists, in both shapes.
-    let message = |role: &str, content: &str| json!({"role": role, "content": content});
+    // The same rows as message lists, in both shapes, without ids: the same items, by content.
     let (mut lists, mut before) = (String::new(), String::new());
     for row in &transcripts {
-        let mut shared: Vec<Value> = history(row).iter().map(|(r, t)| message(r, t)).collect();
-        shared.push(message("user", row["prompt"].as_str().expect("prompt")));
-        let (chosen, rejected) = replies(row);
-        let n = row["pair_id"]
-            .as_str()
-            .and_then(|id| id.rsplit('-').next())
-            .expect("row number");
-        let side = |reply: &str| {
-            let mut v = shared.clone();
-            v.push(message("assistant", reply));
-            v
-        };
-        lists.push_str(&format!(
-            "{}\n",
-            json!({"id": n, "subset": "harmless-base-test", "chosen": side(&chosen), "rejected": side(&rejected)})
-        ));
+        lists.push_str(&format!("{}\n", message_lists(row)));
+        let (shared, chosen, rejected) = turns_of(row);
         before.push_str(&format!(
             "{}\n",
-            json!({"id": n, "subset": "harmless-base-test", "messages": shared, "chosen": chosen, "rejected": rejected})
+            json!({"messages": shared, "chosen": chosen, "rejected": rejected})
         ));
     }
     for (name, text) in [("lists", lists), ("before", before)] {
@@ -295,7 +299,7 @@ fn malformed_conversations_are_named() {
     let path = write("unshared.jsonl", &[good.clone(), unshared.clone()]);
     let err = error(&path);
     assert!(
-        err.contains("unshared.jsonl', row 2 (id 'unshared-2')")
+        err.contains("unshared.jsonl', row 2: ")
             && err.contains("differ before their last replies, at turn 2 (chosen: assistant \"a1\"; rejected: assistant \"other\")")
             && err.contains("--unshared skip"),
         "{err}"
@@ -309,10 +313,11 @@ fn malformed_conversations_are_named() {
     ]);
     let doc = json_of(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(doc["data"]["items"], 1);
-    assert_eq!(doc["data"]["unshared"], json!(["unshared-2"]));
+    // A file without ids names the row (an item's id is its content's).
+    assert_eq!(doc["data"]["unshared"], json!(["row 2"]));
     let run_json = std::fs::read_to_string(out_dir.join("run.json")).expect("run.json");
     assert!(
-        run_json.contains("\"unshared\": [\n      \"unshared-2\"\n    ]"),
+        run_json.contains("\"unshared\": [\n      \"row 2\"\n    ]"),
         "{run_json}"
     );
     let err = error(&write("open.jsonl", &[good.clone(), open]));

@@ -39,3 +39,4 @@ mod rewardbench2_ties;
 mod rmbench;
 mod systems;
 mod terminal;
+mod verdicts;

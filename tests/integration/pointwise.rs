@@ -158,7 +158,7 @@ fn a_grading_server_gives_the_true_verdicts_in_every_format() {
     assert!(ratings.lines().next().is_some_and(
         |h| h.ends_with(",grade1,grade2,p_response2,p_reason,expected_grade1,expected_grade2")
     ));
-    assert!(ratings.contains("mt-bench_single/basic,0#ab,0,pairs,as-source,true,-1,-1,rated,2,,completions.jsonl:1-2,9.0,3.0"), "{ratings}");
+    assert!(ratings.contains("mt-bench_single/basic,0#ab,0,data,as-source,true,-1,-1,rated,2,,completions.jsonl:1-2,9.0,3.0"), "{ratings}");
     let first: Value = serde_json::from_str(
         std::fs::read_to_string(dir.path().join("run/completions.jsonl"))
             .expect("completions")

@@ -216,6 +216,42 @@ fn a_pairs_run_of_the_previous_release_reads_and_its_tables_come_out_the_same() 
             );
             continue;
         }
+        if name == "comparisons.csv" {
+            // The intended change (#53): the kappa p-values (a normal approximation from the
+            // bootstrap's SE, no longer floored at 2/1001), the intervals (at the Holm step's
+            // level, with the level and whether the pair is in the family) and the verdicts.
+            // The pairs, differences, counts, McNemar's raw p and the power are as they were;
+            // a run from before --family reads as `all`: every pair has a verdict.
+            let table = |t: &[u8]| -> Vec<BTreeMap<String, String>> {
+                let t = String::from_utf8(t.to_vec()).expect("utf-8");
+                let mut lines = t.lines();
+                let header: Vec<String> = split_csv(lines.next().expect("header"));
+                lines
+                    .map(|l| header.iter().cloned().zip(split_csv(l)).collect())
+                    .collect()
+            };
+            let (was, is) = (table(&was), table(&is));
+            assert_eq!(was.len(), is.len());
+            for (w, i) in was.iter().zip(&is) {
+                for key in [
+                    "a",
+                    "b",
+                    "n",
+                    "accuracy_diff",
+                    "kappa_quadratic_diff",
+                    "only_a_right",
+                    "only_b_right",
+                    "p_value",
+                    "discordance",
+                    "min_detectable_difference",
+                    "items_needed",
+                ] {
+                    assert_eq!(w[key], i[key], "comparisons.csv, {key}");
+                }
+                assert_eq!(i["judged"], "true");
+            }
+            continue;
+        }
         assert!(was == is, "{name} differs from the previous release's");
     }
     // run.json is the same but for its schema, now written.
@@ -223,14 +259,16 @@ fn a_pairs_run_of_the_previous_release_reads_and_its_tables_come_out_the_same() 
     let strip = |t: &str| -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(t).expect("json");
         v.as_object_mut().expect("object").remove("schema");
+        v.as_object_mut().expect("object").remove("family");
         v
     };
     assert_eq!(strip(&new_json), strip(&old_json));
     assert!(new_json.contains("\"schema\": 2"), "{new_json}");
+    assert!(new_json.contains("\"family\": \"all\""), "{new_json}");
     assert_eq!(
         new_json.lines().count(),
-        old_json.lines().count() + 1,
-        "one line more: the schema"
+        old_json.lines().count() + 2,
+        "two lines more: the schema and the family"
     );
 }
 
@@ -268,4 +306,18 @@ fn old_or_damaged_rewardbench2_runs_are_refused_with_the_way_to_remake_them() {
         err.contains("not a complete RewardBench 2 run directory: items.jsonl"),
         "{err}"
     );
+}
+
+/// A quoted-field-aware split of one CSV line.
+pub fn split_csv(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut field)),
+            _ => field.push(ch),
+        }
+    }
+    out.push(field);
+    out
 }

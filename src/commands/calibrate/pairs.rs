@@ -263,6 +263,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
             bootstrap: args.bootstrap,
             seed,
             cost: crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
+            family: args.family,
         },
     );
     let meta = RunMeta {
@@ -279,6 +280,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
         checksum: checksum(&dataset),
         configs: metas,
         sort: args.sort.unwrap_or_default(),
+        family: args.family,
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),
     };
@@ -312,12 +314,14 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
         meta.head.bootstrap = b;
     }
     meta.sort = args.sort.unwrap_or(meta.sort);
+    meta.family = args.family.unwrap_or(meta.family);
     let evaluation = crate::report::calibrate::sections::evaluate(
         &record,
         EvalSettings {
             bootstrap: meta.head.bootstrap,
             seed: meta.head.seed,
             cost: crate::run::plan::cost_settings(meta.sort, args.cost),
+            family: meta.family,
         },
     );
     Ok(Run {

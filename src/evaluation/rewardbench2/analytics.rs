@@ -5,8 +5,7 @@
 
 use super::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
 use crate::dataset::rewardbench2::{Shown, TIES};
-use crate::evaluation::compare::{bootstrap_p, holm};
-use crate::evaluation::MetricTest;
+use crate::evaluation::paired::{adjust_holm, MetricTest};
 use crate::raters::Missing;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -315,28 +314,20 @@ pub fn compare(
     let mut out = Vec::new();
     for a in 0..configs.len() {
         for b in a + 1..configs.len() {
-            let mut diffs: Vec<f64> = draws[b].iter().zip(&draws[a]).map(|(y, x)| y - x).collect();
-            let p = if resamples == 0 {
-                f64::NAN
-            } else {
-                bootstrap_p(&diffs)
-            };
+            let diffs: Vec<f64> = draws[b].iter().zip(&draws[a]).map(|(y, x)| y - x).collect();
+            let diff = points[b] - points[a];
             out.push(Paired {
                 a,
                 b,
-                test: MetricTest {
-                    diff: points[b] - points[a],
-                    ci: crate::metrics::interval95(&mut diffs),
-                    p,
-                    p_holm: p,
+                test: if resamples == 0 {
+                    MetricTest::untested(diff)
+                } else {
+                    MetricTest::from_draws(diff, &diffs)
                 },
             });
         }
     }
-    let adjusted = holm(&out.iter().map(|x| x.test.p).collect::<Vec<_>>());
-    for (x, p) in out.iter_mut().zip(adjusted) {
-        x.test.p_holm = p;
-    }
+    adjust_holm(out.iter_mut().map(|x| &mut x.test));
     out
 }
 

@@ -17,10 +17,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     let order = order(run);
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
-    // A baseline is a rater that makes no call.
-    let baseline = |i: usize| {
-        crate::raters::RaterKind::parse(&configs[i].rater, 0).is_ok_and(|r| r.is_baseline())
-    };
+    let baseline = |i: usize| configs[i].is_baseline();
     let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
     // A section's question comes first (the system level, asked for with --reference).
     let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
@@ -130,9 +127,9 @@ fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
 }
 
 /// The line that comes before "Best": no configuration distinguishable from chance (no judge's
-/// quadratic-kappa interval lies above 0, chance agreement), or the best judge not told
-/// apart from the best baseline (their paired tests find no difference, Holm over every pair).
-/// None when the best is above both.
+/// quadratic-kappa interval lies above 0, chance agreement), the best judge not told apart
+/// from the best baseline (no adjusted paired test separates them, on either metric), or the
+/// best baseline found better on a metric. None when the best is above both.
 fn caveat(
     run: &Run,
     best: usize,
@@ -168,16 +165,30 @@ fn caveat(
         .iter()
         .find(|c| (c.a, c.b) == (best, top_baseline) || (c.a, c.b) == (top_baseline, best))?;
     let best_is_b = c.b == best;
-    let better = |f: Finding| {
+    let baseline_better = |f: Finding| {
         matches!(
             (f, best_is_b),
-            (Finding::BBetter, true) | (Finding::ABetter, false)
+            (Finding::ABetter, true) | (Finding::BBetter, false)
         )
     };
-    (!better(c.accuracy.finding()) && !better(c.kappa.finding())).then(|| {
+    let separates = |f: Finding| matches!(f, Finding::ABetter | Finding::BBetter);
+    let (fa, fk) = (c.accuracy.finding(), c.kappa.finding());
+    let name = &configs[top_baseline].name;
+    if !separates(fa) && !separates(fk) {
+        return Some(format!(
+            "The best judge is not told apart from the best baseline, {name}: no adjusted paired test separates them ({}).",
+            verdict(run, c)
+        ));
+    }
+    let on: Vec<&str> = [(fk, "κq"), (fa, "accuracy")]
+        .into_iter()
+        .filter(|&(f, _)| baseline_better(f))
+        .map(|(_, m)| m)
+        .collect();
+    (!on.is_empty()).then(|| {
         format!(
-            "The best judge is not told apart from the best baseline, {}: the paired tests find no difference ({}).",
-            configs[top_baseline].name,
+            "The best baseline, {name}, is better than the best judge on {} ({}).",
+            on.join(" and "),
             verdict(run, c)
         )
     })

@@ -223,10 +223,17 @@ struct ComparisonJson<'a> {
     a: &'a str,
     b: &'a str,
     n: u64,
+    /// Whether the pair has a verdict (`comparison_family`); without one the p-values are
+    /// raw, the intervals 95% and unadjusted, the findings `no_verdict`.
+    judged: bool,
     accuracy_diff: f64,
+    /// At `accuracy_ci_level`: the level of the Holm step that decided the pair, so the
+    /// interval excludes 0 exactly when the finding is a better side.
     accuracy_ci: (f64, f64),
+    accuracy_ci_level: f64,
     kappa_quadratic_diff: f64,
     kappa_quadratic_ci: (f64, f64),
+    kappa_quadratic_ci_level: f64,
     only_a_right: u64,
     only_b_right: u64,
     p_value: f64,
@@ -239,6 +246,20 @@ struct ComparisonJson<'a> {
     min_detectable_difference: f64,
     items_needed: f64,
     verdict: String,
+}
+
+/// Holm's families (every pair tested, per metric) and which pairs get a verdict
+/// (`--family`).
+#[derive(Serialize)]
+struct FamilyJson<'a> {
+    /// `best` (the best judged configuration against each other one, and each jury against
+    /// its members) or `all` (every pair).
+    family: &'static str,
+    /// The best judged configuration on the sort metric.
+    best: Option<&'a str>,
+    accuracy_tests: usize,
+    kappa_quadratic_tests: usize,
+    alpha: f64,
 }
 
 /// The data a run rated.
@@ -261,6 +282,7 @@ struct RunJson<'a> {
     bootstrap: usize,
     simulated: bool,
     configs: Vec<ConfigJson<'a>>,
+    comparison_family: FamilyJson<'a>,
     comparisons: Vec<ComparisonJson<'a>>,
     ranking_note: Option<String>,
     /// The analytics' sections' keys (`significance_groups`, `cost_frontier`, ...).
@@ -280,10 +302,13 @@ pub fn to_json(run: &Run) -> Value {
             a: name(c.a),
             b: name(c.b),
             n: c.n,
+            judged: c.accuracy.judged() || c.kappa.judged(),
             accuracy_diff: c.accuracy.diff,
             accuracy_ci: c.accuracy.ci,
+            accuracy_ci_level: c.accuracy.level,
             kappa_quadratic_diff: c.kappa.diff,
             kappa_quadratic_ci: c.kappa.ci,
+            kappa_quadratic_ci_level: c.kappa.level,
             only_a_right: c.only_a_right,
             only_b_right: c.only_b_right,
             p_value: c.accuracy.p,
@@ -313,6 +338,16 @@ pub fn to_json(run: &Run) -> Value {
         configs: (0..run.evaluation.configs.len())
             .map(|i| config_json(run, &ranked, i))
             .collect(),
+        comparison_family: {
+            let t = &run.evaluation.tested;
+            FamilyJson {
+                family: t.family.key(),
+                best: t.best.map(name),
+                accuracy_tests: t.accuracy_tests,
+                kappa_quadratic_tests: t.kappa_quadratic_tests,
+                alpha: t.alpha,
+            }
+        },
         comparisons,
         ranking_note: ranking_note(run),
         analytics: json_keys(|s| s.run_json(run)),

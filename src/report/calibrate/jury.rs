@@ -7,6 +7,7 @@ use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
+use crate::report::media::format::interval_of;
 use crate::report::media::format::{fixed as f4, with_interval};
 use crate::report::media::svg::draw::{legend, plot_error};
 use crate::report::media::table::Table;
@@ -96,9 +97,11 @@ struct VersusJson<'a> {
     n: u64,
     accuracy_diff: f64,
     accuracy_ci: (f64, f64),
+    accuracy_ci_level: f64,
     accuracy_p_holm: f64,
     kappa_quadratic_diff: f64,
     kappa_quadratic_ci: (f64, f64),
+    kappa_quadratic_ci_level: f64,
     kappa_quadratic_p_holm: f64,
     accuracy_finding: &'static str,
     kappa_quadratic_finding: &'static str,
@@ -153,9 +156,11 @@ pub fn to_json(run: &Run, order: &[usize], i: usize) -> Option<Value> {
                 n,
                 accuracy_diff: accuracy.diff,
                 accuracy_ci: accuracy.ci,
+                accuracy_ci_level: accuracy.level,
                 accuracy_p_holm: accuracy.p_holm,
                 kappa_quadratic_diff: kappa.diff,
                 kappa_quadratic_ci: kappa.ci,
+                kappa_quadratic_ci_level: kappa.level,
                 kappa_quadratic_p_holm: kappa.p_holm,
                 accuracy_finding: finding_key(accuracy.finding()),
                 kappa_quadratic_finding: finding_key(kappa.finding()),
@@ -201,6 +206,7 @@ fn finding_key(f: Finding) -> &'static str {
         Finding::BBetter => "jury_better",
         Finding::ABetter => "member_better",
         Finding::NoDifference => "no_difference",
+        Finding::Unjudged => "no_verdict",
         Finding::Untested => "untested",
     }
 }
@@ -277,14 +283,14 @@ pub fn answer(run: &Run, order: &[usize]) -> Vec<String> {
                         String::new()
                     };
                     format!(
-                        "jury − member {:+.3} [{:+.3}, {:+.3}]{over}, {}",
+                        "jury − member {:+.3} {}{over}, {}",
                         t.diff,
-                        t.ci.0,
-                        t.ci.1,
+                        interval_of(&t, 3),
                         match t.finding() {
                             Finding::BBetter => "the jury is better",
                             Finding::ABetter => "the member is better",
                             Finding::NoDifference => "no significant difference",
+                            Finding::Unjudged => "no verdict (--family best)",
                             Finding::Untested => "untested",
                         }
                     )
@@ -314,7 +320,7 @@ pub fn tables(run: &Run, order: &[usize], details: bool) -> Vec<Table> {
         let best = best_member(order, jury);
         let mut t = Table::new(
             format!(
-                "Jury {} ({} vote) against its members (95% CIs; paired tests Holm-adjusted over every pair of the run)",
+                "Jury {} ({} vote) against its members (paired tests Holm-adjusted in the run's family; each interval at the level of the Holm step that decided its pair)",
                 run.record.configs[i].name,
                 jury.vote.key()
             ),
@@ -338,14 +344,14 @@ pub fn tables(run: &Run, order: &[usize], details: bool) -> Vec<Table> {
             let diff = |t: Option<MetricTest>| {
                 t.map_or_else(String::new, |t| {
                     format!(
-                        "{:+.3} [{:+.3}, {:+.3}] {}",
+                        "{:+.3} {} {}",
                         t.diff,
-                        t.ci.0,
-                        t.ci.1,
+                        interval_of(&t, 3),
                         match t.finding() {
                             Finding::BBetter => "jury better",
                             Finding::ABetter => "member better",
                             Finding::NoDifference => "no difference",
+                            Finding::Unjudged => "no verdict",
                             Finding::Untested => "untested",
                         }
                     )

@@ -6,20 +6,10 @@ use crate::metrics::Statistic;
 use crate::report::media::format::{statistic_name, thousands};
 use crate::run::record::Run;
 
-/// Configuration indices, best first by the sort metric (undefined last).
+/// Configuration indices, best first by the sort metric (undefined last): the evaluation's
+/// one ranking.
 pub fn order(run: &Run) -> Vec<usize> {
-    let s = run.meta.sort.statistic();
-    let mut idx: Vec<usize> = (0..run.evaluation.configs.len()).collect();
-    let value = |i: usize| {
-        let v = run.evaluation.configs[i].overall.agreement.get(s);
-        if v.is_nan() {
-            f64::NEG_INFINITY
-        } else {
-            v
-        }
-    };
-    idx.sort_by(|&a, &b| value(b).total_cmp(&value(a)));
-    idx
+    crate::evaluation::ranking::order(&run.evaluation.configs, run.meta.sort.statistic())
 }
 
 /// When the headline metric and accuracy crown different configurations: one line that says
@@ -80,24 +70,31 @@ pub fn ranking_note(run: &Run) -> Option<String> {
 /// [`MetricTest::finding`]), and a disagreement between the metrics is said, not resolved.
 pub fn verdict(run: &Run, c: &Comparison) -> String {
     let (a, b) = (&run.record.configs[c.a].name, &run.record.configs[c.b].name);
-    verdict_line(a, b, c)
+    verdict_line(a, b, c, run.meta.sort.statistic() != Statistic::Accuracy)
 }
 
-/// "+0.217 [+0.100, +0.333], McNemar Holm p = 0.001", as seen from `sign` (1: B − A, −1: A − B).
-/// A difference of exactly 0 reads +0.000 from either side.
+/// "+0.217 [+0.100, +0.333] at 99.4%, McNemar Holm p = 0.001", as seen from `sign` (1: B − A,
+/// −1: A − B): the interval at the level of the Holm step that decided the pair (so it
+/// excludes 0 exactly when the pair is called different), "unadjusted" with the raw p for a
+/// pair outside the family. A difference of exactly 0 reads +0.000 from either side.
 pub fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> String {
-    let (lo, hi) = if sign > 0.0 {
-        t.ci
+    let seen = if sign > 0.0 {
+        *t
     } else {
-        (-t.ci.1 + 0.0, -t.ci.0 + 0.0)
+        let r = t.reversed();
+        MetricTest {
+            ci: (r.ci.0 + 0.0, r.ci.1 + 0.0),
+            ..r
+        }
     };
-    let ci = if lo.is_finite() && hi.is_finite() {
-        format!(" [{lo:+.digits$}, {hi:+.digits$}]")
-    } else {
-        String::new()
+    let ci = match crate::report::media::format::interval_of(&seen, digits) {
+        s if s.is_empty() => s,
+        s => format!(" {s}"),
     };
     let p = if t.p_holm.is_finite() {
-        format!(", {test} Holm p = {:.3}", t.p_holm)
+        format!(", {test} Holm p {}", p_phrase(t.p_holm))
+    } else if t.p.is_finite() {
+        format!(", {test} raw p {}", p_phrase(t.p))
     } else {
         format!(", no {test} test")
     };
@@ -108,11 +105,40 @@ pub fn metric_phrase(t: &MetricTest, sign: f64, digits: usize, test: &str) -> St
     }
 }
 
-pub fn verdict_line(a: &str, b: &str, c: &Comparison) -> String {
+/// The verdict of B against A, the sort metric's test first (`kappa_first`: quadratic kappa,
+/// else accuracy).
+/// "= 0.031", or "< 0.001" below it (a normal approximation's far tail is no figure to print).
+fn p_phrase(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("= {p:.3}")
+    }
+}
+
+pub fn verdict_line(a: &str, b: &str, c: &Comparison, kappa_first: bool) -> String {
     if c.n == 0 {
         return format!("{b} vs {a}: no item rated by both, nothing to compare");
     }
     let (fa, fk) = (c.accuracy.finding(), c.kappa.finding());
+    let phrases = |sign: f64| {
+        let acc = format!(
+            "accuracy {}",
+            metric_phrase(&c.accuracy, sign, 3, "McNemar")
+        );
+        let kq = format!("κq {}", metric_phrase(&c.kappa, sign, 2, "bootstrap"));
+        if kappa_first {
+            format!("{kq}; {acc}")
+        } else {
+            format!("{acc}; {kq}")
+        }
+    };
+    if fa == Finding::Unjudged && matches!(fk, Finding::Unjudged | Finding::Untested) {
+        return format!(
+            "{b} vs {a}: no verdict under --family best (--family all gives every pair one): {}",
+            phrases(1.0)
+        );
+    }
     let winner = |f: Finding| match f {
         Finding::BBetter => Some(1.0),
         Finding::ABetter => Some(-1.0),
@@ -136,12 +162,7 @@ pub fn verdict_line(a: &str, b: &str, c: &Comparison) -> String {
     } else {
         ""
     };
-    format!(
-        "{head}: accuracy {}; κq {}{tail}{}",
-        metric_phrase(&c.accuracy, sign, 3, "McNemar"),
-        metric_phrase(&c.kappa, sign, 2, "bootstrap"),
-        power_phrase(c),
-    )
+    format!("{head}: {}{tail}{}", phrases(sign), power_phrase(c))
 }
 
 /// What a non-significant accuracy comparison could have detected: "; 80% power needs ≈ 1,900
@@ -213,7 +234,7 @@ mod tests {
             t(0.09, (-0.08, 0.27), 0.31),
         );
         assert_eq!(
-            verdict_line("no_tie", "with_tie", &c),
+            verdict_line("no_tie", "with_tie", &c, false),
             "no_tie > with_tie on accuracy (kappa: no significant difference): accuracy +0.217 [+0.100, +0.333], McNemar Holm p = 0.001; κq -0.09 [-0.27, +0.08], bootstrap Holm p = 0.310; the accuracy and kappa estimates point in opposite directions"
         );
     }
@@ -225,7 +246,7 @@ mod tests {
             t(0.196, (0.02, 0.37), 0.03),
         );
         assert_eq!(
-            verdict_line("a", "b", &c),
+            verdict_line("a", "b", &c, false),
             "a vs b: the metrics disagree, accuracy favours a and kappa favours b: accuracy +0.217 [+0.100, +0.333], McNemar Holm p = 0.001; κq -0.20 [-0.37, -0.02], bootstrap Holm p = 0.030"
         );
     }
@@ -234,16 +255,39 @@ mod tests {
     fn no_claim_without_a_rejecting_test_and_an_interval_excluding_zero() {
         let c = comparison(t(0.05, (-0.02, 0.12), 0.2), t(0.04, (-0.1, 0.2), 0.4));
         assert_eq!(
-            verdict_line("a", "b", &c),
+            verdict_line("a", "b", &c, false),
             "b ≈ a: no significant difference: accuracy +0.050 [-0.020, +0.120], McNemar Holm p = 0.200; κq +0.04 [-0.10, +0.20], bootstrap Holm p = 0.400"
         );
         let both = comparison(t(0.2, (0.1, 0.3), 0.001), t(0.3, (0.1, 0.5), 0.002));
-        assert!(verdict_line("a", "b", &both).starts_with("b > a on accuracy and kappa: "));
+        assert!(verdict_line("a", "b", &both, false).starts_with("b > a on accuracy and kappa: "));
         let mut none = both.clone();
         none.n = 0;
         assert_eq!(
-            verdict_line("a", "b", &none),
+            verdict_line("a", "b", &none, false),
             "b vs a: no item rated by both, nothing to compare"
+        );
+    }
+
+    /// The sort metric's test comes first; a pair outside the family has no verdict and says
+    /// its intervals are unadjusted.
+    #[test]
+    fn the_sort_metric_leads_and_a_pair_outside_the_family_has_no_verdict() {
+        let c = comparison(t(0.05, (-0.02, 0.12), 0.2), t(0.04, (-0.1, 0.2), 0.4));
+        assert_eq!(
+            verdict_line("a", "b", &c, true),
+            "b ≈ a: no significant difference: κq +0.04 [-0.10, +0.20], bootstrap Holm p = 0.400; accuracy +0.050 [-0.020, +0.120], McNemar Holm p = 0.200"
+        );
+        let outside = |t: MetricTest| MetricTest {
+            p_holm: f64::NAN,
+            ..t
+        };
+        let c = comparison(
+            outside(t(0.2, (0.1, 0.3), 0.001)),
+            outside(t(0.3, (0.1, 0.5), 0.002)),
+        );
+        assert_eq!(
+            verdict_line("a", "b", &c, true),
+            "b vs a: no verdict under --family best (--family all gives every pair one): κq +0.30 [+0.10, +0.50] unadjusted, bootstrap raw p = 0.002; accuracy +0.200 [+0.100, +0.300] unadjusted, McNemar raw p = 0.001"
         );
     }
 }

@@ -5,6 +5,7 @@ use crate::dataset::rmbench::STYLES;
 use crate::evaluation::rmbench::{Figures, Intervals, RmStats};
 use crate::report::calibrate::section::{key, numbered_file, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
+use crate::report::media::format::interval_of;
 use crate::report::media::format::shown_name;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
@@ -110,7 +111,9 @@ struct ComparisonJson<'a> {
     b: &'a str,
     metric: &'static str,
     diff: f64,
+    /// At `ci_level`, the level of the Holm step that decided the pair.
     ci: (f64, f64),
+    ci_level: f64,
     p: f64,
     p_holm: f64,
     finding: &'static str,
@@ -131,6 +134,7 @@ pub fn comparisons_json(run: &Run) -> Option<Value> {
                 metric: c.metric,
                 diff: c.test.diff,
                 ci: c.test.ci,
+                ci_level: c.test.level,
                 p: c.test.p,
                 p_holm: c.test.p_holm,
                 finding: c.test.finding().key(),
@@ -272,13 +276,12 @@ pub fn table(run: &Run) -> Option<Table> {
                 (c.a, c.b, c.test.reversed())
             };
             format!(
-                "{} > {} on {} ({:+.3} [{:+.3}, {:+.3}], Holm p {:.3})",
+                "{} > {} on {} ({:+.3} {}, Holm p {:.3})",
                 run.record.configs[better].name,
                 run.record.configs[worse].name,
                 c.metric,
                 t.diff,
-                t.ci.0,
-                t.ci.1,
+                interval_of(&t, 3),
                 t.p_holm
             )
         })
@@ -328,11 +331,10 @@ pub fn answer(run: &Run) -> Option<String> {
                 c.test.reversed()
             };
             line.push_str(&format!(
-                " Against {} on the average: {:+.3} [{:+.3}, {:+.3}], Holm p {:.3}{}.",
+                " Against {} on the average: {:+.3} {}, Holm p {:.3}{}.",
                 run.record.configs[second].name,
                 t.diff,
-                t.ci.0,
-                t.ci.1,
+                interval_of(&t, 3),
                 t.p_holm,
                 match t.finding() {
                     crate::evaluation::Finding::NoDifference => ", no difference",

@@ -24,13 +24,14 @@ fn ci(scope: &Scope, s: Statistic) -> String {
     with_interval(&scope.agreement, s)
 }
 
-fn signed_with_ci(d: f64, (lo, hi): (f64, f64)) -> String {
-    if d.is_nan() {
+/// A paired difference with its interval, labelled with its level when it is not 95% or
+/// "unadjusted" without a verdict.
+fn signed_with_ci(t: &crate::evaluation::MetricTest) -> String {
+    if t.diff.is_nan() {
         "n/a".to_string()
-    } else if lo.is_finite() {
-        format!("{d:+.3} [{lo:+.3}, {hi:+.3}]")
     } else {
-        format!("{d:+.3}")
+        let ci = crate::report::media::format::interval_of(t, 3);
+        format!("{:+.3} {ci}", t.diff).trim_end().to_string()
     }
 }
 
@@ -320,12 +321,36 @@ fn sections(run: &Run, order: &[usize]) -> Option<Table> {
             })
 }
 
+/// Holm's family and the pairs with a verdict, in words: "every pair (36 tests, as the best is
+/// chosen from these data); verdicts for the best, B, against each other configuration" or
+/// "every pair (36 tests)".
+pub fn family_phrase(run: &Run) -> String {
+    let t = &run.evaluation.tested;
+    let tests = |m: usize| format!("{m} test{}", if m == 1 { "" } else { "s" });
+    match (t.family, t.best) {
+        (crate::evaluation::Family::Best, Some(b)) => format!(
+            "every pair ({}, as the best is chosen from these data); verdicts for the best, {}, against each other configuration{} (--family all gives every pair one)",
+            tests(t.accuracy_tests),
+            run.record.configs[b].name,
+            if run.record.configs.iter().any(|c| c.jury.is_some()) {
+                " and each jury against its members"
+            } else {
+                ""
+            },
+        ),
+        _ => format!("every pair ({})", tests(t.accuracy_tests)),
+    }
+}
+
 /// The paired comparisons of every two configurations.
 fn comparisons(run: &Run) -> Option<Table> {
     let rec = &run.record;
     (!run.evaluation.comparisons.is_empty()).then(|| {
         let mut c = Table::new(
-            "Paired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test, each Holm-adjusted within its metric, with paired bootstrap 95% CIs; better means the adjusted test rejects and the CI excludes 0",
+            format!(
+                "Paired comparisons on the items both rated: accuracy by McNemar's exact test, quadratic kappa by a paired-bootstrap test (normal approximation from its standard error), each Holm-adjusted within its metric over {}; each interval is at the level of the Holm step that decided its pair (\"at 99.4%\"), so it excludes 0 exactly when the pair is called different",
+                family_phrase(run)
+            ),
             &[
                 "A",
                 "B",
@@ -343,18 +368,27 @@ fn comparisons(run: &Run) -> Option<Table> {
         // states the verdict against the runner-up).
         c.secondary = vec![7, 8];
         c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need; items as this run counts them (with --both-orders each pair is two items, taken as independent as McNemar's test takes them)".into());
-        for cmp in &run.evaluation.comparisons {
+        let outside = |c: &crate::evaluation::Comparison| {
+            c.accuracy.finding() == crate::evaluation::Finding::Unjudged
+        };
+        let left_out = run.evaluation.comparisons.iter().filter(|c| outside(c)).count();
+        if left_out > 0 {
+            c.notes.push(format!(
+                "{left_out} pairs without a verdict (not the best's) are left out here: comparisons.csv and --json keep them, with their raw p-values and unadjusted 95% intervals (--family all gives every pair a verdict)"
+            ));
+        }
+        for cmp in run.evaluation.comparisons.iter().filter(|c| !outside(c)) {
             c.rows.push(vec![
                 rec.configs[cmp.a].name.clone(),
                 rec.configs[cmp.b].name.clone(),
                 cmp.n.to_string(),
-                signed_with_ci(cmp.accuracy.diff, cmp.accuracy.ci),
+                signed_with_ci(&cmp.accuracy),
                 format!(
                     "{} ({})",
                     p_value(cmp.accuracy.p),
                     p_value(cmp.accuracy.p_holm)
                 ),
-                signed_with_ci(cmp.kappa.diff, cmp.kappa.ci),
+                signed_with_ci(&cmp.kappa),
                 format!("{} ({})", p_value(cmp.kappa.p), p_value(cmp.kappa.p_holm)),
                 power_cell(&cmp.power),
                 verdict(run, cmp),

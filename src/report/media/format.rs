@@ -208,3 +208,34 @@ pub fn bytes(n: u64) -> String {
         _ => format!("{:.1} GB", n as f64 / 1e9),
     }
 }
+
+/// A confidence level as a percentage, to one decimal unless it is whole (two where one would
+/// round to 100): "95%", "99.4%", "99.99%".
+pub fn level(l: f64) -> String {
+    let pct = 100.0 * l;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else if format!("{pct:.1}") == "100.0" {
+        format!("{pct:.2}%")
+    } else {
+        format!("{pct:.1}%")
+    }
+}
+
+/// A paired test's interval as printed beside its verdict: "[+0.100, +0.300]", then its
+/// level when it is not 95% ("[+0.100, +0.300] at 99.4%", the level of the Holm step that
+/// decided it), or "unadjusted" for a test without a verdict. Empty without one.
+pub fn interval_of(t: &crate::evaluation::MetricTest, digits: usize) -> String {
+    let (lo, hi) = t.ci;
+    if !(lo.is_finite() && hi.is_finite()) {
+        return String::new();
+    }
+    let bounds = format!("[{lo:+.digits$}, {hi:+.digits$}]");
+    if !t.judged() {
+        format!("{bounds} unadjusted")
+    } else if (t.level - 0.95).abs() > 1e-12 {
+        format!("{bounds} at {}", level(t.level))
+    } else {
+        bounds
+    }
+}

@@ -96,7 +96,8 @@ pub fn subsets_svg(run: &Run) -> Result<String> {
     Ok(svg)
 }
 
-/// The paired differences (B − A) of accuracy with their 95% CIs, one row per comparison:
+/// The paired differences (B − A) of accuracy with the intervals beside their verdicts, one
+/// row per comparison:
 /// a forest plot. Columns of the subset plot are numbered like the configuration table.
 pub fn forest_svg(run: &Run) -> Result<String> {
     let cmp = &run.evaluation.comparisons;
@@ -108,7 +109,7 @@ pub fn forest_svg(run: &Run) -> Result<String> {
         root.fill(&WHITE).map_err(plot_error)?;
         let mut chart = ChartBuilder::on(&root)
             .caption(
-                "paired differences of accuracy, B − A, with 95% CIs",
+                "paired differences of accuracy, B − A, each interval at its Holm step's level (95%, unadjusted, outside the family)",
                 ("sans-serif", 14),
             )
             .margin(10)

@@ -6,6 +6,7 @@ use crate::dataset::rewardbench2::slot_letter;
 use crate::evaluation::rewardbench2::analytics::{Paired, Slots, SLOTS};
 use crate::evaluation::Finding;
 use crate::raters::rewardbench2::Protocol;
+use crate::report::media::format::interval_of;
 use crate::report::media::format::{fixed, p_value};
 use crate::report::media::table::Table;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
@@ -170,7 +171,9 @@ pub struct ComparisonJson<'a> {
     b: &'a str,
     statistic: &'static str,
     diff: f64,
+    /// At `ci_level`, the level of the Holm step that decided the pair.
     ci: (f64, f64),
+    ci_level: f64,
     p: f64,
     p_holm: f64,
     finding: &'static str,
@@ -183,6 +186,7 @@ pub fn comparison_json<'a>(run: &'a Rb2Run, p: &Paired) -> ComparisonJson<'a> {
         statistic: "mean of the subset scores (B - A)",
         diff: p.test.diff,
         ci: p.test.ci,
+        ci_level: p.test.level,
         p: p.test.p,
         p_holm: p.test.p_holm,
         finding: p.test.finding().key(),
@@ -275,7 +279,7 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
             run.comparisons.len(),
             if run.comparisons.len() == 1 { "" } else { "s" }
         ),
-        &["B vs A", "B - A [95% CI]", "Holm p", "finding"],
+        &["B vs A", "B - A [CI at Holm's level]", "Holm p", "finding"],
     );
     for p in &run.comparisons {
         let (a, b) = (&run.configs[p.a].name, &run.configs[p.b].name);
@@ -284,11 +288,12 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
             Finding::BBetter => format!("{b} better"),
             Finding::ABetter => format!("{a} better"),
             Finding::NoDifference => "no difference found".into(),
+            Finding::Unjudged => "no verdict (--family best)".into(),
             Finding::Untested => "not tested".into(),
         };
         t.rows.push(vec![
             format!("{b} vs {a}"),
-            format!("{:+.3} [{:+.3}, {:+.3}]", x.diff, x.ci.0, x.ci.1),
+            format!("{:+.3} {}", x.diff, interval_of(x, 3)),
             p_value(x.p_holm),
             finding,
         ]);

@@ -488,14 +488,24 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
             cmp.iter().map(|c| name(c.b)).collect::<Vec<_>>(),
         ),
         Column::new("n".into(), cmp.iter().map(|c| c.n).collect::<Vec<_>>()),
+        Column::new(
+            "judged".into(),
+            cmp.iter()
+                .map(|c| c.accuracy.judged() || c.kappa.judged())
+                .collect::<Vec<_>>(),
+        ),
     ];
-    let numbers: [NumberColumn; 6] = [
+    // The intervals are at their level: the Holm step's that decided the pair (95% and
+    // unadjusted outside the family).
+    let numbers: [NumberColumn; 8] = [
         ("accuracy_diff", |c| c.accuracy.diff),
         ("accuracy_ci_lo", |c| c.accuracy.ci.0),
         ("accuracy_ci_hi", |c| c.accuracy.ci.1),
+        ("accuracy_ci_level", |c| c.accuracy.level),
         ("kappa_quadratic_diff", |c| c.kappa.diff),
         ("kappa_quadratic_ci_lo", |c| c.kappa.ci.0),
         ("kappa_quadratic_ci_hi", |c| c.kappa.ci.1),
+        ("kappa_quadratic_ci_level", |c| c.kappa.level),
     ];
     for (key, value) in numbers {
         columns.push(Column::new(

@@ -242,6 +242,10 @@ fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
             "ci_hi".into(),
             c.iter().map(|p| p.test.ci.1).collect::<Vec<_>>(),
         ),
+        Column::new(
+            "ci_level".into(),
+            c.iter().map(|p| p.test.level).collect::<Vec<_>>(),
+        ),
         Column::new("p".into(), c.iter().map(|p| p.test.p).collect::<Vec<_>>()),
         Column::new(
             "p_holm".into(),

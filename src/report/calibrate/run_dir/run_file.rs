@@ -86,5 +86,6 @@ pub fn run_file(run: &Run) -> RunFile {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         schema: SCHEMA,
         sort: m.sort.key().to_string(),
+        family: m.family.key().to_string(),
     })
 }

@@ -1,0 +1,445 @@
+//! One paired test of a difference (B − A), and Holm's adjustment over a family of them, with
+//! intervals that agree with the verdicts.
+//!
+//! Every test here has an interval dual to it: at any level 1 − γ, the interval excludes 0
+//! exactly when the test's p-value is below γ. Holm's procedure tests the pair at step j (the
+//! j-th smallest p of m) at γ = α/(m − j), and stops at the first step r that does not reject;
+//! each interval is given at the level of the step that decided its pair, α/(m − min(j, r)).
+//! So an interval excludes 0 exactly when its pair is called different, in every output.
+//!
+//! The tests:
+//! - [`MetricTest::mcnemar`]: McNemar's exact (binomial) test on the discordant items, and the
+//!   Clopper–Pearson interval of the share of them B got right, times their share of the items;
+//! - [`MetricTest::from_draws`]: a paired bootstrap's difference, tested with the normal
+//!   approximation from its standard error (z = difference / SE). Its p-value is not floored
+//!   at 1/(resamples + 1) as a percentile p-value is, so Holm over many pairs can reject.
+
+use crate::metrics::pvalue::normal_two_sided;
+use statrs::distribution::{Binomial as BinomialDist, ContinuousCDF, DiscreteCDF, Normal};
+use statrs::function::beta::beta_reg;
+
+/// The significance level of every finding.
+pub const ALPHA: f64 = 0.05;
+
+/// What an interval and a p-value are computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Basis {
+    /// No test (no item rated by both, or no resamples).
+    None,
+    /// A paired bootstrap's standard error: difference ± z·SE.
+    Normal { se: f64 },
+    /// McNemar's discordant items (only A right, only B right) of n.
+    McNemar { only_a: u64, only_b: u64, n: u64 },
+}
+
+/// One metric's paired test of B against A.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricTest {
+    /// B − A.
+    pub diff: f64,
+    /// The interval at `level` (NaN bounds without a test).
+    pub ci: (f64, f64),
+    /// The interval's level: 0.95 without a verdict, else 1 − α/(m − step) (see the
+    /// module's note).
+    pub level: f64,
+    /// The test's two-sided p-value (NaN when untested).
+    pub p: f64,
+    /// Holm-adjusted within the family (NaN when untested or without a verdict).
+    pub p_holm: f64,
+    pub basis: Basis,
+}
+
+/// What a metric's test found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    BBetter,
+    ABetter,
+    NoDifference,
+    /// Tested, but given no verdict (`--family best` judges the best against the others):
+    /// its raw p and an unadjusted interval.
+    Unjudged,
+    /// No test (no item rated by both, or no resamples for a bootstrap test).
+    Untested,
+}
+
+impl Finding {
+    /// The finding as the JSON documents and CSV files name it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Finding::BBetter => "b_better",
+            Finding::ABetter => "a_better",
+            Finding::NoDifference => "no_difference",
+            Finding::Unjudged => "no_verdict",
+            Finding::Untested => "untested",
+        }
+    }
+}
+
+/// The standard normal quantile at `q`.
+fn z(q: f64) -> f64 {
+    Normal::new(0.0, 1.0).map_or(f64::NAN, |n| n.inverse_cdf(q))
+}
+
+/// P(X ≥ k) for X ~ Binomial(n, p), as the regularized incomplete beta I_p(k, n − k + 1).
+fn upper_tail(k: u64, n: u64, p: f64) -> f64 {
+    if k == 0 {
+        1.0
+    } else {
+        beta_reg(k as f64, (n - k + 1) as f64, p)
+    }
+}
+
+/// The p where `f` (increasing in p on [0, 1]) crosses `target`, by bisection.
+fn solve(f: impl Fn(f64) -> f64, target: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The Clopper–Pearson 1 − γ interval of a binomial proportion, k successes of n (n > 0).
+pub fn clopper_pearson(k: u64, n: u64, gamma: f64) -> (f64, f64) {
+    let lo = if k == 0 {
+        0.0
+    } else {
+        solve(|p| upper_tail(k, n, p), gamma / 2.0)
+    };
+    // P(X ≤ k) = 1 − P(X ≥ k + 1) falls in p: the hi bound is where it reaches γ/2.
+    let hi = if k == n {
+        1.0
+    } else {
+        solve(|p| upper_tail(k + 1, n, p), 1.0 - gamma / 2.0)
+    };
+    (lo, hi)
+}
+
+/// McNemar's exact (binomial) two-sided p-value.
+pub fn mcnemar_exact(only_a: u64, only_b: u64) -> f64 {
+    let n = only_a + only_b;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = only_a.min(only_b);
+    match BinomialDist::new(0.5, n) {
+        Ok(d) => (2.0 * d.cdf(k)).min(1.0),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// The sample standard deviation (ddof 1) of the finite values; None with fewer than two.
+fn std_dev(values: &[f64]) -> Option<f64> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.len() < 2 {
+        return None;
+    }
+    let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+    let ss: f64 = finite.iter().map(|v| (v - mean).powi(2)).sum();
+    Some((ss / (finite.len() - 1) as f64).sqrt())
+}
+
+impl MetricTest {
+    /// No test of a difference (NaN when there is none either).
+    pub fn untested(diff: f64) -> Self {
+        Self {
+            diff,
+            ci: (f64::NAN, f64::NAN),
+            level: 0.95,
+            p: f64::NAN,
+            p_holm: f64::NAN,
+            basis: Basis::None,
+        }
+    }
+
+    /// A paired bootstrap's test of `diff`: its resampled differences' standard error gives
+    /// z = diff / SE, the two-sided normal p-value, and diff ± z·SE at any level. Untested
+    /// with fewer than two defined resamples or an undefined difference.
+    pub fn from_draws(diff: f64, draws: &[f64]) -> Self {
+        match std_dev(draws) {
+            Some(se) if diff.is_finite() => Self::with(diff, Basis::Normal { se }),
+            _ => Self::untested(diff),
+        }
+    }
+
+    /// McNemar's exact test of B's accuracy against A's on n items both rated, only_a of
+    /// which only A got right and only_b only B.
+    pub fn mcnemar(only_a: u64, only_b: u64, n: u64) -> Self {
+        if n == 0 {
+            return Self::untested(f64::NAN);
+        }
+        let diff = (only_b as f64 - only_a as f64) / n as f64;
+        Self::with(diff, Basis::McNemar { only_a, only_b, n })
+    }
+
+    fn with(diff: f64, basis: Basis) -> Self {
+        let mut t = Self {
+            diff,
+            ci: (f64::NAN, f64::NAN),
+            level: 0.95,
+            p: f64::NAN,
+            p_holm: f64::NAN,
+            basis,
+        };
+        t.p = t.p_value();
+        t.ci = t.interval(0.95);
+        t
+    }
+
+    fn p_value(&self) -> f64 {
+        match self.basis {
+            Basis::None => f64::NAN,
+            Basis::Normal { se: 0.0 } => {
+                if self.diff == 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Basis::Normal { se } => normal_two_sided(self.diff / se),
+            Basis::McNemar { only_a, only_b, .. } => mcnemar_exact(only_a, only_b),
+        }
+    }
+
+    /// The interval dual to the test at `level`: it excludes 0 exactly when p < 1 − level.
+    pub fn interval(&self, level: f64) -> (f64, f64) {
+        let gamma = 1.0 - level;
+        match self.basis {
+            Basis::None => (f64::NAN, f64::NAN),
+            Basis::Normal { se } => {
+                let half = z(1.0 - gamma / 2.0) * se;
+                (self.diff - half, self.diff + half)
+            }
+            Basis::McNemar { only_a, only_b, n } => {
+                let discordant = only_a + only_b;
+                if discordant == 0 {
+                    return (0.0, 0.0);
+                }
+                let share = discordant as f64 / n as f64;
+                let (lo, hi) = clopper_pearson(only_b, discordant, gamma);
+                (share * (2.0 * lo - 1.0), share * (2.0 * hi - 1.0))
+            }
+        }
+    }
+
+    /// The unadjusted 95% interval, whatever the family.
+    pub fn ci95(&self) -> (f64, f64) {
+        self.interval(0.95)
+    }
+
+    /// Whether the test has a verdict (an adjusted p-value).
+    pub fn judged(&self) -> bool {
+        !self.p_holm.is_nan()
+    }
+
+    /// The same test read the other way round (A − B): the difference and its interval
+    /// negated, so its finding names the other side.
+    pub fn reversed(self) -> Self {
+        let basis = match self.basis {
+            Basis::McNemar { only_a, only_b, n } => Basis::McNemar {
+                only_a: only_b,
+                only_b: only_a,
+                n,
+            },
+            other => other,
+        };
+        Self {
+            diff: -self.diff,
+            ci: (-self.ci.1, -self.ci.0),
+            basis,
+            ..self
+        }
+    }
+
+    /// B or A is better when the Holm-adjusted test rejects; the interval beside it is at the
+    /// level of the step that decided it, so it excludes 0 exactly then.
+    pub fn finding(&self) -> Finding {
+        if self.p.is_nan() || self.diff.is_nan() {
+            return Finding::Untested;
+        }
+        if self.p_holm.is_nan() {
+            return Finding::Unjudged;
+        }
+        if self.p_holm < ALPHA && self.diff > 0.0 {
+            Finding::BBetter
+        } else if self.p_holm < ALPHA && self.diff < 0.0 {
+            Finding::ABetter
+        } else {
+            Finding::NoDifference
+        }
+    }
+}
+
+/// Holm's step-down adjustment.
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
+    let mut adjusted = vec![0.0; m];
+    let mut running = 0.0f64;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * p[i]).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+/// Holm over the tests that were made (`None`: no test, left out of the family and of the
+/// result).
+pub fn holm_tested(p: &[Option<f64>]) -> Vec<Option<f64>> {
+    let tested: Vec<usize> = (0..p.len()).filter(|&k| p[k].is_some()).collect();
+    let values: Vec<f64> = tested.iter().filter_map(|&k| p[k]).collect();
+    let mut out = vec![None; p.len()];
+    for (&k, adjusted) in tested.iter().zip(holm(&values)) {
+        out[k] = adjusted.is_finite().then_some(adjusted);
+    }
+    out
+}
+
+/// Holm's adjustment over one family: the tests with a p-value (a test without one is not
+/// counted) get their `p_holm`, and their interval at the level of the step that decided them
+/// (α/(m − j) for the j-th smallest p while Holm rejects, then the level of the step where it
+/// stopped). Returns the family's size m.
+pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>) -> usize {
+    let mut tested: Vec<&mut MetricTest> = tests.into_iter().filter(|t| !t.p.is_nan()).collect();
+    let m = tested.len();
+    let p: Vec<f64> = tested.iter().map(|t| t.p).collect();
+    let adjusted = holm(&p);
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
+    // The first step that does not reject, read from the same products as `holm`.
+    let stop = order
+        .iter()
+        .enumerate()
+        .position(|(step, &i)| (m - step) as f64 * p[i] >= ALPHA)
+        .unwrap_or(m);
+    for (step, &i) in order.iter().enumerate() {
+        let t = &mut tested[i];
+        t.p_holm = adjusted[i];
+        t.level = 1.0 - ALPHA / (m - step.min(stop)) as f64;
+        t.ci = t.interval(t.level);
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcnemar_matches_scipy_binomtest() {
+        // scipy.stats.binomtest(2, 12, 0.5).pvalue = 0.03857421875
+        assert!((mcnemar_exact(2, 10) - 0.038_574_218_75).abs() < 1e-12);
+        assert_eq!(mcnemar_exact(0, 0), 1.0);
+        assert_eq!(mcnemar_exact(5, 5), 1.0);
+    }
+
+    #[test]
+    fn clopper_pearson_matches_scipy() {
+        // scipy.stats.beta.ppf(0.025, 7, 14), beta.ppf(0.975, 8, 13)
+        // = (0.15390920478454118, 0.5921885345328282)
+        let (lo, hi) = clopper_pearson(7, 20, 0.05);
+        assert!((lo - 0.153_909_204_784_541_18).abs() < 1e-9, "{lo}");
+        assert!((hi - 0.592_188_534_532_828_2).abs() < 1e-9, "{hi}");
+        // 0 of 10: (0, beta.ppf(0.975, 1, 10)) = (0, 0.3084971078187607)
+        let (lo, hi) = clopper_pearson(0, 10, 0.05);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.308_497_107_818_760_7).abs() < 1e-9, "{hi}");
+    }
+
+    /// At every level, every discordant count and both kinds of test: the interval excludes 0
+    /// exactly when p is below 1 − level.
+    #[test]
+    fn every_interval_is_dual_to_its_test() {
+        for gamma in [0.05, 0.05 / 8.0, 0.05 / 36.0, 0.2] {
+            for n in 1..=40u64 {
+                for only_b in 0..=n {
+                    let t = MetricTest::mcnemar(n - only_b, only_b, 2 * n);
+                    let (lo, hi) = t.interval(1.0 - gamma);
+                    assert_eq!(
+                        lo > 0.0 || hi < 0.0,
+                        t.p < gamma,
+                        "n {n} only_b {only_b} γ {gamma}: [{lo}, {hi}] p {}",
+                        t.p
+                    );
+                }
+            }
+            for k in 0..200 {
+                let diff = (k as f64 - 100.0) / 250.0;
+                let t = MetricTest::from_draws(diff, &[0.1, -0.1, 0.05, -0.05]);
+                let (lo, hi) = t.interval(1.0 - gamma);
+                assert_eq!(lo > 0.0 || hi < 0.0, t.p < gamma, "{diff} γ {gamma}");
+            }
+        }
+    }
+
+    #[test]
+    fn holm_adjustment() {
+        // statsmodels.stats.multitest.multipletests([0.01, 0.04, 0.03], method='holm')
+        let adj = holm(&[0.01, 0.04, 0.03]);
+        let want = [0.03, 0.06, 0.06];
+        for (a, w) in adj.iter().zip(want) {
+            assert!((a - w).abs() < 1e-12, "{adj:?}");
+        }
+    }
+
+    /// Holm's steps: the first two reject (0.001·4 and 0.01·3 below 0.05), the third stops
+    /// (0.03·2); each interval is at its step's level and the stopped ones at the third's.
+    #[test]
+    fn each_interval_is_at_the_level_of_the_step_that_decided_it() {
+        let se = 1.0;
+        let with_p = |p: f64| {
+            let d = z(1.0 - p / 2.0) * se;
+            MetricTest::with(d, Basis::Normal { se })
+        };
+        let mut tests = [with_p(0.03), with_p(0.001), with_p(0.2), with_p(0.01)];
+        assert_eq!(adjust_holm(tests.iter_mut()), 4);
+        let levels: Vec<f64> = tests.iter().map(|t| t.level).collect();
+        let want = [
+            1.0 - 0.05 / 2.0,
+            1.0 - 0.05 / 4.0,
+            1.0 - 0.05 / 2.0,
+            1.0 - 0.05 / 3.0,
+        ];
+        for (l, w) in levels.iter().zip(want) {
+            assert!((l - w).abs() < 1e-15, "{levels:?}");
+        }
+        for t in &tests {
+            let excludes = t.ci.0 > 0.0 || t.ci.1 < 0.0;
+            let different = matches!(t.finding(), Finding::BBetter | Finding::ABetter);
+            assert_eq!(excludes, different, "{t:?}");
+        }
+        assert_eq!(
+            tests.map(|t| t.finding()),
+            [
+                Finding::NoDifference,
+                Finding::BBetter,
+                Finding::NoDifference,
+                Finding::BBetter
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bootstrap_p_is_not_floored_by_the_resamples() {
+        // Four resamples, a difference 5 SEs from 0: p = 2·Φ(−5) (scipy: 2 * norm.sf(5) =
+        // 5.733031437583866e-07), far below the 1/5 a percentile p-value could reach.
+        let draws = [0.9, 1.1, 1.0, 1.0];
+        let se = std_dev(&draws).expect("four draws");
+        let t = MetricTest::from_draws(5.0 * se, &draws);
+        assert!(
+            (t.p / 5.733_031_437_583_866e-7 - 1.0).abs() < 1e-9,
+            "{}",
+            t.p
+        );
+        assert!(MetricTest::from_draws(1.0, &[f64::NAN, 1.0]).p.is_nan());
+        assert_eq!(MetricTest::from_draws(0.0, &[0.0, 0.0]).p, 1.0);
+    }
+}
