@@ -5,7 +5,7 @@
 use crate::cli::{Cli, Command};
 use crate::dataset::frame::{self, Values};
 use crate::error::input_error;
-use crate::run::analysis::{Input, Settings};
+use crate::run::analysis::{Input, Settings, Table};
 use crate::{commands, report};
 use anyhow::Result;
 use clap::Parser;
@@ -58,14 +58,41 @@ fn parse<T>(command: &str, flags: &[String], pick: impl FnOnce(Command) -> Optio
 /// `--annotators`, `--csv`...). Returns the document `analyze --json` prints; the CSV and HTML
 /// files are written when asked.
 pub fn analyze(name: &str, columns: Vec<(String, Values)>, flags: &[String]) -> Result<Value> {
-    let mut with_input = vec!["--input".to_string(), name.to_string()];
-    with_input.extend(flags.iter().cloned());
+    let input = Input::One(Table::Values(frame::from_values(name, columns)?));
+    analyze_input(&["--input", name], flags, input)
+}
+
+/// `analyze` on two tables of values to join on their ids, as `--gold FILE --ratings FILE`
+/// joins two files: the long form (several annotations of an item in `gold`, a column naming
+/// each, `--annotator-col`; the judge's samples in `ratings`) reads the same way. `names`
+/// stand for the two files in messages.
+pub fn analyze_two(
+    names: (&str, &str),
+    gold: Vec<(String, Values)>,
+    ratings: Vec<(String, Values)>,
+    flags: &[String],
+) -> Result<Value> {
+    let input = Input::Two {
+        gold: Table::Values(frame::from_values(names.0, gold)?),
+        ratings: vec![Table::Values(frame::from_values(names.1, ratings)?)],
+    };
+    analyze_input(&["--gold", names.0, "--ratings", names.1], flags, input)
+}
+
+/// `analyze` with `flags` checked as the command checks them (`named` the input's flags, for
+/// the checks that depend on its form) on `input`.
+fn analyze_input(named: &[&str], flags: &[String], input: Input) -> Result<Value> {
+    let with_input: Vec<String> = named
+        .iter()
+        .map(|s| s.to_string())
+        .chain(flags.iter().cloned())
+        .collect();
     let args = parse("analyze", &with_input, |c| match c {
         Command::Analyze(args) => Some(args),
         _ => None,
     })?;
     let mut settings = Settings::try_from(*args)?;
-    settings.input = Input::Values(frame::from_values(name, columns)?);
+    settings.input = input;
     let analysis = commands::analyze::run(&settings)?;
     report::analyze::write_files(&analysis, &settings.output)?;
     Ok(report::analyze::to_json(&analysis))

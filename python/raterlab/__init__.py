@@ -108,6 +108,16 @@ def analyze(
     seed: int = 0,
     csv: str | Path | None = None,
     html: str | Path | None = None,
+    annotation: Any = None,
+    rating_ids: Any = None,
+    samples: Any = None,
+    annotations_per_item: int | None = None,
+    texts: tuple | None = None,
+    probability: Any = None,
+    generators: tuple | None = None,
+    prompts: Any = None,
+    reference: str | Path | None = None,
+    reference_map: dict | None = None,
 ) -> dict:
     """Agreement of ``ratings`` with ``gold``: the dict ``raterlab analyze --json`` prints.
 
@@ -118,18 +128,65 @@ def analyze(
     takes the place of ``gold``: gold is their majority, and the result adds their agreement,
     the human ceiling and the judge beside it. The other arguments are ``analyze``'s flags
     (``labels=[-1, 0, 1]``, ``gold_map={"Tie": 0}``, ``csv="metrics.csv"``...).
+
+    The long form, as ``--gold FILE --ratings FILE`` reads it: with ``annotation`` (one value
+    per gold label, naming the annotation), ``gold`` holds several annotations of each item
+    named by ``ids`` (they repeat), and ``ratings`` are the judge's, one row per item named by
+    ``rating_ids`` (or several, one per sample named by ``samples``); the result adds
+    AlpacaEval's evaluator measures (``annotations_per_item`` as ``--annotations-per-item``).
+
+    ``texts=(response1, response2)`` adds the bias figures (and AlpacaEval's ``longest``),
+    ``probability`` a judge's P(response 2 better), ``generators=(model1, model2)`` with
+    ``prompts`` the system level (each model's win rate and the ranking), compared with
+    ``reference`` (``"gold"``, or a table's path with ``reference_map={"model": COL, "score":
+    COL}``), as ``--texts``, ``--probability``, ``--generators``, ``--prompt-col``,
+    ``--reference`` and ``--reference-map`` give them.
     """
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
-    columns: list[tuple[str, list]] = [("rating", _to_list(ratings, "ratings"))]
-    flags = ["--rating-col=rating", f"--bootstrap={bootstrap}", f"--seed={seed}",
-             f"--unreadable={unreadable}", f"--no-majority={no_majority}"]
+    flags = [f"--bootstrap={bootstrap}", f"--seed={seed}", f"--unreadable={unreadable}",
+             f"--no-majority={no_majority}", "--rating-col=rating"]
+    if labels is not None:
+        flags.append("--labels=" + ",".join(str(int(v)) for v in _to_list(labels, "labels")))
+    for flag, mapping in (("--gold-map", gold_map), ("--rating-map", rating_map)):
+        if mapping:
+            flags.append(flag + "=" + ",".join(f"{k}={v}" for k, v in mapping.items()))
+    for flag, path in (("--csv", csv), ("--html", html)):
+        if path is not None:
+            flags.append(f"{flag}={path}")
+    if reference is not None:
+        flags.append(f"--reference={reference}")
+    if reference_map:
+        flags.append("--reference-map=" + ",".join(f"{k}={v}" for k, v in reference_map.items()))
+    # Columns beside the labels: (name, values) and the flag that names them.
+    extra: list[tuple[str, list]] = []
+    for name, values in (("texts", texts), ("generators", generators)):
+        if values is not None:
+            if len(values) != 2:
+                raise _bad_input(f"analyze: {name} takes two sequences (response 1's and response 2's)")
+            cols = [f"{name}_1", f"{name}_2"]
+            extra += [(cols[0], _to_list(values[0], f"{name}[0]")),
+                      (cols[1], _to_list(values[1], f"{name}[1]"))]
+            flags.append(f"--{name}=" + ",".join(cols))
+    for name, values, flag in (("probability", probability, "--probability"),
+                               ("prompt", prompts, "--prompt-col")):
+        if values is not None:
+            extra.append((name, _to_list(values, name)))
+            flags.append(f"{flag}={name}")
+    rating = ("rating", _to_list(ratings, "ratings"))
+    if annotation is not None:
+        return _analyze_long(gold, rating, ids, annotation, rating_ids, samples,
+                             annotations_per_item, groups, annotators, extra, flags)
+    if rating_ids is not None or samples is not None or annotations_per_item is not None:
+        raise _bad_input("analyze: rating_ids, samples and annotations_per_item are the long form's; "
+                         "give annotation (one value per gold label) with them")
+    columns: list[tuple[str, list]] = [rating, *extra]
     if annotators is not None:
         if gold is not None:
             raise _bad_input("analyze: give gold or annotators, not both (with annotators, gold is their majority)")
         names = list(annotators.keys()) if hasattr(annotators, "keys") else list(annotators.columns)
         for name in names:
-            if name in ("rating", "id", "group"):
+            if name in ("rating", "id", "group") or name in dict(extra):
                 raise _bad_input(f"analyze: an annotator may not be named '{name}'; rename it")
             columns.append((str(name), _to_list(annotators[name], f"annotators['{name}']")))
         flags.append("--annotators=" + ",".join(str(n) for n in names))
@@ -144,15 +201,34 @@ def analyze(
     if groups is not None:
         columns.append(("group", [None if v is None else str(v) for v in _to_list(groups, "groups")]))
         flags.append("--group-col=group")
-    if labels is not None:
-        flags.append("--labels=" + ",".join(str(int(v)) for v in _to_list(labels, "labels")))
-    for flag, mapping in (("--gold-map", gold_map), ("--rating-map", rating_map)):
-        if mapping:
-            flags.append(flag + "=" + ",".join(f"{k}={v}" for k, v in mapping.items()))
-    for flag, path in (("--csv", csv), ("--html", html)):
-        if path is not None:
-            flags.append(f"{flag}={path}")
     return json.loads(_native.analyze("Python values", columns, flags))
+
+
+def _analyze_long(gold, rating, ids, annotation, rating_ids, samples, annotations_per_item,
+                  groups, annotators, extra, flags) -> dict:
+    """The long form: a gold table of annotations and a ratings table, joined on their ids."""
+    if gold is None or ids is None or rating_ids is None:
+        raise _bad_input("analyze: the long form needs gold, ids (repeating, one per annotation), "
+                         "ratings and rating_ids")
+    if groups is not None or annotators is not None:
+        raise _bad_input("analyze: groups and annotators are the one-table form's; the long form's "
+                         "annotators are the annotations themselves")
+    text = lambda v, what: [None if x is None else str(x) for x in _to_list(v, what)]  # noqa: E731
+    gold_columns = [("id", text(ids, "ids")), ("annotation", _to_list(annotation, "annotation")),
+                    ("gold", _to_list(gold, "gold"))]
+    # The texts are the gold table's (AlpacaEval's outputs beside its annotations); the rest go
+    # beside the ratings.
+    beside_gold = [(n, v) for n, v in extra if n.startswith("texts_")]
+    beside_ratings = [(n, v) for n, v in extra if not n.startswith("texts_")]
+    rating_rows = len(rating[1])
+    rating_columns = [("id", text(rating_ids, "rating_ids")),
+                      ("annotation", _to_list(samples, "samples") if samples is not None else [0] * rating_rows),
+                      rating, *beside_ratings]
+    flags = [*flags, "--id-col=id", "--gold-col=gold", "--annotator-col=annotation"]
+    if annotations_per_item is not None:
+        flags.append(f"--annotations-per-item={int(annotations_per_item)}")
+    return json.loads(_native.analyze_two(("Python gold", "Python ratings"),
+                                          gold_columns + beside_gold, rating_columns, flags))
 
 
 class CalibrateResult(NamedTuple):

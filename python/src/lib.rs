@@ -110,6 +110,14 @@ fn column(values: &Bound<'_, PyList>) -> PyResult<Values> {
     })
 }
 
+/// Named columns of values.
+fn table(columns: &[(String, Bound<'_, PyList>)]) -> PyResult<Vec<(String, Values)>> {
+    columns
+        .iter()
+        .map(|(n, v)| Ok((n.clone(), column(v)?)))
+        .collect()
+}
+
 /// `analyze` on named columns of values with the command's flags; the JSON `analyze --json`
 /// prints.
 #[pyfunction]
@@ -119,12 +127,26 @@ fn analyze(
     columns: Vec<(String, Bound<'_, PyList>)>,
     flags: Vec<String>,
 ) -> PyResult<String> {
-    let columns = columns
-        .iter()
-        .map(|(n, v)| Ok((n.clone(), column(v)?)))
-        .collect::<PyResult<Vec<_>>>()?;
+    let columns = table(&columns)?;
     let _stderr = ToPythonStderr::start();
     py.detach(|| raterlab::api::analyze(&name, columns, &flags))
+        .map(|v| v.to_string())
+        .map_err(|e| to_python(py, e))
+}
+
+/// `analyze` on two tables of columns joined on their ids (the long form's gold annotations
+/// and the judge's ratings): the JSON `analyze --json` prints.
+#[pyfunction]
+fn analyze_two(
+    py: Python<'_>,
+    names: (String, String),
+    gold: Vec<(String, Bound<'_, PyList>)>,
+    ratings: Vec<(String, Bound<'_, PyList>)>,
+    flags: Vec<String>,
+) -> PyResult<String> {
+    let (gold, ratings) = (table(&gold)?, table(&ratings)?);
+    let _stderr = ToPythonStderr::start();
+    py.detach(|| raterlab::api::analyze_two((&names.0, &names.1), gold, ratings, &flags))
         .map(|v| v.to_string())
         .map_err(|e| to_python(py, e))
 }
@@ -154,6 +176,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_two, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     Ok(())

@@ -109,6 +109,65 @@ def test_annotators_equal_the_command(tmp_path):
     assert "annotators" in got and "judge_vs_annotators" in got
 
 
+def test_the_long_form_equals_the_commands_two_files(tmp_path):
+    # Four annotations of each of 60 items (ids repeat), the judge's two samples of each.
+    items = [f"item{k}" for k in range(60)]
+    truth = RNG.choice([-1, 1], size=60)
+    gold_rows = [(i, a, int(t if RNG.random() < 0.75 else -t)) for i, t in zip(items, truth) for a in range(4)]
+    rating_rows = [(i, s, int(t if RNG.random() < 0.7 else -t)) for i, t in zip(items, truth) for s in range(2)]
+    texts = {i: ("x" * int(RNG.integers(5, 80)), "y" * int(RNG.integers(5, 80))) for i in items}
+    g = write_csv(tmp_path / "gold.csv", {
+        "id": [r[0] for r in gold_rows], "annotation": [r[1] for r in gold_rows],
+        "gold": [r[2] for r in gold_rows],
+        "texts_1": [texts[r[0]][0] for r in gold_rows], "texts_2": [texts[r[0]][1] for r in gold_rows]})
+    r = write_csv(tmp_path / "ratings.csv", {
+        "id": [r[0] for r in rating_rows], "annotation": [r[1] for r in rating_rows],
+        "rating": [r[2] for r in rating_rows]})
+    expected = command_json("analyze", "--gold", str(g), "--ratings", str(r), "--id-col", "id",
+                            "--gold-col", "gold", "--rating-col", "rating", "--annotator-col", "annotation",
+                            "--texts", "texts_1,texts_2", "--bootstrap", "200")
+    got = raterlab.analyze(
+        [r[2] for r in gold_rows], [r[2] for r in rating_rows],
+        ids=[r[0] for r in gold_rows], annotation=[r[1] for r in gold_rows],
+        rating_ids=[r[0] for r in rating_rows], samples=[r[1] for r in rating_rows],
+        texts=([texts[r[0]][0] for r in gold_rows], [texts[r[0]][1] for r in gold_rows]),
+        bootstrap=200)
+    same(without_source(got), without_source(expected))
+    # AlpacaEval's measures are there, with the judge's two samples (bias needs two).
+    assert got["long_form"] and got["evaluator"]["samples_per_item"] == 2
+    assert got["evaluator"]["bias"] is not None and got["evaluator"]["prefer_longer"] is not None
+    with pytest.raises(raterlab.Error, match="long form needs"):
+        raterlab.analyze([1, -1], [1], ids=["a", "a"], annotation=[0, 1])
+    with pytest.raises(raterlab.Error, match="the long form's"):
+        raterlab.analyze([1, -1], [1, -1], rating_ids=["a", "b"])
+
+
+def test_generators_with_a_reference_equal_the_command(tmp_path):
+    # Four models each write response 1 or 2 of 120 prompts; the judge mostly follows gold.
+    models = ["m1", "m2", "m3", "m4"]
+    strength = {"m1": 0.8, "m2": 0.6, "m3": 0.4, "m4": 0.2}
+    g1 = RNG.choice(models, size=120).tolist()
+    g2 = [RNG.choice([m for m in models if m != a]) for a in g1]
+    gold = [-1 if RNG.random() < strength[a] / (strength[a] + strength[b]) else 1 for a, b in zip(g1, g2)]
+    judge = [v if RNG.random() < 0.8 else -v for v in gold]
+    prompts = [f"p{k}" for k in range(120)]
+    f = write_csv(tmp_path / "systems.csv", {"gold": gold, "rating": judge, "generators_1": g1,
+                                             "generators_2": g2, "prompt": prompts})
+    ref = write_csv(tmp_path / "arena.csv", {"name": models, "elo": [1300, 1200, 1100, 1000]})
+    for reference, reference_map, cli in (
+        ("gold", None, ["--reference", "gold"]),
+        (ref, {"model": "name", "score": "elo"},
+         ["--reference", str(ref), "--reference-map", "model=name,score=elo"]),
+    ):
+        expected = command_json("analyze", "--input", str(f), "--generators", "generators_1,generators_2",
+                                "--prompt-col", "prompt", "--bootstrap", "200", *cli)
+        got = raterlab.analyze(gold, judge, generators=(g1, g2), prompts=prompts,
+                               reference=reference, reference_map=reference_map, bootstrap=200)
+        same(without_source(got), without_source(expected))
+        assert {m["name"] for m in got["systems"]["generators"]} == set(models)
+        assert got["systems"]["reference"]["n"] == 4
+
+
 def test_edge_cases_are_the_commands():
     # Constant ratings: Spearman and Kendall are undefined (NaN → None), as in scipy.
     got = raterlab.analyze([-1, 1, 1, -1], [1, 1, 1, 1], bootstrap=0)

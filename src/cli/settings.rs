@@ -10,7 +10,7 @@ use crate::dataset::labels::ColumnNames;
 use crate::error::input_error;
 use crate::run::analysis::{
     parse_labels, parse_reading, parse_texts, writable_folder, Input, Long, Output, Settings,
-    SystemsSettings,
+    SystemsSettings, Table,
 };
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
@@ -217,10 +217,10 @@ impl TryFrom<AnalyzeArgs> for Settings {
     /// The arguments checked into settings (`run::analysis` holds the checks).
     fn try_from(args: AnalyzeArgs) -> Result<Self> {
         let input = match (args.input, args.gold, args.ratings.is_empty()) {
-            (Some(path), None, true) => Input::One(path),
+            (Some(path), None, true) => Input::One(Table::File(path)),
             (None, Some(gold), false) => Input::Two {
-                gold,
-                ratings: args.ratings,
+                gold: Table::File(gold),
+                ratings: args.ratings.into_iter().map(Table::File).collect(),
             },
             _ => {
                 return Err(input_error(
@@ -232,7 +232,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
         let policy = args.no_majority;
         let annotators = match (&input, args.annotators.is_empty()) {
             (_, true) => None,
-            (Input::One(_) | Input::Values(_), false) => Some((args.annotators.clone(), policy)),
+            (Input::One(_), false) => Some((args.annotators.clone(), policy)),
             (Input::Two { .. }, false) => return Err(input_error(
                 "--annotators reads every annotator and the judge from one file; use --input FILE",
             )),

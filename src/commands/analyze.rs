@@ -8,7 +8,7 @@ use crate::error::input_error;
 use crate::evaluation::annotators;
 use crate::evaluation::evaluator;
 use crate::metrics::{Agreement, Contingency, Labels};
-use crate::run::analysis::{Analysis, Input, LongForm, Settings};
+use crate::run::analysis::{Analysis, Input, LongForm, Settings, Table};
 use anyhow::Result;
 
 /// Agreement for one set of pairs, with bootstrap intervals when asked.
@@ -40,17 +40,21 @@ pub fn by_group(
     Ok(groups)
 }
 
+/// A table's frame: its file read, or the values handed over.
+fn read(table: &Table) -> Result<Frame> {
+    match table {
+        Table::File(path) => frame::read(path),
+        Table::Values(frame) => Ok(frame.clone()),
+    }
+}
+
 pub fn run(settings: &Settings) -> Result<Analysis> {
     // One table (a file or a program's values), or the two files to join.
     let one = match &settings.input {
-        Input::One(path) => Ok(frame::read(path)?),
-        Input::Values(frame) => Ok(frame.clone()),
+        Input::One(table) => Ok(read(table)?),
         Input::Two { gold, ratings } => {
-            let gold_frame = frame::read(gold)?;
-            let rating_frames: Vec<_> = ratings
-                .iter()
-                .map(|r| frame::read(r))
-                .collect::<Result<_>>()?;
+            let gold_frame = read(gold)?;
+            let rating_frames: Vec<_> = ratings.iter().map(read).collect::<Result<_>>()?;
             let named = settings.long.annotation.as_deref();
             let long = settings.long.asked()
                 || rating_frames.len() > 1

@@ -8,31 +8,42 @@ use crate::metrics::{Agreement, Labels};
 use anyhow::Result;
 use std::path::PathBuf;
 
-/// Where the labels come from.
+/// Where a table comes from: a file, or values a program handed over (the Python module's
+/// `analyze`), read alike.
+#[derive(Debug, Clone)]
+pub enum Table {
+    File(PathBuf),
+    Values(Frame),
+}
+
+impl Table {
+    /// How the table is named in reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Table::File(path) => path.display().to_string(),
+            Table::Values(frame) => frame.path.display().to_string(),
+        }
+    }
+}
+
+/// What `analyze` reads: one table, or a gold table and one ratings table or several (one
+/// judge's samples) to join.
 #[derive(Debug, Clone)]
 pub enum Input {
-    One(PathBuf),
-    /// A gold file and one ratings file, or several (one judge's samples).
-    Two {
-        gold: PathBuf,
-        ratings: Vec<PathBuf>,
-    },
-    /// Values a program handed over (the Python module's `analyze`), read like one file.
-    Values(Frame),
+    One(Table),
+    Two { gold: Table, ratings: Vec<Table> },
 }
 
 impl Input {
     /// How the source is named in reports.
     pub fn describe(&self) -> String {
         match self {
-            Input::One(path) => path.display().to_string(),
-            Input::Values(frame) => frame.path.display().to_string(),
+            Input::One(table) => table.describe(),
             Input::Two { gold, ratings } => {
-                let ratings: Vec<String> =
-                    ratings.iter().map(|r| r.display().to_string()).collect();
+                let ratings: Vec<String> = ratings.iter().map(Table::describe).collect();
                 format!(
                     "{} (gold) × {} (ratings)",
-                    gold.display(),
+                    gold.describe(),
                     ratings.join(" + ")
                 )
             }
