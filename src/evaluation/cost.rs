@@ -108,51 +108,93 @@ pub struct Frontier {
     pub left_out: Vec<String>,
 }
 
-/// The unit a run's costs are counted in: the one asked for, else dollars when every
-/// configuration that calls a judge has a price, else tokens when any reported some, else
-/// requests.
-fn unit(run: &RunRecord, asked: Option<CostUnit>) -> CostUnit {
+/// The unit costs are counted in: the one asked for, else dollars when every configuration
+/// that calls a judge has a price, else tokens when any reported some, else requests.
+fn unit(costs: &[&Cost], asked: Option<CostUnit>) -> CostUnit {
     if let Some(u) = asked {
         return u;
     }
-    let calling = || run.configs.iter().filter(|c| c.cost.calls > 0);
-    if calling().next().is_some() && calling().all(|c| c.cost.usd.is_some()) {
+    let calling = || costs.iter().filter(|c| c.calls > 0);
+    if calling().next().is_some() && calling().all(|c| c.usd.is_some()) {
         CostUnit::Usd
-    } else if calling().any(|c| c.cost.tokens_in + c.cost.tokens_out > 0) {
+    } else if calling().any(|c| c.tokens_in + c.tokens_out > 0) {
         CostUnit::Tokens
     } else {
         CostUnit::Requests
     }
 }
 
-/// The frontier of a run, each configuration's headline metric in `values` (over the items it
-/// rated); None with fewer than two configurations on the chart.
+/// A paired difference best − candidate, as a form measures it: the point difference, its
+/// resampled differences and the items (or rows) both rated.
+#[derive(Debug, Clone, Default)]
+pub struct PairedDraws {
+    pub difference: f64,
+    pub draws: Vec<f64>,
+    pub n: u64,
+}
+
+/// The configurations a frontier is drawn over, whatever the form: each one's name, cost and
+/// headline value (`metric` names it).
+#[derive(Debug)]
+pub struct Costed<'a> {
+    pub names: Vec<&'a str>,
+    pub costs: Vec<&'a Cost>,
+    pub values: Vec<f64>,
+    pub metric: &'static str,
+}
+
+/// The frontier of a run over pairs, each configuration's headline metric in `values` (over
+/// the items it rated); None with fewer than two configurations on the chart.
 pub fn frontier(
     run: &RunRecord,
     values: &[f64],
     settings: CostSettings,
     (bootstrap, seed): (usize, u64),
 ) -> Option<Frontier> {
-    let unit = unit(run, settings.unit);
+    let costed = Costed {
+        names: run.configs.iter().map(|c| c.name.as_str()).collect(),
+        costs: run.configs.iter().map(|c| &c.cost).collect(),
+        values: values.to_vec(),
+        metric: settings.metric.key(),
+    };
+    frontier_of(&costed, settings, |best, candidate| {
+        paired_items(run, (best, candidate), settings.metric, (bootstrap, seed))
+    })
+}
+
+/// The frontier of any form's configurations: `paired(best, candidate)` measures the paired
+/// difference a non-inferiority test reads.
+pub fn frontier_of(
+    costed: &Costed,
+    settings: CostSettings,
+    paired: impl Fn(usize, usize) -> PairedDraws,
+) -> Option<Frontier> {
+    let unit = unit(&costed.costs, settings.unit);
     let mut left_out = Vec::new();
     let mut points: Vec<Point> = Vec::new();
-    for (index, (config, &value)) in run.configs.iter().zip(values).enumerate() {
+    for (index, ((name, cost), &value)) in costed
+        .names
+        .iter()
+        .zip(&costed.costs)
+        .zip(&costed.values)
+        .enumerate()
+    {
         // A configuration that makes no call costs nothing in any unit (baselines, juries of
         // nothing); dollars need a price otherwise.
-        let cost = if config.cost.calls == 0 {
+        let cost = if cost.calls == 0 {
             Some(0.0)
         } else {
-            unit.of(&config.cost)
+            unit.of(cost)
         };
         match cost.filter(|_| value.is_finite()) {
             Some(cost) => points.push(Point {
-                name: config.name.clone(),
+                name: name.to_string(),
                 index,
                 cost,
                 value,
                 frontier: false,
             }),
-            None => left_out.push(config.name.clone()),
+            None => left_out.push(name.to_string()),
         }
     }
     if points.len() < 2 {
@@ -174,7 +216,7 @@ pub fn frontier(
         .rev()
         .filter(|p| p.frontier && p.cost < best.cost)
     {
-        let test = non_inferior(run, (&best, p), settings, (bootstrap, seed));
+        let test = non_inferior((&best, p), settings.margin, paired(best.index, p.index));
         let passed = test.non_inferior;
         tests.push(test);
         if !passed {
@@ -183,7 +225,7 @@ pub fn frontier(
     }
     let cheapest = tests.iter().rev().find(|t| t.non_inferior).cloned();
     Some(Frontier {
-        metric: settings.metric.key(),
+        metric: costed.metric,
         unit,
         margin: settings.margin,
         frontier: points
@@ -210,38 +252,47 @@ fn pair_values(joint: &[u64], metric: Statistic) -> (f64, f64) {
     )
 }
 
-/// The test of `candidate` against `best`: best − candidate on the items both rated, its
-/// paired bootstrap, and whether the one-sided 95% bound lies below the margin.
-fn non_inferior(
+/// best − candidate on the items both rated, and its paired bootstrap over them.
+fn paired_items(
     run: &RunRecord,
-    (best, candidate): (&Point, &Point),
-    settings: CostSettings,
+    (best, candidate): (usize, usize),
+    metric: Statistic,
     (bootstrap, seed): (usize, u64),
-) -> NonInferior {
-    let joint = crate::evaluation::compare::joint_table(run, best.index, candidate.index);
+) -> PairedDraws {
+    let joint = crate::evaluation::compare::joint_table(run, best, candidate);
     let n: u64 = joint.iter().sum();
-    let (a, b) = pair_values(&joint, settings.metric);
-    let mut rng = ChaCha8Rng::seed_from_u64(
-        seed ^ 0x636f_7374 ^ ((best.index as u64) << 32 | candidate.index as u64),
-    );
+    let (a, b) = pair_values(&joint, metric);
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ 0x636f_7374 ^ ((best as u64) << 32 | candidate as u64));
     let resamples = if n > 0 { bootstrap } else { 0 };
-    let mut draws = redraws(&joint, resamples, 1, &mut rng, |w| {
-        let (x, y) = pair_values(w, settings.metric);
+    let draws = redraws(&joint, resamples, 1, &mut rng, |w| {
+        let (x, y) = pair_values(w, metric);
         vec![x - y]
     })
     .pop()
     .unwrap_or_default();
+    PairedDraws {
+        difference: a - b,
+        draws,
+        n,
+    }
+}
+
+/// The test of `candidate` against `best` from their paired difference: whether the one-sided
+/// 95% bound (the 95th percentile of the resampled differences) lies below the margin.
+fn non_inferior((best, candidate): (&Point, &Point), margin: f64, p: PairedDraws) -> NonInferior {
+    let mut draws = p.draws;
     let (lo, hi) = (percentile(&mut draws, 5.0), percentile(&mut draws, 95.0));
     let ci = (lo.is_finite() && hi.is_finite()).then_some([lo, hi]);
     NonInferior {
         name: candidate.name.clone(),
         index: candidate.index,
         cost: candidate.cost,
-        difference: a - b,
+        difference: p.difference,
         ci,
         ratio: (candidate.cost > 0.0).then(|| best.cost / candidate.cost),
-        n,
-        non_inferior: ci.is_some_and(|[_, upper]| upper < settings.margin),
+        n: p.n,
+        non_inferior: ci.is_some_and(|[_, upper]| upper < margin),
     }
 }
 

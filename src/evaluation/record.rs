@@ -96,6 +96,23 @@ pub struct Cost {
     pub usd: Option<f64>,
 }
 
+impl Cost {
+    /// What calls with this usage cost (`usd` with a price for the model), in `wall_seconds`.
+    pub fn of_usage(u: &crate::raters::Usage, wall_seconds: f64, usd: Option<f64>) -> Self {
+        Self {
+            calls: u.calls,
+            cache_hits: u.cache_hits,
+            tokens_in: u.tokens_in,
+            tokens_out: u.tokens_out,
+            tokens_reasoning: u.tokens_reasoning,
+            wall_seconds,
+            requests: Some(u.requests),
+            request_seconds: Some(u.request_seconds()),
+            usd,
+        }
+    }
+}
+
 /// One configuration's outcomes, aligned with the run's items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigRecord {

@@ -7,6 +7,7 @@
 use crate::dataset::rewardbench2::items::RowItems;
 use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::error::input_error;
+use crate::evaluation::cost::{frontier_of, CostSettings, Costed, Frontier, PairedDraws};
 use crate::evaluation::rewardbench2::analytics;
 use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Slots};
 use crate::evaluation::rewardbench2::{board, chance, decided, Board, Scored};
@@ -54,6 +55,8 @@ pub struct Rb2Config {
     pub tally: CallTally,
     /// What its calls cost in dollars, with a price.
     pub usd: Option<f64>,
+    /// What its calls cost, in every unit (dollars with a price).
+    pub cost: crate::evaluation::Cost,
     /// Ranking: the rows outside Ties whose pick the other reader reads differently.
     pub readers_disagree: Option<usize>,
     /// Per row (the set's order): what the judge made of it; empty for scores.
@@ -78,6 +81,8 @@ pub struct Rb2Run {
     pub shown: Vec<Shown>,
     /// Every pair of configurations, paired bootstrap, Holm-adjusted.
     pub comparisons: Vec<Paired>,
+    /// The cost frontier of the compared score (None with fewer than two on the chart).
+    pub cost_frontier: Option<Frontier>,
     /// The configurations no comparison finds worse than the best, the best first.
     pub group: Vec<usize>,
     /// The judges' response caches.
@@ -226,19 +231,30 @@ fn other(missing: Missing) -> Missing {
 /// Every configuration's rows scored under both missing-score rules, with the analytics;
 /// the paired comparisons of every two and the group of the best. `calibrate` and `report
 /// DIR` both score a run here.
+/// What scoring a RewardBench 2 run gives: each configuration, the paired comparisons, the
+/// group no comparison finds worse than the best, and the cost frontier.
+#[derive(Debug)]
+pub struct Rb2Scores {
+    pub configs: Vec<Rb2Config>,
+    pub comparisons: Vec<analytics::Paired>,
+    pub group: Vec<usize>,
+    pub cost_frontier: Option<Frontier>,
+}
+
 pub fn score(
     rows: &[Shown],
     made: Vec<Rb2Made>,
     missing: Missing,
-    bootstrap: usize,
-    seed: u64,
-) -> (Vec<Rb2Config>, Vec<analytics::Paired>, Vec<usize>) {
+    (bootstrap, seed): (usize, u64),
+    cost: crate::run::settings::CostOptions,
+) -> Rb2Scores {
     let configs: Vec<Rb2Config> = made
         .into_iter()
         .map(|m| config(rows, m, missing, bootstrap, seed))
         .collect();
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
-    let comparisons = analytics::compare(&scored, missing, bootstrap, seed);
+    let redrawn = analytics::redrawn(&scored, missing, bootstrap, seed);
+    let comparisons = analytics::compare(&redrawn);
     let group = analytics::best_group(
         &configs
             .iter()
@@ -246,8 +262,39 @@ pub fn score(
             .collect::<Vec<_>>(),
         &comparisons,
     );
-    (configs, comparisons, group)
+    // The frontier of the score the comparisons test, its non-inferiority tests on the same
+    // redraws of the rows.
+    let costed = Costed {
+        names: configs.iter().map(|c| c.name.as_str()).collect(),
+        costs: configs.iter().map(|c| &c.cost).collect(),
+        values: redrawn.points.clone(),
+        metric: COMPARED,
+    };
+    let settings = CostSettings {
+        // RewardBench 2's score is an accuracy; the frontier reads `costed.values`.
+        metric: crate::metrics::Statistic::Accuracy,
+        unit: cost.unit,
+        margin: cost.margin,
+    };
+    let cost_frontier = frontier_of(&costed, settings, |best, candidate| {
+        let (difference, draws) = redrawn.paired(best, candidate);
+        PairedDraws {
+            difference,
+            draws,
+            n: rows.len() as u64,
+        }
+    });
+    Rb2Scores {
+        configs,
+        comparisons,
+        group,
+        cost_frontier,
+    }
 }
+
+/// The score RewardBench 2's comparisons and cost frontier read: the mean of the subset
+/// scores (the leaderboard when all six are there).
+pub const COMPARED: &str = "mean_subset_score";
 
 /// A configuration's record from what it made of the rows: both boards and the analytics.
 fn config(
@@ -290,6 +337,7 @@ fn config(
             board(&scored, missing, bootstrap, seed),
             board(&scored, other(missing), bootstrap, seed),
         ],
+        cost: crate::evaluation::Cost::of_usage(&made.tally.usage, 0.0, made.usd),
         tally: made.tally,
         usd: made.usd,
         readers_disagree,

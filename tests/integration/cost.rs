@@ -472,10 +472,46 @@ fn rewardbench2_configurations_cost_dollars_at_their_price() {
     for (c, want) in configs.iter().zip([usd, usd, 2.0 * usd]) {
         let got = c["calls"]["usd"].as_f64().expect("dollars");
         assert!((got - want).abs() < 1e-12, "{}: {got} vs {want}", c["name"]);
+        // configs[i].cost as a run over pairs has it: dollars, per 1000 rows, requests.
+        let cost = &c["cost"];
+        assert!(
+            (cost["usd"].as_f64().expect("usd") - want).abs() < 1e-12,
+            "{cost}"
+        );
+        let per_1000 = cost["usd_per_1000"].as_f64().expect("per 1000");
+        assert!((per_1000 - want * 1000.0 / 19.0).abs() < 1e-12, "{cost}");
+        assert_eq!(cost["prompt_tokens"], c["calls"]["tokens_in"]);
     }
+    // The cost frontier of the compared score: in dollars (every judge has a price), each
+    // point the configuration's mean subset score, the jury (twice the price) never cheaper.
+    let f = &doc["cost_frontier"];
+    assert_eq!(f["unit"], "usd", "{f}");
+    assert_eq!(f["metric"], "mean_subset_score");
+    let points = f["points"].as_array().expect("points");
+    assert_eq!(points.len(), 3);
+    for p in points {
+        let c = configs
+            .iter()
+            .find(|c| c["name"] == p["name"])
+            .expect("a configuration");
+        assert_eq!(p["cost"], c["cost"]["usd"]);
+    }
+    assert!(points
+        .iter()
+        .all(|p| p["name"] != "both" || p["cost"].as_f64() == Some(2.0 * usd)));
+    assert!(
+        terminal.contains("Cost and agreement, cheapest first (cost in dollars"),
+        "{terminal}"
+    );
     let again = json_of(&["report", out.to_str().expect("utf-8"), "--json"]);
     assert_eq!(again["configs"], doc["configs"]);
+    assert_eq!(again["cost_frontier"], doc["cost_frontier"]);
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics.csv");
+    assert!(metrics.contains(",cost,") && metrics.contains(",cost_frontier,"));
     // Without a price, no dollars.
     let plain = json_of(&strs(&on_rows(&dir.path().join("plain"), &["--json"])));
     assert!(plain["configs"][0]["calls"].get("usd").is_none());
+    assert!(plain["configs"][0]["cost"]["usd"].is_null());
+    // One configuration: nothing to draw a frontier through.
+    assert!(plain["cost_frontier"].is_null());
 }

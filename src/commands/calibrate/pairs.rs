@@ -39,17 +39,7 @@ pub fn checksum(dataset: &Dataset) -> String {
 
 /// What a configuration's calls cost, in dollars too with a price for its model.
 fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>) -> Cost {
-    Cost {
-        calls: u.calls,
-        cache_hits: u.cache_hits,
-        tokens_in: u.tokens_in,
-        tokens_out: u.tokens_out,
-        tokens_reasoning: u.tokens_reasoning,
-        wall_seconds,
-        requests: Some(u.requests),
-        request_seconds: Some(u.request_seconds()),
-        usd: u.usd(price),
-    }
+    Cost::of_usage(&u, wall_seconds, u.usd(price))
 }
 
 /// Items as the evaluation sees them.

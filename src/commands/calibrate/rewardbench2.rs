@@ -26,7 +26,13 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let by_score = crate::run::rewardbench2::by_score(args.sort)?;
     let (made, out) = from_judges(args, &set)?;
     let missing = args.plan.judge.pointwise_missing;
-    let (configs, comparisons, group) = score(&set.rows, made, missing, args.bootstrap, set.seed);
+    let scores = score(
+        &set.rows,
+        made,
+        missing,
+        (args.bootstrap, set.seed),
+        args.cost,
+    );
     Ok(Rb2Run {
         head: RunHead {
             name: out.name,
@@ -39,10 +45,11 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
             created_unix: out.created,
         },
         rows: set.rows.len(),
-        configs,
+        configs: scores.configs,
         shown: set.rows,
-        comparisons,
-        group,
+        comparisons: scores.comparisons,
+        cost_frontier: scores.cost_frontier,
+        group: scores.group,
         caches: out.caches,
         by_score,
     })
@@ -185,7 +192,7 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
     let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
     let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
     let seed = file.data.seed;
-    let (configs, comparisons, group) = score(&rows, made, missing, bootstrap, seed);
+    let scores = score(&rows, made, missing, (bootstrap, seed), args.cost);
     Ok(Rb2Run {
         head: RunHead {
             name: file.name,
@@ -199,10 +206,11 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
             created_unix: file.created_unix,
         },
         rows: rows.len(),
-        configs,
+        configs: scores.configs,
         shown: rows,
-        comparisons,
-        group,
+        comparisons: scores.comparisons,
+        cost_frontier: scores.cost_frontier,
+        group: scores.group,
         caches: Vec::new(),
         by_score,
     })

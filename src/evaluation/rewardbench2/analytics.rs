@@ -264,16 +264,34 @@ pub struct Paired {
     pub test: MetricTest,
 }
 
-/// Every pair of configurations (rows in the same order for each), one paired bootstrap:
-/// each redraw draws rows within each subset (Ties by question) once for all configurations.
-pub fn compare(
-    configs: &[&[Scored]],
-    missing: Missing,
-    resamples: usize,
-    seed: u64,
-) -> Vec<Paired> {
+/// Every configuration's score (the mean of the subset scores) on the rows, and on each
+/// redraw of one paired bootstrap shared by all of them.
+#[derive(Debug, Clone, Default)]
+pub struct Redrawn {
+    pub points: Vec<f64>,
+    /// `draws[k][r]`: configuration k on redraw r.
+    pub draws: Vec<Vec<f64>>,
+    pub resamples: usize,
+}
+
+impl Redrawn {
+    /// a − b on the rows, and on each redraw.
+    pub fn paired(&self, a: usize, b: usize) -> (f64, Vec<f64>) {
+        let diffs = self.draws[a]
+            .iter()
+            .zip(&self.draws[b])
+            .map(|(x, y)| x - y)
+            .collect();
+        (self.points[a] - self.points[b], diffs)
+    }
+}
+
+/// The configurations' scores (rows in the same order for each) on the rows and on
+/// `resamples` redraws: each redraw draws rows within each subset (Ties by question) once for
+/// all configurations.
+pub fn redrawn(configs: &[&[Scored]], missing: Missing, resamples: usize, seed: u64) -> Redrawn {
     let Some(first) = configs.first() else {
-        return Vec::new();
+        return Redrawn::default();
     };
     let results: Vec<Vec<Option<f64>>> = configs.iter().map(|c| results(c, missing)).collect();
     let strata = strata(first);
@@ -311,15 +329,24 @@ pub fn compare(
             draws[k].push(score_on(c, &results[k], missing, &drawn));
         }
     }
+    Redrawn {
+        points,
+        draws,
+        resamples,
+    }
+}
+
+/// Every pair of configurations on their redrawn scores, Holm over every pair.
+pub fn compare(r: &Redrawn) -> Vec<Paired> {
+    let k = r.points.len();
     let mut out = Vec::new();
-    for a in 0..configs.len() {
-        for b in a + 1..configs.len() {
-            let diffs: Vec<f64> = draws[b].iter().zip(&draws[a]).map(|(y, x)| y - x).collect();
-            let diff = points[b] - points[a];
+    for a in 0..k {
+        for b in a + 1..k {
+            let (diff, diffs) = r.paired(b, a);
             out.push(Paired {
                 a,
                 b,
-                test: if resamples == 0 {
+                test: if r.resamples == 0 {
                     MetricTest::untested(diff)
                 } else {
                     MetricTest::from_draws(diff, &diffs)
@@ -406,7 +433,7 @@ mod tests {
         let better: Vec<Scored> = (0..20)
             .map(|_| row("Math", &[1.0, 0.0], Some(1.0)))
             .collect();
-        let pairs = compare(&[&rows, &rows, &better], Missing::Drop, 200, 7);
+        let pairs = compare(&redrawn(&[&rows, &rows, &better], Missing::Drop, 200, 7));
         assert_eq!(pairs.len(), 3);
         assert_eq!(pairs[0].test.diff, 0.0);
         assert_eq!(

@@ -3,6 +3,7 @@
 //! frontier. `configs[i].cost` and `cost_frontier` serialize the result types.
 
 use crate::evaluation::cost::{ConfigCost, CostUnit, Frontier, NonInferior};
+use crate::evaluation::Cost;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{statistic_name, thousands};
@@ -64,11 +65,11 @@ struct CostJson {
     reasoning_share_of_budget: f64,
 }
 
-/// `configs[i].cost`, with the share of the token budget spent thinking (the ranking's).
-fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
-    let c = &run.record.configs[i].cost;
+/// `configs[i].cost`, with the share of the token budget spent thinking (the ranking's), of
+/// a configuration that cost `c` over `items` items (or rows).
+pub fn config_json(c: &Cost, items: usize, reasoning_share: f64) -> serde_json::Value {
     serde_json::to_value(CostJson {
-        cost: ConfigCost::of(c, run.record.items.len()),
+        cost: ConfigCost::of(c, items),
         calls: c.calls,
         cache_hits: c.cache_hits,
         tokens_in: c.tokens_in,
@@ -80,13 +81,35 @@ fn config_json(run: &Run, i: usize, reasoning_share: f64) -> serde_json::Value {
     .unwrap_or_default()
 }
 
+/// What the cost outputs read, whatever the form: the frontier, the name of the metric it is
+/// drawn on, the items (or rows) rated and each configuration's cost, in the run's order.
+#[derive(Debug)]
+pub struct Costs<'a> {
+    pub frontier: Option<&'a Frontier>,
+    pub metric: &'a str,
+    pub items: usize,
+    pub costs: Vec<&'a Cost>,
+}
+
+impl<'a> Costs<'a> {
+    /// A run over pairs': the frontier on its sort metric.
+    fn of_run(run: &'a Run) -> Self {
+        Self {
+            frontier: run.evaluation.of_run::<Frontier>(),
+            metric: statistic_name(run.meta.sort.statistic()),
+            items: run.record.items.len(),
+            costs: run.record.configs.iter().map(|c| &c.cost).collect(),
+        }
+    }
+}
+
 /// The answer's line: the cheapest configuration not worse than the best by more than the
 /// margin, or that none is shown to be.
-pub fn answer(run: &Run) -> Vec<String> {
-    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
+pub fn answer(costs: &Costs) -> Vec<String> {
+    let Some(f) = costs.frontier else {
         return Vec::new();
     };
-    let metric = statistic_name(run.meta.sort.statistic());
+    let metric = costs.metric;
     let best = format!("{} ({})", f.best, amount(f.unit, f.best_cost));
     match &f.cheapest_non_inferior {
         Some(t) => vec![format!(
@@ -112,11 +135,9 @@ pub fn answer(run: &Run) -> Vec<String> {
 }
 
 /// What each configuration cost beside its metric, cheapest first, the frontier marked.
-fn table(run: &Run) -> Option<Table> {
-    let f = run
-        .evaluation
-        .of_run::<crate::evaluation::cost::Frontier>()?;
-    let metric = statistic_name(run.meta.sort.statistic());
+pub fn table(costs: &Costs) -> Option<Table> {
+    let f = costs.frontier?;
+    let metric = costs.metric;
     let unit = match f.unit {
         CostUnit::Usd => "dollars",
         CostUnit::Tokens => "tokens",
@@ -138,9 +159,9 @@ fn table(run: &Run) -> Option<Table> {
             "vs best",
         ],
     );
-    let items = run.record.items.len();
+    let items = costs.items;
     for p in &f.points {
-        let c = ConfigCost::of(&run.record.configs[p.index].cost, items);
+        let c = ConfigCost::of(costs.costs[p.index], items);
         let per_1000 = if items > 0 {
             figure(f.unit, p.cost * 1000.0 / items as f64)
         } else {
@@ -197,9 +218,9 @@ fn table(run: &Run) -> Option<Table> {
 }
 
 /// metrics.csv rows: each configuration's cost, and (scope `cost_frontier`) its test.
-pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
-    let c = ConfigCost::of(&run.record.configs[i].cost, run.record.items.len());
-    let n = run.record.items.len() as u64;
+pub fn tidy(rows: &mut TidyRows, costs: &Costs, i: usize) {
+    let c = ConfigCost::of(costs.costs[i], costs.items);
+    let n = costs.items as u64;
     for (key, v) in [
         ("usd", c.usd),
         ("usd_per_1000", c.usd_per_1000),
@@ -214,7 +235,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
             rows.push("cost", n, key, v, None);
         }
     }
-    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
+    let Some(f) = costs.frontier else {
         return;
     };
     if let Some(p) = f.points.iter().find(|p| p.index == i) {
@@ -246,11 +267,11 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
 }
 
 /// report.html's figure: each configuration's metric against its cost, the frontier drawn.
-fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
-    let Some(f) = run.evaluation.of_run::<crate::evaluation::cost::Frontier>() else {
+pub fn svg(costs: &Costs) -> anyhow::Result<Option<(String, String)>> {
+    let Some(f) = costs.frontier else {
         return Ok(None);
     };
-    let metric = statistic_name(run.meta.sort.statistic());
+    let metric = costs.metric;
     let points: Vec<(String, f64, f64, bool)> = f
         .points
         .iter()
@@ -271,6 +292,18 @@ fn svg(run: &Run) -> anyhow::Result<Option<(String, String)>> {
     )))
 }
 
+/// report.html's and plots/' `cost.svg`.
+pub fn figure_of(costs: &Costs) -> anyhow::Result<Vec<Figure>> {
+    Ok(svg(costs)?
+        .map(|(title, svg)| Figure {
+            file: "cost.svg".into(),
+            title,
+            svg,
+        })
+        .into_iter()
+        .collect())
+}
+
 /// The frontier for `--json` (`cost_frontier`).
 pub fn json(f: &Frontier) -> serde_json::Value {
     serde_json::to_value(f).unwrap_or(serde_json::Value::Null)
@@ -289,20 +322,13 @@ impl Section for CostSection {
         Place::Lead
     }
     fn tables(&self, run: &Run, _order: &[usize], _view: View) -> Vec<Table> {
-        table(run).into_iter().collect()
+        table(&Costs::of_run(run)).into_iter().collect()
     }
     fn answer(&self, run: &Run, _order: &[usize]) -> Vec<String> {
-        answer(run)
+        answer(&Costs::of_run(run))
     }
     fn figures(&self, run: &Run, _order: &[usize]) -> anyhow::Result<Vec<Figure>> {
-        Ok(svg(run)?
-            .map(|(title, svg)| Figure {
-                file: "cost.svg".into(),
-                title,
-                svg,
-            })
-            .into_iter()
-            .collect())
+        figure_of(&Costs::of_run(run))
     }
     fn run_json(&self, run: &Run) -> Vec<(&'static str, serde_json::Value)> {
         key(
@@ -324,9 +350,9 @@ impl Section for CostSection {
             c.calls,
             run.meta.configs[i].max_tokens,
         );
-        vec![("cost", config_json(run, i, share))]
+        vec![("cost", config_json(c, run.record.items.len(), share))]
     }
     fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        tidy(rows, run, i);
+        tidy(rows, &Costs::of_run(run), i);
     }
 }

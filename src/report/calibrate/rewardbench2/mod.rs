@@ -2,6 +2,7 @@
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
 use crate::report::calibrate::answer::{standing, Best, RunnerUp};
+use crate::report::calibrate::cost::{self, Costs};
 use crate::report::calibrate::screen::{Block, Screen};
 use crate::report::media::format::{fixed, with_ci};
 use crate::report::media::table::Table;
@@ -70,7 +71,8 @@ fn board_json(b: &Board, named: bool) -> BoardJson<'_> {
     }
 }
 
-/// A configuration: its leaderboard under the chosen rule and the other, and the analytics.
+/// A configuration: its leaderboard under the chosen rule and the other, the analytics and
+/// its cost (as a run over pairs has it).
 #[derive(Serialize)]
 struct ConfigJson<'a> {
     name: &'a str,
@@ -79,6 +81,7 @@ struct ConfigJson<'a> {
     rewardbench2_other_missing_rule: BoardJson<'a>,
     #[serde(flatten)]
     analytics: analytics::ConfigJson<'a>,
+    cost: Value,
 }
 
 #[derive(Serialize)]
@@ -97,6 +100,20 @@ struct RunJson<'a> {
     configs: Vec<ConfigJson<'a>>,
     comparisons: Vec<analytics::ComparisonJson<'a>>,
     best_group: Vec<&'a str>,
+    /// The frontier of the compared score against cost, and the cheapest configuration not
+    /// worse than the best by the margin (`evaluation::cost`, as for pairs).
+    cost_frontier: Option<&'a crate::evaluation::cost::Frontier>,
+}
+
+/// The cost outputs' view of a RewardBench 2 run: its frontier on the compared score, over
+/// its rows.
+pub fn costs(run: &Rb2Run) -> Costs<'_> {
+    Costs {
+        frontier: run.cost_frontier.as_ref(),
+        metric: "mean subset score",
+        items: run.rows,
+        costs: run.configs.iter().map(|c| &c.cost).collect(),
+    }
 }
 
 pub fn to_json(run: &Rb2Run) -> Value {
@@ -117,6 +134,9 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 rewardbench2: board_json(&c.boards[0], false),
                 rewardbench2_other_missing_rule: board_json(&c.boards[1], true),
                 analytics: analytics::config_json(c),
+                // The share of a thinking budget needs each call's max_tokens, which a
+                // RewardBench 2 run does not keep: null.
+                cost: cost::config_json(&c.cost, run.rows, f64::NAN),
             })
             .collect(),
         comparisons: run
@@ -129,6 +149,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
             .iter()
             .map(|&k| run.configs[k].name.as_str())
             .collect(),
+        cost_frontier: run.cost_frontier.as_ref(),
     })
     .unwrap_or_default()
 }
@@ -209,6 +230,7 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
         t.notes.extend(analytics::config_lines(c));
         out.push(t);
     }
+    out.extend(cost::table(&costs(run)));
     out.extend(analytics::comparison_table(run));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
@@ -333,6 +355,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             run.configs[best].name
         ));
     }
+    out.extend(cost::answer(&costs(run)));
     out.extend(warnings(run, &order));
     out
 }
@@ -376,8 +399,11 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
 /// rows are scored, or every configuration's table.
 pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
     let all = tables(run);
-    let comparisons = all.len().saturating_sub(2);
-    // Without --details: the comparisons (the question's answer) and how rows are scored.
+    // The cost table, when there is a frontier, comes before the comparisons.
+    let lead = usize::from(run.cost_frontier.is_some());
+    let comparisons = all.len().saturating_sub(2 + lead);
+    // Without --details: the cost, the comparisons (the question's answer) and how rows are
+    // scored.
     let shown = |k: usize| details || k >= comparisons || run.configs.len() <= 1;
     let screen = Screen {
         header: header(run).lines().map(String::from).collect(),

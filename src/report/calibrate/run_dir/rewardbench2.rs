@@ -136,8 +136,10 @@ fn write_ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
 
 fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
     let mut rows = TidyRows::default();
-    for c in &run.configs {
+    let costs = crate::report::calibrate::rewardbench2::costs(run);
+    for (k, c) in run.configs.iter().enumerate() {
         rows.set_config(&c.name);
+        crate::report::calibrate::cost::tidy(&mut rows, &costs, k);
         for (b, suffix) in [
             (&c.boards[0], String::new()),
             (&c.boards[1], format!("_{}", c.boards[1].missing.key())),
@@ -420,7 +422,12 @@ pub fn write(run: &Rb2Run) -> Result<()> {
             command: run.head.command.join(" "),
             simulated: run.configs.iter().any(|c| c.simulated),
             tables: crate::report::calibrate::rewardbench2::tables(run),
-            plots: Vec::new(),
+            plots: crate::report::calibrate::cost::figure_of(
+                &crate::report::calibrate::rewardbench2::costs(run),
+            )?
+            .into_iter()
+            .map(|f| crate::report::media::html::plot(f.title, f.svg))
+            .collect(),
             browser: Some(Browser {
                 data: browser(run)?,
                 title: "Rows",
