@@ -469,12 +469,15 @@ fn registered(sections: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Who may use an analytic's report file besides the registry: the other commands that show
-/// the same measures (`analyze`, `data`'s annotator summary), each for its own document.
+/// Who may use an analytic's report file besides the registry: the other commands and forms
+/// that show the same measures (`analyze`, `data`'s annotator summary, RewardBench 2's run and
+/// its run directory with the cost analysis), each for its own document.
 const ANALYTIC_USERS: &[&str] = &[
     "report/calibrate/sections.rs",
     "report/analyze.rs",
     "report/data.rs",
+    "report/calibrate/rewardbench2/mod.rs",
+    "report/calibrate/run_dir/rewardbench2.rs",
 ];
 
 #[test]
