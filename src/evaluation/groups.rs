@@ -8,9 +8,9 @@
 //! adjusted p-value is at least 0.05; one without a common rated item is untested, and in no
 //! group.
 
-use super::paired::{holm, mcnemar_exact};
 use super::record::RunRecord;
 use super::result::{ConfigResult, Scope};
+use crate::metrics::paired::{holm, mcnemar_exact};
 use crate::metrics::Statistic;
 use std::collections::BTreeMap;
 

@@ -12,6 +12,7 @@ pub mod calibration;
 mod contingency;
 pub mod general;
 mod kappa;
+pub mod paired;
 pub mod power;
 pub mod pvalue;
 mod rank;
