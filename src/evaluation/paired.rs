@@ -4,7 +4,7 @@
 //! Every test here has an interval dual to it: at any level 1 − γ, the interval excludes 0
 //! exactly when the test's p-value is below γ. Holm's procedure tests the pair at step j (the
 //! j-th smallest p of m) at γ = α/(m − j), and stops at the first step r that does not reject;
-//! each interval is given at the level of the step that decided its pair, α/(m − min(j, r)).
+//! each interval is given at the level of the step that decided its pair, 1 − α/(m − min(j, r)).
 //! So an interval excludes 0 exactly when its pair is called different, in every output.
 //!
 //! The tests:
