@@ -172,6 +172,13 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     }
 }
 
+impl Comparison {
+    /// Whether the pair has a verdict (`--family`): a metric's test was Holm-adjusted.
+    pub fn judged(&self) -> bool {
+        self.accuracy.judged() || self.kappa.judged()
+    }
+}
+
 /// Every pair of configurations, each metric's p-values Holm-adjusted over every tested pair
 /// (a pair without common rated items has no p-value and is not counted); under
 /// `Family::Best` a pair that does not involve the best (or a jury and its member) keeps its
@@ -208,11 +215,8 @@ pub fn compare_all(
     let accuracy_tests = adjust_holm(out.iter_mut().map(|c| &mut c.accuracy));
     let kappa_quadratic_tests = adjust_holm(out.iter_mut().map(|c| &mut c.kappa));
     for c in out.iter_mut().filter(|c| !in_family(c)) {
-        for t in [&mut c.accuracy, &mut c.kappa] {
-            t.p_holm = f64::NAN;
-            t.level = 0.95;
-            t.ci = t.ci95();
-        }
+        c.accuracy = c.accuracy.without_verdict();
+        c.kappa = c.kappa.without_verdict();
     }
     let tested = Tested {
         family: settings.family,

@@ -79,6 +79,27 @@ fn upper(p: f64, runs: usize) -> f64 {
     p + 2.326 * (p * (1.0 - p) / runs as f64).sqrt()
 }
 
+/// `runs` seeded runs of these judges, each with its number (the seed of its resamples).
+fn runs_of(
+    judges: &[Judge],
+    runs: usize,
+    seed: u64,
+) -> impl Iterator<Item = (u64, RunRecord)> + '_ {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..runs as u64).map(move |r| (r, run(judges, &mut rng)))
+}
+
+/// Each count of false verdicts over `runs` runs stays within α and its binomial margin.
+fn within_alpha(errors: &[usize], runs: usize) {
+    let bound = upper(super::super::paired::ALPHA, runs);
+    for e in errors {
+        assert!(
+            *e as f64 / runs as f64 <= bound,
+            "{errors:?} of {runs} runs (bound {bound})"
+        );
+    }
+}
+
 /// Nine configurations of the same judge: no verdict may be "better" in more than α of the
 /// runs (family-wise), for either family. The Holm family counts every pair: over the best's
 /// eight alone, these runs call a difference 13.6% of the time (the range of nine).
@@ -89,25 +110,16 @@ fn nine_equal_configurations_are_told_apart_at_most_alpha_of_the_time() {
         right: 0.7,
         tie: 0.1,
     }; 9];
-    let mut rng = ChaCha8Rng::seed_from_u64(53);
     // Runs with any verdict, per family (best, all) and metric (accuracy, κq).
-    let mut errors = [[0usize; 2]; 2];
-    for r in 0..runs {
-        let run = run(&judges, &mut rng);
+    let mut errors = [0usize; 4];
+    for (r, run) in runs_of(&judges, runs, 53) {
         for (k, family) in [Family::Best, Family::All].into_iter().enumerate() {
-            let c = comparisons(&run, settings(r as u64, family, 100));
-            errors[k][0] += usize::from(c.iter().any(|c| called(c.accuracy.finding())));
-            errors[k][1] += usize::from(c.iter().any(|c| called(c.kappa.finding())));
+            let c = comparisons(&run, settings(r, family, 100));
+            errors[2 * k] += usize::from(c.iter().any(|c| called(c.accuracy.finding())));
+            errors[2 * k + 1] += usize::from(c.iter().any(|c| called(c.kappa.finding())));
         }
     }
-    let bound = upper(super::super::paired::ALPHA, runs);
-    for e in errors.iter().flatten() {
-        let rate = *e as f64 / runs as f64;
-        assert!(
-            rate <= bound,
-            "{errors:?} of {runs} runs told apart (bound {bound})"
-        );
-    }
+    within_alpha(&errors, runs);
 }
 
 /// Two equally good configurations at the top and seven worse: the two are called different
@@ -124,22 +136,14 @@ fn two_equal_configurations_among_nine_keep_the_false_positive_rate() {
         tie: 0.1,
     };
     let judges = [top, top, worse, worse, worse, worse, worse, worse, worse];
-    let mut rng = ChaCha8Rng::seed_from_u64(54);
     let mut errors = [0usize; 2];
-    for r in 0..runs {
-        let run = run(&judges, &mut rng);
-        let c = comparisons(&run, settings(r as u64, Family::Best, 100));
+    for (r, run) in runs_of(&judges, runs, 54) {
+        let c = comparisons(&run, settings(r, Family::Best, 100));
         let pair = c.iter().find(|c| (c.a, c.b) == (0, 1)).expect("the pair");
         errors[0] += usize::from(called(pair.accuracy.finding()));
         errors[1] += usize::from(called(pair.kappa.finding()));
     }
-    let bound = upper(super::super::paired::ALPHA, runs);
-    for e in errors {
-        assert!(
-            e as f64 / runs as f64 <= bound,
-            "{errors:?} of {runs} runs (bound {bound})"
-        );
-    }
+    within_alpha(&errors, runs);
 }
 
 /// κq 0.6 against 0.3 (right 0.8 against 0.65, no ties) on 200 items, among nine
@@ -157,17 +161,15 @@ fn a_kappa_difference_of_three_tenths_is_found_as_often_as_the_percentile_interv
         tie: 0.0,
     };
     let judges = [good, fair, fair, fair, fair, fair, fair, fair, fair];
-    let mut rng = ChaCha8Rng::seed_from_u64(55);
     let (mut ours, mut percentile_rule) = (0usize, 0usize);
-    for r in 0..runs {
-        let run = run(&judges, &mut rng);
-        let c = comparisons(&run, settings(r as u64, Family::Best, 400));
+    for (r, run) in runs_of(&judges, runs, 55) {
+        let c = comparisons(&run, settings(r, Family::Best, 400));
         let pair = c.iter().find(|c| (c.a, c.b) == (0, 1)).expect("the pair");
         ours += usize::from(called(pair.kappa.finding()));
         // The unadjusted percentile interval of the same pair at α/m, from 4,000 resamples.
         let m = c.len() as f64;
         let joint = joint_table(&run, 0, 1);
-        let mut draw_rng = ChaCha8Rng::seed_from_u64(r as u64 ^ 0xabcd);
+        let mut draw_rng = ChaCha8Rng::seed_from_u64(r ^ 0xabcd);
         let mut d = crate::metrics::redraws(&joint, 4000, 1, &mut draw_rng, |w| {
             let (_, _, ka, kb) = stats(w);
             vec![kb - ka]

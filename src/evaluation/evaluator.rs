@@ -84,9 +84,6 @@ pub struct Versus {
     pub ci: Option<[f64; 2]>,
     /// Two-sided paired-bootstrap p-value (normal approximation from the resamples' SE).
     pub p_value: Option<f64>,
-    /// The test behind the figures, for a family's adjustment.
-    #[serde(skip)]
-    pub test: MetricTest,
 }
 
 /// Who is measured against the humans.
@@ -241,21 +238,24 @@ pub fn longest(humans: &[Annotations], texts: &[TextShape]) -> Vec<Annotations> 
 
 /// Human agreement of `a` minus that of `b` on the same resamples of the items.
 pub fn versus(sheets: &Sheets, a: Who, b: (&str, Who), resamples: usize, seed: u64) -> Versus {
+    Versus::of(b.0, agreement_test(sheets, (a, b.1), resamples, seed))
+}
+
+/// The paired test of `a`'s human agreement minus `b`'s on the same resamples of the items.
+fn agreement_test(sheets: &Sheets, (a, b): (Who, Who), resamples: usize, seed: u64) -> MetricTest {
     let n = sheets.humans.len();
     let memo = Memo::default();
     let diff =
-        |w: &[u64]| human_agreement(&memo, sheets, a, w) - human_agreement(&memo, sheets, b.1, w);
+        |w: &[u64]| human_agreement(&memo, sheets, a, w) - human_agreement(&memo, sheets, b, w);
     let point = diff(&vec![1; n]);
-    let test = if resamples > 0 && n > 0 {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
-            .pop()
-            .unwrap_or_default();
-        MetricTest::from_draws(point, &draws)
-    } else {
-        MetricTest::untested(point)
-    };
-    Versus::of(b.0, test)
+    if resamples == 0 || n == 0 {
+        return MetricTest::untested(point);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
+        .pop()
+        .unwrap_or_default();
+    MetricTest::from_draws(point, &draws)
 }
 
 impl Versus {
@@ -266,7 +266,6 @@ impl Versus {
             difference: defined(t.diff),
             ci: (t.ci.0.is_finite() && t.ci.1.is_finite()).then_some([t.ci.0, t.ci.1]),
             p_value: defined(t.p),
-            test: t,
         }
     }
 }
@@ -426,14 +425,9 @@ pub fn of_run(
             (0..run.configs.len())
                 .filter(|&i| i != b && rows[i].is_some())
                 .map(|i| {
-                    let v = versus(
-                        &all,
-                        Who::Evaluator(&sheets[b]),
-                        (&run.configs[i].name, Who::Evaluator(&sheets[i])),
-                        resamples,
-                        seed,
-                    );
-                    (v.against, v.test)
+                    let pair = (Who::Evaluator(&sheets[b]), Who::Evaluator(&sheets[i]));
+                    let test = agreement_test(&all, pair, resamples, seed);
+                    (run.configs[i].name.clone(), test)
                 })
                 .collect(),
         ),

@@ -168,9 +168,14 @@ impl MetricTest {
         }
     }
 
-    /// The unadjusted 95% interval, whatever the family.
-    pub fn ci95(&self) -> (f64, f64) {
-        self.interval(0.95)
+    /// The test with no verdict: its raw p, no adjusted one, and its unadjusted 95% interval.
+    pub fn without_verdict(self) -> Self {
+        Self {
+            p_holm: f64::NAN,
+            level: 0.95,
+            ci: self.interval(0.95),
+            ..self
+        }
     }
 
     /// Whether the test has a verdict (an adjusted p-value).

@@ -21,7 +21,8 @@ pub fn answer(run: &Run) -> Vec<String> {
     let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
     // A section's question comes first (the system level, asked for with --reference).
     let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
-    let Some(&best) = judged.first().or(order.first()) else {
+    // The best is the evaluation's (the first judged configuration), as the comparisons read it.
+    let Some(best) = crate::evaluation::ranking::best(&run.record, &order) else {
         return out;
     };
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);

@@ -302,7 +302,7 @@ pub fn to_json(run: &Run) -> Value {
             a: name(c.a),
             b: name(c.b),
             n: c.n,
-            judged: c.accuracy.judged() || c.kappa.judged(),
+            judged: c.judged(),
             accuracy_diff: c.accuracy.diff,
             accuracy_ci: c.accuracy.ci,
             accuracy_ci_level: c.accuracy.level,

@@ -490,9 +490,7 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
         Column::new("n".into(), cmp.iter().map(|c| c.n).collect::<Vec<_>>()),
         Column::new(
             "judged".into(),
-            cmp.iter()
-                .map(|c| c.accuracy.judged() || c.kappa.judged())
-                .collect::<Vec<_>>(),
+            cmp.iter().map(Comparison::judged).collect::<Vec<_>>(),
         ),
     ];
     // The intervals are at their level: the Holm step's that decided the pair (95% and
