@@ -107,7 +107,7 @@ fn jobs(judge: Arc<dyn Judge>, n: usize) -> Vec<Job> {
                 prompt: format!("question {i}"),
                 response1: "a".repeat(400),
                 response2: "b".repeat(400),
-                gold: -1,
+                gold: Some(-1),
                 parser: Parser::WinnerTag,
                 allows_tie: false,
                 graded: None,

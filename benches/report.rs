@@ -97,7 +97,7 @@ fn main() {
             pair_id: format!("{}-{i}", SUBSETS[i % 23]),
             subset: SUBSETS[i % 23].to_string(),
             order: Order::AsSource,
-            gold: if rng.random_bool(0.5) { -1 } else { 1 },
+            gold: Some(if rng.random_bool(0.5) { -1 } else { 1 }),
             seeded: true,
         })
         .collect();
@@ -115,9 +115,9 @@ fn main() {
                 } else if u < 0.1 {
                     (Some(0), Status::Rated)
                 } else if rng.random_bool(accuracy) {
-                    (Some(item.gold), Status::Rated)
+                    (item.gold, Status::Rated)
                 } else {
-                    (Some(-item.gold), Status::Rated)
+                    (item.gold.map(|g| -g), Status::Rated)
                 };
                 // A chain-of-thought answer of a realistic length (~700 characters).
                 let text = format!(
@@ -190,9 +190,9 @@ fn main() {
                                 } else if u < 0.1 {
                                     Some(0)
                                 } else if rng.random_bool(accuracy) {
-                                    Some(item.gold)
+                                    item.gold
                                 } else {
-                                    Some(-item.gold)
+                                    item.gold.map(|g| -g)
                                 }
                             })
                             .collect()
@@ -228,9 +228,9 @@ fn main() {
             (0..3)
                 .map(|_| {
                     if votes_rng.random_bool(0.85) {
-                        item.gold
+                        item.gold.unwrap_or(0)
                     } else {
-                        -item.gold
+                        -item.gold.unwrap_or(0)
                     }
                 })
                 .collect()
@@ -268,7 +268,7 @@ fn main() {
     let evaluated = start.elapsed().as_secs_f64();
     // The answers as calibrate writes them while it rates, then the rows it keeps.
     std::fs::create_dir_all(&dir).expect("run directory");
-    let mut log = raterlab::report::calibrate::run_dir::AnswerLog::create(
+    let mut log = raterlab::run::answers::AnswerLog::create(
         &dir,
         metas.iter().map(|m| m.name.clone()).collect(),
     )

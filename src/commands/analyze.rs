@@ -169,7 +169,7 @@ fn systems(
             pair_id: r.to_string(),
             subset: String::new(),
             order: crate::dataset::examples::Order::AsSource,
-            gold,
+            gold: Some(gold),
             seeded: true,
         })
         .collect();
@@ -270,6 +270,7 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         groups,
         only_in_gold: pairs.only_in_gold,
         only_in_ratings: pairs.only_in_ratings,
+        unlabelled: pairs.unlabelled.len(),
         dropped_gold: pairs.dropped_gold,
         dropped_ratings: pairs.dropped_ratings,
         annotators: None,

@@ -299,7 +299,7 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
                 prompt: a.instruction,
                 first,
                 second,
-                gold: if switched { -1 } else { 1 },
+                gold: Some(if switched { -1 } else { 1 }),
                 reference: None,
                 randomize: false,
                 votes: Vec::new(),

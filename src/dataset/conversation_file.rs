@@ -246,7 +246,7 @@ pub fn from_frame(
             prompt: s.prompt,
             first: s.first,
             second: s.second,
-            gold: -1,
+            gold: Some(-1),
             reference: None,
             randomize: true,
             votes: Vec::new(),

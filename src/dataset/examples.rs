@@ -39,8 +39,8 @@ pub struct Example {
     /// A ranking item's further responses (shown as C, D); empty for a pair.
     pub more: Vec<String>,
     /// Pairs: -1 (response 1 better), 0, 1. Ranking items: the slot of the correct response
-    /// (0 for A).
-    pub gold: i64,
+    /// (0 for A). `None`: the data gives no label (rated and kept, in no agreement measure).
+    pub gold: Option<i64>,
     pub order: Order,
     /// The pair's reference answer, if the data has one.
     pub reference: Option<String>,
@@ -81,7 +81,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         Order::Swapped => (
             pair.second,
             pair.first,
-            -pair.gold,
+            pair.gold.map(|g| -g),
             pair.votes.iter().map(|v| -v).collect(),
             pair.generators.map(|[a, b]| [b, a]),
         ),
@@ -138,7 +138,7 @@ mod tests {
             prompt: "p".into(),
             first: "good".into(),
             second: "bad".into(),
-            gold: -1,
+            gold: Some(-1),
             reference: None,
             randomize: true,
             votes: Vec::new(),
@@ -157,7 +157,7 @@ mod tests {
         assert!((70..130).contains(&swapped), "{swapped} of 200 swapped");
         for e in &all {
             let chosen_first = e.response1 == "good";
-            assert_eq!(e.gold, if chosen_first { -1 } else { 1 });
+            assert_eq!(e.gold, Some(if chosen_first { -1 } else { 1 }));
         }
         assert_ne!(all, build(pairs, 8, false));
     }
@@ -166,8 +166,8 @@ mod tests {
     fn both_orders_gives_two_items_per_pair() {
         let items = build(vec![pair("s-1")], 0, true);
         assert_eq!(items.len(), 2);
-        assert_eq!((items[0].id.as_str(), items[0].gold), ("s-1#ab", -1));
-        assert_eq!((items[1].id.as_str(), items[1].gold), ("s-1#ba", 1));
+        assert_eq!((items[0].id.as_str(), items[0].gold), ("s-1#ab", Some(-1)));
+        assert_eq!((items[1].id.as_str(), items[1].gold), ("s-1#ba", Some(1)));
         assert_eq!(items[1].response1, "bad");
         // Exactly one of the two is the order a one-order run shows.
         assert!(items[0].seeded != items[1].seeded);
@@ -178,8 +178,8 @@ mod tests {
     fn given_positions_are_kept() {
         let mut p = pair("s-2");
         p.randomize = false;
-        p.gold = 0;
+        p.gold = Some(0);
         let items = build(vec![p], 3, false);
-        assert_eq!((items[0].order, items[0].gold), (Order::AsSource, 0));
+        assert_eq!((items[0].order, items[0].gold), (Order::AsSource, Some(0)));
     }
 }

@@ -17,7 +17,10 @@ pub fn examples_frame(examples: &[Example]) -> Result<DataFrame> {
         col("order", &|e| e.order.key().to_string()),
         Column::new(
             "gold".into(),
-            examples.iter().map(|e| e.gold).collect::<Vec<i64>>(),
+            examples
+                .iter()
+                .map(|e| e.gold)
+                .collect::<Vec<Option<i64>>>(),
         ),
         col("prompt", &|e| e.prompt.clone()),
         col("response1", &|e| e.response1.clone()),

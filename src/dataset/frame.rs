@@ -253,6 +253,20 @@ impl Frame {
     /// A column of whole-number labels. Integers, whole floats and text holding an integer
     /// are accepted; nulls, fractions and other text are errors naming the row.
     pub fn int_labels(&self, name: &str, flag: &str) -> Result<Vec<i64>> {
+        Ok(self
+            .int_labels_or_missing(name, flag, false)?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
+    /// `int_labels`, a missing label (null or empty) `None` when `missing_ok`, else an error.
+    pub fn int_labels_or_missing(
+        &self,
+        name: &str,
+        flag: &str,
+        missing_ok: bool,
+    ) -> Result<Vec<Option<i64>>> {
         let column = self.column(name, flag)?;
         let series = column.as_materialized_series();
         let not_integer = |row: usize, value: &str| {
@@ -275,11 +289,14 @@ impl Frame {
                 self.at(name, row)
             ))
         };
-        let missing = |row: usize| {
-            input_error(format!(
+        let missing = |row: usize| -> Result<Option<i64>> {
+            if missing_ok {
+                return Ok(None);
+            }
+            Err(input_error(format!(
                 "{}: the label is missing; every row needs a label (fill it in or drop the row)",
                 self.at(name, row)
-            ))
+            )))
         };
         let dtype = series.dtype().clone();
         if dtype.is_integer() {
@@ -290,7 +307,7 @@ impl Frame {
             return ints
                 .iter()
                 .enumerate()
-                .map(|(row, v)| v.ok_or_else(|| missing(row)))
+                .map(|(row, v)| v.map_or_else(|| missing(row), |v| Ok(Some(v))))
                 .collect();
         }
         if dtype.is_float() {
@@ -301,9 +318,11 @@ impl Frame {
             return floats
                 .iter()
                 .enumerate()
-                .map(|(row, v)| {
-                    let v = v.ok_or_else(|| missing(row))?;
-                    whole(v).ok_or_else(|| not_integer(row, &v.to_string()))
+                .map(|(row, v)| match v {
+                    None => missing(row),
+                    Some(v) => whole(v)
+                        .map(Some)
+                        .ok_or_else(|| not_integer(row, &v.to_string())),
                 })
                 .collect();
         }
@@ -312,11 +331,12 @@ impl Frame {
             return text
                 .iter()
                 .enumerate()
-                .map(|(row, v)| {
-                    let v = v.map(str::trim).filter(|v| !v.is_empty());
-                    let v = v.ok_or_else(|| missing(row))?;
-                    parse_label(v).ok_or_else(|| not_integer(row, v))
-                })
+                .map(
+                    |(row, v)| match v.map(str::trim).filter(|v| !v.is_empty()) {
+                        None => missing(row),
+                        Some(v) => parse_label(v).map(Some).ok_or_else(|| not_integer(row, v)),
+                    },
+                )
                 .collect();
         }
         Err(input_error(format!(
@@ -388,6 +408,22 @@ impl Frame {
 
     /// A column as text (ids, group names); numbers are formatted, nulls are errors.
     pub fn text(&self, name: &str, flag: &str, what: &str) -> Result<Vec<String>> {
+        self.optional_text(name, flag, what)?
+            .into_iter()
+            .enumerate()
+            .map(|(row, v)| {
+                v.ok_or_else(|| {
+                    input_error(format!(
+                        "{}: the {what} is missing; every row needs one",
+                        self.at(name, row)
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    /// A column as text, a missing value (null) as `None`.
+    pub fn optional_text(&self, name: &str, flag: &str, what: &str) -> Result<Vec<Option<String>>> {
         let column = self.column(name, flag)?;
         let series = column.as_materialized_series();
         let cast = series.cast(&DataType::String).map_err(|_| {
@@ -398,17 +434,7 @@ impl Frame {
             ))
         })?;
         let text = cast.str().map_err(anyhow::Error::from)?;
-        text.iter()
-            .enumerate()
-            .map(|(row, v)| {
-                v.map(str::to_owned).ok_or_else(|| {
-                    input_error(format!(
-                        "{}: the {what} is missing; every row needs one",
-                        self.at(name, row)
-                    ))
-                })
-            })
-            .collect()
+        Ok(text.iter().map(|v| v.map(str::to_owned)).collect())
     }
 
     /// A column of probabilities in [0, 1] (numbers, or numbers as text); a missing value stays
@@ -457,16 +483,6 @@ impl Frame {
                 }
             })
             .collect()
-    }
-
-    pub fn optional_text(&self, name: &str) -> Result<Vec<Option<String>>> {
-        let column = self.column(name, name)?;
-        let cast = column
-            .as_materialized_series()
-            .cast(&DataType::String)
-            .map_err(anyhow::Error::from)?;
-        let text = cast.str().map_err(anyhow::Error::from)?;
-        Ok(text.iter().map(|v| v.map(str::to_owned)).collect())
     }
 
     /// Fails on the first id seen twice, naming both rows.

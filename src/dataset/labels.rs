@@ -30,6 +30,10 @@ pub struct LabelPairs {
     pub groups: Option<Groups>,
     pub only_in_gold: usize,
     pub only_in_ratings: usize,
+    /// The ratings of items without a gold label (one file: an empty gold cell; two files: a
+    /// rating whose id has no gold row, or an empty one), in file order (two files: id
+    /// order): rated, counted, in no agreement measure.
+    pub unlabelled: Vec<i64>,
     /// Rows left out because their label could not be read (`--unreadable drop`).
     pub dropped_gold: usize,
     pub dropped_ratings: usize,
@@ -113,6 +117,29 @@ fn read_labels(
     Ok(values)
 }
 
+/// The gold column: `read_labels`, where an empty cell (null or blank) is no error but an
+/// unlabelled row; and which rows those are.
+fn read_gold(
+    frame: &Frame,
+    column: &str,
+    reading: &LabelReading,
+    labels: Option<&Labels>,
+) -> Result<(Vec<Option<i64>>, Vec<bool>)> {
+    let flag = "--gold-col";
+    let missing: Vec<bool> = frame
+        .optional_text(column, flag, "gold label")?
+        .iter()
+        .map(|v| v.as_deref().is_none_or(|t| t.trim().is_empty()))
+        .collect();
+    let values = if reading.is_plain() {
+        frame.int_labels_or_missing(column, flag, true)?
+    } else {
+        frame.votes(column, flag, reading)?
+    };
+    check_in(frame, column, &values, labels)?;
+    Ok((values, missing))
+}
+
 fn ids(frame: &Frame, name: Option<&str>, required: bool) -> Result<Option<Vec<String>>> {
     let column = name.unwrap_or("id");
     let present = frame.df.column(column).is_ok();
@@ -171,8 +198,14 @@ pub fn load_one(
     labels: Option<&Labels>,
 ) -> Result<LabelPairs> {
     non_empty(frame)?;
-    let gold = read_labels(frame, &names.gold, "--gold-col", &reading.0, labels)?;
+    let (gold, missing) = read_gold(frame, &names.gold, &reading.0, labels)?;
     let rating = read_labels(frame, &names.rating, "--rating-col", &reading.1, labels)?;
+    // Rows without a gold label whose rating reads: unlabelled, kept apart.
+    let unlabelled: Vec<i64> = rating
+        .iter()
+        .zip(&missing)
+        .filter_map(|(r, &m)| if m { *r } else { None })
+        .collect();
     check_ids(frame, names.id.as_deref())?;
     let group_names = match &names.group {
         Some(col) => Some(frame.text(col, "--group-col", "group")?),
@@ -187,7 +220,11 @@ pub fn load_one(
         .zip(&rating)
         .map(|(g, r)| g.is_some() && r.is_some())
         .collect();
-    let dropped_gold = gold.iter().filter(|g| g.is_none()).count();
+    let dropped_gold = gold
+        .iter()
+        .zip(&missing)
+        .filter(|(g, &m)| g.is_none() && !m)
+        .count();
     let dropped_ratings = rating.iter().filter(|r| r.is_none()).count();
     let kept = |values: Vec<Option<i64>>| -> Vec<i64> { values.into_iter().flatten().collect() };
     let (gold, rating) = if keep.iter().all(|&k| k) {
@@ -230,6 +267,7 @@ pub fn load_one(
         groups,
         only_in_gold: 0,
         only_in_ratings: 0,
+        unlabelled,
         dropped_gold,
         dropped_ratings,
         probability,
@@ -249,7 +287,7 @@ pub fn load_two(
     let (gold_path, ratings_path) = (&gold_frame.path, &ratings_frame.path);
     non_empty(gold_frame)?;
     non_empty(ratings_frame)?;
-    let gold = read_labels(gold_frame, &names.gold, "--gold-col", &reading.0, labels)?;
+    let (gold, missing) = read_gold(gold_frame, &names.gold, &reading.0, labels)?;
     let rating = read_labels(
         ratings_frame,
         &names.rating,
@@ -272,7 +310,11 @@ pub fn load_two(
             Some(ids.iter().cloned().zip(values).collect())
         }
     };
-    let dropped_gold = gold.iter().filter(|g| g.is_none()).count();
+    let dropped_gold = gold
+        .iter()
+        .zip(&missing)
+        .filter(|(g, &m)| g.is_none() && !m)
+        .count();
     let dropped_ratings = rating.iter().filter(|r| r.is_none()).count();
     let gold_pairs: Vec<(String, i64)> = gold_ids
         .into_iter()
@@ -308,6 +350,8 @@ pub fn load_two(
         groups,
         only_in_gold: aligned.only_in_gold,
         only_in_ratings: aligned.only_in_ratings,
+        // A rating whose id has no gold row, or an empty gold cell.
+        unlabelled: aligned.unlabelled,
         dropped_gold,
         dropped_ratings,
         probability: None,
@@ -451,6 +495,7 @@ pub fn load_annotators(
             groups: group_names.map(|_| Groups::from_names(&kept_groups)),
             only_in_gold: 0,
             only_in_ratings: 0,
+            unlabelled: Vec::new(),
             dropped_gold: 0,
             dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
             probability: None,

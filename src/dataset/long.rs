@@ -72,7 +72,7 @@ fn keys(frame: &Frame, columns: &[String]) -> Result<(Vec<String>, bool)> {
         && !columns.iter().any(|c| c == "input")
         && frame.column_names().iter().any(|c| c == "input");
     let input = if join_input {
-        Some(frame.optional_text("input")?)
+        Some(frame.optional_text("input", "input", "input")?)
     } else {
         None
     };
@@ -126,7 +126,7 @@ pub fn read(
     let values = frame.votes(label.0, label.1, reading)?;
     check_in(frame, label.0, &values, labels)?;
     let raw: Vec<Option<f64>> = frame
-        .optional_text(label.0)?
+        .optional_text(label.0, label.0, "label")?
         .iter()
         .map(|v| v.as_deref().and_then(|v| reading.alpacaeval(v)))
         .collect();
@@ -268,6 +268,7 @@ pub fn join(
                 groups: None,
                 only_in_gold: 0,
                 only_in_ratings: 0,
+                unlabelled: Vec::new(),
                 dropped_gold: 0,
                 dropped_ratings: 0,
                 probability: None,

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// One pair as the source gives it. `gold` is relative to (`first`, `second`): -1 when
-/// `first` is better, 1 when `second` is, 0 for a tie.
+/// `first` is better, 1 when `second` is, 0 for a tie; `None` when the source gives no label
+/// (an empty label cell): the pair is rated and kept, and left out of the agreement measures.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pair {
     /// `{subset}-{id}`, unique in the dataset.
@@ -18,7 +19,7 @@ pub struct Pair {
     pub prompt: String,
     pub first: String,
     pub second: String,
-    pub gold: i64,
+    pub gold: Option<i64>,
     /// A reference answer for graders that use one (`--map reference=COL`).
     pub reference: Option<String>,
     /// Whether positions may be drawn at random (reward-bench's chosen/rejected pairs); pairs
@@ -195,7 +196,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             prompt,
             first,
             second,
-            gold: -1,
+            gold: Some(-1),
             reference: None,
             randomize: true,
             votes: Vec::new(),

@@ -73,8 +73,8 @@ pub fn read(path: &Path, (model, score): (&str, &str)) -> Result<Vec<(String, f6
             })
     };
     let (model, score) = (find(model)?, find(score)?);
-    let models = table.optional_text(&model)?;
-    let scores = table.optional_text(&score)?;
+    let models = table.optional_text(&model, &model, "model")?;
+    let scores = table.optional_text(&score, &score, "score")?;
     let mut out = Vec::new();
     for (row, (m, s)) in models.into_iter().zip(scores).enumerate() {
         let (Some(m), Some(s)) = (m, s.filter(|s| !s.trim().is_empty())) else {

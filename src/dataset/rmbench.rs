@@ -96,7 +96,7 @@ pub fn from_frame(frame: &Frame) -> Result<Vec<RmPrompt>> {
     // RM-Bench's own split (`split_dataset_by_domain`) reads a row's `domain` field: the first
     // of its four domains the field starts with; a row without one is read by its subset.
     let domains = match frame.df.column("domain") {
-        Ok(_) => Some(frame.optional_text("domain")?),
+        Ok(_) => Some(frame.optional_text("domain", "domain", "domain")?),
         Err(_) => None,
     };
     let prompts = frame.text("prompt", "--map", "prompt")?;
@@ -170,7 +170,7 @@ pub fn pairs(prompts: Vec<RmPrompt>) -> Vec<Pair> {
                     prompt: p.prompt.clone(),
                     first: p.chosen[i].clone(),
                     second: p.rejected[j].clone(),
-                    gold: -1,
+                    gold: Some(-1),
                     reference: None,
                     randomize: true,
                     votes: Vec::new(),

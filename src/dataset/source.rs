@@ -232,16 +232,22 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
         None => (0..n).map(|i| i.to_string()).collect(),
     };
     let label_cols = get("label").unwrap_or_default();
-    let labels: Vec<Vec<String>> = label_cols
+    let labels: Vec<Vec<Option<String>>> = label_cols
         .iter()
-        .map(|c| frame.text(c, "--map label=COL", "label"))
+        .map(|c| frame.optional_text(c, "--map label=COL", "label"))
         .collect::<Result<_>>()?;
-    // Each row's votes: one per label column.
-    let mut row_votes: Vec<Vec<i64>> = Vec::with_capacity(n);
+    // Each row's votes: one per label column; none when every label cell of the row is empty
+    // (the item is unlabelled: rated, kept, in no agreement measure).
+    let empty = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
+    let mut row_votes: Vec<Option<Vec<i64>>> = Vec::with_capacity(n);
     for row in 0..n {
+        if labels.iter().all(|values| empty(&values[row])) {
+            row_votes.push(None);
+            continue;
+        }
         let mut votes: Vec<i64> = Vec::with_capacity(labels.len());
         for (col, values) in label_cols.iter().zip(&labels) {
-            let value = &values[row];
+            let value = values[row].as_deref().unwrap_or("");
             let gold = gold_of(mapping, value).ok_or_else(|| {
                 input_error(format!(
                     "'{}', column '{col}', row {}: label '{value}' has no gold label; map it with --gold-map (e.g. --gold-map '{value}=-1'), gold labels are -1 (response 1 better), 0 (tie), 1 (response 2 better)",
@@ -251,7 +257,7 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
             })?;
             votes.push(gold);
         }
-        row_votes.push(votes);
+        row_votes.push(Some(votes));
     }
     // Long form (rows repeating an id, a column naming the annotation, as AlpacaEval publishes
     // its cross-annotations): an item's rows are its annotators, in file order; the first N
@@ -263,19 +269,25 @@ pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
     let mut no_majority = 0;
     for rows in &groups {
         let row = rows[0];
-        let votes: Vec<i64> = match per_item {
-            Some(k) => rows.iter().take(k).map(|&r| row_votes[r][0]).collect(),
+        let votes: Option<Vec<i64>> = match per_item {
+            Some(k) => rows
+                .iter()
+                .take(k)
+                .map(|&r| row_votes[r].as_ref().map(|v| v[0]))
+                .collect(),
             None => row_votes[row].clone(),
         };
-        let gold = match crate::metrics::raters::majority(
-            &votes.iter().copied().map(Some).collect::<Vec<_>>(),
-        ) {
-            Some(gold) => gold,
-            None => {
+        let majority = votes.as_ref().map(|votes| {
+            crate::metrics::raters::majority(&votes.iter().copied().map(Some).collect::<Vec<_>>())
+        });
+        let (gold, votes) = match (majority, votes) {
+            (None, _) | (_, None) => (None, Vec::new()),
+            (Some(Some(gold)), Some(votes)) => (Some(gold), votes),
+            (Some(None), Some(votes)) => {
                 no_majority += 1;
                 match policy {
                     NoMajority::Drop => continue,
-                    NoMajority::Tie => 0,
+                    NoMajority::Tie => (Some(0), votes),
                 }
             }
         };

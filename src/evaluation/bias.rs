@@ -159,7 +159,9 @@ pub fn bias(
     let (mut longer_right, mut n) = (0u64, 0u64);
     for &i in idx {
         let [a, b] = run.shapes[i];
-        let gold = run.items[i].gold;
+        let Some(gold) = run.items[i].gold else {
+            continue;
+        };
         let judge = rating(&outcomes[i]);
         let longer = (i64::from(b.chars) - i64::from(a.chars)).signum();
         n += 1;
@@ -341,7 +343,7 @@ pub fn model_rows(run: &RunRecord, outcomes: &[Outcome]) -> Vec<(i64, f64, bool)
         .filter_map(|((item, [a, b]), o)| {
             let pick = rating(o).and_then(side)?;
             Some((
-                item.gold,
+                item.gold?,
                 f64::from(b.chars) - f64::from(a.chars),
                 pick == 2,
             ))

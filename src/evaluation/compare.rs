@@ -85,17 +85,19 @@ fn idx(v: i64) -> usize {
     (v + 1) as usize
 }
 
-/// The gold × A × B table (3 × 3 × 3, pairwise labels) of the items both configurations rated.
+/// The gold × A × B table (3 × 3 × 3, pairwise labels) of the labelled items both configurations
+/// rated.
 pub fn joint_table(run: &RunRecord, a: usize, b: usize) -> Vec<u64> {
     let mut joint = vec![0u64; K * K * K];
     for (i, item) in run.items.iter().enumerate() {
-        let (Some(ra), Some(rb)) = (
+        let (Some(gold), Some(ra), Some(rb)) = (
+            item.gold,
             run.configs[a].outcomes[i].rating(),
             run.configs[b].outcomes[i].rating(),
         ) else {
             continue;
         };
-        joint[(idx(item.gold) * K + idx(ra)) * K + idx(rb)] += 1;
+        joint[(idx(gold) * K + idx(ra)) * K + idx(rb)] += 1;
     }
     joint
 }

@@ -125,12 +125,15 @@ fn patterns(
     let mut patterns: HashMap<Pattern, u64> = HashMap::new();
     let mut keys: Vec<Pattern> = Vec::new();
     for (item, s) in run.items.iter().zip(samples) {
+        let Some(gold) = item.gold else {
+            continue;
+        };
         let mut verdicts = s.clone();
         verdicts.resize(n, None);
         if exhaustive {
             verdicts.sort_unstable();
         }
-        let key = (item.gold, verdicts);
+        let key = (gold, verdicts);
         let count = patterns.entry(key.clone()).or_insert_with(|| {
             keys.push(key);
             0
@@ -310,7 +313,7 @@ mod tests {
                     pair_id: i.to_string(),
                     subset: "s".into(),
                     order: Order::AsSource,
-                    gold: g,
+                    gold: Some(g),
                     seeded: true,
                 })
                 .collect(),

@@ -387,7 +387,7 @@ mod tests {
                     .items
                     .iter()
                     .zip(&c.outcomes)
-                    .filter_map(|(item, o)| Some((item.gold, o.rating()?)))
+                    .filter_map(|(item, o)| Some((item.gold?, o.rating()?)))
                     .unzip();
                 crate::metrics::Agreement::of(crate::evaluation::record::table(&golds, &ratings))
                     .get(settings.cost.metric)
@@ -450,7 +450,7 @@ mod tests {
             .outcomes
             .iter()
             .zip(&r.items)
-            .map(|(_, item)| Outcome::Rated(-item.gold))
+            .map(|(_, item)| item.gold.map_or(Outcome::NotAsked, |g| Outcome::Rated(-g)))
             .collect();
         r.configs.push(dominated);
         let f = frontier_of(&r);

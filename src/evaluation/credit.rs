@@ -6,20 +6,22 @@
 use super::record::Outcome;
 
 /// One item's credit under reward-bench's rule. A decisive verdict that is not gold scores 0
-/// (with tie gold, as in some non-reward-bench data, any decisive verdict is wrong).
-pub fn credit(gold: i64, outcome: Outcome) -> f64 {
+/// (with tie gold, as in some non-reward-bench data, any decisive verdict is wrong). An item
+/// never asked has none (`None`).
+pub fn credit(gold: i64, outcome: Outcome) -> Option<f64> {
     match outcome {
-        Outcome::Rated(r) if r == gold => 1.0,
-        Outcome::Rated(0) | Outcome::NoVerdict | Outcome::CutOff | Outcome::CallFailed => 0.5,
-        Outcome::Rated(_) => 0.0,
+        Outcome::Rated(r) if r == gold => Some(1.0),
+        Outcome::Rated(0) | Outcome::NoVerdict | Outcome::CutOff | Outcome::CallFailed => Some(0.5),
+        Outcome::Rated(_) => Some(0.0),
+        Outcome::NotAsked => None,
     }
 }
 
 /// The mean credit over items (NaN for none).
 pub fn mean_credit(items: impl Iterator<Item = (i64, Outcome)>) -> f64 {
     let (mut sum, mut n) = (0.0, 0usize);
-    for (gold, outcome) in items {
-        sum += credit(gold, outcome);
+    for credit in items.filter_map(|(gold, outcome)| credit(gold, outcome)) {
+        sum += credit;
         n += 1;
     }
     if n == 0 {

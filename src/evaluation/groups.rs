@@ -75,8 +75,8 @@ fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize]) -> Option<Group> {
         .map(|c| {
             let (mut n, mut only_best, mut only_other) = (0, 0, 0);
             for &i in items {
-                let gold = run.items[i].gold;
-                let (Some(a), Some(b)) = (
+                let (Some(gold), Some(a), Some(b)) = (
+                    run.items[i].gold,
                     run.configs[best].outcomes[i].rating(),
                     run.configs[c].outcomes[i].rating(),
                 ) else {

@@ -67,6 +67,7 @@ fn ballot(c: &ConfigRecord, i: usize) -> Ballot {
         Outcome::NoVerdict => (None, Status::NoVerdict),
         Outcome::CutOff => (None, Status::CutOff),
         Outcome::CallFailed => (None, Status::Failed),
+        Outcome::NotAsked => (None, Status::NotAsked),
     };
     Ballot {
         rating,
@@ -92,16 +93,20 @@ fn ballots(run: &RunRecord, members: &[usize]) -> Vec<Vec<Ballot>> {
 fn sub_jury(run: &RunRecord, jury: &Jury, positions: &[usize], all: &[Vec<Ballot>]) -> SubJury {
     let weights: Vec<f64> = positions.iter().map(|&k| jury.weights[k]).collect();
     let (mut gold, mut rated, mut wrong_filled) = (vec![], vec![], vec![]);
+    let mut golds = Vec::new();
     for (item, b) in run.items.iter().zip(all) {
+        let Some(g) = item.gold else {
+            continue;
+        };
         let mine: Vec<Ballot> = positions.iter().map(|&k| b[k]).collect();
         let d = decide(jury.vote, &mine, &weights, jury.tie_margin);
-        wrong_filled.push(d.rating.unwrap_or_else(|| wrong_for(item.gold)));
+        wrong_filled.push(d.rating.unwrap_or_else(|| wrong_for(g)));
+        golds.push(g);
         if let Some(r) = d.rating {
-            gold.push(item.gold);
+            gold.push(g);
             rated.push(r);
         }
     }
-    let golds: Vec<i64> = run.items.iter().map(|i| i.gold).collect();
     SubJury {
         members: positions.iter().map(|&k| jury.members[k]).collect(),
         decided: rated.len(),
@@ -115,7 +120,7 @@ pub fn jury(run: &RunRecord, jury: &Jury) -> JuryStats {
     let all = ballots(run, &jury.members);
     let labels = Labels::pairwise();
     let mut s = JuryStats {
-        items: run.items.len(),
+        items: run.items.iter().filter(|i| i.gold.is_some()).count(),
         no_majority: 0,
         no_votes: 0,
         abstained: vec![0; jury.members.len()],
@@ -133,7 +138,13 @@ pub fn jury(run: &RunRecord, jury: &Jury) -> JuryStats {
         subsets: Vec::new(),
     };
     let mut votes = Vec::with_capacity(all.len());
-    for (item, b) in run.items.iter().zip(&all) {
+    // The labelled items (an unlabelled one has no right answer to count).
+    for (gold, b) in run
+        .items
+        .iter()
+        .zip(&all)
+        .filter_map(|(i, b)| Some((i.gold?, b)))
+    {
         let d = decide(jury.vote, b, &jury.weights, jury.tie_margin);
         match d.undecided {
             Some(Undecided::NoVotes) => s.no_votes += 1,
@@ -150,8 +161,8 @@ pub fn jury(run: &RunRecord, jury: &Jury) -> JuryStats {
         let ratings: Vec<Option<i64>> = b.iter().map(|x| x.rating).collect();
         let all_voted = ratings.iter().all(Option::is_some);
         s.unanimous += usize::from(all_voted && ratings.windows(2).all(|w| w[0] == w[1]));
-        s.oracle += usize::from(ratings.contains(&Some(item.gold)));
-        s.all_right += usize::from(ratings.iter().all(|r| *r == Some(item.gold)));
+        s.oracle += usize::from(ratings.contains(&Some(gold)));
+        s.all_right += usize::from(ratings.iter().all(|r| *r == Some(gold)));
         s.agreement.items_all_rated += usize::from(all_voted);
         votes.push(
             ratings

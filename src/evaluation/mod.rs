@@ -70,12 +70,20 @@ impl Evaluation {
     }
 }
 
-/// Evaluates the items at `indices` for one configuration.
+/// Evaluates the items at `indices` for one configuration: those it was asked that have a gold
+/// label (`RunRecord::counted`; the others are only counted, `Counts::not_asked` and
+/// `Counts::unlabelled`).
 fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
     let (run, settings) = (cx.run, cx.settings);
+    let (counted, left_out) = run.counted(config, indices);
+    let indices = &counted[..];
     let outcomes: Vec<Outcome> = indices.iter().map(|&i| config.outcomes[i]).collect();
-    let golds: Vec<i64> = indices.iter().map(|&i| run.items[i].gold).collect();
-    let c = counts(&outcomes);
+    let golds: Vec<i64> = indices.iter().filter_map(|&i| run.items[i].gold).collect();
+    let c = Counts {
+        not_asked: left_out.not_asked,
+        unlabelled: left_out.unlabelled,
+        ..counts(&outcomes)
+    };
     let (mut g_drop, mut r_drop) = (Vec::new(), Vec::new());
     let (mut r_wrong, mut r_tie) = (
         Vec::with_capacity(golds.len()),
@@ -226,12 +234,14 @@ mod tests {
 
     #[test]
     fn policies_and_counts_add_up() {
-        let items = vec![item(0, -1), item(1, 1), item(2, 1), item(3, -1)];
+        let items = vec![item(0, -1), item(1, 1), item(2, 1), item(3, -1), item(4, 1)];
+        // The last item was never asked: counted apart, in no measure.
         let outcomes = vec![
             Outcome::Rated(-1),
             Outcome::Rated(0),
             Outcome::NoVerdict,
             Outcome::CallFailed,
+            Outcome::NotAsked,
         ];
         let config = config("c", outcomes);
         let run = RunRecord {
@@ -253,7 +263,7 @@ mod tests {
             },
             analytics: &[],
         };
-        let s = cx.scope(&config, &[0, 1, 2, 3]);
+        let s = cx.scope(&config, &[0, 1, 2, 3, 4]);
         assert_eq!(
             s.counts,
             Counts {
@@ -263,6 +273,8 @@ mod tests {
                 no_verdict: 1,
                 call_failures: 1,
                 cut_off: 0,
+                not_asked: 1,
+                unlabelled: 0,
             }
         );
         assert_eq!(s.parse_rate, 0.5);
@@ -348,9 +360,23 @@ mod tests {
             (1, Outcome::CallFailed), // failed call: 0.5
             (0, Outcome::Rated(1)),   // decisive against tie gold: 0
             (0, Outcome::Rated(0)),   // tie gold, tie: 1
+            (1, Outcome::NotAsked),   // never asked: none, and not counted
         ];
-        let got: Vec<f64> = items.iter().map(|&(g, o)| credit(g, o)).collect();
-        assert_eq!(got, [1.0, 0.0, 0.5, 0.5, 0.5, 0.0, 1.0]);
+        let got: Vec<Option<f64>> = items.iter().map(|&(g, o)| credit(g, o)).collect();
+        let half = Some(0.5);
+        assert_eq!(
+            got,
+            [
+                Some(1.0),
+                Some(0.0),
+                half,
+                half,
+                half,
+                Some(0.0),
+                Some(1.0),
+                None
+            ]
+        );
         assert_eq!(mean_credit(items.into_iter()), 3.5 / 7.0);
         assert!(mean_credit(std::iter::empty()).is_nan());
     }

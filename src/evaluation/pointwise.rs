@@ -103,21 +103,24 @@ pub fn pointwise(
     let (mut g_drop, mut r_drop, mut g_low, mut r_low) = (vec![], vec![], vec![], vec![]);
     for &i in indices {
         let item = &run.items[i];
+        let Some(gold) = item.gold else {
+            continue;
+        };
         let (g1, g2) = record.grades[i];
         if let (Some(a), Some(b)) = (g1, g2) {
             diff.push(b - a);
-            gold_of_diff.push(item.gold as f64);
-            g_drop.push(item.gold);
+            gold_of_diff.push(gold as f64);
+            g_drop.push(gold);
             r_drop.push(verdict(a, b, margin));
         }
         if let Some(lo) = record.lowest {
-            g_low.push(item.gold);
+            g_low.push(gold);
             r_low.push(verdict(g1.unwrap_or(lo), g2.unwrap_or(lo), margin));
         }
-        if !item.seeded || item.gold == 0 {
+        if !item.seeded || gold == 0 {
             continue;
         }
-        let (better, worse) = if item.gold == -1 { (g1, g2) } else { (g2, g1) };
+        let (better, worse) = if gold == -1 { (g1, g2) } else { (g2, g1) };
         match (better, worse) {
             (Some(b), Some(w)) => {
                 chosen.push(b);

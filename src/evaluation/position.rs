@@ -149,7 +149,7 @@ pub fn position(run: &RunRecord, config: &ConfigRecord, indices: &[usize]) -> Po
         .filter_map(|&(a, b)| {
             let (a, b) = (a?, b?);
             Some(PairVerdicts {
-                gold: run.items[a].gold,
+                gold: run.items[a].gold?,
                 first: config.outcomes[a].rating(),
                 second: config.outcomes[b].rating().map(|v| -v),
                 seeded_swapped: run.items[b].seeded,

@@ -35,7 +35,7 @@ pub fn probability(
     let record = config.probability.as_ref()?;
     let rows = indices.iter().filter_map(|&i| {
         let p = record.p[i]?;
-        Some((run.items[i].gold, config.outcomes[i].rating(), p))
+        Some((run.items[i].gold?, config.outcomes[i].rating(), p))
     });
     Some(stats(
         &record.source,

@@ -27,7 +27,9 @@ pub struct ItemRow {
     pub pair_id: String,
     pub subset: String,
     pub order: Order,
-    pub gold: i64,
+    /// `None`: the data gives no label. The item is rated and kept, and no agreement measure
+    /// counts it (`RunRecord::labelled`).
+    pub gold: Option<i64>,
     /// Whether this is the pair's seeded position (the order a one-order run shows).
     pub seeded: bool,
 }
@@ -41,6 +43,9 @@ pub enum Outcome {
     /// Cut off while thinking: no answer (counted apart from unreadable answers).
     CutOff,
     CallFailed,
+    /// Never asked: the run stopped before the item's block. Not part of any measure of the
+    /// configuration (its scopes, comparisons and credit leave it out), only counted.
+    NotAsked,
 }
 
 impl Outcome {
@@ -51,6 +56,7 @@ impl Outcome {
             (Status::Rated, Some(v)) => Outcome::Rated(v),
             (Status::NoVerdict, _) => Outcome::NoVerdict,
             (Status::CutOff, _) => Outcome::CutOff,
+            (Status::NotAsked, _) => Outcome::NotAsked,
             _ => Outcome::CallFailed,
         }
     }
@@ -197,6 +203,44 @@ pub struct RunRecord {
     pub generators: Option<Generators>,
 }
 
+/// Items a configuration's measures leave out, by why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Never asked (the run stopped first).
+    pub not_asked: usize,
+    /// Asked, without a gold label.
+    pub unlabelled: usize,
+}
+
+impl RunRecord {
+    /// The items at `indices` that `config`'s agreement measures count: asked, with a gold
+    /// label; and how many are left out, by why.
+    pub fn counted(&self, config: &ConfigRecord, indices: &[usize]) -> (Vec<usize>, LeftOut) {
+        let mut left = LeftOut::default();
+        let counted = indices
+            .iter()
+            .copied()
+            .filter(|&i| {
+                if config.outcomes[i] == Outcome::NotAsked {
+                    left.not_asked += 1;
+                    false
+                } else if self.items[i].gold.is_none() {
+                    left.unlabelled += 1;
+                    false
+                } else {
+                    true
+                }
+            })
+            .collect();
+        (counted, left)
+    }
+
+    /// Items without a gold label.
+    pub fn unlabelled(&self) -> usize {
+        self.items.iter().filter(|i| i.gold.is_none()).count()
+    }
+}
+
 /// Each item's two generators (as shown) and its prompt, for the system-level analysis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Generators {
@@ -327,6 +371,16 @@ pub struct Counts {
     pub call_failures: usize,
     /// Items whose answers were all cut off while thinking.
     pub cut_off: usize,
+    /// Items never asked (the run stopped first): not among `examples`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_asked: usize,
+    /// Items asked that have no gold label: rated, not among `examples`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unlabelled: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The headline metrics under one parse-failure policy.
@@ -349,11 +403,9 @@ pub fn wrong_for(gold: i64) -> i64 {
 
 /// Counts of outcomes.
 pub fn counts(outcomes: &[Outcome]) -> Counts {
-    let mut c = Counts {
-        examples: outcomes.len(),
-        ..Counts::default()
-    };
+    let mut c = Counts::default();
     for o in outcomes {
+        c.examples += usize::from(*o != Outcome::NotAsked);
         match o {
             Outcome::Rated(v) => {
                 c.rated += 1;
@@ -362,6 +414,7 @@ pub fn counts(outcomes: &[Outcome]) -> Counts {
             Outcome::NoVerdict => c.no_verdict += 1,
             Outcome::CutOff => c.cut_off += 1,
             Outcome::CallFailed => c.call_failures += 1,
+            Outcome::NotAsked => c.not_asked += 1,
         }
     }
     c
@@ -507,7 +560,7 @@ pub(crate) mod fixtures {
             pair_id: format!("s-{i}"),
             subset: "s".into(),
             order: Order::AsSource,
-            gold,
+            gold: Some(gold),
             seeded: true,
         }
     }

@@ -168,7 +168,10 @@ fn prompt_cells(run: &RunRecord, config: usize, items: &[[Vec<usize>; 9]]) -> Ve
             for (c, ks) in cells.iter().enumerate() {
                 let wins = ks
                     .iter()
-                    .filter(|&&k| outcomes[k].rating() == Some(run.items[k].gold))
+                    .filter(|&&k| {
+                        let gold = run.items[k].gold;
+                        gold.is_some() && outcomes[k].rating() == gold
+                    })
                     .count();
                 v[c] = if ks.is_empty() {
                     f64::NAN

@@ -412,7 +412,12 @@ pub fn systems(
         // The gold labels as a configuration's verdicts: the ranking the humans give.
         Reference::Gold => {
             let gold = ConfigRecord {
-                outcomes: run.items.iter().map(|i| Outcome::Rated(i.gold)).collect(),
+                // An unlabelled item is in no human verdict.
+                outcomes: run
+                    .items
+                    .iter()
+                    .map(|i| i.gold.map_or(Outcome::NotAsked, Outcome::Rated))
+                    .collect(),
                 probability: None,
                 ..run.configs[0].clone()
             };

@@ -91,7 +91,8 @@ pub struct ItemView {
     pub prompt: String,
     pub response1: String,
     pub response2: String,
-    pub gold: i64,
+    /// `None` for an item the data gives no label.
+    pub gold: Option<i64>,
     pub parser: Parser,
     pub allows_tie: bool,
     /// Pointwise calls: the response graded (1 or 2, in the order shown).
@@ -325,6 +326,11 @@ pub trait Judge: Send + Sync {
         None
     }
     fn cacheable(&self) -> bool {
+        false
+    }
+    /// Whether this judge stores its answers in the response cache as they come (the cache's
+    /// wrapper): an identical later call is answered from it.
+    fn keeps_answers(&self) -> bool {
         false
     }
     /// How `execute` retries this judge's retryable failures.

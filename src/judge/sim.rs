@@ -31,6 +31,23 @@ impl Default for Sim {
     }
 }
 
+/// What the simulator takes as the better response: the gold label, else (an item the data
+/// gives no label) a side drawn from the pair's id, the same pair's in either order.
+fn truth(item: &super::ItemView) -> i64 {
+    item.gold.unwrap_or_else(|| {
+        let side = if stable_hash(&[b"truth", item.pair_id.as_bytes()]) % 2 == 0 {
+            -1
+        } else {
+            1
+        };
+        if item.swapped {
+            -side
+        } else {
+            side
+        }
+    })
+}
+
 impl Sim {
     /// Parses `sim` or `sim:accuracy=0.8,position_bias=0.1,tie_rate=0.05,malformed=0.02,seed=0`.
     pub fn parse(spec: &str) -> Result<Self> {
@@ -121,10 +138,10 @@ impl Sim {
         if item.parser.reads_picks() {
             return format!(
                 "(simulated judge) Comparing the four responses.\n{}",
-                item.parser.render(self.pick(item.gold, &mut rng))
+                item.parser.render(self.pick(truth(item), &mut rng))
             );
         }
-        let verdict = self.verdict(item.gold, item.allows_tie, &mut rng);
+        let verdict = self.verdict(truth(item), item.allows_tie, &mut rng);
         format!(
             "(simulated judge) Comparing the two responses.\n{}",
             item.parser.render(verdict)
@@ -155,7 +172,7 @@ impl Sim {
     /// gets the middle grade.
     fn grade(&self, item: &super::ItemView, side: u8, rng: &mut ChaCha8Rng) -> String {
         let (lo, hi) = item.parser.default_scale().unwrap_or((-2.0, 2.0));
-        let better = match item.gold {
+        let better = match truth(item) {
             -1 => side == 1,
             1 => side == 2,
             _ => rng.random_bool(0.5),

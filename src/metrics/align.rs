@@ -1,4 +1,4 @@
-//! Aligning two id → label maps.
+//! Aligning two id → label maps; a rating without a gold label is kept as unlabelled.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -11,12 +11,21 @@ pub struct Aligned<K> {
     pub rating: Vec<i64>,
     pub only_in_gold: usize,
     pub only_in_ratings: usize,
+    /// The ratings of the ids without a gold label, in sorted id order.
+    pub unlabelled: Vec<i64>,
 }
 
 /// Joins two (id, label) lists on the sorted intersection of their ids. Ids are assumed
 /// unique on each side (the loaders check it).
 pub fn align<K: Ord + Hash + Clone>(gold: &[(K, i64)], ratings: &[(K, i64)]) -> Aligned<K> {
     let by_id: HashMap<&K, i64> = ratings.iter().map(|(k, v)| (k, *v)).collect();
+    let golds: std::collections::HashSet<&K> = gold.iter().map(|(k, _)| k).collect();
+    let mut unlabelled: Vec<(&K, i64)> = ratings
+        .iter()
+        .filter(|(k, _)| !golds.contains(k))
+        .map(|(k, v)| (k, *v))
+        .collect();
+    unlabelled.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut joined: Vec<(&K, i64, i64)> = gold
         .iter()
         .filter_map(|(k, g)| by_id.get(k).map(|r| (k, *g, *r)))
@@ -29,6 +38,7 @@ pub fn align<K: Ord + Hash + Clone>(gold: &[(K, i64)], ratings: &[(K, i64)]) -> 
         rating: joined.iter().map(|j| j.2).collect(),
         only_in_gold: gold.len() - both,
         only_in_ratings: ratings.len() - both,
+        unlabelled: unlabelled.into_iter().map(|(_, v)| v).collect(),
     }
 }
 
@@ -45,5 +55,7 @@ mod tests {
         assert_eq!(aligned.gold, vec![-1, 1, 1]);
         assert_eq!(aligned.rating, vec![-1, 0, 1]);
         assert_eq!((aligned.only_in_gold, aligned.only_in_ratings), (1, 2));
+        // The ratings without a gold label are kept, in id order.
+        assert_eq!(aligned.unlabelled, vec![1, 1]);
     }
 }

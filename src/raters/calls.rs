@@ -1,7 +1,8 @@
 //! The calls of a run and their scheduling: which calls each configuration makes, in the order
-//! they are sent, run a batch of items at a time under one budget, and the outcomes turned into
-//! ratings as each batch ends. A run holds one batch's messages and answers at a time; the
-//! answers' texts go to the caller's `Answers` as ratings are made.
+//! they are sent, run a block of items at a time across the configurations under one budget,
+//! and the outcomes turned into ratings as each block ends; the caller may stop the run after
+//! any rating. A run holds one block's messages and answers at a time; the answers' texts go
+//! to the caller's `Answers` as ratings are made.
 
 use super::aggregate::{aggregate, baseline};
 use super::pointwise::{aggregate_pointwise, Graded};
@@ -13,10 +14,11 @@ use crate::prompts::{Mode, Template};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Calls per batch (at least 64 per slot of the concurrency budget): a batch's last calls run
-/// with fewer in flight, so batches are long enough for that to cost little, and short enough
+/// Calls per block (at least 64 per slot of the concurrency budget): a block's last calls run
+/// with fewer in flight, so blocks are long enough for that to cost little, and short enough
+/// that every configuration is asked early (a block holds items of every configuration) and
 /// that their messages and answers stay small.
-const BATCH_CALLS: usize = 4096;
+const BLOCK_CALLS: usize = 1024;
 
 fn view(example: &Example, template: &Template, graded: Option<u8>) -> ItemView {
     ItemView {
@@ -159,16 +161,26 @@ pub fn calls_per_part(parts: &[Part<'_>]) -> Vec<u64> {
         .collect()
 }
 
-/// Where an item's call is answered: a job of this batch, or a shared pointwise call answered
-/// in an earlier batch.
+/// Where an item's call is answered: a job of this block, or a shared pointwise call answered
+/// in an earlier block.
 enum Source {
     Job(usize),
     Earlier(Shown),
 }
 
-/// Receives each rating as it is made, in order (configuration, then item): the caller keeps
-/// what it needs (a run directory writes the answers out and keeps a `RatingRow`).
-pub type Answers<'a> = dyn FnMut(usize, Rating) + 'a;
+/// What the caller says after each rating: go on, or send no new call (the block under way
+/// still ends, and its answers are still handed over).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    Stop,
+}
+
+/// Receives each rating as it is made, with its configuration (part): each part's ratings
+/// come in its items' order, a block of items at a time across the parts. The caller keeps
+/// what it needs (a run directory writes the answers out and keeps a `RatingRow`) and says
+/// whether to go on.
+pub type Answers<'a> = dyn FnMut(usize, Rating) -> Flow + 'a;
 
 /// Rates every example with every configuration; one concurrency budget covers all calls.
 /// `answers` gets each rating as it is made.
@@ -190,8 +202,8 @@ pub fn rate_parts(
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
 ) {
-    let batch = BATCH_CALLS.max(budget.concurrency.saturating_mul(64));
-    rate_parts_in_batches(parts, budget, observer, answers, batch);
+    let block = BLOCK_CALLS.max(budget.concurrency.saturating_mul(64));
+    rate_parts_in_blocks(parts, budget, observer, answers, block);
 }
 
 /// `rate`, every rating kept: one list per configuration, in example order.
@@ -203,76 +215,142 @@ pub fn rate_all(
 ) -> Vec<Vec<Rating>> {
     let mut all: Vec<Vec<Rating>> = configs.iter().map(|_| Vec::new()).collect();
     rate(configs, examples, budget, observer, &mut |k, r| {
-        all[k].push(r)
+        all[k].push(r);
+        Flow::Go
     });
     all
 }
 
-/// `rate_parts` with batches of about `batch` calls (whole items: an item's calls share a
-/// batch).
-fn rate_parts_in_batches(
+/// About how many calls a part sends for an item (pointwise: each response; a shared grade
+/// counted each time): what sizes the blocks.
+fn calls_per_item(config: &Config) -> usize {
+    if config.rater.is_baseline() {
+        return 0;
+    }
+    let sides = match config.template.mode {
+        Mode::Pairwise | Mode::Ranking => 1,
+        Mode::Pointwise => 2,
+    };
+    sides * config.rater.samples() as usize
+}
+
+/// The number of blocks for parts sending about `block` calls a block: each part's items are
+/// cut into that many consecutive runs of (nearly) equal length, so every part is asked in
+/// every block and all end together.
+fn block_count(parts: &[Part<'_>], block: usize) -> usize {
+    let calls: usize = parts
+        .iter()
+        .map(|&(config, examples)| calls_per_item(config) * examples.len())
+        .sum();
+    let longest = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
+    calls.div_ceil(block.max(1)).clamp(1, longest.max(1))
+}
+
+/// The items of a part of `len` items in block `b` of `n`.
+fn block_items(len: usize, b: usize, n: usize) -> std::ops::Range<usize> {
+    len * b / n..len * (b + 1) / n
+}
+
+/// A rating without a call: a baseline's verdict, or (`None`) an item not asked because the
+/// caller stopped the run before its block.
+fn without_call(example: &Example, verdict: Option<i64>) -> Rating {
+    Rating {
+        id: example.id.clone(),
+        rating: verdict,
+        status: if verdict.is_some() {
+            Status::Rated
+        } else {
+            Status::NotAsked
+        },
+        used: 0,
+        samples: vec![],
+        grades: None,
+        p_response2: None,
+        p_problem: None,
+        expected_grades: None,
+    }
+}
+
+/// One part's calls in a block: where each of its items' calls is answered (per item, per
+/// call: the source and whether it is shared), and the block's pointwise calls by key.
+#[derive(Default)]
+struct PartBlock {
+    sources: Vec<Vec<(Source, bool)>>,
+    in_block: HashMap<Shown, usize>,
+}
+
+/// `rate_parts` a block at a time: each block sends the calls of its items of every part
+/// (inside a block: part, then item, then sample, as `for_each_part_call` orders them) and
+/// hands each part's ratings over when its answers are in. Once `answers` says stop, no later
+/// block's call is sent and their items come back not asked.
+fn rate_parts_in_blocks(
     parts: &[Part<'_>],
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
-    batch: usize,
+    block: usize,
 ) {
     let executor = Executor::new(budget, observer);
-    for (group, &(config, examples)) in parts.iter().enumerate() {
-        if config.rater.is_baseline() {
-            for example in examples {
-                let r = Rating {
-                    id: example.id.clone(),
-                    rating: Some(baseline(config.rater, example)),
-                    status: Status::Rated,
-                    used: 0,
-                    samples: vec![],
-                    grades: None,
-                    p_response2: None,
-                    p_problem: None,
-                    expected_grades: None,
-                };
-                answers(group, r);
+    let mut sharing: Vec<Sharing> = parts.iter().map(|&(c, e)| Sharing::count(c, e)).collect();
+    let n = block_count(parts, block);
+    let mut stopped = false;
+    for b in 0..n {
+        let items = |examples: &'_ [Example]| -> std::ops::Range<usize> {
+            block_items(examples.len(), b, n)
+        };
+        if stopped {
+            for (group, &(_, examples)) in parts.iter().enumerate() {
+                for example in &examples[items(examples)] {
+                    answers(group, without_call(example, None));
+                }
             }
             continue;
         }
-        let mut sharing = Sharing::count(config, examples);
-        let mut start = 0;
-        while start < examples.len() {
-            let mut jobs: Vec<Job> = Vec::new();
-            let mut sources: Vec<Vec<(Source, bool)>> = Vec::new();
-            let mut in_batch: HashMap<Shown, usize> = HashMap::new();
-            let mut end = start;
-            while end < examples.len() && (end == start || jobs.len() < batch) {
-                let mut item = Vec::new();
-                example_calls(config, &examples[end], |call| {
-                    let key = shown(config, &call);
-                    item.push(match key {
-                        Some(key) => sharing.source(key, &mut in_batch, jobs.len()),
-                        None => (Source::Job(jobs.len()), false),
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut blocks: Vec<PartBlock> = Vec::with_capacity(parts.len());
+        for (group, &(config, examples)) in parts.iter().enumerate() {
+            let mut part = PartBlock::default();
+            if !config.rater.is_baseline() {
+                for example in &examples[items(examples)] {
+                    let mut item = Vec::new();
+                    example_calls(config, example, |call| {
+                        let source = match shown(config, &call) {
+                            Some(key) => sharing[group].source(key, &mut part.in_block, jobs.len()),
+                            None => (Source::Job(jobs.len()), false),
+                        };
+                        if let (Source::Job(k), false) = source {
+                            debug_assert_eq!(k, jobs.len());
+                            jobs.push(Job {
+                                group,
+                                judge: config.judge.clone(),
+                                call,
+                            });
+                        }
+                        item.push(source);
                     });
-                    if let (Source::Job(k), false) = item[item.len() - 1] {
-                        debug_assert_eq!(k, jobs.len());
-                        jobs.push(Job {
-                            group,
-                            judge: config.judge.clone(),
-                            call,
-                        });
-                    }
-                });
-                sources.push(item);
-                end += 1;
+                    part.sources.push(item);
+                }
             }
-            let outcomes = executor.run(jobs);
-            for (example, item) in examples[start..end].iter().zip(sources) {
+            blocks.push(part);
+        }
+        let outcomes = executor.run(jobs);
+        for (group, (&(config, examples), part)) in parts.iter().zip(blocks).enumerate() {
+            let examples = &examples[items(examples)];
+            if config.rater.is_baseline() {
+                for example in examples {
+                    let verdict = baseline(config.rater, example);
+                    stopped |= answers(group, without_call(example, Some(verdict))) == Flow::Stop;
+                }
+                continue;
+            }
+            for (example, item) in examples.iter().zip(part.sources) {
                 let taken: Vec<Graded> = item
                     .into_iter()
-                    .map(|(source, shared)| (sharing.outcome(&source, &outcomes), shared))
+                    .map(|(source, shared)| (sharing[group].outcome(&source, &outcomes), shared))
                     .collect();
-                answers(group, rating(config, example, taken));
+                stopped |= answers(group, rating(config, example, taken)) == Flow::Stop;
             }
-            sharing.keep(in_batch, &outcomes);
-            start = end;
+            sharing[group].keep(part.in_block, &outcomes);
         }
     }
 }
@@ -337,8 +415,8 @@ fn folded(config: &Config, example: &Example, mut taken: Vec<Graded>) -> Rating 
     }
 }
 
-/// The pointwise calls several items share, across batches: how many uses each has left, and
-/// the answers of those answered in an earlier batch that later items still need.
+/// The pointwise calls several items share, across blocks: how many uses each has left, and
+/// the answers of those answered in an earlier block that later items still need.
 struct Sharing {
     left: HashMap<Shown, u32>,
     kept: HashMap<Shown, Result<Completion, CallError>>,
@@ -370,7 +448,7 @@ impl Sharing {
     fn source(
         &mut self,
         key: Shown,
-        in_batch: &mut HashMap<Shown, usize>,
+        in_block: &mut HashMap<Shown, usize>,
         next: usize,
     ) -> (Source, bool) {
         if let Some(n) = self.left.get_mut(&key) {
@@ -379,10 +457,10 @@ impl Sharing {
         if self.kept.contains_key(&key) {
             return (Source::Earlier(key), true);
         }
-        match in_batch.get(&key) {
+        match in_block.get(&key) {
             Some(&k) => (Source::Job(k), true),
             None => {
-                in_batch.insert(key, next);
+                in_block.insert(key, next);
                 (Source::Job(next), false)
             }
         }
@@ -404,17 +482,17 @@ impl Sharing {
         }
     }
 
-    /// After a batch: forgets the answers no later item uses, and keeps this batch's answers
+    /// After a block: forgets the answers no later item uses, and keeps this block's answers
     /// that later items do.
     fn keep(
         &mut self,
-        in_batch: HashMap<Shown, usize>,
+        in_block: HashMap<Shown, usize>,
         outcomes: &[Result<Completion, CallError>],
     ) {
         let left = &self.left;
         self.kept
             .retain(|key, _| left.get(key).is_some_and(|n| *n > 0));
-        for (key, k) in in_batch {
+        for (key, k) in in_block {
             if self.left.get(&key).is_some_and(|n| *n > 0) {
                 if let Some(outcome) = outcomes.get(k) {
                     self.kept.insert(key, outcome.clone());
@@ -426,112 +504,5 @@ impl Sharing {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::tests::both_orders;
-    use super::super::{PointwiseRule, RaterKind};
-    use super::*;
-    use crate::judge::Params;
-
-    fn config(name: &str, prompt: &str, rater: &str) -> Config {
-        Config {
-            name: name.into(),
-            template: crate::prompts::resolve(prompt).expect("built-in"),
-            rater: RaterKind::parse(rater, 0).expect("rater"),
-            judge: Arc::new(crate::judge::sim::Sim::default()),
-            params: Arc::new(Params {
-                model: "m".into(),
-                temperature: 1.0,
-                max_tokens: 8,
-                seed: None,
-                top_logprobs: None,
-                reasoning_effort: None,
-                request: None,
-            }),
-            pointwise: PointwiseRule::default(),
-        }
-    }
-
-    #[test]
-    fn a_pairs_samples_and_orders_are_sent_back_to_back() {
-        let examples = both_orders(3, "s-");
-        let mut sent: Vec<(usize, String, u32)> = Vec::new();
-        let configs = [
-            config("a", "simple_with_tie", "sc:3"),
-            config("b", "simple_with_tie", "basic"),
-        ];
-        for_each_call(&configs, &examples, |group, _, call| {
-            sent.push((group, call.messages[0].content.clone(), call.sample));
-        });
-        assert_eq!(sent.len(), 6 * 3 + 6);
-        // Configuration, then pair (both orders), then sample: each prompt's samples are
-        // consecutive, and a pair's two orders follow each other.
-        let firsts: Vec<&(usize, String, u32)> = sent.iter().filter(|s| s.2 == 0).collect();
-        for (k, chunk) in sent[..18].chunks(3).enumerate() {
-            assert!(chunk.iter().all(|c| c.1 == chunk[0].1 && c.0 == 0), "{k}");
-            assert_eq!(chunk.iter().map(|c| c.2).collect::<Vec<_>>(), [0, 1, 2]);
-        }
-        let questions: Vec<usize> = firsts[..6]
-            .iter()
-            .map(|f| {
-                (0..3)
-                    .position(|i| f.1.contains(&format!("question {i}")))
-                    .expect("question")
-            })
-            .collect();
-        assert_eq!(questions, [0, 0, 1, 1, 2, 2]);
-        assert!(sent[18..].iter().all(|s| s.0 == 1));
-    }
-
-    /// Ratings made a few items at a time are the ratings made all at once: the same calls,
-    /// each pointwise grade shared by the items that show the response (across batches too)
-    /// and counted once, and the answers handed over in order.
-    #[test]
-    fn batches_change_nothing() {
-        let examples = both_orders(7, "b-");
-        let configs = [
-            config("pair", "simple_with_tie", "sc:3"),
-            config("point", "reference_1-5", "sc:2"),
-            config("base", "simple_with_tie", "longer"),
-        ];
-        let budget = Budget {
-            concurrency: 2,
-            requests_per_minute: None,
-        };
-        let run = |batch: usize| {
-            let mut seen: Vec<(usize, String)> = Vec::new();
-            let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 3];
-            let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, &examples[..])).collect();
-            rate_parts_in_batches(
-                &parts,
-                budget,
-                Arc::new(crate::judge::execute::Silent),
-                &mut |group, r| {
-                    seen.push((group, r.id.clone()));
-                    ratings[group].push(r);
-                },
-                batch,
-            );
-            (ratings, seen)
-        };
-        let (whole, order) = run(usize::MAX);
-        let expected: Vec<(usize, String)> = (0..3)
-            .flat_map(|g| examples.iter().map(move |e| (g, e.id.clone())))
-            .collect();
-        assert_eq!(order, expected);
-        let calls = calls_per_config(&configs, &examples);
-        // The pointwise configuration grades each of the 7 pairs' 2 responses twice, once
-        // whatever the order they are shown in.
-        assert_eq!(calls, [14 * 3, 7 * 2 * 2, 0]);
-        for batch in [1, 2, 5] {
-            let (batched, _) = run(batch);
-            assert_eq!(batched, whole, "batches of {batch}");
-            let used: Vec<u64> = batched
-                .iter()
-                .map(|r| super::super::usage(r).calls)
-                .collect();
-            assert_eq!(used, calls, "batches of {batch}");
-        }
-        assert!(whole[1].iter().all(|r| r.status == Status::Rated));
-        assert!(whole[1].iter().flat_map(|r| &r.samples).any(|s| s.shared));
-    }
-}
+#[path = "calls_tests.rs"]
+mod tests;

@@ -1,7 +1,8 @@
 //! Raters: examples × judge → ratings. Basic (one call), self-consistency (N calls,
 //! aggregated) and the baselines a judge must beat (random, longer, first).
 //!
-//! Calls go out through `judge::execute` (async lives there) a batch at a time (`calls.rs`);
+//! Calls go out through `judge::execute` (async lives there) a block of items at a time across
+//! the configurations, and the caller may stop the run after any rating (`calls.rs`);
 //! everything here is synchronous aggregation of the outcomes, so each rating keeps its raw
 //! completions, parse outcomes, latencies and tokens until the caller's `Answers` takes the
 //! texts (a run directory writes them out as they come, so a run of millions of calls holds no
@@ -19,7 +20,7 @@ pub mod rewardbench2;
 pub use aggregate::aggregate;
 pub use calls::{
     calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, rate, rate_all,
-    rate_parts, Answers, Part,
+    rate_parts, Answers, Flow, Part,
 };
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};
@@ -62,6 +63,8 @@ pub enum Status {
     CutOff,
     /// No call produced an answer.
     Failed,
+    /// No call was sent: the run stopped before this item's block.
+    NotAsked,
 }
 
 impl Status {
@@ -86,6 +89,7 @@ impl Status {
             Status::NoVerdict => "no_verdict",
             Status::CutOff => "cut_off",
             Status::Failed => "call_failed",
+            Status::NotAsked => "not_asked",
         }
     }
 }

@@ -285,7 +285,7 @@ pub fn fold(
         }
         (Showing::Two { .. }, _) => {
             let gold = items.examples[k].gold;
-            outcome.wins.push(rating.rating.map(|v| v == gold));
+            outcome.wins.push(rating.rating.map(|v| Some(v) == gold));
         }
     }
 }

@@ -25,7 +25,7 @@ pub(super) fn both_orders(n: usize, prefix: &str) -> Vec<crate::dataset::example
             prompt: format!("question {i}"),
             first: "good".into(),
             second: "bad".into(),
-            gold: -1,
+            gold: Some(-1),
             reference: None,
             randomize: true,
             votes: Vec::new(),

@@ -21,6 +21,7 @@ struct AnalyzeJson<'a> {
     overall: AgreementJson<'a>,
     only_in_gold: usize,
     only_in_ratings: usize,
+    unlabelled: usize,
     dropped_gold: usize,
     dropped_ratings: usize,
     labels: &'a [i64],
@@ -66,6 +67,7 @@ pub fn to_json(a: &Analysis) -> Value {
         overall: AgreementJson(&a.overall),
         only_in_gold: a.only_in_gold,
         only_in_ratings: a.only_in_ratings,
+        unlabelled: a.unlabelled,
         dropped_gold: a.dropped_gold,
         dropped_ratings: a.dropped_ratings,
         labels: a.labels.as_slice(),
@@ -223,6 +225,12 @@ pub fn header(a: &Analysis) -> Vec<String> {
             first(long.and_then(|l| l.only_in_gold.as_ref())),
             a.only_in_ratings,
             first(long.and_then(|l| l.only_in_ratings.as_ref()))
+        ));
+    }
+    if a.unlabelled > 0 {
+        out.push(format!(
+            "{} rated items have no gold label (an empty gold cell, or no gold row): unlabelled, in no agreement measure",
+            a.unlabelled
         ));
     }
     if let Some(l) = &a.long {

@@ -12,6 +12,8 @@ use std::io::Write;
 struct Tally {
     items: usize,
     gold: [usize; 3],
+    /// Items without a gold label.
+    unlabelled: usize,
     prompt_chars: usize,
     r1_chars: usize,
     r2_chars: usize,
@@ -29,7 +31,10 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
     for e in &d.examples {
         let t = by_subset.entry(&e.subset).or_default();
         t.items += 1;
-        t.gold[(e.gold + 1) as usize] += 1;
+        match e.gold {
+            Some(g) => t.gold[(g + 1) as usize] += 1,
+            None => t.unlabelled += 1,
+        }
         t.prompt_chars += chars(&e.prompt);
         let (a, b) = (chars(&e.response1), chars(&e.response2));
         t.r1_chars += a;
@@ -64,6 +69,13 @@ pub fn write_summary(d: &Dataset, out: &mut dyn Write) -> Result<()> {
     }
     for line in conversation_lines(d) {
         writeln!(out, "{line}")?;
+    }
+    let unlabelled: usize = by_subset.values().map(|t| t.unlabelled).sum();
+    if unlabelled > 0 {
+        writeln!(
+            out,
+            "{unlabelled} items have no gold label: rated and kept, and left out of the agreement measures"
+        )?;
     }
     let mut t = table::Table::new(
         "",
@@ -134,7 +146,7 @@ fn write_rmbench(d: &Dataset, out: &mut dyn Write) -> Result<()> {
         };
         let k = DOMAINS.iter().position(|x| *x == domain).unwrap_or(0);
         prompts.entry(k).or_default().insert(prompt);
-        let (chosen, rejected) = if e.gold < 0 {
+        let (chosen, rejected) = if e.gold.is_some_and(|g| g < 0) {
             (&e.response1, &e.response2)
         } else {
             (&e.response2, &e.response1)

@@ -33,7 +33,10 @@ pub fn frame(config: &Config, examples: &[Example], ratings: &[Rating]) -> Resul
         ),
         Column::new(
             "gold".into(),
-            examples.iter().map(|e| e.gold).collect::<Vec<i64>>(),
+            examples
+                .iter()
+                .map(|e| e.gold)
+                .collect::<Vec<Option<i64>>>(),
         ),
         Column::new(
             "rating".into(),

@@ -213,6 +213,9 @@ pub struct Analysis {
     pub groups: Vec<(String, Agreement)>,
     pub only_in_gold: usize,
     pub only_in_ratings: usize,
+    /// Readable ratings of items without a gold label (an empty gold cell, or no gold row):
+    /// counted, in no agreement measure.
+    pub unlabelled: usize,
     pub dropped_gold: usize,
     pub dropped_ratings: usize,
     /// With --annotators: their agreement, the ceiling and the judge beside it.

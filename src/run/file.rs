@@ -48,6 +48,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_no_item(n: &usize) -> bool {
+    *n == 0
+}
+
 impl From<crate::evaluation::Cost> for CostFile {
     fn from(c: crate::evaluation::Cost) -> Self {
         Self {
@@ -161,6 +165,10 @@ pub struct PairsDataFile {
     pub items: usize,
     #[serde(default)]
     pub no_majority: usize,
+    /// Items without a gold label (rated and kept, in no agreement measure); absent when 0,
+    /// so run.json of a run over labelled data reads as before.
+    #[serde(default, skip_serializing_if = "is_no_item")]
+    pub unlabelled: usize,
     #[serde(default)]
     pub seed: u64,
     #[serde(default)]

@@ -2,10 +2,12 @@
 //! `report/` (which renders it): the options checked into settings (`data`, `judges`), a
 //! calibrate run's plan of calls (`plan`) and its record (`record`), a run directory read back
 //! (`file` its run.json, `read` and `read_rewardbench2` the rest, `lines` its JSONL files), the
-//! settings and result of `analyze` (`analysis`), what the batch commands did (`batch`) and the
+//! settings and result of `analyze` (`analysis`), the answer log a calibrate run writes as it
+//! rates (`answers`), what the batch commands did (`batch`) and the
 //! cache commands (`cache`).
 
 pub mod analysis;
+pub mod answers;
 pub mod batch;
 pub mod cache;
 pub mod data;

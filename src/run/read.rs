@@ -155,7 +155,7 @@ fn items(r: &Ratings) -> Vec<ItemRow> {
             } else {
                 Order::AsSource
             },
-            gold: r.gold[i].unwrap_or(0),
+            gold: r.gold[i],
             seeded: r.seeded[i],
         })
         .collect()
@@ -204,6 +204,7 @@ fn config_record(
                 ("rated", Some(v)) => Outcome::Rated(v),
                 ("no_verdict", _) => Outcome::NoVerdict,
                 ("cut_off", _) => Outcome::CutOff,
+                ("not_asked", _) => Outcome::NotAsked,
                 _ => Outcome::CallFailed,
             })
             .collect(),

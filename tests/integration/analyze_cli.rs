@@ -265,10 +265,18 @@ fn error_null_label() {
         bad_input(dir.path(), "r.csv", "id,gold,rating\n1,1,1\n2,-1,\n3,1,1\n", &[]),
         "error: 'FILE', column 'rating', row 2: the label is missing; every row needs a label (fill it in or drop the row)"
     );
-    assert_eq!(
-        bad_input(dir.path(), "r.jsonl", "{\"id\":1,\"gold\":1,\"rating\":1}\n{\"id\":2,\"gold\":null,\"rating\":1}\n", &[]),
-        "error: 'FILE', column 'gold', row 2: the label is missing; every row needs a label (fill it in or drop the row)"
+    // A missing gold label is no error: the row is unlabelled, counted, in no measure.
+    let file = write(
+        dir.path(),
+        "g.jsonl",
+        "{\"id\":1,\"gold\":1,\"rating\":1}\n{\"id\":2,\"gold\":null,\"rating\":1}\n{\"id\":3,\"gold\":-1,\"rating\":1}\n",
     );
+    let doc = json_of(&["analyze", "--input", file.to_str().expect("utf-8")]);
+    assert_eq!(
+        (doc["n"].as_u64(), doc["unlabelled"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(doc["accuracy"], 0.5);
 }
 
 #[test]

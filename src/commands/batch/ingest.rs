@@ -96,7 +96,7 @@ pub(super) fn read_results(
                     frame.column_names().join(", ")
                 ))
             })?;
-        let texts = frame.optional_text(column)?;
+        let texts = frame.optional_text(column, column, "text")?;
         for (row, (id, text)) in ids.into_iter().zip(texts).enumerate() {
             let at = |message: String| ingest::Unreadable {
                 line: row as u64 + 1,

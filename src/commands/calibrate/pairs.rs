@@ -18,7 +18,8 @@ pub fn checksum(dataset: &Dataset) -> String {
     for e in &dataset.examples {
         for part in [
             e.id.as_str(),
-            &e.gold.to_string(),
+            // An unlabelled item's gold is empty.
+            &e.gold.map_or_else(String::new, |g| g.to_string()),
             &e.prompt,
             &e.response1,
             &e.response2,
@@ -234,6 +235,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
         .collect();
     let mut rated = session.rate(args, &layout, &mut |k, _, rating| {
         ratings[k].push(RatingRow::from(rating));
+        raters::Flow::Go
     })?;
     // The juries vote from their members' ratings: no call of their own.
     let mut metas = metas.clone();

@@ -147,6 +147,7 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
             );
         }
         next[k] += 1;
+        crate::raters::Flow::Go
     })?;
     let mut made: Vec<Rb2Made> = plan
         .configs

@@ -6,7 +6,7 @@
 
 use crate::judge::cache::Cache;
 use crate::judge::execute::Budget;
-use crate::raters::{self, CallTally, Config, Rating};
+use crate::raters::{self, CallTally, Config, Flow, Rating};
 use crate::run::forms::Layout;
 use crate::run::judges;
 use crate::run::plan::{plan, Form, Plan};
@@ -70,12 +70,14 @@ impl Session {
 
     /// Creates the run directory, sends every part's calls (through the Batch API first with
     /// `--batch`), writes the answers to `completions.jsonl` as they come and hands each
-    /// rating to `fold` with its part (and the part's index).
+    /// rating to `fold` with its part (and the part's index). The parts are asked a block of
+    /// items at a time, all parts in every block; once `fold` says stop, no new call is sent,
+    /// and the items of later blocks come to `fold` not asked.
     pub fn rate(
         &self,
         args: &CalibrateSettings,
         layout: &Layout<'_>,
-        fold: &mut dyn FnMut(usize, &PartSpec, &Rating),
+        fold: &mut dyn FnMut(usize, &PartSpec, &Rating) -> Flow,
     ) -> Result<Rated> {
         let (dir, created_unix) = super::super::out::create(args.out.as_deref(), &self.name)?;
         let parts = &layout.specs;
@@ -101,7 +103,7 @@ impl Session {
             .collect();
         let observer =
             crate::report::media::progress::Calls::new(&configs, &raters::calls_per_part(&called));
-        let mut log = crate::report::calibrate::run_dir::AnswerLog::create(
+        let mut log = crate::run::answers::AnswerLog::create(
             &dir,
             configs.iter().map(|c| c.name.clone()).collect(),
         )?;
@@ -109,7 +111,7 @@ impl Session {
         raters::rate_parts(&called, self.budget, observer.clone(), &mut |k, rating| {
             log.add(k, &rating);
             tallies[parts[k].of].add(&rating);
-            fold(k, &parts[k], &rating);
+            fold(k, &parts[k], &rating)
         });
         observer.finish();
         log.finish()?;

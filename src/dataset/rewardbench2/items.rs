@@ -32,7 +32,7 @@ fn item(shown: &Shown, id: String, order: Order, responses: Vec<String>, gold: i
         response1: responses.next().unwrap_or_default(),
         response2: responses.next().unwrap_or_default(),
         more: responses.collect(),
-        gold,
+        gold: Some(gold),
         order,
         reference: None,
         seeded: true,
@@ -147,7 +147,8 @@ mod tests {
             .map(|s| s.as_str())
             .collect();
         assert_eq!(shown, (0..4).map(|s| rows[1].at(s)).collect::<Vec<_>>());
-        assert_eq!(shown[e.gold as usize], "c0");
+        let gold = usize::try_from(e.gold.expect("a ranking item has gold")).expect("a slot");
+        assert_eq!(shown[gold], "c0");
     }
 
     #[test]
@@ -166,7 +167,7 @@ mod tests {
                 (false, true) => 1,
                 _ => 0,
             };
-            assert_eq!(e.gold, expected, "{}", e.id);
+            assert_eq!(e.gold, Some(expected), "{}", e.id);
         }
         let seeded: Vec<&Example> = items.examples.iter().filter(|e| e.seeded).collect();
         assert_eq!(seeded.len(), 4);

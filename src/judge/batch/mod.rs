@@ -104,7 +104,7 @@ mod tests {
                 prompt: String::new(),
                 response1: String::new(),
                 response2: String::new(),
-                gold: 1,
+                gold: Some(1),
                 parser: Parser::WinnerTagTie,
                 allows_tie: true,
                 graded: None,

@@ -201,6 +201,9 @@ impl Judge for Cached {
     fn cacheable(&self) -> bool {
         self.inner.cacheable()
     }
+    fn keeps_answers(&self) -> bool {
+        self.inner.cacheable()
+    }
     fn retry_policy(&self) -> super::RetryPolicy {
         self.inner.retry_policy()
     }
@@ -313,7 +316,7 @@ mod tests {
             prompt: String::new(),
             response1: String::new(),
             response2: String::new(),
-            gold: -1,
+            gold: Some(-1),
             parser: crate::verdicts::Parser::AbBrackets,
             allows_tie: true,
             graded: None,

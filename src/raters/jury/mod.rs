@@ -268,10 +268,14 @@ pub fn decide(vote: Vote, ballots: &[Ballot], weights: &[f64], tie_margin: f64) 
 }
 
 /// A jury's row of ratings.csv from its decision: rated, or no verdict with the reason; when
-/// no member answered at all, the members' own status (cut off, or failed) and first reason.
+/// no member answered at all, the members' own status (cut off, or failed) and first reason;
+/// not asked when no member was.
 pub fn row(decision: &Decision, members: &[&RatingRow]) -> RatingRow {
     let (status, reason) = match (decision.rating, decision.undecided) {
         (Some(_), _) => (Status::Rated, None),
+        (None, _) if members.iter().all(|m| m.status == Status::NotAsked) => {
+            (Status::NotAsked, None)
+        }
         (None, Some(Undecided::NoVotes))
             if members.iter().all(|m| m.status != Status::NoVerdict) =>
         {

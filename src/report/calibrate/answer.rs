@@ -53,7 +53,11 @@ pub fn answer(run: &Run) -> Vec<String> {
             name: crate::report::media::format::shown_name(&configs[best]),
             on: statistic_name(s).to_string(),
             value: value(best),
-            after: format!("{accuracy}, over {} items", run.record.items.len()),
+            // The items its measures count (without the unlabelled or never asked ones).
+            after: format!(
+                "{accuracy}, over {} items",
+                run.evaluation.configs[best].overall.counts.examples
+            ),
         },
         runner_up,
     ));

@@ -267,6 +267,8 @@ struct FamilyJson<'a> {
 struct DataJson<'a> {
     source: &'a str,
     items: usize,
+    /// Items without a gold label: rated and kept, in no agreement measure.
+    unlabelled: usize,
     seed: u64,
     both_orders: bool,
     checksum: &'a str,
@@ -328,6 +330,7 @@ pub fn to_json(run: &Run) -> Value {
         data: DataJson {
             source: &run.meta.head.source,
             items: run.record.items.len(),
+            unlabelled: run.record.unlabelled(),
             seed: run.meta.head.seed,
             both_orders: run.meta.head.both_orders,
             checksum: &run.meta.checksum,

@@ -97,6 +97,13 @@ fn header(run: &Run) -> Vec<String> {
             ""
         }
     )];
+    let unlabelled = rec.unlabelled();
+    if unlabelled > 0 {
+        out.push(format!(
+            "{unlabelled} of the {} items have no gold label: rated and kept (ratings.csv), left out of every agreement measure below",
+            rec.items.len()
+        ));
+    }
     if rec.configs.iter().any(|c| c.simulated) {
         out.push(
             "NOTE: results marked (sim) come from the SIMULATED judge, not from an LLM.".into(),

@@ -81,7 +81,8 @@ struct BrowserItem<'a> {
     pair: &'a str,
     subset: &'a str,
     order: &'a str,
-    gold: i64,
+    /// `None` (null): the item has no gold label.
+    gold: Option<i64>,
     prompt: &'a str,
     r1: &'a str,
     r2: &'a str,
@@ -119,6 +120,7 @@ fn status(o: Outcome) -> &'static str {
         Outcome::NoVerdict => "no verdict",
         Outcome::CutOff => "cut off while thinking",
         Outcome::CallFailed => "call failed",
+        Outcome::NotAsked => "not asked",
     }
 }
 

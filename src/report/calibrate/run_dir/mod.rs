@@ -12,108 +12,13 @@ use crate::report::calibrate::plots;
 use crate::report::calibrate::sections::SECTIONS;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::run::file::RunFile;
-use crate::run::lines::{write_line, AnswerLine, GradeShare, ItemTexts};
+use crate::run::lines::{write_line, ItemTexts};
 use crate::run::record::Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-
-/// Where the parser read the verdict, in characters (code points) of the completion.
-fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
-    let (text, (a, b)) = (&s.completion.as_ref()?.text, s.span?);
-    let chars = |end: usize| text.get(..end).map(|t| t.chars().count());
-    Some([chars(a)?, chars(b)?])
-}
-
-/// completions.jsonl, written while the run rates: each sample's answer (so the run need
-/// keep no answer text), where the parser read the verdict, and its cost. Lines come in `ratings.csv`'s order (configuration, then item, then sample), which its
-/// `completion_ref` column counts on.
-#[derive(Debug)]
-pub struct AnswerLog {
-    out: BufWriter<File>,
-    path: std::path::PathBuf,
-    names: Vec<String>,
-    error: Option<std::io::Error>,
-}
-
-impl AnswerLog {
-    /// Creates `dir/completions.jsonl` for configurations named `names`.
-    pub fn create(dir: &Path, names: Vec<String>) -> Result<Self> {
-        let path = dir.join("completions.jsonl");
-        let file = File::create(&path).with_context(|| format!("creating '{}'", path.display()))?;
-        Ok(Self {
-            out: BufWriter::new(file),
-            path,
-            names,
-            error: None,
-        })
-    }
-
-    /// Writes a rating's answers. A write error is kept for `finish`.
-    pub fn add(&mut self, config: usize, rating: &crate::raters::Rating) {
-        let name = self.names.get(config).map_or("", String::as_str);
-        for s in &rating.samples {
-            use crate::verdicts::probability::Reading;
-            let c = s.completion.as_ref();
-            let (p_response2, expected_grade, grade_distribution) = match &s.probability {
-                Some(Reading::Pair(p)) => (Some(*p), None, None),
-                Some(Reading::Grade {
-                    expected,
-                    distribution,
-                }) => (
-                    None,
-                    Some(*expected),
-                    Some(
-                        distribution
-                            .iter()
-                            .map(|&(grade, p)| GradeShare { grade, p })
-                            .collect(),
-                    ),
-                ),
-                None => (None, None, None),
-            };
-            let line = AnswerLine {
-                config: name.to_string(),
-                id: rating.id.clone(),
-                sample: s.sample,
-                side: s.side,
-                grade: s.grade,
-                shared: s.shared,
-                span: char_span(s),
-                text: c.map(|x| x.text.clone()),
-                verdict: s.verdict,
-                problem: s.problem.clone(),
-                latency_ms: c.map(|x| x.latency_ms),
-                tokens_in: c.map(|x| x.tokens_in),
-                tokens_out: c.map(|x| x.tokens_out),
-                cached: c.map(|x| x.cached),
-                p_response2,
-                expected_grade,
-                grade_distribution,
-                probability_problem: s.probability_problem.clone(),
-                reasoning: c.and_then(|x| x.reasoning.clone()),
-                tokens_reasoning: c.map(|x| x.tokens_reasoning).filter(|&n| n > 0),
-                finish_reason: c
-                    .and_then(|x| x.finish_reason.clone())
-                    .filter(|r| r == "length"),
-            };
-            if self.error.is_none() {
-                self.error = write_line(&mut self.out, &line).err();
-            }
-        }
-    }
-
-    /// Flushes the file; the first write error, if any.
-    pub fn finish(mut self) -> Result<()> {
-        let flushed = self.out.flush();
-        match self.error.take().map_or(flushed, Err) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(e).with_context(|| format!("writing '{}'", self.path.display())),
-        }
-    }
-}
 
 /// items.jsonl: each item's prompt, responses, generators and earlier turns as shown (only
 /// after a fresh run, which has the texts).

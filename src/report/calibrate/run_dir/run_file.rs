@@ -61,6 +61,7 @@ pub fn run_file(run: &Run) -> RunFile {
             checksum_sha256: m.checksum.clone(),
             items: run.record.items.len(),
             no_majority: m.no_majority,
+            unlabelled: run.record.unlabelled(),
             seed: m.head.seed,
             source: m.head.source.clone(),
             unshared: m.unshared.clone(),

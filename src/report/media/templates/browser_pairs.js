@@ -1,6 +1,7 @@
 // Pairs' part of the item browser (after browser.js): each item with each configuration's
-// rating (1, 2 or tie against gold), the position-inconsistent filter, and a detail panel with
-// the conversation, both responses, juries' votes and every answer.
+// rating (1, 2 or tie against gold; gold – for an item without one), the position-inconsistent
+// filter, and a detail panel with the conversation, both responses, juries' votes and every
+// answer.
 const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
 // Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
 // disagree once un-swapped (the complement of the position table's consistency; a pair with
@@ -20,7 +21,7 @@ browse({
   text: it => [it.id, it.prompt, it.r1, it.r2].concat((it.turns || []).map(t => t.content)),
   keep(i, f, ks) {
     const it = D.items[i];
-    if (f === 'wrong') return ks.some(k => it.ratings[k][0] !== null && it.ratings[k][0] !== it.gold);
+    if (f === 'wrong') return it.gold !== null && ks.some(k => it.ratings[k][0] !== null && it.ratings[k][0] !== it.gold);
     if (f === 'none') return ks.some(k => it.ratings[k][0] === null);
     if (f === 'disagree') return new Set(ks.map(k => it.ratings[k][0])).size > 1;
     if (f === 'inconsistent') return ks.some(k => inconsistent(i, k));
@@ -29,7 +30,8 @@ browse({
   cells(i) {
     const it = D.items[i];
     return [it.id, it.subset, it.order, label(it.gold)].map(t => el('td', t)).concat(
-      it.ratings.map(([r, status]) => el('td', r === null ? status : label(r), r === null ? 'r-none' : r === it.gold ? 'r-right' : 'r-wrong')));
+      // An unlabelled item (gold –) has no right or wrong rating.
+      it.ratings.map(([r, status]) => el('td', r === null ? status : label(r), r === null ? 'r-none' : it.gold === null ? '' : r === it.gold ? 'r-right' : 'r-wrong')));
   },
   detail(i, box) {
     const it = D.items[i];
