@@ -11,12 +11,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use raterlab::dataset::examples::Order;
 use raterlab::evaluation::bias::Shape;
+use raterlab::evaluation::registry::evaluate;
 use raterlab::evaluation::{
     Annotations, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord,
 };
 use raterlab::judge::Completion;
 use raterlab::raters::{CallTally, Rating, RatingRow, SampleTrace, Status};
-use raterlab::report::calibrate::sections::evaluate;
 use raterlab::run::record::{ConfigMeta, Run, RunHead, RunMeta};
 use std::time::Instant;
 

@@ -174,7 +174,7 @@ pub struct AnalyzeArgs {
     pub unreadable: crate::run::analysis::Unreadable,
 
     /// Bootstrap resamples for the 95% confidence intervals (0 turns them off).
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]
     pub bootstrap: usize,
 
     /// Seed of the bootstrap's random generator (ChaCha8).

@@ -49,7 +49,7 @@ pub struct CalibrateArgs {
     pub plan: PlanArgs,
 
     /// Bootstrap resamples for confidence intervals and paired tests (0 turns them off).
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]
     pub bootstrap: usize,
 
     /// Metric that orders the comparison table: kappa_quadratic, kappa, accuracy, spearman,

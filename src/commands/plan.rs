@@ -113,7 +113,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
                 )));
             };
             let (meta, record) = crate::run::read::read(dir, &file)?;
-            let evaluation = crate::report::calibrate::sections::evaluate(
+            let evaluation = crate::evaluation::registry::evaluate(
                 &record,
                 crate::evaluation::EvalSettings {
                     bootstrap: 0,

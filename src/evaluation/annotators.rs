@@ -152,41 +152,37 @@ impl super::Analytic for AnnotatorsAnalytic {
                 cx.run
                     .annotators
                     .as_ref()
-                    .and_then(|a| config_report(a, c, cx.settings)),
+                    .and_then(|a| panel(a, Some(c), cx.settings.bootstrap, cx.settings.seed)),
             )
         }))
     }
 }
 
-/// The annotators and one configuration's ratings beside them (None if a label falls
-/// outside -1, 0, 1).
-fn config_report(
+/// The annotators' panel, with one configuration's ratings beside it when given (None if a
+/// label falls outside -1, 0, 1): what `calibrate` shows for each configuration and `data
+/// summary` for the data alone.
+pub fn panel(
     a: &super::Annotations,
-    config: &super::ConfigRecord,
-    settings: super::EvalSettings,
+    config: Option<&super::ConfigRecord>,
+    bootstrap: usize,
+    seed: u64,
 ) -> Option<AnnotatorReport> {
     let votes: Vec<Vec<Option<i64>>> = a
         .votes
         .iter()
         .map(|v| v.iter().copied().map(Some).collect())
         .collect();
-    let judge: Vec<Option<i64>> = config
-        .outcomes
-        .iter()
-        .map(|o| match o {
-            super::Outcome::Rated(v) => Some(*v),
-            _ => None,
-        })
-        .collect();
+    let judge: Option<Vec<Option<i64>>> =
+        config.map(|c| c.outcomes.iter().map(|o| o.rating()).collect());
     let policy = if a.policy == "tie" { "tie" } else { "drop" };
     report(
         &Labels::pairwise(),
         a.names.clone(),
         &votes,
-        Some(&judge),
+        judge.as_deref(),
         (a.no_majority, policy),
-        settings.bootstrap,
-        settings.seed,
+        bootstrap,
+        seed,
     )
     .ok()
 }

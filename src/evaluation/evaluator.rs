@@ -412,12 +412,11 @@ pub fn of_run(
             any.then(|| judged_row(&all, judged, longest_items.as_deref(), resamples, seed))
         })
         .collect();
-    let best = rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| Some((i, r.as_ref()?.human_agreement?)))
-        .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-        .map(|(i, _)| i);
+    let best = super::ranking::best_of(
+        rows.iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.as_ref()?.human_agreement?))),
+    );
     let against_best: Vec<AgainstBest> = match best {
         None => Vec::new(),
         Some(b) => AgainstBest::family(

@@ -59,17 +59,11 @@ pub struct Groups {
 }
 
 fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize]) -> Option<Group> {
-    let best = (0..scopes.len())
-        .filter(|&c| scopes[c].counts.rated > 0)
-        .filter(|&c| scopes[c].agreement.get(Statistic::Accuracy).is_finite())
-        .max_by(|&a, &b| {
-            let (x, y) = (
-                scopes[a].agreement.get(Statistic::Accuracy),
-                scopes[b].agreement.get(Statistic::Accuracy),
-            );
-            // The first of equals wins.
-            x.total_cmp(&y).then(b.cmp(&a))
-        })?;
+    let best = super::ranking::best_of(
+        (0..scopes.len())
+            .filter(|&c| scopes[c].counts.rated > 0)
+            .map(|c| (c, scopes[c].agreement.get(Statistic::Accuracy))),
+    )?;
     let tests = (0..scopes.len())
         .filter(|&c| c != best)
         .map(|c| {

@@ -21,10 +21,12 @@ mod position;
 pub mod probability;
 pub mod ranking;
 pub(crate) mod record;
+pub mod registry;
 mod result;
 pub mod rewardbench2;
 pub mod rmbench;
 mod shape;
+pub mod standing;
 pub mod systems;
 
 pub use analytic::{Analytic, Context, Findings, Found};
@@ -37,11 +39,12 @@ pub use position::{position, JudgeBench, LlmBar, Position};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings, Family,
     Generators, Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference,
-    RunRecord,
+    RunRecord, DEFAULT_BOOTSTRAP,
 };
 use record::{headline, table};
 pub use result::{ConfigResult, Policies, Scope};
 pub use shape::Shape;
+pub use standing::{standing, Against, Standing};
 
 use crate::dataset::sections::{leaderboard_score, section_of, section_score, Section};
 use crate::metrics::{bootstrap_table, Agreement};
@@ -56,6 +59,8 @@ pub struct Evaluation {
     pub tested: Tested,
     /// The analytics' results over the run (`Analytic::run`).
     pub findings: Findings,
+    /// The best, the runner-up and where the best stands (None without configurations).
+    pub standing: Option<Standing>,
 }
 
 impl Evaluation {
@@ -218,11 +223,13 @@ pub fn evaluate(
         }
     }
     let (comparisons, tested) = compare_all(run, settings, &configs);
+    let standing = standing(run, &configs, &comparisons, settings.sort());
     Evaluation {
         configs,
         comparisons,
         tested,
         findings,
+        standing,
     }
 }
 

@@ -342,6 +342,10 @@ pub struct Annotations {
     pub policy: String,
 }
 
+/// Bootstrap resamples for intervals and paired tests unless told otherwise (`--bootstrap`;
+/// `data summary`'s annotator panel).
+pub const DEFAULT_BOOTSTRAP: usize = 1000;
+
 /// Evaluation settings.
 #[derive(Debug, Clone, Copy)]
 pub struct EvalSettings {

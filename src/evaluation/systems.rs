@@ -535,14 +535,7 @@ fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<Syst
         .iter()
         .map(|r| r.reference.as_ref().and_then(|a| a.spearman))
         .collect();
-    let Some(best) = (0..results.len())
-        .filter(|&i| rho[i].is_some())
-        .max_by(|&a, &b| {
-            rho[a]
-                .unwrap_or(f64::NAN)
-                .total_cmp(&rho[b].unwrap_or(f64::NAN))
-                .then(b.cmp(&a))
-        })
+    let Some(best) = super::ranking::best_of((0..results.len()).filter_map(|i| Some((i, rho[i]?))))
     else {
         return Vec::new();
     };

@@ -402,9 +402,6 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 pub struct AnnotatorsSection;
 
 impl Section for AnnotatorsSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::annotators::AnnotatorsAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

@@ -347,7 +347,8 @@ pub fn emit_summary(
         }
         writeln!(
             out,
-            "(95% CIs from 1000 bootstrap resamples of the items, seed {})",
+            "(95% CIs from {} bootstrap resamples of the items, seed {})",
+            crate::evaluation::DEFAULT_BOOTSTRAP,
             d.seed
         )?;
     }

@@ -251,9 +251,6 @@ fn add_rows(
 pub struct EvaluatorSection;
 
 impl Section for EvaluatorSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::evaluator::EvaluatorAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

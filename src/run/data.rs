@@ -80,26 +80,21 @@ pub struct Dataset {
 
 /// With several annotators: their agreement and the human ceiling (bootstrap CIs, seeded with
 /// the data seed).
-pub fn annotator_report(
-    d: &Dataset,
-) -> Result<Option<crate::evaluation::annotators::AnnotatorReport>> {
-    if d.annotators.is_empty() {
-        return Ok(None);
+pub fn annotator_report(d: &Dataset) -> Option<crate::evaluation::annotators::AnnotatorReport> {
+    let bootstrap = crate::evaluation::DEFAULT_BOOTSTRAP;
+    crate::evaluation::annotators::panel(&d.annotations()?, None, bootstrap, d.seed)
+}
+
+impl Dataset {
+    /// Every annotator's label per item, when several annotators give the gold.
+    pub fn annotations(&self) -> Option<crate::evaluation::Annotations> {
+        (!self.annotators.is_empty()).then(|| crate::evaluation::Annotations {
+            names: self.annotators.clone(),
+            votes: self.examples.iter().map(|e| e.votes.clone()).collect(),
+            no_majority: self.no_majority,
+            policy: self.no_majority_policy.name().to_string(),
+        })
     }
-    let votes: Vec<Vec<Option<i64>>> = d
-        .examples
-        .iter()
-        .map(|e| e.votes.iter().copied().map(Some).collect())
-        .collect();
-    Ok(Some(crate::evaluation::annotators::report(
-        &crate::metrics::Labels::pairwise(),
-        d.annotators.clone(),
-        &votes,
-        None,
-        (d.no_majority, d.no_majority_policy.name()),
-        1000,
-        d.seed,
-    )?))
 }
 
 /// RewardBench 2's rows, each shown in its seeded order.

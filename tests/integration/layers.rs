@@ -425,7 +425,7 @@ const FORM_NAMERS: &[&str] = &[
     // Each form's own files.
     "commands/calibrate/pairs.rs",
     "commands/calibrate/rewardbench2.rs",
-    "report/calibrate/run_dir/run_file.rs",
+    "run/write.rs",
     "report/calibrate/run_dir/rewardbench2.rs",
 ];
 
@@ -523,18 +523,12 @@ fn an_analytic_is_reached_only_through_the_registry() {
     );
 }
 
-/// The analytics' evaluation files, as the registered sections name them
-/// (`Some(&crate::evaluation::FILE::NameAnalytic)`).
-fn registered_evaluations(files: &BTreeMap<PathBuf, String>, sections: &[PathBuf]) -> Vec<PathBuf> {
-    let re =
-        regex::Regex::new(r"&crate::evaluation::([a-z_]+)::[A-Za-z]+Analytic\b").expect("regex");
-    sections
-        .iter()
-        .flat_map(|s| {
-            re.captures_iter(&strip_comments(&files[s]))
-                .map(|c| PathBuf::from(format!("evaluation/{}.rs", &c[1])))
-                .collect::<Vec<_>>()
-        })
+/// The analytics' evaluation files, as `evaluation/registry.rs` registers them
+/// (`&super::FILE::NameAnalytic`).
+fn registered_evaluations(registry: &str) -> Vec<PathBuf> {
+    let re = regex::Regex::new(r"&super::([a-z_]+)::[A-Za-z]+Analytic\b").expect("regex");
+    re.captures_iter(&strip_comments(registry))
+        .map(|c| PathBuf::from(format!("evaluation/{}.rs", &c[1])))
         .collect()
 }
 
@@ -546,18 +540,17 @@ const EVALUATION_CORE: &[&str] = &[
 ];
 
 #[test]
-fn the_evaluation_reaches_an_analytic_only_through_its_section() {
+fn the_evaluation_reaches_an_analytic_only_through_its_registry() {
     let files = sources();
-    let sections = registered(&files[Path::new("report/calibrate/sections.rs")]);
-    let evaluations = registered_evaluations(&files, &sections);
+    let evaluations = registered_evaluations(&files[Path::new("evaluation/registry.rs")]);
     assert!(evaluations.len() >= 10, "{evaluations:?}");
-    // Every analytic's evaluation is registered through a section, and is a file.
+    // Every analytic's evaluation is registered, and is a file.
     let implemented = regex::Regex::new(r"impl super::Analytic for ([A-Za-z]+)").expect("regex");
     for (file, src) in &files {
         for c in implemented.captures_iter(&strip_comments(src)) {
             assert!(
                 evaluations.contains(file),
-                "{} implements Analytic ({}) but no registered section hands it to the evaluation",
+                "{} implements Analytic ({}) but evaluation/registry.rs does not register it",
                 file.display(),
                 &c[1]
             );
@@ -590,6 +583,35 @@ fn the_evaluation_reaches_an_analytic_only_through_its_section() {
         stray(&bad),
         ["evaluation/mod.rs uses evaluation/systems.rs"]
     );
+}
+
+/// The report files that run an evaluation (`evaluate(`, or the registry of analytics).
+fn evaluating_reports(files: &BTreeMap<PathBuf, String>) -> Vec<String> {
+    let re = regex::Regex::new(r"\bevaluate\s*\(|evaluation::registry|evaluation::\{[^}]*registry")
+        .expect("regex");
+    files
+        .iter()
+        .filter(|(f, _)| f.starts_with("report"))
+        .filter(|(_, src)| re.is_match(&strip_comments(src)))
+        .map(|(f, _)| f.display().to_string())
+        .collect()
+}
+
+#[test]
+fn no_report_file_runs_the_evaluation() {
+    let files = sources();
+    let found = evaluating_reports(&files);
+    assert!(
+        found.is_empty(),
+        "report/ renders what the evaluation found and evaluates nothing:\n{}",
+        found.join("\n")
+    );
+    // The check can fail: a section that evaluates the record itself is found.
+    let mut bad = files.clone();
+    bad.get_mut(Path::new("report/calibrate/bias.rs"))
+        .expect("bias.rs")
+        .push_str("\nfn f() { crate::evaluation::registry::evaluate(record, settings); }\n");
+    assert_eq!(evaluating_reports(&bad), ["report/calibrate/bias.rs"]);
 }
 
 /// A file's unit within `commands/`: its folder (`commands/calibrate`) or, at the top, itself.

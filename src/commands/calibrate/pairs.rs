@@ -120,12 +120,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
         items: items(dataset),
         configs: records,
         both_orders: dataset.both_orders,
-        annotators: (!dataset.annotators.is_empty()).then(|| evaluation::Annotations {
-            names: dataset.annotators.clone(),
-            votes: dataset.examples.iter().map(|e| e.votes.clone()).collect(),
-            no_majority: dataset.no_majority,
-            policy: dataset.no_majority_policy.name().to_string(),
-        }),
+        annotators: dataset.annotations(),
         generators: evaluation::Generators::of(
             dataset
                 .examples
@@ -249,7 +244,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
     if let Some(g) = record.generators.as_mut() {
         g.reference = reference;
     }
-    let evaluation = crate::report::calibrate::sections::evaluate(
+    let evaluation = crate::evaluation::registry::evaluate(
         &record,
         EvalSettings {
             bootstrap: args.bootstrap,
@@ -307,7 +302,7 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     }
     meta.sort = args.sort.unwrap_or(meta.sort);
     meta.family = args.family.unwrap_or(meta.family);
-    let evaluation = crate::report::calibrate::sections::evaluate(
+    let evaluation = crate::evaluation::registry::evaluate(
         &record,
         EvalSettings {
             bootstrap: meta.head.bootstrap,

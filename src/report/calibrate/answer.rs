@@ -1,9 +1,9 @@
 //! The answer, first on the terminal and on report.html: the best configuration and by how
 //! much, the runner-up's paired verdict, each section's lines, the baselines and the warnings.
 
-use crate::evaluation::Finding;
+use crate::evaluation::standing::{Against, Standing};
 use crate::metrics::Statistic;
-use crate::report::calibrate::ranking::{order, ranking_note, reasoning_share, verdict};
+use crate::report::calibrate::ranking::{ranking_note, reasoning_share, verdict};
 use crate::report::calibrate::sections::SECTIONS;
 use crate::report::media::format::statistic_name;
 use crate::run::record::Run;
@@ -14,20 +14,18 @@ use crate::run::record::Run;
 /// metrics disagreeing). Lines of prose, to be wrapped at the terminal's width.
 pub fn answer(run: &Run) -> Vec<String> {
     let s = run.meta.sort.statistic();
-    let order = order(run);
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
-    let baseline = |i: usize| configs[i].is_baseline();
-    let judged: Vec<usize> = order.iter().copied().filter(|&i| !baseline(i)).collect();
     // A section's question comes first (the system level, asked for with --reference).
     let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
-    // The best is the evaluation's (the first judged configuration), as the comparisons read it.
-    let Some(best) = crate::evaluation::ranking::best(&run.record, &order) else {
+    // The evaluation's standing: the best, the runner-up and where the best stands.
+    let Some(standing) = &run.evaluation.standing else {
         return out;
     };
+    let (order, best) = (&standing.order, standing.best);
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
     // Before naming a best: is any judge distinguishable from chance, and from the baselines?
-    out.extend(caveat(run, best, &judged, &order, baseline));
+    out.extend(caveat(run, standing));
     // Accuracy beside the sort metric, unless it is the sort metric.
     let accuracy = if s == Statistic::Accuracy {
         String::new()
@@ -37,7 +35,7 @@ pub fn answer(run: &Run) -> Vec<String> {
             crate::report::media::format::fixed(agreement(best).get(Statistic::Accuracy))
         )
     };
-    let runner_up = judged.get(1).map(|&second| RunnerUp {
+    let runner_up = standing.runner_up.map(|second| RunnerUp {
         name: configs[second].name.clone(),
         value: value(second),
         tied: agreement(second).get(s) == agreement(best).get(s),
@@ -48,7 +46,7 @@ pub fn answer(run: &Run) -> Vec<String> {
             .find(|c| (c.a, c.b) == (best, second) || (c.a, c.b) == (second, best))
             .map(|c| verdict(run, c)),
     });
-    out.extend(standing(
+    out.extend(say_standing(
         Best {
             name: crate::report::media::format::shown_name(&configs[best]),
             on: statistic_name(s).to_string(),
@@ -61,10 +59,10 @@ pub fn answer(run: &Run) -> Vec<String> {
         },
         runner_up,
     ));
-    out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, &order)));
+    out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, order)));
     let baselines: Vec<String> = order
         .iter()
-        .filter(|&&i| baseline(i))
+        .filter(|&&i| configs[i].is_baseline())
         .map(|&i| format!("{} {}", configs[i].name, value(i)))
         .collect();
     if !baselines.is_empty() {
@@ -74,7 +72,7 @@ pub fn answer(run: &Run) -> Vec<String> {
             baselines.join(" · ")
         ));
     }
-    out.extend(warnings(run, &order));
+    out.extend(warnings(run, order));
     out.extend(ranking_note(run).map(|n| format!("Warning: {n}")));
     out
 }
@@ -131,72 +129,53 @@ fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
     out
 }
 
-/// The line that comes before "Best": no configuration distinguishable from chance (no judge's
-/// quadratic-kappa interval lies above 0, chance agreement), the best judge not told apart
-/// from the best baseline (no adjusted paired test separates them, on either metric), or the
-/// best baseline found better on a metric. None when the best is above both.
-fn caveat(
-    run: &Run,
-    best: usize,
-    judged: &[usize],
-    order: &[usize],
-    baseline: impl Fn(usize) -> bool,
-) -> Option<String> {
-    if judged.is_empty() {
-        return None;
-    }
+/// The line that comes before "Best", from the standing: no configuration distinguishable
+/// from chance, the best judge not told apart from the best baseline, or the best baseline
+/// found better on a metric. None when the best is above both.
+fn caveat(run: &Run, standing: &Standing) -> Option<String> {
     let configs = &run.record.configs;
-    // κq's interval's lower end (the point without intervals): above 0 is above chance.
-    let lower = |i: usize| {
-        let a = &run.evaluation.configs[i].overall.agreement;
-        a.intervals
-            .as_ref()
-            .map_or(a.get(Statistic::KappaQuadratic), |ci| {
-                ci.get(Statistic::KappaQuadratic).lo
-            })
-    };
-    if judged.iter().all(|&i| lower(i).is_nan() || lower(i) <= 0.0) {
-        let a = &run.evaluation.configs[best].overall.agreement;
-        let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
-        return Some(format!(
-            "No configuration is distinguishable from chance: no judge's κq interval lies above 0 (chance agreement); the best, {}, has κq {kq}.",
-            configs[best].name
-        ));
+    let best = standing.best;
+    match &standing.against {
+        Against::Clear => None,
+        Against::Chance => {
+            let a = &run.evaluation.configs[best].overall.agreement;
+            let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
+            Some(format!(
+                "No configuration is distinguishable from chance: no judge's κq interval lies above 0 (chance agreement); the best, {}, has κq {kq}.",
+                configs[best].name
+            ))
+        }
+        Against::NotToldApart {
+            baseline,
+            comparison,
+        } => Some(format!(
+            "The best judge is not told apart from the best baseline, {}: no adjusted paired test separates them ({}).",
+            configs[*baseline].name,
+            verdict(run, &run.evaluation.comparisons[*comparison])
+        )),
+        Against::BaselineBetter {
+            baseline,
+            comparison,
+            on,
+        } => {
+            let on: Vec<&str> = on
+                .iter()
+                .map(|&s| {
+                    if s == Statistic::Accuracy {
+                        "accuracy"
+                    } else {
+                        "κq"
+                    }
+                })
+                .collect();
+            Some(format!(
+                "The best baseline, {}, is better than the best judge on {} ({}).",
+                configs[*baseline].name,
+                on.join(" and "),
+                verdict(run, &run.evaluation.comparisons[*comparison])
+            ))
+        }
     }
-    let top_baseline = order.iter().copied().find(|&i| baseline(i))?;
-    let c = run
-        .evaluation
-        .comparisons
-        .iter()
-        .find(|c| (c.a, c.b) == (best, top_baseline) || (c.a, c.b) == (top_baseline, best))?;
-    let best_is_b = c.b == best;
-    let baseline_better = |f: Finding| {
-        matches!(
-            (f, best_is_b),
-            (Finding::ABetter, true) | (Finding::BBetter, false)
-        )
-    };
-    let separates = |f: Finding| matches!(f, Finding::ABetter | Finding::BBetter);
-    let (fa, fk) = (c.accuracy.finding(), c.kappa.finding());
-    let name = &configs[top_baseline].name;
-    if !separates(fa) && !separates(fk) {
-        return Some(format!(
-            "The best judge is not told apart from the best baseline, {name}: no adjusted paired test separates them ({}).",
-            verdict(run, c)
-        ));
-    }
-    let on: Vec<&str> = [(fk, "κq"), (fa, "accuracy")]
-        .into_iter()
-        .filter(|&(f, _)| baseline_better(f))
-        .map(|(_, m)| m)
-        .collect();
-    (!on.is_empty()).then(|| {
-        format!(
-            "The best baseline, {name}, is better than the best judge on {} ({}).",
-            on.join(" and "),
-            verdict(run, c)
-        )
-    })
 }
 
 /// The best configuration, as the answer names it.
@@ -222,7 +201,7 @@ pub struct RunnerUp {
 
 /// The answer's standing, on every form: "Best (tied with R): B on WHAT: VALUE...", then
 /// "Against the runner-up (R, VALUE): VERDICT." or, not compared, "Runner-up: R (VALUE).".
-pub fn standing(best: Best, runner_up: Option<RunnerUp>) -> Vec<String> {
+pub fn say_standing(best: Best, runner_up: Option<RunnerUp>) -> Vec<String> {
     let tied = match &runner_up {
         Some(r) if r.tied => format!(" (tied with {})", r.name),
         _ => String::new(),

@@ -263,9 +263,6 @@ fn svg(run: &Run, idx: &[usize]) -> Result<Option<String>> {
 pub struct BiasSection;
 
 impl Section for BiasSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::bias::BiasAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

@@ -213,9 +213,6 @@ fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
 pub struct ConsistencySection;
 
 impl Section for ConsistencySection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::consistency::ConsistencyAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

@@ -315,9 +315,6 @@ pub fn json(f: &Frontier) -> serde_json::Value {
 pub struct CostSection;
 
 impl Section for CostSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::cost::CostAnalytic)
-    }
     fn place(&self) -> Place {
         Place::Lead
     }

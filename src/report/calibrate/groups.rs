@@ -143,9 +143,6 @@ fn tables(run: &Run, g: &Groups) -> Vec<Table> {
 pub struct GroupsSection;
 
 impl Section for GroupsSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::groups::GroupsAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

@@ -545,9 +545,6 @@ pub fn svg(run: &Run) -> Result<Option<String>> {
 pub struct JurySection;
 
 impl Section for JurySection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::jury::JuryAnalytic)
-    }
     fn place(&self) -> Place {
         Place::After
     }

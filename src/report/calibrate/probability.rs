@@ -240,9 +240,6 @@ fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
 pub struct ProbabilitySection;
 
 impl Section for ProbabilitySection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::probability::ProbabilityAnalytic)
-    }
     fn place(&self) -> Place {
         Place::Lead
     }

@@ -22,13 +22,9 @@ pub fn ranking_note(run: &Run) -> Option<String> {
     }
     let overall = |i: usize| &run.evaluation.configs[i].overall.agreement;
     let best_headline = *order(run).first()?;
-    let best_accuracy = (0..run.evaluation.configs.len())
-        .filter(|&i| !overall(i).get(Statistic::Accuracy).is_nan())
-        .max_by(|&a, &b| {
-            overall(a)
-                .get(Statistic::Accuracy)
-                .total_cmp(&overall(b).get(Statistic::Accuracy))
-        })?;
+    let best_accuracy = crate::evaluation::ranking::best_of(
+        (0..run.evaluation.configs.len()).map(|i| (i, overall(i).get(Statistic::Accuracy))),
+    )?;
     if best_headline == best_accuracy
         || overall(best_headline).get(Statistic::Accuracy)
             == overall(best_accuracy).get(Statistic::Accuracy)

@@ -395,9 +395,6 @@ fn figures(run: &Run) -> Result<Vec<Figure>> {
 pub struct RmBenchSection;
 
 impl Section for RmBenchSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::rmbench::RmBenchAnalytic)
-    }
     fn place(&self) -> Place {
         Place::Lead
     }

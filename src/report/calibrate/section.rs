@@ -1,9 +1,10 @@
 //! An analytic's report is a section: one type in the analytic's report file implements
 //! `Section`, and one line in `sections::SECTIONS` registers it. The terminal, `--json`,
 //! metrics.csv, the plots directory and report.html ask every registered section for its
-//! part; a section answers only where the run has its data.
+//! part; a section answers only where the run has its data, and renders what the evaluation
+//! found (it evaluates nothing).
 
-use crate::evaluation::{Analytic, Scope};
+use crate::evaluation::Scope;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
 use crate::run::record::Run;
@@ -65,14 +66,9 @@ impl Figure {
     }
 }
 
-/// An analytic's evaluation and outputs. Every method but `place` and `tables` has a default for an analytic
+/// An analytic's outputs. Every method but `place` and `tables` has a default for an analytic
 /// that has no part of that output.
 pub trait Section: Sync {
-    /// Its evaluation (`evaluation::analytic`), which `sections::evaluate` runs; None for a
-    /// section over results every run has.
-    fn analytic(&self) -> Option<&'static dyn Analytic> {
-        None
-    }
     /// Where its tables go.
     fn place(&self) -> Place;
     /// Its tables in `view`, configurations in the report's `order`.

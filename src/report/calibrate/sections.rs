@@ -1,8 +1,7 @@
-//! The registry of sections (`section.rs`): one line per analytic, which registers its
-//! evaluation and its outputs. The evaluation and the outputs reach the analytics only
-//! through it.
+//! The registry of sections (`section.rs`): one line per analytic registers its outputs (its
+//! evaluation is registered in `evaluation::registry`, which the commands run). The outputs
+//! reach the analytics' results only through it.
 
-use crate::evaluation::{Analytic, EvalSettings, Evaluation, RunRecord};
 use crate::report::calibrate::section::{Figure, Place, Section, View};
 use crate::report::media::table::Table;
 use crate::run::record::Run;
@@ -24,12 +23,6 @@ pub const SECTIONS: &[&dyn Section] = &[
     &crate::report::evaluator::EvaluatorSection,
     &crate::report::annotators::AnnotatorsSection,
 ];
-
-/// The run's evaluation with every registered section's analytic.
-pub fn evaluate(record: &RunRecord, settings: EvalSettings) -> Evaluation {
-    let analytics: Vec<&dyn Analytic> = SECTIONS.iter().filter_map(|s| s.analytic()).collect();
-    crate::evaluation::evaluate(record, settings, &analytics)
-}
 
 /// The sections' tables at `place`, in the registry's order.
 pub fn tables_at(run: &Run, order: &[usize], place: Place, view: View) -> Vec<Table> {

@@ -345,9 +345,6 @@ fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
 pub struct SystemsSection;
 
 impl Section for SystemsSection {
-    fn analytic(&self) -> Option<&'static dyn crate::evaluation::Analytic> {
-        Some(&crate::evaluation::systems::SystemsAnalytic)
-    }
     fn place(&self) -> Place {
         Place::Lead
     }

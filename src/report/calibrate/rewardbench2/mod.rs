@@ -1,7 +1,7 @@
 //! RewardBench 2 results: each configuration's subset scores with CIs beside chance, Ties'
 //! parts and the leaderboard, on the terminal or as JSON (`rewardbench2` per configuration).
 
-use crate::report::calibrate::answer::{standing, Best, RunnerUp};
+use crate::report::calibrate::answer::{say_standing, Best, RunnerUp};
 use crate::report::calibrate::cost::{self, Costs};
 use crate::report::calibrate::screen::{Block, Screen};
 use crate::report::media::format::{fixed, with_ci};
@@ -257,17 +257,12 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
 /// The configurations by the score the comparisons test (the leaderboard with all six
 /// subsets), the best first; a configuration without a score last.
 fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
-    let score = |k: usize| {
-        let s = crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0]);
-        if s.is_nan() {
-            f64::NEG_INFINITY
-        } else {
-            s
-        }
-    };
-    let mut order: Vec<usize> = (0..run.configs.len()).collect();
-    order.sort_by(|&a, &b| score(b).total_cmp(&score(a)));
-    order
+    let scores: Vec<f64> = run
+        .configs
+        .iter()
+        .map(|c| crate::evaluation::rewardbench2::analytics::overall_of(&c.boards[0]))
+        .collect();
+    crate::evaluation::ranking::ranked(&scores)
 }
 
 /// The answer, first on the terminal: the best configuration on the score the comparisons
@@ -331,7 +326,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
                 format!("{found}: {phrase}")
             }),
     });
-    out.extend(standing(
+    out.extend(say_standing(
         Best {
             name: name(best),
             on: metric,

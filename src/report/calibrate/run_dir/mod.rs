@@ -1,170 +1,19 @@
-//! The run directory: everything a calibrate run produced, in files a paper (or
-//! `raterlab report DIR`) can use without calling any judge again.
+//! The run directory's renderings: metrics.csv, confusion and comparisons.csv, table.tex,
+//! plots/ and report.html, in files a paper can use without calling any judge again. What
+//! `report DIR` reads back (run.json, items.jsonl, ratings.csv/.parquet) is written beside its
+//! reader, by `run::write`; `write` here writes both.
 
 pub mod rewardbench2;
-mod run_file;
-
-pub use run_file::run_file;
 
 use crate::evaluation::{Comparison, Scope};
 use crate::report::calibrate::latex;
 use crate::report::calibrate::plots;
 use crate::report::calibrate::sections::SECTIONS;
 use crate::report::media::csv::{write_csv, TidyRows};
-use crate::run::file::RunFile;
-use crate::run::lines::{write_line, ItemTexts};
 use crate::run::record::Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
-
-/// items.jsonl: each item's prompt, responses, generators and earlier turns as shown (only
-/// after a fresh run, which has the texts).
-fn write_items(run: &Run, dir: &Path) -> Result<()> {
-    let Some(texts) = &run.texts else {
-        return Ok(());
-    };
-    let path = dir.join("items.jsonl");
-    let mut items = BufWriter::new(
-        File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
-    );
-    let generators = run.record.generators.as_ref();
-    for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
-        let [generator1, generator2] = generators.map_or([None, None], |g| {
-            let [g1, g2] = &g.of_item[i];
-            [Some(g1.clone()), Some(g2.clone())]
-        });
-        let line = ItemTexts {
-            id: item.id.clone(),
-            prompt: prompt.clone(),
-            response1: r1.clone(),
-            response2: r2.clone(),
-            generator1,
-            generator2,
-            // A conversation's turns before the prompt, each {role, content}.
-            turns: run
-                .histories
-                .as_ref()
-                .and_then(|h| h.get(i))
-                .map_or_else(Vec::new, |t| t.to_vec()),
-        };
-        write_line(&mut items, &line)?;
-    }
-    items.flush()?;
-    Ok(())
-}
-
-/// A jury's row: each member's rating of item `k`, in member order ("-": no verdict).
-fn jury_votes(
-    jury: &crate::raters::jury::Jury,
-    ratings: &[Vec<crate::raters::RatingRow>],
-    k: usize,
-) -> String {
-    jury.members
-        .iter()
-        .map(|&m| {
-            ratings[m][k]
-                .rating
-                .map_or("-".to_string(), |v| v.to_string())
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// ratings.csv/.parquet (only after a fresh run; completions.jsonl was written by its
-/// `AnswerLog` as it rated).
-fn write_ratings(run: &Run, dir: &Path) -> Result<()> {
-    let Some(ratings) = &run.ratings else {
-        return Ok(());
-    };
-    let mut line = 0usize;
-    let (mut config, mut id, mut pair, mut subset, mut order, mut seeded) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut grade1, mut grade2, mut votes) = (vec![], vec![], vec![]);
-    let (mut p2, mut p_reason, mut expected1, mut expected2) = (vec![], vec![], vec![], vec![]);
-    let mut member_votes = vec![];
-    let annotations = run.record.annotators.as_ref();
-    for (c, per_item) in run.record.configs.iter().zip(ratings) {
-        for (k, (item, r)) in run.record.items.iter().zip(per_item).enumerate() {
-            member_votes.push(c.jury.as_ref().map(|j| jury_votes(j, ratings, k)));
-            votes.push(annotations.map(|a| {
-                a.votes[k]
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            }));
-            let first_line = line + 1;
-            line += r.samples();
-            config.push(c.name.clone());
-            id.push(item.id.clone());
-            pair.push(item.pair_id.clone());
-            subset.push(item.subset.clone());
-            order.push(item.order.key().to_string());
-            seeded.push(item.seeded);
-            gold.push(item.gold);
-            rating.push(r.rating);
-            status.push(r.status.key().to_string());
-            used.push(r.used);
-            reason.push(r.reason.as_deref().map(str::to_string));
-            grade1.push(r.grades.and_then(|g| g.0));
-            grade2.push(r.grades.and_then(|g| g.1));
-            p2.push(r.p_response2);
-            p_reason.push(r.p_problem.as_deref().map(str::to_string));
-            expected1.push(r.expected_grades.and_then(|g| g.0));
-            expected2.push(r.expected_grades.and_then(|g| g.1));
-            reference
-                .push((r.samples() > 0).then(|| format!("completions.jsonl:{first_line}-{line}")));
-        }
-    }
-    write_items(run, dir)?;
-    let mut columns = vec![
-        Column::new("config".into(), config),
-        Column::new("id".into(), id),
-        Column::new("pair_id".into(), pair),
-        Column::new("subset".into(), subset),
-        Column::new("order".into(), order),
-        Column::new("seeded".into(), seeded),
-        Column::new("gold".into(), gold),
-        Column::new("rating".into(), rating),
-        Column::new("status".into(), status),
-        Column::new("samples_used".into(), used),
-        Column::new("reason".into(), reason),
-        Column::new("completion_ref".into(), reference),
-        Column::new("grade1".into(), grade1),
-        Column::new("grade2".into(), grade2),
-        // P(response 2, in the item's order, is the better one); empty when there is none.
-        Column::new("p_response2".into(), p2),
-        Column::new("p_reason".into(), p_reason),
-        Column::new("expected_grade1".into(), expected1),
-        Column::new("expected_grade2".into(), expected2),
-    ];
-    // Several annotators' labels ("a,b,c" per row), only when gold is their majority.
-    if annotations.is_some() {
-        columns.push(Column::new("votes".into(), votes));
-    }
-    // The members' ratings ("-1,1,-" in the order run.json lists them), on a jury's rows.
-    if run.record.configs.iter().any(|c| c.jury.is_some()) {
-        columns.push(Column::new("member_votes".into(), member_votes));
-    }
-    // The models that wrote response 1 and 2 (as shown), when the data says.
-    if let Some(g) = &run.record.generators {
-        let configs = run.record.configs.len();
-        for (k, name) in ["generator1", "generator2"].into_iter().enumerate() {
-            let values: Vec<&str> = (0..configs)
-                .flat_map(|_| g.of_item.iter().map(move |pair| pair[k].as_str()))
-                .collect();
-            columns.push(Column::new(name.into(), values));
-        }
-    }
-    let df = DataFrame::new_infer_height(columns)?;
-    crate::dataset::frame::write(df.clone(), &dir.join("ratings.parquet"))?;
-    write_csv(df, &dir.join("ratings.csv"))
-}
 
 fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     rows.add(name, &s.agreement);
@@ -454,19 +303,13 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
 /// A comparisons.csv column of numbers: its name and how to read it.
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
-/// Writes run.json.
-pub fn write_run_file(file: &RunFile, dir: &Path) -> Result<()> {
-    let path = dir.join("run.json");
-    std::fs::write(&path, file.text()?).with_context(|| format!("writing '{}'", path.display()))
-}
-
 /// Writes (or, for `report DIR`, rewrites) everything but the raw answers.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    write_ratings(run, dir)?;
+    crate::run::write::ratings(run, dir)?;
     write_tables(run, dir)?;
-    write_run_file(&run_file(run), dir)?;
+    crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
     // The sections' figures are drawn once, for plots/ and for report.html.
     let order = crate::report::calibrate::ranking::order(run);
