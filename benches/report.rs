@@ -256,15 +256,7 @@ fn main() {
         depths: Vec::new(),
         generators: None,
     };
-    let evaluation = evaluate(
-        &record,
-        EvalSettings {
-            bootstrap: 1000,
-            seed: 0,
-            cost: Default::default(),
-            family: Default::default(),
-        },
-    );
+    let evaluation = evaluate(&record, EvalSettings::new(1000, 0));
     let evaluated = start.elapsed().as_secs_f64();
     // The answers as calibrate writes them while it rates, then the rows it keeps.
     std::fs::create_dir_all(&dir).expect("run directory");

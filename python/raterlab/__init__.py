@@ -123,7 +123,9 @@ def analyze(
 
     ``gold`` and ``ratings`` are integer labels (-1 response 1 better, 0 tie, 1 response 2
     better, or any integer scale) as lists, numpy arrays or pandas/polars Series; None or NaN
-    is a missing label. ``ids`` names the items, ``groups`` adds a result per group (e.g. the
+    is a missing label: a missing gold label makes the item unlabelled (counted in
+    ``unlabelled``, in no agreement figure), a missing rating is an error unless
+    ``unreadable="drop"``. ``ids`` names the items, ``groups`` adds a result per group (e.g. the
     subset). ``annotators`` (a dict of name to votes, or a DataFrame with one column each)
     takes the place of ``gold``: gold is their majority, and the result adds their agreement,
     the human ceiling and the judge beside it. The other arguments are ``analyze``'s flags

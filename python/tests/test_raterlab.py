@@ -85,7 +85,9 @@ def test_analyze_takes_lists_arrays_and_series(kind):
     same(raterlab.analyze(convert(gold), convert(ratings), bootstrap=200), expected)
 
 
-def test_missing_labels_are_dropped_as_the_command_drops_them(tmp_path):
+def test_missing_labels_are_read_as_the_command_reads_them(tmp_path):
+    # A missing gold label is an unlabelled item (counted, in no measure); a missing rating is
+    # dropped under unreadable="drop".
     gold = [-1, 1, None, 1, -1, 1, -1, 0]
     ratings = [-1, 1, 1, float("nan"), -1, -1, -1, 0]
     file = write_csv(tmp_path / "m.csv", {"id": list("abcdefgh"), "gold": gold,
@@ -93,7 +95,7 @@ def test_missing_labels_are_dropped_as_the_command_drops_them(tmp_path):
     expected = command_json("analyze", "--input", str(file), "--unreadable", "drop")
     got = raterlab.analyze(gold, ratings, ids=list("abcdefgh"), unreadable="drop")
     same(without_source(got), without_source(expected))
-    assert (got["n"], got["dropped_gold"], got["dropped_ratings"]) == (6, 1, 1)
+    assert (got["n"], got["dropped_gold"], got["dropped_ratings"], got["unlabelled"]) == (6, 0, 1, 1)
     # pandas' nullable integers: pd.NA is missing too.
     nullable = pd.Series(gold, dtype="Int64")
     same(raterlab.analyze(nullable, ratings, unreadable="drop"), got)

@@ -200,12 +200,7 @@ fn systems(
         depths: Vec::new(),
         generators: Some(generators),
     };
-    let eval = EvalSettings {
-        bootstrap: settings.bootstrap,
-        seed: settings.seed,
-        cost: Default::default(),
-        family: Default::default(),
-    };
+    let eval = EvalSettings::new(settings.bootstrap, settings.seed);
     crate::evaluation::systems::systems(&run, eval)
         .and_then(|(mut rows, _)| rows.pop())
         .ok_or_else(|| input_error("--generators: no row to rank models by"))
@@ -442,11 +437,6 @@ fn probability(
         pairs.gold.len(),
         rows,
         labels,
-        crate::evaluation::EvalSettings {
-            bootstrap: settings.bootstrap,
-            seed: settings.seed,
-            cost: Default::default(),
-            family: Default::default(),
-        },
+        crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
     ))
 }

@@ -115,12 +115,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
             let (meta, record) = crate::run::read::read(dir, &file)?;
             let evaluation = crate::evaluation::registry::evaluate(
                 &record,
-                crate::evaluation::EvalSettings {
-                    bootstrap: 0,
-                    seed: meta.head.seed,
-                    cost: Default::default(),
-                    family: Default::default(),
-                },
+                crate::evaluation::EvalSettings::new(0, meta.head.seed),
             );
             if evaluation.comparisons.is_empty() {
                 return Err(input_error(format!(

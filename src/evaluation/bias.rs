@@ -363,7 +363,7 @@ impl super::Analytic for BiasAnalytic {
         config: &super::ConfigRecord,
         indices: &[usize],
     ) -> Option<Box<dyn super::analytic::Kept>> {
-        let s = cx.settings;
+        let s = &cx.settings;
         super::analytic::kept(bias(cx.run, &config.outcomes, indices, s.bootstrap, s.seed))
     }
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {

@@ -10,8 +10,9 @@
 //! best judged configuration against each other one.
 
 use super::paired::{adjust_holm, MetricTest};
-use super::record::{EvalSettings, Family, RunRecord};
+use super::record::{Family, RunRecord};
 use super::result::ConfigResult;
+use super::settings::EvalSettings;
 use crate::metrics::{kappa, redraws, Contingency, Labels, Weights};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -193,7 +194,7 @@ pub fn compare_all(
     let m = run.configs.len();
     let mut out: Vec<Comparison> = (0..m)
         .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
-        .map(|(a, b)| compare(run, a, b, settings))
+        .map(|(a, b)| compare(run, a, b, settings.clone()))
         .collect();
     let best = super::ranking::best(run, &super::ranking::order(configs, settings.sort()));
     // A jury's pairs with its members answer the jury's own question: they join the family.
@@ -270,10 +271,8 @@ mod tests {
             generators: None,
         };
         let settings = EvalSettings {
-            bootstrap: 50,
-            seed: 1,
-            cost: Default::default(),
             family: Family::All,
+            ..EvalSettings::new(50, 1)
         };
         let c = crate::evaluation::evaluate(&run, settings, &[]).comparisons;
         assert_eq!((c[0].a, c[0].b, c[0].n), (0, 1, 10));
@@ -339,10 +338,8 @@ mod tests {
         let c = &crate::evaluation::evaluate(
             &run,
             EvalSettings {
-                bootstrap: 2000,
-                seed: 3,
-                cost: Default::default(),
                 family: Family::Best,
+                ..EvalSettings::new(2000, 3)
             },
             &[],
         )

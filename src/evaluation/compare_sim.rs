@@ -56,17 +56,23 @@ fn run(judges: &[Judge], rng: &mut ChaCha8Rng) -> RunRecord {
 
 fn settings(seed: u64, family: Family, bootstrap: usize) -> EvalSettings {
     EvalSettings {
-        bootstrap,
-        seed,
-        cost: Default::default(),
         family,
+        ..EvalSettings::new(bootstrap, seed)
     }
 }
 
 /// The comparisons with `bootstrap` resamples for the tests (the configurations' own
 /// intervals are left out: they do not enter the verdicts).
 fn comparisons(run: &RunRecord, s: EvalSettings) -> Vec<Comparison> {
-    let configs = evaluate(run, EvalSettings { bootstrap: 0, ..s }, &[]).configs;
+    let configs = evaluate(
+        run,
+        EvalSettings {
+            bootstrap: 0,
+            ..s.clone()
+        },
+        &[],
+    )
+    .configs;
     compare_all(run, s, &configs).0
 }
 

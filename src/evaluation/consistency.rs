@@ -286,7 +286,7 @@ pub struct ConsistencyAnalytic;
 
 impl super::Analytic for ConsistencyAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        let s = cx.settings;
+        let s = &cx.settings;
         super::Found::per_config(cx.run.configs.iter().map(|c| {
             super::analytic::kept(
                 c.samples

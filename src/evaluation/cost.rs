@@ -303,15 +303,20 @@ pub struct CostAnalytic;
 
 impl super::Analytic for CostAnalytic {
     fn run(&self, cx: &super::Context, configs: &[super::ConfigResult]) -> super::Found {
-        let s = cx.settings;
+        let s = &cx.settings;
         let values: Vec<f64> = configs
             .iter()
-            .map(|c| c.overall.agreement.get(s.cost.metric))
+            .map(|c| c.overall.agreement.get(s.sort))
             .collect();
+        // Its own settings, on the run's sort metric.
+        let cost = CostSettings {
+            metric: s.sort,
+            ..s.option::<CostSettings>()
+        };
         super::Found::of_run(super::analytic::kept(frontier(
             cx.run,
             &values,
-            s.cost,
+            cost,
             (s.bootstrap, s.seed),
         )))
     }
@@ -321,7 +326,8 @@ impl super::Analytic for CostAnalytic {
 mod tests {
     use super::*;
     use crate::evaluation::record::fixtures::{config, item};
-    use crate::evaluation::record::{EvalSettings, Outcome};
+    use crate::evaluation::record::Outcome;
+    use crate::evaluation::EvalSettings;
 
     /// 400 items; the best (costs $10) right on 360; the candidate (costs $1) right on the
     /// best's items but `lost` of them, and on `gained` of the best's misses.
@@ -369,15 +375,11 @@ mod tests {
     }
 
     fn frontier_of(run: &RunRecord) -> Frontier {
-        let settings = EvalSettings {
-            bootstrap: 2000,
-            seed: 7,
-            cost: CostSettings {
-                metric: Statistic::Accuracy,
-                unit: None,
-                margin: 0.02,
-            },
-            family: Default::default(),
+        let settings = EvalSettings::new(2000, 7);
+        let cost = CostSettings {
+            metric: Statistic::Accuracy,
+            unit: None,
+            margin: 0.02,
         };
         let values: Vec<f64> = run
             .configs
@@ -390,16 +392,10 @@ mod tests {
                     .filter_map(|(item, o)| Some((item.gold?, o.rating()?)))
                     .unzip();
                 crate::metrics::Agreement::of(crate::evaluation::record::table(&golds, &ratings))
-                    .get(settings.cost.metric)
+                    .get(cost.metric)
             })
             .collect();
-        frontier(
-            run,
-            &values,
-            settings.cost,
-            (settings.bootstrap, settings.seed),
-        )
-        .expect("a frontier")
+        frontier(run, &values, cost, (settings.bootstrap, settings.seed)).expect("a frontier")
     }
 
     #[test]

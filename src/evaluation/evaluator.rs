@@ -11,7 +11,8 @@
 use super::alpacaeval::{agreement, prefer_first, prefer_lists, prefer_longer, readable, Memo};
 pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations, TextShape};
 use super::paired::MetricTest;
-use super::record::{defined, ConfigRecord, EvalSettings, RunRecord};
+use super::record::{defined, ConfigRecord, RunRecord};
+use super::settings::EvalSettings;
 use crate::metrics::{interval95_defined, redraws};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -447,9 +448,11 @@ pub struct EvaluatorAnalytic;
 
 impl super::Analytic for EvaluatorAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        of_run(cx.run, cx.settings).map_or_else(Default::default, |(run, rows)| super::Found {
-            run: super::analytic::kept(Some(run)),
-            configs: rows.into_iter().map(super::analytic::kept).collect(),
+        of_run(cx.run, cx.settings.clone()).map_or_else(Default::default, |(run, rows)| {
+            super::Found {
+                run: super::analytic::kept(Some(run)),
+                configs: rows.into_iter().map(super::analytic::kept).collect(),
+            }
         })
     }
 }

@@ -25,6 +25,7 @@ pub mod registry;
 mod result;
 pub mod rewardbench2;
 pub mod rmbench;
+mod settings;
 mod shape;
 pub mod standing;
 pub mod systems;
@@ -37,12 +38,12 @@ pub use paired::{adjust_holm, Finding, MetricTest};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 pub use record::{
-    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, EvalSettings, Family,
-    Generators, Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference,
-    RunRecord, DEFAULT_BOOTSTRAP,
+    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, Family, Generators,
+    Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
 };
 use record::{headline, table};
 pub use result::{ConfigResult, Policies, Scope};
+pub use settings::{EvalSettings, Options, DEFAULT_BOOTSTRAP};
 pub use shape::Shape;
 pub use standing::{standing, Against, Standing};
 
@@ -79,7 +80,7 @@ impl Evaluation {
 /// label (`RunRecord::counted`; the others are only counted, `Counts::not_asked` and
 /// `Counts::unlabelled`).
 fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
-    let (run, settings) = (cx.run, cx.settings);
+    let (run, settings) = (cx.run, &cx.settings);
     let (counted, left_out) = run.counted(config, indices);
     let indices = &counted[..];
     let outcomes: Vec<Outcome> = indices.iter().map(|&i| config.outcomes[i]).collect();
@@ -140,7 +141,7 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
         pointwise: config
             .pointwise
             .as_ref()
-            .map(|p| pointwise(run, p, indices, settings)),
+            .map(|p| pointwise(run, p, indices, settings.clone())),
         findings,
     }
 }
@@ -222,8 +223,8 @@ pub fn evaluate(
             }
         }
     }
-    let (comparisons, tested) = compare_all(run, settings, &configs);
-    let standing = standing(run, &configs, &comparisons, settings.sort());
+    let (comparisons, tested) = compare_all(run, cx.settings.clone(), &configs);
+    let standing = standing(run, &configs, &comparisons, cx.settings.sort());
     Evaluation {
         configs,
         comparisons,
@@ -262,12 +263,7 @@ mod tests {
         };
         let cx = Context {
             run: &run,
-            settings: EvalSettings {
-                bootstrap: 0,
-                seed: 0,
-                cost: Default::default(),
-                family: Default::default(),
-            },
+            settings: EvalSettings::new(0, 0),
             analytics: &[],
         };
         let s = cx.scope(&config, &[0, 1, 2, 3, 4]);
@@ -324,16 +320,7 @@ mod tests {
             depths: Vec::new(),
             generators: None,
         };
-        let e = evaluate(
-            &run,
-            EvalSettings {
-                bootstrap: 0,
-                seed: 0,
-                cost: Default::default(),
-                family: Default::default(),
-            },
-            &[],
-        );
+        let e = evaluate(&run, EvalSettings::new(0, 0), &[]);
         let c = &e.configs[0];
         for (subset, want) in fixture["subsets"].as_object().expect("subsets") {
             let got = c.by_subset[subset].published;

@@ -3,7 +3,8 @@
 //! grade difference discriminates (AUC, Spearman, Kendall), and how much the missing-grade
 //! rule moves the headline numbers.
 
-use super::record::{headline, EvalSettings, Headline, PointwiseRecord, RunRecord};
+use super::record::{headline, Headline, PointwiseRecord, RunRecord};
+use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, spearman};
 use crate::metrics::{percentile, Correlation};
 // The verdict from two grades, as the raters give it.
@@ -141,7 +142,7 @@ pub fn pointwise(
         } else {
             mean(&gaps)
         },
-        mean_gap_ci: bootstrap(&gaps, settings, &mean),
+        mean_gap_ci: bootstrap(&gaps, settings.clone(), &mean),
         equal_grades: if gaps.is_empty() {
             f64::NAN
         } else {
@@ -194,17 +195,7 @@ mod tests {
             (Some(5.0), None),      // missing
             (None, Some(2.0)),      // missing
         ]);
-        let s = pointwise(
-            &run,
-            &rec,
-            &[0, 1, 2, 3, 4],
-            EvalSettings {
-                bootstrap: 200,
-                seed: 1,
-                cost: Default::default(),
-                family: Default::default(),
-            },
-        );
+        let s = pointwise(&run, &rec, &[0, 1, 2, 3, 4], EvalSettings::new(200, 1));
         assert_eq!((s.pairs, s.missing), (3, 2));
         assert_eq!(s.chosen, vec![(2.0, 1), (4.0, 1), (5.0, 1)]);
         assert_eq!(s.rejected, vec![(3.0, 2), (4.0, 1)]);

@@ -5,7 +5,8 @@
 //! Gold ties: an item whose gold is a tie has no better side, so it is left out of every
 //! probability figure and counted (`gold_ties`).
 
-use super::record::{ConfigRecord, EvalSettings, RunRecord};
+use super::record::{ConfigRecord, RunRecord};
+use super::settings::EvalSettings;
 use crate::metrics::calibration::{calibration, Calibration, BINS};
 
 /// A configuration's probabilities over a scope.
@@ -95,6 +96,6 @@ impl super::Analytic for ProbabilityAnalytic {
         config: &ConfigRecord,
         indices: &[usize],
     ) -> Option<Box<dyn super::analytic::Kept>> {
-        super::analytic::kept(probability(cx.run, config, indices, cx.settings))
+        super::analytic::kept(probability(cx.run, config, indices, cx.settings.clone()))
     }
 }

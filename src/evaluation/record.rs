@@ -342,28 +342,6 @@ pub struct Annotations {
     pub policy: String,
 }
 
-/// Bootstrap resamples for intervals and paired tests unless told otherwise (`--bootstrap`;
-/// `data summary`'s annotator panel).
-pub const DEFAULT_BOOTSTRAP: usize = 1000;
-
-/// Evaluation settings.
-#[derive(Debug, Clone, Copy)]
-pub struct EvalSettings {
-    pub bootstrap: usize,
-    pub seed: u64,
-    /// The cost analysis's metric, unit and margin.
-    pub cost: CostSettings,
-    /// Which comparisons get a verdict (`--family`).
-    pub family: Family,
-}
-
-impl EvalSettings {
-    /// The sort metric, the one the best is chosen on.
-    pub fn sort(&self) -> Statistic {
-        self.cost.metric
-    }
-}
-
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off
 /// + call_failures = examples.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]

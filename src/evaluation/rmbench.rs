@@ -16,7 +16,8 @@
 //! and on `hard` (the same prompt draws for both, two-sided bootstrap p, Holm per metric).
 
 use super::paired::{adjust_holm, MetricTest};
-use super::record::{EvalSettings, RunRecord};
+use super::record::RunRecord;
+use super::settings::EvalSettings;
 use crate::dataset::rmbench::{cell, domain_of, DOMAINS};
 use crate::metrics::interval95;
 use rand::{Rng, SeedableRng};
@@ -331,7 +332,7 @@ pub struct RmBenchAnalytic;
 impl super::Analytic for RmBenchAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
         super::Found::of_run(super::analytic::kept(
-            layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings)),
+            layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings.clone())),
         ))
     }
 }

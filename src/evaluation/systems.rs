@@ -19,9 +19,8 @@
 //!   tie in the judge's scores is not the same order), and the models without a reference
 //!   score, named.
 
-use super::record::{
-    defined, ConfigRecord, EvalSettings, Generators, Outcome, Reference, RunRecord,
-};
+use super::record::{defined, ConfigRecord, Generators, Outcome, Reference, RunRecord};
+use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, pearson, spearman};
 use crate::metrics::{interval95_defined as bounds, multinomial};
 use rand::SeedableRng;
@@ -564,7 +563,7 @@ pub struct SystemsAnalytic;
 
 impl super::Analytic for SystemsAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        systems(cx.run, cx.settings).map_or_else(Default::default, |(rows, comparisons)| {
+        systems(cx.run, cx.settings.clone()).map_or_else(Default::default, |(rows, comparisons)| {
             super::Found {
                 run: super::analytic::kept(Some(comparisons)),
                 configs: rows

@@ -210,6 +210,21 @@ pub fn reference(
     }))
 }
 
+/// The evaluation's settings: the sort metric is the cost analysis's, which it carries.
+fn settings(
+    (bootstrap, seed): (usize, u64),
+    cost: crate::evaluation::cost::CostSettings,
+    family: crate::evaluation::Family,
+) -> EvalSettings {
+    EvalSettings {
+        bootstrap,
+        seed,
+        sort: cost.metric,
+        family,
+        options: crate::evaluation::Options::default().with(cost),
+    }
+}
+
 /// `calibrate` on pairs: every configuration rates every example.
 pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
     let seed = dataset.seed;
@@ -246,12 +261,11 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
     }
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
-        EvalSettings {
-            bootstrap: args.bootstrap,
-            seed,
-            cost: crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
-            family: args.family,
-        },
+        settings(
+            (args.bootstrap, seed),
+            crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
+            args.family,
+        ),
     );
     let meta = RunMeta {
         head: RunHead {
@@ -304,12 +318,11 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     meta.family = args.family.unwrap_or(meta.family);
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
-        EvalSettings {
-            bootstrap: meta.head.bootstrap,
-            seed: meta.head.seed,
-            cost: crate::run::plan::cost_settings(meta.sort, args.cost),
-            family: meta.family,
-        },
+        settings(
+            (meta.head.bootstrap, meta.head.seed),
+            crate::run::plan::cost_settings(meta.sort, args.cost),
+            meta.family,
+        ),
     );
     Ok(Run {
         meta,
