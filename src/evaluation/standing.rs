@@ -25,6 +25,9 @@ pub struct Standing {
 /// The best judge against chance and against the best baseline.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Against {
+    /// No item is counted by any measure (none has a gold label, or none was asked): there is
+    /// no agreement to rank on.
+    Nothing,
     /// No judge's quadratic-kappa interval lies above 0 (its point, without intervals).
     Chance,
     /// No adjusted paired test separates the best judge from the best baseline (its pair is
@@ -71,6 +74,9 @@ fn against(
     comparisons: &[Comparison],
     (best, judged, order): (usize, &[usize], &[usize]),
 ) -> Against {
+    if configs.iter().all(|c| c.overall.counts.examples == 0) {
+        return Against::Nothing;
+    }
     if judged.is_empty() {
         return Against::Clear;
     }

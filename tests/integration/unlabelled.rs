@@ -193,3 +193,43 @@ fn unlabelled_items_are_rated_kept_counted_and_in_no_measure() {
     assert_eq!(b["accuracy"], a["accuracy"]);
     assert_eq!(b["unlabelled"], rated_unlabelled);
 }
+
+/// With no labelled item there is nothing to rank: the answer says so instead of naming a best
+/// "over 0 items", and the items are still rated and kept.
+#[test]
+fn a_run_without_any_gold_label_says_so_first() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = exported(&shared, dir.path());
+    let first: Vec<&Value> = lines.iter().take(10).collect();
+    let data = pairs_file(dir.path(), "none.jsonl", &first, |_| true);
+    let out = dir.path().join("none");
+    let (code, stdout, err) = run(&[
+        "calibrate",
+        "--data",
+        &data,
+        "--map",
+        MAP,
+        "--judge",
+        "sim",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let answer: String = stdout
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or_default()
+        .replace('\n', " ");
+    assert!(
+        answer.starts_with("No item has a gold label (and was asked): there is no agreement to measure. The 10 items were rated"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Best:"), "{stdout}");
+    let status = crate::common::ratings_strings(&out, "status");
+    assert_eq!(status.len(), 10);
+    // Every item was asked (the simulated judge may answer one unreadably).
+    assert!(status
+        .iter()
+        .all(|s| matches!(s.as_deref(), Some("rated" | "no_verdict"))));
+}

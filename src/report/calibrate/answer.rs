@@ -24,6 +24,13 @@ pub fn answer(run: &Run) -> Vec<String> {
     };
     let (order, best) = (&standing.order, standing.best);
     let value = |i: usize| crate::report::media::format::with_interval(agreement(i), s);
+    if standing.against == Against::Nothing {
+        let n = run.record.items.len();
+        out.push(format!(
+            "No item has a gold label (and was asked): there is no agreement to measure. The {n} items were rated and kept in ratings.csv."
+        ));
+        return out;
+    }
     // Before naming a best: is any judge distinguishable from chance, and from the baselines?
     out.extend(caveat(run, standing));
     // Accuracy beside the sort metric, unless it is the sort metric.
@@ -136,7 +143,7 @@ fn caveat(run: &Run, standing: &Standing) -> Option<String> {
     let configs = &run.record.configs;
     let best = standing.best;
     match &standing.against {
-        Against::Clear => None,
+        Against::Clear | Against::Nothing => None,
         Against::Chance => {
             let a = &run.evaluation.configs[best].overall.agreement;
             let kq = crate::report::media::format::with_interval(a, Statistic::KappaQuadratic);
