@@ -84,7 +84,8 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "COL", requires = "ratings")]
     pub ratings_id_col: Option<String>,
 
-    /// Column holding the gold label.
+    /// Column holding the gold label (an empty cell: the item is unlabelled, counted and left
+    /// out of every agreement figure).
     #[arg(long, value_name = "COL", default_value = "gold")]
     pub gold_col: String,
 

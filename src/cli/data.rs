@@ -12,7 +12,8 @@ pub struct DataArgs {
     pub data: String,
 
     /// Column mapping for non-reward-bench files: FIELD=COL[+COL...], fields prompt, response1,
-    /// response2, label, id, subset ('+' joins text columns; for label, the majority vote).
+    /// response2, label, id, subset ('+' joins text columns; for label, the majority vote; an
+    /// empty label: the item is unlabelled, rated and kept, in no agreement measure).
     #[arg(long, value_name = "FIELD=COL,...", value_delimiter = ',')]
     pub map: Vec<String>,
 
