@@ -9,6 +9,7 @@ mod agreement;
 mod align;
 mod bootstrap;
 pub mod calibration;
+pub mod confseq;
 mod contingency;
 pub mod general;
 mod kappa;

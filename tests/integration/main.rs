@@ -10,6 +10,7 @@ mod cache_cli;
 mod calibrate_cli;
 mod calibration;
 mod common;
+mod confseq;
 mod consistency;
 mod conversations;
 mod cost;
