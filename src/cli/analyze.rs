@@ -117,6 +117,18 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "COL", conflicts_with_all = ["gold", "ratings", "annotators"])]
     pub probability: Option<String>,
 
+    /// A second judge's rating column, compared with --rating-col as the items come, in file
+    /// order (with --sequential). One-file form.
+    #[arg(long, value_name = "COL", conflicts_with_all = ["gold", "ratings", "annotators"])]
+    pub compare_col: Option<String>,
+
+    /// The anytime-valid comparison of --rating-col (A) and --compare-col (B): a 95% interval
+    /// for (1 + accuracy A − accuracy B)/2 valid at every item at once (confseq's predictable
+    /// mixture empirical Bernstein), the first item at which it excludes ½, and the interval at
+    /// items 100, 1,000 and the last.
+    #[arg(long)]
+    pub sequential: bool,
+
     /// The system level: the columns naming the models that wrote response 1 and response 2
     /// (e.g. a run's ratings.csv generator1,generator2): each model's win rate (or
     /// Bradley–Terry Elo when models meet each other) with intervals. One-file form.

@@ -242,6 +242,19 @@ impl TryFrom<AnalyzeArgs> for Settings {
                 writable_folder(flag, path)?;
             }
         }
+        match (&args.compare_col, args.sequential) {
+            (None, true) => {
+                return Err(input_error(
+                    "--sequential compares --rating-col with a second judge's ratings: name their column with --compare-col COL",
+                ))
+            }
+            (Some(c), false) => {
+                return Err(input_error(format!(
+                    "--compare-col {c} is compared with --rating-col as the items come: add --sequential"
+                )))
+            }
+            _ => {}
+        }
         let reading = (
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,
@@ -256,6 +269,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
                 rating: args.rating_col,
                 group: args.group_col,
                 probability: args.probability,
+                compare: args.compare_col,
             },
             labels,
             bootstrap: args.bootstrap,

@@ -272,7 +272,34 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         probability,
         long: None,
         systems: None,
+        sequential: sequential(settings, pairs),
     })
+}
+
+/// `--compare-col --sequential`: the rating column (A) against the compare column (B), in file
+/// order, on the items with a gold label that both read.
+fn sequential(
+    settings: &Settings,
+    pairs: &LabelPairs,
+) -> Option<(crate::evaluation::sequential::Sequential, [String; 2])> {
+    let compare = pairs.compare.as_ref()?;
+    let mut columns: [Vec<i64>; 3] = Default::default();
+    for ((&g, &a), b) in pairs.gold.iter().zip(&pairs.rating).zip(compare) {
+        if let Some(b) = *b {
+            columns[0].push(g);
+            columns[1].push(a);
+            columns[2].push(b);
+        }
+    }
+    let [gold, a, b] = &columns;
+    let names = &settings.columns;
+    Some((
+        crate::evaluation::sequential::sequential(gold, a, b, crate::evaluation::paired::ALPHA),
+        [
+            names.rating.clone(),
+            names.compare.clone().unwrap_or_default(),
+        ],
+    ))
 }
 
 /// AlpacaEval's evaluator measures on long form's annotations: the humans' and the judge's on

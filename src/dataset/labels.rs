@@ -19,6 +19,8 @@ pub struct ColumnNames {
     pub group: Option<String>,
     /// A column of probabilities of the positive label (`analyze --probability`).
     pub probability: Option<String>,
+    /// A second judge's rating column (`analyze --compare-col`).
+    pub compare: Option<String>,
 }
 
 /// Aligned pairs ready for the metrics.
@@ -39,6 +41,9 @@ pub struct LabelPairs {
     pub dropped_ratings: usize,
     /// Each pair's probability, when a probability column was named (one-file form).
     pub probability: Option<Vec<Option<f64>>>,
+    /// Each pair's second rating, read as the ratings are, when `--compare-col` was named
+    /// (one-file form; None where unreadable under `--unreadable drop`).
+    pub compare: Option<Vec<Option<i64>>>,
     /// Each pair's row in the file (one-file form; empty otherwise).
     pub rows: Vec<usize>,
 }
@@ -215,6 +220,16 @@ pub fn load_one(
         Some(col) => Some(frame.probabilities(col, "--probability")?),
         None => None,
     };
+    let compare = match &names.compare {
+        Some(col) => Some(read_labels(
+            frame,
+            col,
+            "--compare-col",
+            &reading.1,
+            labels,
+        )?),
+        None => None,
+    };
     let keep: Vec<bool> = gold
         .iter()
         .zip(&rating)
@@ -255,6 +270,13 @@ pub fn load_one(
             .map(|(p, _)| p)
             .collect()
     });
+    let compare = compare.map(|c| {
+        c.into_iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(c, _)| c)
+            .collect()
+    });
     if gold.is_empty() {
         return Err(input_error(format!(
             "'{}': no row has a readable gold label and rating; check --gold-map and --rating-map",
@@ -271,6 +293,7 @@ pub fn load_one(
         dropped_gold,
         dropped_ratings,
         probability,
+        compare,
         rows: (0..keep.len()).filter(|&r| keep[r]).collect(),
     })
 }
@@ -355,6 +378,7 @@ pub fn load_two(
         dropped_gold,
         dropped_ratings,
         probability: None,
+        compare: None,
         rows: Vec::new(),
     })
 }
@@ -499,6 +523,7 @@ pub fn load_annotators(
             dropped_gold: 0,
             dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
             probability: None,
+            compare: None,
             rows: Vec::new(),
         },
         names: annotators.to_vec(),

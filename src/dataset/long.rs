@@ -272,6 +272,7 @@ pub fn join(
                 dropped_gold: 0,
                 dropped_ratings: 0,
                 probability: None,
+                compare: None,
                 rows: Vec::new(),
             },
             names: (1..=n).map(|k| format!("#{k}")).collect(),

@@ -25,6 +25,7 @@ pub mod registry;
 mod result;
 pub mod rewardbench2;
 pub mod rmbench;
+pub mod sequential;
 mod settings;
 mod shape;
 pub mod standing;

@@ -46,6 +46,17 @@ struct AnalyzeJson<'a> {
     probability: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sequential: Option<SequentialJson<'a>>,
+}
+
+/// `sequential`: the two columns compared, then the sequence's figures.
+#[derive(Serialize)]
+struct SequentialJson<'a> {
+    a: &'a str,
+    b: &'a str,
+    #[serde(flatten)]
+    sequence: &'a crate::evaluation::sequential::Sequential,
 }
 
 #[derive(Serialize)]
@@ -67,6 +78,11 @@ pub fn to_json(a: &Analysis) -> Value {
         overall: AgreementJson(&a.overall),
         only_in_gold: a.only_in_gold,
         only_in_ratings: a.only_in_ratings,
+        sequential: a.sequential.as_ref().map(|(s, [x, y])| SequentialJson {
+            a: x,
+            b: y,
+            sequence: s,
+        }),
         unlabelled: a.unlabelled,
         dropped_gold: a.dropped_gold,
         dropped_ratings: a.dropped_ratings,
@@ -302,6 +318,15 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "{line}")?;
     }
     writeln!(out)?;
+    // The sequential comparison is the answer to its own question: first.
+    let width = crate::report::media::term::width();
+    for line in sequential_lines(a) {
+        writeln!(
+            out,
+            "{}",
+            crate::report::media::term::wrap(&line, width, "")
+        )?;
+    }
     // Long form's answer first: AlpacaEval's table, then what it says in words.
     for t in evaluator_tables(a) {
         writeln!(out, "{}\n{}", t.title, table::render(&t))?;
@@ -335,6 +360,46 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
     }
     Ok(())
+}
+
+/// `--sequential`: what was decided, at which item, and the interval at the items shown.
+fn sequential_lines(a: &Analysis) -> Vec<String> {
+    use crate::report::media::format::thousands;
+    let Some((s, [x, y])) = &a.sequential else {
+        return Vec::new();
+    };
+    let level = format!("{:.0}%", 100.0 * (1.0 - s.alpha));
+    let interval = |lo: f64, hi: f64| format!("[{lo:.4}, {hi:.4}]");
+    let first = match (s.stopped_at, s.better, s.lower, s.upper) {
+        (Some(t), Some(better), Some(lo), Some(hi)) => {
+            let (winner, loser) = if better == "a" { (x, y) } else { (y, x) };
+            format!(
+                "Sequential: {winner} agrees with the gold more often than {loser}, decided at item {} of {}: (1 + accuracy {x} − accuracy {y})/2 lies in {} there, an anytime-valid {level} interval that excludes ½.",
+                thousands(t as u64),
+                thousands(s.n as u64),
+                interval(lo, hi)
+            )
+        }
+        _ => format!(
+            "Sequential: {x} and {y} are not told apart over {} items: the anytime-valid {level} interval for (1 + accuracy {x} − accuracy {y})/2 never excludes ½.",
+            thousands(s.n as u64)
+        ),
+    };
+    let at: Vec<String> =
+        s.at.iter()
+            .map(|b| {
+                format!(
+                    "item {}: {}",
+                    thousands(b.t as u64),
+                    interval(b.lower, b.upper)
+                )
+            })
+            .collect();
+    vec![
+        first,
+        format!("The interval at {}.", at.join(", ")),
+        String::new(),
+    ]
 }
 
 /// Writes the CSV and the HTML page when asked.

@@ -226,6 +226,9 @@ pub struct Analysis {
     pub long: Option<LongForm>,
     /// `--generators`: each model's score and the ranking against the reference.
     pub systems: Option<crate::evaluation::systems::Systems>,
+    /// `--compare-col --sequential`: the rating column (A) against the compare column (B) as
+    /// the items come, and the columns' names.
+    pub sequential: Option<(crate::evaluation::sequential::Sequential, [String; 2])>,
 }
 
 /// What long form read and AlpacaEval's measures on it.

@@ -92,3 +92,86 @@ fn the_sequence_equals_confseqs_at_every_t() {
         .position(|(l, u)| *l > 0.5 || *u < 0.5);
     assert_eq!(first.map(|t| t + 1), Some(483));
 }
+
+/// `analyze --compare-col --sequential` on the Arena battles as one file (the human winner,
+/// GPT-3.5-turbo's and an always-`model_a` rater's): the decision at battle 483 and the
+/// intervals at 100, 1,000 and the last battle, each confseq's; the terminal says it first.
+#[test]
+fn analyze_decides_the_arena_comparison_where_confseq_does() {
+    let Some(shared) = shared_data() else { return };
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("confseq.json")).expect("fixture file"),
+    )
+    .expect("fixture JSON");
+    let theirs = &doc["arena"]["sequences"][0];
+    let (lower, upper) = (numbers(&theirs["lower"]), numbers(&theirs["upper"]));
+    let human = winners(&shared.join("arena-ppr/human.json"));
+    let judge = winners(&shared.join("arena-ppr/gpt-3.5-turbo.json"));
+    let mut csv = String::from("id,gold,gpt,always_a\n");
+    for (k, (h, j)) in human.iter().zip(&judge).enumerate() {
+        csv.push_str(&format!("{k},{h},{j},model_a\n"));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::common::write(dir.path(), "arena.csv", &csv);
+    let args = [
+        "analyze",
+        "--input",
+        file.to_str().expect("utf-8"),
+        "--rating-col",
+        "gpt",
+        "--compare-col",
+        "always_a",
+        "--sequential",
+        "--gold-map",
+        "model_a=-1,model_b=1,tie=0",
+        "--rating-map",
+        "model_a=-1,model_b=1,tie=0",
+        "--bootstrap",
+        "0",
+    ];
+    let s = crate::common::json_of(&args)["sequential"].clone();
+    assert_eq!(
+        (s["a"].as_str(), s["b"].as_str()),
+        (Some("gpt"), Some("always_a"))
+    );
+    assert_eq!(
+        (s["n"].as_u64(), s["stopped_at"].as_u64()),
+        (Some(26_919), Some(483))
+    );
+    assert_eq!(s["better"], "a");
+    let close = |v: &Value, want: f64| (v.as_f64().expect("a bound") - want).abs() < 1e-9;
+    assert!(
+        close(&s["lower"], lower[482]) && close(&s["upper"], upper[482]),
+        "{s}"
+    );
+    let at = s["at"].as_array().expect("at");
+    let times: Vec<u64> = at.iter().map(|b| b["t"].as_u64().expect("t")).collect();
+    assert_eq!(times, [100, 1000, 26_919]);
+    for b in at {
+        let t = b["t"].as_u64().expect("t") as usize;
+        assert!(
+            close(&b["lower"], lower[t - 1]) && close(&b["upper"], upper[t - 1]),
+            "{b}"
+        );
+    }
+    let (code, out, err) = crate::common::run(&args);
+    assert_eq!(code, 0, "{err}");
+    let first = out
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or_default()
+        .replace('\n', " ");
+    assert!(
+        first.starts_with("Sequential: gpt agrees with the gold more often than always_a, decided at item 483 of 26,919"),
+        "{out}"
+    );
+    // Asked without the second column, or the column without the flag: an error naming the fix.
+    let path = file.to_str().expect("utf-8");
+    let err = crate::common::error_of(&["analyze", "--input", path, "--sequential"]);
+    assert!(
+        err.contains("name their column with --compare-col COL"),
+        "{err}"
+    );
+    let err = crate::common::error_of(&["analyze", "--input", path, "--compare-col", "gpt"]);
+    assert!(err.ends_with("add --sequential"), "{err}");
+}
