@@ -299,7 +299,7 @@ fn long_form_lines(l: &crate::run::analysis::LongForm) -> Vec<String> {
 /// The page's plots: metric bars per group with CIs, and the confusion heatmap.
 pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
     let named: Vec<(String, &Agreement)> = rows(a).map(|(n, g)| (n.to_string(), g)).collect();
-    Ok(vec![
+    let mut out = vec![
         (
             "accuracy and kappa (quadratic) with 95% CIs".to_string(),
             plots::bars_svg(&named, &[Statistic::Accuracy, Statistic::KappaQuadratic])?,
@@ -308,7 +308,20 @@ pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
             "confusion matrix".to_string(),
             plots::confusion_svg("overall", &a.overall.confusion)?,
         ),
-    ])
+    ];
+    if let Some((s, [x, y])) = a.sequential.as_ref().filter(|(s, _)| s.n > 0) {
+        let title = format!(
+            "{x} (A) against {y} (B): anytime-valid {:.0}% interval",
+            100.0 * (1.0 - s.alpha)
+        );
+        let bounds: Vec<(usize, f64, f64)> =
+            s.curve.iter().map(|b| (b.t, b.lower, b.upper)).collect();
+        out.push((
+            "sequential comparison".to_string(),
+            crate::report::media::svg::sequence_svg(&title, &bounds, s.stopped_at)?,
+        ));
+    }
+    Ok(out)
 }
 
 /// Human-readable report.

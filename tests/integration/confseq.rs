@@ -165,6 +165,14 @@ fn analyze_decides_the_arena_comparison_where_confseq_does() {
         first.starts_with("Sequential: gpt agrees with the gold more often than always_a, decided at item 483 of 26,919"),
         "{out}"
     );
+    // --html draws the curve (its SVG, embedded, marks the decision).
+    let page = dir.path().join("arena.html");
+    let mut with_page = args.to_vec();
+    with_page.extend(["--html", page.to_str().expect("utf-8")]);
+    let (code, _, err) = crate::common::run(&with_page);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("sequential comparison"), "the curve's figure");
     // Asked without the second column, or the column without the flag: an error naming the fix.
     let path = file.to_str().expect("utf-8");
     let err = crate::common::error_of(&["analyze", "--input", path, "--sequential"]);
