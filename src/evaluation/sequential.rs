@@ -77,6 +77,10 @@ pub fn sequential(gold: &[i64], a: &[i64], b: &[i64], alpha: f64) -> Sequential 
 }
 
 #[cfg(test)]
+#[path = "sequential_sim.rs"]
+mod simulation;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
