@@ -114,6 +114,7 @@ def analyze(
     annotations_per_item: int | None = None,
     texts: tuple | None = None,
     probability: Any = None,
+    compare: Any = None,
     generators: tuple | None = None,
     prompts: Any = None,
     reference: str | Path | None = None,
@@ -142,7 +143,9 @@ def analyze(
     ``prompts`` the system level (each model's win rate and the ranking), compared with
     ``reference`` (``"gold"``, or a table's path with ``reference_map={"model": COL, "score":
     COL}``), as ``--texts``, ``--probability``, ``--generators``, ``--prompt-col``,
-    ``--reference`` and ``--reference-map`` give them.
+    ``--reference`` and ``--reference-map`` give them. ``compare`` is a second judge's labels,
+    compared with ``ratings`` as the items come (``--compare-col --sequential``): the result's
+    ``sequential`` holds the anytime-valid interval and the item at which it decides.
     """
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
@@ -171,10 +174,13 @@ def analyze(
                       (cols[1], _to_list(values[1], f"{name}[1]"))]
             flags.append(f"--{name}=" + ",".join(cols))
     for name, values, flag in (("probability", probability, "--probability"),
-                               ("prompt", prompts, "--prompt-col")):
+                               ("prompt", prompts, "--prompt-col"),
+                               ("compare", compare, "--compare-col")):
         if values is not None:
             extra.append((name, _to_list(values, name)))
             flags.append(f"{flag}={name}")
+    if compare is not None:
+        flags.append("--sequential")
     rating = ("rating", _to_list(ratings, "ratings"))
     if annotation is not None:
         return _analyze_long(gold, rating, ids, annotation, rating_ids, samples,

@@ -346,3 +346,17 @@ def test_the_installed_wheel_is_what_runs():
     # The package and its native part come from the installed abi3 wheel, not the clone.
     assert "site-packages" in raterlab.__file__, raterlab.__file__
     assert raterlab._native.__file__.endswith(".abi3.so"), raterlab._native.__file__
+
+
+def test_compare_gives_the_commands_sequential_comparison(tmp_path):
+    # Two judges on the same 600 items: A right on 9 of 10, B on 6 of 10.
+    gold = [(-1) ** i for i in range(600)]
+    a = [-g if i % 10 == 0 else g for i, g in enumerate(gold)]
+    b = [-g if i % 10 < 4 else g for i, g in enumerate(gold)]
+    file = write_csv(tmp_path / "s.csv", {"id": list(range(600)), "gold": gold, "rating": a, "compare": b})
+    expected = command_json("analyze", "--input", str(file), "--compare-col", "compare", "--sequential")
+    got = raterlab.analyze(gold, a, compare=b)
+    same(without_source(got), without_source(expected))
+    s = got["sequential"]
+    assert (s["a"], s["b"], s["better"], s["n"]) == ("rating", "compare", "a", 600)
+    assert s["stopped_at"] is not None and s["lower"] > 0.5
