@@ -206,13 +206,25 @@ impl Executor {
     /// a cache hit, as they would have one after the other. Without the cache (`--no-cache`)
     /// each is sent.
     pub fn run(&self, jobs: Vec<Job>) -> Vec<Result<Completion, CallError>> {
+        // Two calls can be the same only with the same sample, model and message length: the
+        // cache key (a SHA-256 of the call) is computed for those alone, not for every call.
+        let shape = |job: &Job| -> Option<(u32, usize, String)> {
+            job.judge.keeps_answers().then(|| {
+                let length = job.call.messages.iter().map(|m| m.content.len()).sum();
+                (job.call.sample, length, job.call.params.model.clone())
+            })
+        };
+        let mut shapes: std::collections::HashMap<(u32, usize, String), usize> = Default::default();
+        for shape in jobs.iter().filter_map(shape) {
+            *shapes.entry(shape).or_default() += 1;
+        }
         let mut first: std::collections::HashMap<[u8; 32], usize> = Default::default();
         // (index, the earlier identical call's index, the configuration it counts for).
         let mut copies: Vec<(usize, usize, usize)> = Vec::new();
         let mut unique: Vec<Job> = Vec::with_capacity(jobs.len());
         let mut place: Vec<usize> = Vec::with_capacity(jobs.len());
         for (k, job) in jobs.into_iter().enumerate() {
-            if job.judge.keeps_answers() {
+            if shape(&job).is_some_and(|s| shapes[&s] > 1) {
                 let key = super::cache::key_digest(&job.call);
                 if let Some(&earlier) = first.get(&key) {
                     copies.push((k, earlier, job.group));

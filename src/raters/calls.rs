@@ -381,15 +381,8 @@ fn skips(config: &Config, example: &Example) -> bool {
 /// Identical responses: a tie, P = ½, no call.
 fn identical(example: &Example) -> Rating {
     Rating {
-        id: example.id.clone(),
-        rating: Some(0),
-        status: Status::Rated,
-        used: 0,
-        samples: vec![],
-        grades: None,
         p_response2: Some(0.5),
-        p_problem: None,
-        expected_grades: None,
+        ..without_call(example, Some(0))
     }
 }
 

@@ -89,13 +89,7 @@ pub fn sequence_svg(
                 .legend(move |(x, y)| {
                     PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2))
                 });
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .draw()
-                .map_err(plot_error)?;
+            super::draw::legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         root.present().map_err(plot_error)?;
     }
