@@ -294,6 +294,7 @@ fn main() {
             family: Default::default(),
             no_majority: 0,
             unshared: Vec::new(),
+            sequential: None,
         },
         record,
         evaluation,

@@ -253,6 +253,26 @@ def test_calibrate_returns_the_commands_json_and_the_run(tmp_path):
     assert value == pytest.approx(first["overall"]["kappa_quadratic"], abs=1e-12)
 
 
+def test_calibrate_sequential_races_and_names_a_pair(tmp_path):
+    """sequential=True races every configuration; sequential="A,B" names two; a wrong name is
+    the command's input error."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        report, _ = raterlab.calibrate(demo=True, out=tmp_path / "race", bootstrap=0,
+                                       prompt=["simple_no_tie"], rater=["basic", "sc:5"],
+                                       sequential=True)
+        s = report["sequential"]
+        assert (s["order"], s["comparisons"], s["items"]) == ("shuffled", 1, 43)
+        assert all("stopped_at" in c for c in report["configs"])
+        pair = "simple_no_tie/basic,simple_no_tie/sc:5"
+        named, _ = raterlab.calibrate(demo=True, out=tmp_path / "named", bootstrap=0,
+                                      prompt=["simple_no_tie"], rater=["basic", "sc:5"],
+                                      sequential=pair, no_shuffle=True)
+        assert named["sequential"]["named"] == pair.split(",")
+        assert named["sequential"]["order"] == "file"
+        with pytest.raises(Exception, match="is not a configuration of this run"):
+            raterlab.calibrate(demo=True, out=tmp_path / "bad", sequential="a,b")
+
+
 def test_calibrate_on_rewardbench2_rows_equals_the_command(tmp_path):
     prompts = ["rb2_ranking", "rb2_rating", "simple_no_tie"]
     with contextlib.redirect_stderr(io.StringIO()):

@@ -100,6 +100,26 @@ pub struct CalibrateArgs {
 
     #[command(flatten)]
     pub batch: BatchRunArgs,
+
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
+}
+
+/// `calibrate --sequential`: the run stops paying once its comparison is decided.
+#[derive(Debug, Args, Clone)]
+pub struct SequentialArgs {
+    /// Race the configurations as their answers arrive, with anytime-valid intervals
+    /// (confseq's empirical-Bernstein sequence, α = 0.05 split over every pair): a
+    /// configuration shown worse than another gets no more calls, and the run stops when one
+    /// is left. With A,B (two configuration names) only those two are compared, and the run
+    /// stops once they are told apart. Items come in a seeded random order.
+    #[arg(long, value_name = "A,B", num_args = 0..=1, default_missing_value = "")]
+    pub sequential: Option<String>,
+
+    /// --sequential: rate the items in the file's order instead of a seeded random one (the
+    /// intervals assume an order independent of the items' content).
+    #[arg(long, requires = "sequential")]
+    pub no_shuffle: bool,
 }
 
 /// What a run rates: data, judges, prompts and raters (shared by `calibrate` and

@@ -14,7 +14,7 @@ use crate::run::analysis::{
 };
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
-    RateSettings, ReferenceSpec, ReportSettings, SizeSettings,
+    RateSettings, ReferenceSpec, ReportSettings, SequentialSettings, SizeSettings,
 };
 use anyhow::Result;
 
@@ -107,6 +107,41 @@ fn reference_spec(reference: Option<&str>, map: &[String]) -> Result<Option<Refe
     })
 }
 
+/// `--sequential [A,B]`: refused with `--batch`, whose one round cannot stop.
+fn sequential(
+    a: &crate::cli::calibrate::SequentialArgs,
+    batch: bool,
+) -> Result<Option<SequentialSettings>> {
+    let Some(named) = &a.sequential else {
+        return Ok(None);
+    };
+    if batch {
+        return Err(crate::error::input_error(
+            "--sequential stops sending calls once the comparison is decided, but --batch sends every call in one batch round, which cannot stop: drop one of the two",
+        ));
+    }
+    let named = match named.trim() {
+        "" => None,
+        pair => {
+            let names: Vec<&str> = pair.split(',').map(str::trim).collect();
+            match names[..] {
+                [a, b] if !a.is_empty() && !b.is_empty() && a != b => {
+                    Some([a.to_string(), b.to_string()])
+                }
+                _ => {
+                    return Err(crate::error::input_error(format!(
+                        "--sequential '{pair}': expected two different configuration names, A,B (or no value to race every configuration)"
+                    )))
+                }
+            }
+        }
+    };
+    Ok(Some(SequentialSettings {
+        named,
+        shuffle: !a.no_shuffle,
+    }))
+}
+
 impl TryFrom<CalibrateArgs> for CalibrateSettings {
     type Error = anyhow::Error;
 
@@ -121,6 +156,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             details: a.details,
             out: a.out,
             name: a.name,
+            sequential: sequential(&a.sequential, a.batch.batch)?,
             batch: a.batch.into(),
             reference,
             cost: a.cost.into(),

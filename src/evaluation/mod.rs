@@ -19,6 +19,7 @@ pub mod plan;
 mod pointwise;
 mod position;
 pub mod probability;
+pub mod race;
 pub mod ranking;
 pub(crate) mod record;
 pub mod registry;

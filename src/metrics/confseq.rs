@@ -9,58 +9,97 @@
 /// confseq's default truncation of the bets λ.
 pub const TRUNCATION: f64 = 0.5;
 
-/// The bets of `lambda_predmix_eb`: λ_t = sqrt(2 log(1/α) / (t log(1 + t) σ²_{t−1})) with the
-/// regularized variance (prior mean ½, prior variance ¼, one fake observation), truncated.
-fn bets(x: &[f64], alpha: f64, truncation: f64) -> Vec<f64> {
-    let (prior_mean, prior_variance) = (0.5, 0.25);
-    let log_alpha = (1.0 / alpha).ln();
-    let (mut sum, mut squares) = (0.0, 0.0);
-    let mut sigma2_before = prior_variance;
-    let mut out = Vec::with_capacity(x.len());
-    for (k, &xi) in x.iter().enumerate() {
-        let t = (k + 1) as f64;
-        let lambda = (2.0 * log_alpha / (t * (1.0 + t).ln() * sigma2_before)).sqrt();
-        out.push(if lambda.is_nan() { 0.0 } else { lambda }.min(truncation));
-        // The regularized mean and variance through t, for the next bet.
-        sum += xi;
-        let mu = ((prior_mean + sum) / (t + 1.0)).min(1.0);
-        squares += (xi - mu).powi(2);
-        sigma2_before = (prior_variance + squares) / (t + 1.0);
+/// The lower sequence (`predmix_empbern_lower_cs`) as the observations arrive: each `push`
+/// gives the bound at that t, equal to [`lower`]'s. Its bets are `lambda_predmix_eb`'s:
+/// λ_t = sqrt(2 log(1/α) / (t log(1 + t) σ²_{t−1})) with the regularized variance (prior mean
+/// ½, prior variance ¼, one fake observation), truncated.
+#[derive(Debug, Clone)]
+pub struct Lower {
+    log_alpha: f64,
+    truncation: f64,
+    t: usize,
+    /// The bets' running sums: of x, and of squares about the regularized mean.
+    sum: f64,
+    squares: f64,
+    sigma2_before: f64,
+    /// The bound's running sums.
+    sum_lambda: f64,
+    sum_lambda_x: f64,
+    sum_v_psi: f64,
+}
+
+impl Lower {
+    pub fn new(alpha: f64, truncation: f64) -> Self {
+        Self {
+            log_alpha: (1.0 / alpha).ln(),
+            truncation,
+            t: 0,
+            sum: 0.0,
+            squares: 0.0,
+            sigma2_before: 0.25,
+            sum_lambda: 0.0,
+            sum_lambda_x: 0.0,
+            sum_v_psi: 0.0,
+        }
     }
-    out
+
+    /// Takes the next observation (in [0, 1]) and gives the lower bound through it (≥ 0).
+    pub fn push(&mut self, xi: f64) -> f64 {
+        let (prior_mean, prior_variance) = (0.5, 0.25);
+        let k = self.t;
+        let t = (k + 1) as f64;
+        let bet = (2.0 * self.log_alpha / (t * (1.0 + t).ln() * self.sigma2_before)).sqrt();
+        let lambda = if bet.is_nan() { 0.0 } else { bet }.min(self.truncation);
+        // The mean before t (0 at the start), as the variance increment's centre.
+        let mu_before = if k == 0 { 0.0 } else { self.sum / k as f64 };
+        let v = (xi - mu_before).powi(2);
+        let psi = -(1.0 - lambda).ln() - lambda;
+        self.sum_v_psi += v * psi;
+        self.sum_lambda += lambda;
+        self.sum_lambda_x += lambda * xi;
+        // The regularized mean and variance through t, for the next bet.
+        self.sum += xi;
+        let mu = ((prior_mean + self.sum) / (t + 1.0)).min(1.0);
+        self.squares += (xi - mu).powi(2);
+        self.sigma2_before = (prior_variance + self.squares) / (t + 1.0);
+        self.t += 1;
+        let margin = (self.log_alpha + self.sum_v_psi) / self.sum_lambda;
+        (self.sum_lambda_x / self.sum_lambda - margin).max(0.0)
+    }
 }
 
 /// The lower sequence (`predmix_empbern_lower_cs`) at level 1 − α: one bound per t, ≥ 0.
 pub fn lower(x: &[f64], alpha: f64, truncation: f64) -> Vec<f64> {
-    let lambdas = bets(x, alpha, truncation);
-    let log_alpha = (1.0 / alpha).ln();
-    let (mut sum_x, mut sum_lambda, mut sum_lambda_x, mut sum_v_psi) = (0.0, 0.0, 0.0, 0.0);
-    let mut out = Vec::with_capacity(x.len());
-    for (k, (&xi, &lambda)) in x.iter().zip(&lambdas).enumerate() {
-        // The mean before t (0 at the start), as the variance increment's centre.
-        let mu_before = if k == 0 { 0.0 } else { sum_x / k as f64 };
-        sum_x += xi;
-        let v = (xi - mu_before).powi(2);
-        let psi = -(1.0 - lambda).ln() - lambda;
-        sum_v_psi += v * psi;
-        sum_lambda += lambda;
-        sum_lambda_x += lambda * xi;
-        let margin = (log_alpha + sum_v_psi) / sum_lambda;
-        out.push((sum_lambda_x / sum_lambda - margin).max(0.0));
+    let mut running = Lower::new(alpha, truncation);
+    x.iter().map(|&xi| running.push(xi)).collect()
+}
+
+/// The two-sided sequence as the observations arrive: each `push` gives (lower, upper) at that
+/// t, equal to [`twosided`]'s.
+#[derive(Debug, Clone)]
+pub struct TwoSided {
+    low: Lower,
+    high: Lower,
+}
+
+impl TwoSided {
+    pub fn new(alpha: f64, truncation: f64) -> Self {
+        Self {
+            low: Lower::new(alpha / 2.0, truncation),
+            high: Lower::new(alpha / 2.0, truncation),
+        }
     }
-    out
+
+    pub fn push(&mut self, xi: f64) -> (f64, f64) {
+        (self.low.push(xi), 1.0 - self.high.push(1.0 - xi))
+    }
 }
 
 /// The two-sided sequence (`predmix_empbern_twosided_cs`) at level 1 − α: α/2 on each side,
 /// the upper bound 1 − the lower bound of 1 − x. (lower, upper), one pair per t.
 pub fn twosided(x: &[f64], alpha: f64, truncation: f64) -> (Vec<f64>, Vec<f64>) {
-    let low = lower(x, alpha / 2.0, truncation);
-    let flipped: Vec<f64> = x.iter().map(|v| 1.0 - v).collect();
-    let high = lower(&flipped, alpha / 2.0, truncation)
-        .into_iter()
-        .map(|l| 1.0 - l)
-        .collect();
-    (low, high)
+    let mut running = TwoSided::new(alpha, truncation);
+    x.iter().map(|&xi| running.push(xi)).unzip()
 }
 
 #[cfg(test)]

@@ -168,11 +168,13 @@ enum Source {
     Earlier(Shown),
 }
 
-/// What the caller says after each rating: go on, or send no new call (the block under way
-/// still ends, and its answers are still handed over).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the caller says after each rating: go on; send no new call of these parts (their
+/// later items come back not asked); or send no new call at all. The block under way still
+/// ends, and its answers are still handed over.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Flow {
     Go,
+    Drop(Vec<usize>),
     Stop,
 }
 
@@ -192,7 +194,17 @@ pub fn rate(
     answers: &mut Answers<'_>,
 ) {
     let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
-    rate_parts(&parts, budget, observer, answers);
+    rate_parts(&parts, budget, observer, answers, Blocks::Large);
+}
+
+/// How large a block of calls is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocks {
+    /// About `BLOCK_CALLS`, and at least 64 per concurrency slot: the executor stays busy.
+    Large,
+    /// No more calls than the concurrency: a stop or a drop costs at most two blocks of
+    /// calls (`calibrate --sequential`).
+    Concurrency,
 }
 
 /// `rate` with each configuration's own items; `answers` gets (part, rating).
@@ -201,9 +213,60 @@ pub fn rate_parts(
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
+    blocks: Blocks,
 ) {
-    let block = BLOCK_CALLS.max(budget.concurrency.saturating_mul(64));
-    rate_parts_in_blocks(parts, budget, observer, answers, block);
+    let cut = match blocks {
+        Blocks::Large => Cut::Fixed(BLOCK_CALLS.max(budget.concurrency.saturating_mul(64))),
+        Blocks::Concurrency => Cut::Paced(budget.concurrency.max(1)),
+    };
+    rate_parts_in_blocks(parts, budget, observer, answers, cut);
+}
+
+/// How the parts' items are cut into blocks of about so many calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// Into a number of blocks fixed up front, each part's items in (nearly) equal runs.
+    Fixed(usize),
+    /// Block by block, the same number of next items of every part, as many as the parts
+    /// still asked fill: a dropped part's calls go to the others.
+    Paced(usize),
+}
+
+impl Cut {
+    /// The items of each part in the next block (`cursor`: each part's items handed so far;
+    /// `asked`: the parts asked in it), None when every item is handed.
+    fn next(
+        self,
+        parts: &[Part<'_>],
+        b: usize,
+        cursor: &[usize],
+        asked: &[bool],
+    ) -> Option<Vec<std::ops::Range<usize>>> {
+        if parts.iter().zip(cursor).all(|(p, &c)| c >= p.1.len()) {
+            return None;
+        }
+        Some(match self {
+            Cut::Fixed(block) => {
+                let n = block_count(parts, block);
+                parts.iter().map(|p| block_items(p.1.len(), b, n)).collect()
+            }
+            Cut::Paced(block) => {
+                let calls: usize = parts
+                    .iter()
+                    .zip(asked)
+                    .filter(|(_, a)| **a)
+                    .map(|(p, _)| calls_per_item(p.0))
+                    .sum();
+                // Nothing is asked (stopped, or only baselines): the rest in one block.
+                let step = block.checked_div(calls).map_or(usize::MAX, |s| s.max(1));
+                parts
+                    .iter()
+                    .zip(cursor)
+                    .map(|(p, &c)| c.min(p.1.len())..c.saturating_add(step).min(p.1.len()))
+                    .collect()
+            }
+        })
+    }
 }
 
 /// `rate`, every rating kept: one list per configuration, in example order.
@@ -282,36 +345,36 @@ struct PartBlock {
 /// `rate_parts` a block at a time: each block sends the calls of its items of every part
 /// (inside a block: part, then item, then sample, as `for_each_part_call` orders them) and
 /// hands each part's ratings over when its answers are in. Once `answers` says stop, no later
-/// block's call is sent and their items come back not asked.
+/// block's call is sent and their items come back not asked; once it drops a part, the same
+/// for that part's calls.
 fn rate_parts_in_blocks(
     parts: &[Part<'_>],
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
-    block: usize,
+    cut: Cut,
 ) {
     let executor = Executor::new(budget, observer);
     let mut sharing: Vec<Sharing> = parts.iter().map(|&(c, e)| Sharing::count(c, e)).collect();
-    let n = block_count(parts, block);
     let mut stopped = false;
-    for b in 0..n {
-        let items = |examples: &'_ [Example]| -> std::ops::Range<usize> {
-            block_items(examples.len(), b, n)
+    let mut dropped = vec![false; parts.len()];
+    let mut cursor = vec![0; parts.len()];
+    for b in 0.. {
+        // The parts asked in this block: none once stopped, and no dropped one.
+        let asked: Vec<bool> = dropped.iter().map(|d| !stopped && !d).collect();
+        let Some(ranges) = cut.next(parts, b, &cursor, &asked) else {
+            break;
         };
-        if stopped {
-            for (group, &(_, examples)) in parts.iter().enumerate() {
-                for example in &examples[items(examples)] {
-                    answers(group, without_call(example, None));
-                }
-            }
-            continue;
+        for (c, r) in cursor.iter_mut().zip(&ranges) {
+            *c = r.end;
         }
+        let items = |group: usize| ranges[group].clone();
         let mut jobs: Vec<Job> = Vec::new();
         let mut blocks: Vec<PartBlock> = Vec::with_capacity(parts.len());
         for (group, &(config, examples)) in parts.iter().enumerate() {
             let mut part = PartBlock::default();
-            if !config.rater.is_baseline() {
-                for example in &examples[items(examples)] {
+            if asked[group] && !config.rater.is_baseline() {
+                for example in &examples[items(group)] {
                     let mut item = Vec::new();
                     example_calls(config, example, |call| {
                         let source = match shown(config, &call) {
@@ -333,24 +396,41 @@ fn rate_parts_in_blocks(
             }
             blocks.push(part);
         }
-        let outcomes = executor.run(jobs);
+        let outcomes = if jobs.is_empty() {
+            Vec::new()
+        } else {
+            executor.run(jobs)
+        };
+        let mut hand = |group: usize, rating: Rating| match answers(group, rating) {
+            Flow::Go => {}
+            Flow::Drop(parts) => parts.into_iter().for_each(|k| dropped[k] = true),
+            Flow::Stop => stopped = true,
+        };
         for (group, (&(config, examples), part)) in parts.iter().zip(blocks).enumerate() {
-            let examples = &examples[items(examples)];
-            if config.rater.is_baseline() {
+            let examples = &examples[items(group)];
+            if !asked[group] {
                 for example in examples {
-                    let verdict = baseline(config.rater, example);
-                    stopped |= answers(group, without_call(example, Some(verdict))) == Flow::Stop;
+                    hand(group, without_call(example, None));
                 }
-                continue;
+            } else if config.rater.is_baseline() {
+                for example in examples {
+                    hand(
+                        group,
+                        without_call(example, Some(baseline(config.rater, example))),
+                    );
+                }
+            } else {
+                for (example, item) in examples.iter().zip(part.sources) {
+                    let taken: Vec<Graded> = item
+                        .into_iter()
+                        .map(|(source, shared)| {
+                            (sharing[group].outcome(&source, &outcomes), shared)
+                        })
+                        .collect();
+                    hand(group, rating(config, example, taken));
+                }
+                sharing[group].keep(part.in_block, &outcomes);
             }
-            for (example, item) in examples.iter().zip(part.sources) {
-                let taken: Vec<Graded> = item
-                    .into_iter()
-                    .map(|(source, shared)| (sharing[group].outcome(&source, &outcomes), shared))
-                    .collect();
-                stopped |= answers(group, rating(config, example, taken)) == Flow::Stop;
-            }
-            sharing[group].keep(part.in_block, &outcomes);
         }
     }
 }

@@ -85,7 +85,7 @@ fn blocks_change_nothing() {
                 ratings[group].push(r);
                 Flow::Go
             },
-            block,
+            Cut::Fixed(block),
         );
         (ratings, seen)
     };
@@ -191,7 +191,7 @@ fn a_stop_sends_no_later_block_and_a_resume_completes_the_run() {
                     _ => Flow::Go,
                 }
             },
-            block,
+            Cut::Fixed(block),
         );
         ratings
     };
@@ -221,7 +221,7 @@ fn a_stop_sends_no_later_block_and_a_resume_completes_the_run() {
             whole[group].push(r);
             Flow::Go
         },
-        usize::MAX,
+        Cut::Fixed(usize::MAX),
     );
     let verdicts = |all: &[Vec<Rating>]| -> Vec<Vec<(Option<i64>, Status)>> {
         all.iter()
@@ -236,4 +236,76 @@ fn a_stop_sends_no_later_block_and_a_resume_completes_the_run() {
         .filter(|s| s.completion.as_ref().is_some_and(|c| c.cached))
         .count();
     assert_eq!(hits, 3 * per_block * 4);
+}
+
+/// Paced blocks (`--sequential`): each block holds the next items of every part asked, as
+/// many as fill the concurrency; a dropped part gets no later call (its items come back not
+/// asked) and the others take its share of each block.
+#[test]
+fn a_dropped_part_gets_no_later_call_and_the_others_fill_its_blocks() {
+    let examples = both_orders(30, "drop-");
+    let configs = [
+        config("a", "simple_with_tie", "basic"),
+        config("b", "simple_with_tie", "basic"),
+        config("c", "simple_with_tie", "basic"),
+        config("base", "simple_with_tie", "first"),
+    ];
+    let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, &examples[..])).collect();
+    let budget = Budget {
+        concurrency: 6,
+        requests_per_minute: None,
+    };
+    let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 4];
+    // (part, item index) of each rating, in the order handed over.
+    let mut handed: Vec<(usize, usize)> = Vec::new();
+    rate_parts_in_blocks(
+        &parts,
+        budget,
+        Arc::new(crate::judge::execute::Silent),
+        &mut |group, r| {
+            handed.push((group, ratings[group].len()));
+            ratings[group].push(r);
+            if group == 1 && ratings[1].len() == 5 {
+                Flow::Drop(vec![1])
+            } else {
+                Flow::Go
+            }
+        },
+        Cut::Paced(6),
+    );
+    let asked = |k: usize| {
+        ratings[k]
+            .iter()
+            .filter(|r| r.status != Status::NotAsked)
+            .count()
+    };
+    // Blocks of 2 items while three parts are asked (6 calls), so b's drop after its 5th
+    // rating comes in its third block, which ends: 6 asked. Then blocks of 3 items for a and c.
+    assert_eq!(asked(1), 6);
+    assert!(ratings[1][6..].iter().all(|r| r.status == Status::NotAsked));
+    for k in [0, 2, 3] {
+        assert_eq!((ratings[k].len(), asked(k)), (60, 60), "part {k}");
+    }
+    let first_blocks: Vec<usize> = handed.iter().take(8).map(|h| h.0).collect();
+    assert_eq!(first_blocks, [0, 0, 1, 1, 2, 2, 3, 3]);
+    // After the drop a block holds 3 items of a (6 calls over a and c).
+    let after: Vec<(usize, usize)> = handed
+        .iter()
+        .copied()
+        .filter(|h| h.0 == 0)
+        .skip(6)
+        .take(3)
+        .collect();
+    assert_eq!(after, [(0, 6), (0, 7), (0, 8)]);
+    let next_of_c = handed
+        .iter()
+        .position(|&h| h == (2, 9))
+        .expect("c's item 9");
+    assert!(
+        handed
+            .iter()
+            .position(|&h| h == (0, 8))
+            .expect("a's item 8")
+            < next_of_c
+    );
 }

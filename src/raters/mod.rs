@@ -20,7 +20,7 @@ pub mod rewardbench2;
 pub use aggregate::aggregate;
 pub use calls::{
     calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, rate, rate_all,
-    rate_parts, Answers, Flow, Part,
+    rate_parts, Answers, Blocks, Flow, Part,
 };
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};

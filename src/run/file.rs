@@ -209,6 +209,9 @@ pub struct PairsRunFile {
     pub raterlab_version: String,
     #[serde(default = "first_schema")]
     pub schema: u32,
+    /// `--sequential`: the items' order and where the race ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<Box<crate::run::record::SequentialRun>>,
     #[serde(default)]
     pub sort: String,
     /// Which comparisons get a verdict (a run made before `--family` judged every pair).

@@ -408,6 +408,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         family: doc.family.parse().unwrap_or_default(),
         no_majority: data.no_majority,
         unshared: data.unshared.clone(),
+        sequential: doc.sequential.as_deref().cloned(),
     };
     let mut generators = generators(dir, &items);
     if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {

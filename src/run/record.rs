@@ -52,6 +52,22 @@ pub struct RunMeta {
     pub no_majority: usize,
     /// Conversations left out under `--unshared skip`, by id.
     pub unshared: Vec<String>,
+    /// `--sequential`: the items' order and where the race ended.
+    pub sequential: Option<SequentialRun>,
+}
+
+/// A sequential run as run.json and `--json` keep it: the items' order, the race's end, and
+/// the calls it saved.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SequentialRun {
+    /// `shuffled` (seeded with the data seed) or `file` (`--no-shuffle`).
+    pub order: String,
+    pub seed: u64,
+    #[serde(flatten)]
+    pub raced: crate::evaluation::race::Raced,
+    /// The calls the plan holds, and those of the items never asked.
+    pub calls_planned: u64,
+    pub calls_saved: u64,
 }
 
 /// A finished run: what was rated, how, and what came of it.

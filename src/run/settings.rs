@@ -157,6 +157,17 @@ pub struct CalibrateSettings {
     pub batch: BatchSettings,
     pub reference: Option<ReferenceSpec>,
     pub cost: CostOptions,
+    /// `--sequential`: None without it.
+    pub sequential: Option<SequentialSettings>,
+}
+
+/// `calibrate --sequential [A,B]` and `--no-shuffle`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SequentialSettings {
+    /// The two configurations compared alone (None: every configuration races).
+    pub named: Option<[String; 2]>,
+    /// The items in a seeded random order (`--no-shuffle`: the file's).
+    pub shuffle: bool,
 }
 
 /// `--reference`: a table of model scores and its columns, or the gold labels' ranking.

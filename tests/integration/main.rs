@@ -39,6 +39,7 @@ mod rewardbench2;
 mod rewardbench2_judges;
 mod rewardbench2_ties;
 mod rmbench;
+mod sequential;
 mod systems;
 mod terminal;
 mod unlabelled;

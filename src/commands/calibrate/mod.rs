@@ -14,6 +14,7 @@
 pub mod forms;
 pub mod pairs;
 pub mod rewardbench2;
+pub mod sequential;
 pub mod session;
 
 use crate::run::data;

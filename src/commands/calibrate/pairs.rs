@@ -225,9 +225,13 @@ fn settings(
     }
 }
 
-/// `calibrate` on pairs: every configuration rates every example.
-pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
+/// `calibrate` on pairs: every configuration rates every example (under `--sequential`, until
+/// the race is decided, in a seeded order).
+pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
     let seed = dataset.seed;
+    if args.sequential.as_ref().is_some_and(|s| s.shuffle) {
+        super::sequential::shuffle(&mut dataset);
+    }
     // The reference is read and checked before any call.
     let reference = reference(args, &dataset)?;
     let session = Session::plan(args, Form::Pairs, seed)?;
@@ -238,6 +242,17 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
         ..
     } = &session.plan;
     let layout = dataset.layout(configs)?;
+    let jury_names: Vec<String> = session
+        .plan
+        .juries
+        .iter()
+        .map(|(_, m)| m.name.clone())
+        .collect();
+    let mut racing = args
+        .sequential
+        .as_ref()
+        .map(|s| super::sequential::race(s, configs, &jury_names, &dataset))
+        .transpose()?;
     // The run keeps a row per rating; the answers went to the run directory.
     let mut ratings: Vec<Vec<RatingRow>> = configs
         .iter()
@@ -245,8 +260,11 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
         .collect();
     let mut rated = session.rate(args, &layout, &mut |k, _, rating| {
         ratings[k].push(RatingRow::from(rating));
-        raters::Flow::Go
+        racing
+            .as_mut()
+            .map_or(raters::Flow::Go, |race| race.add(k, rating))
     })?;
+    let sequential = racing.map(|r| r.finish(&rated.planned));
     // The juries vote from their members' ratings: no call of their own.
     let mut metas = metas.clone();
     for (jury, meta) in &session.plan.juries {
@@ -284,6 +302,7 @@ pub fn run(args: &CalibrateSettings, dataset: Dataset) -> Result<Run> {
         family: args.family,
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),
+        sequential,
     };
     Ok(Run {
         meta,

@@ -35,6 +35,8 @@ pub struct Rated {
     pub tallies: Vec<CallTally>,
     /// Per part: from its first call to its last answer.
     pub wall_seconds: Vec<f64>,
+    /// Per part: the calls the plan holds.
+    pub planned: Vec<u64>,
 }
 
 /// The run's name: `--name`, the experiment file's, else `demo` or `calibrate`.
@@ -72,7 +74,8 @@ impl Session {
     /// `--batch`), writes the answers to `completions.jsonl` as they come and hands each
     /// rating to `fold` with its part (and the part's index). The parts are asked a block of
     /// items at a time, all parts in every block; once `fold` says stop, no new call is sent,
-    /// and the items of later blocks come to `fold` not asked.
+    /// and the items of later blocks come to `fold` not asked (once it drops parts, the same
+    /// for theirs).
     pub fn rate(
         &self,
         args: &CalibrateSettings,
@@ -101,18 +104,32 @@ impl Session {
             .zip(parts)
             .map(|(c, p)| (c, layout.items(p)))
             .collect();
-        let observer =
-            crate::report::media::progress::Calls::new(&configs, &raters::calls_per_part(&called));
+        let planned = raters::calls_per_part(&called);
+        let observer = crate::report::media::progress::Calls::new(&configs, &planned);
         let mut log = crate::run::answers::AnswerLog::create(
             &dir,
             configs.iter().map(|c| c.name.clone()).collect(),
         )?;
         let mut tallies = vec![CallTally::default(); self.plan.configs.len()];
-        raters::rate_parts(&called, self.budget, observer.clone(), &mut |k, rating| {
+        // Under --sequential a block holds no more calls than the concurrency, so a stop or a
+        // drop costs at most two blocks.
+        let blocks = if args.sequential.is_some() {
+            raters::Blocks::Concurrency
+        } else {
+            raters::Blocks::Large
+        };
+        let mut fold_each = |k: usize, rating: Rating| {
             log.add(k, &rating);
             tallies[parts[k].of].add(&rating);
             fold(k, &parts[k], &rating)
-        });
+        };
+        raters::rate_parts(
+            &called,
+            self.budget,
+            observer.clone(),
+            &mut fold_each,
+            blocks,
+        );
         observer.finish();
         log.finish()?;
         Ok(Rated {
@@ -120,6 +137,7 @@ impl Session {
             created_unix,
             tallies,
             wall_seconds: (0..parts.len()).map(|k| observer.wall_seconds(k)).collect(),
+            planned,
         })
     }
 }

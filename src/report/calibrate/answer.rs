@@ -16,8 +16,10 @@ pub fn answer(run: &Run) -> Vec<String> {
     let s = run.meta.sort.statistic();
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
-    // A section's question comes first (the system level, asked for with --reference).
-    let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
+    // Under --sequential what the race decided comes first, then a section's question (the
+    // system level, asked for with --reference).
+    let mut out = super::race::answer(run);
+    out.extend(SECTIONS.iter().flat_map(|s| s.question(run)));
     // The evaluation's standing: the best, the runner-up and where the best stands.
     let Some(standing) = &run.evaluation.standing else {
         return out;

@@ -172,6 +172,9 @@ struct ConfigJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<PositionJson<'a>>,
     reasons: Vec<crate::report::media::json::ReasonCount<'a>>,
+    /// `--sequential`: the item after which it got no more calls (null: it rated them all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_at: Option<Option<usize>>,
     /// The analytics' sections' keys (`cost`, `jury`, `probability`, `systems`, ...).
     #[serde(flatten)]
     analytics: BTreeMap<&'static str, Value>,
@@ -213,6 +216,11 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
         leaderboard_published: r.leaderboard_published,
         position: r.overall.position.as_ref().map(position_json),
         reasons: crate::report::media::json::reasons(&rec.reasons),
+        stopped_at: run
+            .meta
+            .sequential
+            .as_ref()
+            .map(|s| s.raced.stopped_at(&rec.name)),
         analytics: json_keys(|s| s.config_json(run, ranked, i)),
     }
 }
@@ -287,6 +295,9 @@ struct RunJson<'a> {
     comparison_family: FamilyJson<'a>,
     comparisons: Vec<ComparisonJson<'a>>,
     ranking_note: Option<String>,
+    /// `--sequential`: the items' order, the race's decisions and the calls saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sequential: Option<&'a crate::run::record::SequentialRun>,
     /// The analytics' sections' keys (`significance_groups`, `cost_frontier`, ...).
     #[serde(flatten)]
     analytics: BTreeMap<&'static str, Value>,
@@ -353,6 +364,7 @@ pub fn to_json(run: &Run) -> Value {
         },
         comparisons,
         ranking_note: ranking_note(run),
+        sequential: run.meta.sequential.as_ref(),
         analytics: json_keys(|s| s.run_json(run)),
     })
     .unwrap_or_default()

@@ -14,6 +14,7 @@ pub mod latex;
 pub mod page;
 pub mod plots;
 pub mod probability;
+pub mod race;
 pub mod ranking;
 pub mod rewardbench2;
 pub mod rmbench;

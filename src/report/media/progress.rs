@@ -181,6 +181,9 @@ impl Calls {
     /// line per configuration instead.
     pub fn finish(&self) {
         use std::sync::atomic::Ordering::Relaxed;
+        // Finishing a bar moves it to its end: the calls made are read first (a run that
+        // stopped early made fewer than planned).
+        let made: Vec<u64> = self.bars.iter().map(ProgressBar::position).collect();
         for bar in &self.bars {
             bar.finish_and_clear();
         }
@@ -200,7 +203,7 @@ impl Calls {
             let line = format!(
                 "{}: {}/{} calls, {} from cache, {} failed, {:.1} s",
                 bar.prefix(),
-                bar.position(),
+                made[group],
                 bar.length().unwrap_or(0),
                 counts[0].load(Relaxed),
                 counts[1].load(Relaxed),
