@@ -15,6 +15,8 @@ pub mod general;
 mod kappa;
 pub mod paired;
 pub mod power;
+pub mod ppi;
+pub mod ppr;
 pub mod pvalue;
 mod rank;
 pub mod raters;

@@ -31,6 +31,7 @@ mod metrics_fixtures;
 mod mock_http;
 mod plan;
 mod pointwise;
+mod ppi;
 mod real_data;
 mod reasoning;
 mod report_dirs;
