@@ -129,6 +129,30 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub sequential: bool,
 
+    /// Corrected estimates from few human labels and many judge verdicts: the rows without a
+    /// gold label (an empty gold cell; two files: a rating whose id has no gold row) are the
+    /// unlabelled set. The share of items labelled --estimate-label by the judge alone, the
+    /// humans alone, PPI, PPI++ (prediction-powered inference) and Rogan–Gladen, each with a
+    /// 1 − α interval, and the judge's worth in human labels; with --generators, each model's
+    /// win rate and rank-set from humans, the judge and both (prediction-powered ranking).
+    #[arg(long, conflicts_with = "annotators")]
+    pub estimate: bool,
+
+    /// --estimate: the label whose share is estimated, as the gold reads it after --gold-map (a
+    /// number, e.g. -1, or a value --gold-map maps, e.g. model_a) [default: -1, response 1
+    /// better]
+    #[arg(
+        long,
+        value_name = "L",
+        requires = "estimate",
+        allow_hyphen_values = true
+    )]
+    pub estimate_label: Option<String>,
+
+    /// --estimate: the intervals' error level: each covers with probability 1 − α.
+    #[arg(long, value_name = "ALPHA", requires = "estimate", default_value_t = crate::evaluation::paired::ALPHA)]
+    pub alpha: f64,
+
     /// The system level: the columns naming the models that wrote response 1 and response 2
     /// (e.g. a run's ratings.csv generator1,generator2): each model's win rate (or
     /// Bradley–Terry Elo when models meet each other) with intervals. One-file form.

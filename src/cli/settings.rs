@@ -291,6 +291,12 @@ impl TryFrom<AnalyzeArgs> for Settings {
             }
             _ => {}
         }
+        if args.estimate && !(args.alpha > 0.0 && args.alpha < 1.0) {
+            return Err(input_error(format!(
+                "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
+                args.alpha
+            )));
+        }
         let reading = (
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,
@@ -311,6 +317,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
             bootstrap: args.bootstrap,
             seed: args.seed,
             annotators,
+            estimate: args.estimate.then(|| (args.estimate_label.clone(), args.alpha)),
             systems: match args.generators.as_deref() {
                 None => None,
                 Some(g) => Some(SystemsSettings {

@@ -98,11 +98,35 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             settings.labels.as_ref(),
         )?,
     };
-    let labels = settings
-        .labels
-        .clone()
-        .unwrap_or_else(|| Labels::infer(&pairs.gold, &pairs.rating));
+    if pairs.gold.is_empty() && settings.estimate.is_none() {
+        return Err(input_error(format!(
+            "{}: no row has a gold label; its {} rated rows are unlabelled: add --estimate to estimate from them and the judge, or fill the gold column",
+            settings.input.describe(),
+            pairs.unlabelled.len()
+        )));
+    }
+    let labels = settings.labels.clone().unwrap_or_else(|| {
+        // Without a labelled row, the labels the judge gave.
+        let rated = if pairs.gold.is_empty() {
+            &pairs.unlabelled
+        } else {
+            &pairs.rating
+        };
+        Labels::infer(&pairs.gold, rated)
+    });
     let mut analysis = analyze_pairs(settings, &pairs, labels)?;
+    if let Some((label, alpha)) = &settings.estimate {
+        let frame = one.as_ref().ok();
+        analysis.estimate = Some(estimate(
+            settings,
+            &pairs,
+            frame,
+            (label.as_deref(), *alpha),
+        )?);
+    }
+    if pairs.gold.is_empty() {
+        return Ok(analysis);
+    }
     if let (Some(s), Ok(frame)) = (&settings.systems, &one) {
         if !analysis
             .labels
@@ -118,6 +142,88 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         analysis.systems = Some(systems(settings, s, frame, &pairs)?);
     }
     Ok(analysis)
+}
+
+/// `--estimate`: the labelled rows and the unlabelled ones (the ratings of rows without gold),
+/// and with `--generators` (one-file form) the models each row's responses came from.
+fn estimate(
+    settings: &Settings,
+    pairs: &LabelPairs,
+    frame: Option<&Frame>,
+    (label, alpha): (Option<&str>, f64),
+) -> Result<crate::evaluation::estimate::Estimate> {
+    use crate::evaluation::estimate::{self, EstimateSettings, Item, Match};
+    let map = &settings.reading.0.map;
+    // A label's name: the value --gold-map reads as it (the first in order, when several).
+    let named = |l: i64| {
+        map.iter()
+            .filter(|(_, &v)| v == l)
+            .map(|(k, _)| k.clone())
+            .min()
+    };
+    let (label, name) = match label {
+        None => (-1, named(-1)),
+        Some(text) => match (text.trim().parse::<i64>(), map.get(text.trim())) {
+            (_, Some(&l)) => (l, Some(text.trim().to_string())),
+            (Ok(l), None) => (l, named(l)),
+            (Err(_), None) => {
+                return Err(input_error(format!(
+                    "--estimate-label '{text}' is neither a label (a number, e.g. -1) nor a value --gold-map maps{}",
+                    if map.is_empty() {
+                        String::new()
+                    } else {
+                        let mut keys: Vec<&String> = map.keys().collect();
+                        keys.sort();
+                        format!(" ({})", keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))
+                    }
+                )))
+            }
+        },
+    };
+    let items: Vec<Item> = pairs
+        .gold
+        .iter()
+        .zip(&pairs.rating)
+        .map(|(&g, &r)| Item {
+            gold: Some(g),
+            judge: r,
+        })
+        .chain(pairs.unlabelled.iter().map(|&r| Item {
+            gold: None,
+            judge: r,
+        }))
+        .collect();
+    let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
+    e.label_name = name;
+    if let (Some(s), Some(frame)) = (&settings.systems, frame) {
+        let g1 = frame.text(&s.generators.0, "--generators", "model")?;
+        let g2 = frame.text(&s.generators.1, "--generators", "model")?;
+        let models = |r: usize| [g1[r].clone(), g2[r].clone()];
+        let matches: Vec<Match> = pairs
+            .rows
+            .iter()
+            .zip(&pairs.gold)
+            .zip(&pairs.rating)
+            .map(|((&r, &g), &j)| Match {
+                models: models(r),
+                gold: Some(g),
+                judge: j,
+            })
+            .chain(
+                pairs
+                    .unlabelled_rows
+                    .iter()
+                    .zip(&pairs.unlabelled)
+                    .map(|(&r, &j)| Match {
+                        models: models(r),
+                        gold: None,
+                        judge: j,
+                    }),
+            )
+            .collect();
+        e.systems = estimate::systems(&matches, alpha);
+    }
+    Ok(e)
 }
 
 /// `--generators`: the rows as one configuration's ratings of items whose responses these
@@ -273,6 +379,7 @@ fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Res
         long: None,
         systems: None,
         sequential: sequential(settings, pairs),
+        estimate: None,
     })
 }
 

@@ -36,6 +36,8 @@ pub struct LabelPairs {
     /// rating whose id has no gold row, or an empty one), in file order (two files: id
     /// order): rated, counted, in no agreement measure.
     pub unlabelled: Vec<i64>,
+    /// The rows of `unlabelled` in the file (one-file form; empty otherwise).
+    pub unlabelled_rows: Vec<usize>,
     /// Rows left out because their label could not be read (`--unreadable drop`).
     pub dropped_gold: usize,
     pub dropped_ratings: usize,
@@ -206,11 +208,10 @@ pub fn load_one(
     let (gold, missing) = read_gold(frame, &names.gold, &reading.0, labels)?;
     let rating = read_labels(frame, &names.rating, "--rating-col", &reading.1, labels)?;
     // Rows without a gold label whose rating reads: unlabelled, kept apart.
-    let unlabelled: Vec<i64> = rating
-        .iter()
-        .zip(&missing)
-        .filter_map(|(r, &m)| if m { *r } else { None })
+    let unlabelled_rows: Vec<usize> = (0..rating.len())
+        .filter(|&r| missing[r] && rating[r].is_some())
         .collect();
+    let unlabelled: Vec<i64> = unlabelled_rows.iter().filter_map(|&r| rating[r]).collect();
     check_ids(frame, names.id.as_deref())?;
     let group_names = match &names.group {
         Some(col) => Some(frame.text(col, "--group-col", "group")?),
@@ -277,7 +278,8 @@ pub fn load_one(
             .map(|(c, _)| c)
             .collect()
     });
-    if gold.is_empty() {
+    // Rows without gold but with a rating are the unlabelled set (`analyze --estimate`).
+    if gold.is_empty() && unlabelled.is_empty() {
         return Err(input_error(format!(
             "'{}': no row has a readable gold label and rating; check --gold-map and --rating-map",
             frame.path.display()
@@ -290,6 +292,7 @@ pub fn load_one(
         only_in_gold: 0,
         only_in_ratings: 0,
         unlabelled,
+        unlabelled_rows,
         dropped_gold,
         dropped_ratings,
         probability,
@@ -375,6 +378,7 @@ pub fn load_two(
         only_in_ratings: aligned.only_in_ratings,
         // A rating whose id has no gold row, or an empty gold cell.
         unlabelled: aligned.unlabelled,
+        unlabelled_rows: Vec::new(),
         dropped_gold,
         dropped_ratings,
         probability: None,
@@ -520,6 +524,7 @@ pub fn load_annotators(
             only_in_gold: 0,
             only_in_ratings: 0,
             unlabelled: Vec::new(),
+            unlabelled_rows: Vec::new(),
             dropped_gold: 0,
             dropped_ratings: judge.iter().filter(|r| r.is_none()).count(),
             probability: None,

@@ -269,6 +269,7 @@ pub fn join(
                 only_in_gold: 0,
                 only_in_ratings: 0,
                 unlabelled: Vec::new(),
+                unlabelled_rows: Vec::new(),
                 dropped_gold: 0,
                 dropped_ratings: 0,
                 probability: None,

@@ -11,6 +11,7 @@ pub mod consistency;
 pub mod cost;
 pub mod credit;
 pub mod depth;
+pub mod estimate;
 pub mod evaluator;
 pub mod groups;
 pub mod jury;

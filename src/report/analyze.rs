@@ -48,6 +48,8 @@ struct AnalyzeJson<'a> {
     groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sequential: Option<SequentialJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<&'a crate::evaluation::estimate::Estimate>,
 }
 
 /// `sequential`: the two columns compared, then the sequence's figures.
@@ -83,6 +85,7 @@ pub fn to_json(a: &Analysis) -> Value {
             b: y,
             sequence: s,
         }),
+        estimate: a.estimate.as_ref(),
         unlabelled: a.unlabelled,
         dropped_gold: a.dropped_gold,
         dropped_ratings: a.dropped_ratings,
@@ -132,6 +135,9 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     }
     if let Some(s) = &a.systems {
         crate::report::calibrate::systems::tidy_of(&mut rows, s);
+    }
+    if let Some(e) = &a.estimate {
+        crate::report::estimate::tidy(e, &mut rows);
     }
     rows
 }
@@ -309,6 +315,13 @@ pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
             plots::confusion_svg("overall", &a.overall.confusion)?,
         ),
     ];
+    out.extend(
+        a.estimate
+            .as_ref()
+            .map(crate::report::estimate::plot)
+            .transpose()?
+            .flatten(),
+    );
     if let Some((s, [x, y])) = a.sequential.as_ref().filter(|(s, _)| s.n > 0) {
         let title = format!(
             "{x} (A) against {y} (B): anytime-valid {:.0}% interval",
@@ -331,9 +344,9 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "{line}")?;
     }
     writeln!(out)?;
-    // The sequential comparison is the answer to its own question: first.
+    // The sequential comparison and the corrected estimate answer their own questions: first.
     let width = crate::report::media::term::width();
-    for line in sequential_lines(a) {
+    for line in sequential_lines(a).into_iter().chain(estimate_lines(a)) {
         writeln!(
             out,
             "{}",
@@ -363,8 +376,14 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         .unwrap_or_default();
     let probability = probability_tables(a);
     let systems = systems_tables(a);
-    for t in titled
+    let estimate = a
+        .estimate
+        .as_ref()
+        .map(crate::report::estimate::tables)
+        .unwrap_or_default();
+    for t in estimate
         .iter()
+        .chain(&titled)
         .chain([&confusion])
         .chain(&systems)
         .chain(&panel)
@@ -373,6 +392,16 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
     }
     Ok(())
+}
+
+/// `--estimate`: the answer's lines, then a blank line.
+fn estimate_lines(a: &Analysis) -> Vec<String> {
+    let Some(e) = &a.estimate else {
+        return Vec::new();
+    };
+    let mut lines = crate::report::estimate::answer(e);
+    lines.push(String::new());
+    lines
 }
 
 /// `--sequential`: what was decided, at which item, and the interval at the items shown.
@@ -446,7 +475,12 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
 
 /// The page of an `analyze` result: its tables and plots (there are no items to browse).
 fn analysis_page(a: &Analysis) -> Result<Page> {
-    let mut tables = vec![metrics_table(&a.overall)];
+    let mut tables = a
+        .estimate
+        .as_ref()
+        .map(crate::report::estimate::tables)
+        .unwrap_or_default();
+    tables.push(metrics_table(&a.overall));
     if !a.groups.is_empty() {
         tables.push(groups_table(a));
     }
@@ -462,7 +496,11 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));
     Ok(Page {
-        answer: Vec::new(),
+        answer: a
+            .estimate
+            .as_ref()
+            .map(crate::report::estimate::answer)
+            .unwrap_or_default(),
         title: format!("analyze {}", a.source),
         header: lines,
         command: crate::run::command_line().join(" "),

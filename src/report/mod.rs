@@ -2,7 +2,7 @@
 //! one file per command's output (`analyze`, `batch`, `cache`, `data`, `plan`, `prompts`,
 //! `rate`), and a room for `calibrate`'s and `report DIR`'s (`calibrate/`: its sections,
 //! forms, page and run directory); the annotator panel, which `analyze`, `data summary` and
-//! `calibrate` all show, and AlpacaEval's evaluator measures (`analyze`, `calibrate`), beside them. `media/` is the floor they stand on: how things are
+//! `calibrate` all show, AlpacaEval's evaluator measures and the corrected estimates (`estimate`; `analyze`, `calibrate`), beside them. `media/` is the floor they stand on: how things are
 //! written (numbers, text tables, JSON, CSV, HTML pages, progress bars, JSONL lines), using
 //! nothing above it.
 
@@ -12,6 +12,7 @@ pub mod batch;
 pub mod cache;
 pub mod calibrate;
 pub mod data;
+pub mod estimate;
 pub mod evaluator;
 pub mod media;
 pub mod plan;

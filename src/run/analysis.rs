@@ -76,6 +76,8 @@ pub struct Settings {
     pub long: Long,
     /// `--generators`: the system level (one-file form).
     pub systems: Option<SystemsSettings>,
+    /// `--estimate [--estimate-label L] [--alpha A]`: the label as given, and α.
+    pub estimate: Option<(Option<String>, f64)>,
 }
 
 /// `analyze --generators COL1,COL2 [--prompt-col COL] [--reference FILE|gold]`.
@@ -229,6 +231,8 @@ pub struct Analysis {
     /// `--compare-col --sequential`: the rating column (A) against the compare column (B) as
     /// the items come, and the columns' names.
     pub sequential: Option<(crate::evaluation::sequential::Sequential, [String; 2])>,
+    /// `--estimate`: the corrected estimates (and with --generators, the models ranked).
+    pub estimate: Option<crate::evaluation::estimate::Estimate>,
 }
 
 /// What long form read and AlpacaEval's measures on it.

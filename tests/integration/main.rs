@@ -17,6 +17,7 @@ mod cost;
 mod data_cli;
 mod docs;
 mod endpoint;
+mod estimate_cli;
 mod evaluator;
 mod forms;
 mod groups;

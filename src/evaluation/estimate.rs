@@ -1,0 +1,329 @@
+//! Corrected estimates: a judge run over many unlabelled items, corrected by the few items
+//! humans labelled (`--estimate`). The outcome is the share of items whose label is L; each
+//! estimate has a two-sided 1 − α interval:
+//! - the judge alone, over every item it rated;
+//! - the humans alone (ppi_py's `classical_mean_ci`);
+//! - PPI (λ = 1) and PPI++ (λ tuned as ppi_py tunes it), which use both (`metrics::ppi`);
+//! - Rogan–Gladen: the judge's rate on the unlabelled items corrected by its sensitivity and
+//!   specificity on the labelled ones, with Lee et al.'s interval;
+//!
+//! and the judge's worth in human labels, the effective sample size n·var(humans)/var(PPI++).
+//! With the models that wrote each pair's responses, prediction-powered ranking
+//! (`metrics::ppr`): each model's win rate and rank-set from the humans alone, the judge alone
+//! and both. Where an estimate cannot be made (no labelled item, no unlabelled one, a judge no
+//! better than chance for Rogan–Gladen), it is absent and a note says why.
+
+use crate::metrics::ppi::{
+    classical_mean_ci, ppi_lambda, ppi_mean_ci, rogan_gladen, rogan_gladen_ci, MeanCi,
+};
+use crate::metrics::ppr::{self, Battle, Sets};
+use serde::Serialize;
+
+/// `--estimate-label` and `--alpha`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EstimateSettings {
+    pub label: i64,
+    pub alpha: f64,
+}
+
+impl Default for EstimateSettings {
+    fn default() -> Self {
+        Self {
+            label: -1,
+            alpha: crate::evaluation::paired::ALPHA,
+        }
+    }
+}
+
+/// A point estimate and its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub estimate: f64,
+    pub ci: [f64; 2],
+}
+
+impl From<MeanCi> for Interval {
+    fn from(m: MeanCi) -> Self {
+        Self {
+            estimate: m.estimate,
+            ci: [m.ci.0, m.ci.1],
+        }
+    }
+}
+
+/// PPI++: its interval and the λ it was tuned to.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tuned {
+    #[serde(flatten)]
+    pub interval: Interval,
+    pub lambda: f64,
+}
+
+/// Rogan–Gladen: the estimate (clipped to [0, 1]; `clipped` says when it was), Lee et al.'s
+/// interval, and the judge's sensitivity and specificity on the labelled items.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RoganGladen {
+    #[serde(flatten)]
+    pub interval: Interval,
+    pub sensitivity: f64,
+    pub specificity: f64,
+    pub clipped: bool,
+}
+
+/// The mean of the outcome by each method (None: it could not be made; `notes` say why).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Means {
+    pub judge: Option<Interval>,
+    pub humans: Option<Interval>,
+    pub ppi: Option<Interval>,
+    pub ppi_plus: Option<Tuned>,
+    pub rogan_gladen: Option<RoganGladen>,
+}
+
+/// One model's win rate from one source, with its rank-set at 1 − α.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranked {
+    pub win_rate: f64,
+    pub se: f64,
+    pub rank_set: [usize; 2],
+}
+
+/// A model from the humans alone, the judge alone and both (prediction-powered ranking).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelEstimate {
+    pub name: String,
+    pub ppr: Ranked,
+    pub humans: Ranked,
+    pub judge: Ranked,
+}
+
+/// The models ranked with few human labels, best first by the combined win rate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemsEstimate {
+    pub lambda: f64,
+    pub models: Vec<ModelEstimate>,
+}
+
+/// What `--estimate` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub label: i64,
+    /// The gold value the label is read from (`--gold-map model_a=-1`: `model_a`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_name: Option<String>,
+    pub n_labelled: usize,
+    pub n_unlabelled: usize,
+    pub alpha: f64,
+    pub mean: Means,
+    /// The human labels the corrected (PPI++) estimate is worth: n·var(humans)/var(PPI++).
+    pub worth: Option<f64>,
+    /// Why an estimate is absent, or was clipped.
+    pub notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub systems: Option<SystemsEstimate>,
+}
+
+/// An item for the estimate: its gold label (None: unlabelled) and the judge's label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    pub gold: Option<i64>,
+    pub judge: i64,
+}
+
+fn share(values: impl Iterator<Item = bool>) -> Vec<f64> {
+    values.map(|v| f64::from(u8::from(v))).collect()
+}
+
+/// The estimates of the share of items labelled `settings.label`.
+pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
+    let (l, alpha) = (settings.label, settings.alpha);
+    let labelled: Vec<(i64, i64)> = items
+        .iter()
+        .filter_map(|i| i.gold.map(|g| (g, i.judge)))
+        .collect();
+    let y = share(labelled.iter().map(|p| p.0 == l));
+    let yhat = share(labelled.iter().map(|p| p.1 == l));
+    let unlabelled = share(
+        items
+            .iter()
+            .filter(|i| i.gold.is_none())
+            .map(|i| i.judge == l),
+    );
+    let (n, big_n) = (y.len(), unlabelled.len());
+    let mut notes = Vec::new();
+    let all: Vec<f64> = yhat.iter().chain(&unlabelled).copied().collect();
+    let judge = (!all.is_empty()).then(|| classical_mean_ci(&all, alpha).into());
+    let humans = (n > 0).then(|| classical_mean_ci(&y, alpha));
+    if n == 0 {
+        notes.push("no item has a gold label: only the judge's own estimate can be made".into());
+    }
+    if n > 0 && big_n == 0 {
+        notes.push("no item is unlabelled: there is nothing for the judge to add to the human labels (PPI, PPI++ and Rogan–Gladen need unlabelled items)".into());
+    }
+    let both = n > 0 && big_n > 0;
+    let ppi = both.then(|| ppi_mean_ci(&y, &yhat, &unlabelled, 1.0, alpha).into());
+    let plus = both.then(|| {
+        let lambda = ppi_lambda(&y, &yhat, &unlabelled);
+        (ppi_mean_ci(&y, &yhat, &unlabelled, lambda, alpha), lambda)
+    });
+    let worth = match (humans, plus) {
+        (Some(h), Some((p, _))) if p.se > 0.0 => Some(n as f64 * h.se.powi(2) / p.se.powi(2)),
+        _ => None,
+    };
+    let rogan_gladen = if both {
+        corrected(&y, &yhat, &unlabelled, alpha, &mut notes)
+    } else {
+        None
+    };
+    Estimate {
+        label: l,
+        label_name: None,
+        n_labelled: n,
+        n_unlabelled: big_n,
+        alpha,
+        mean: Means {
+            judge,
+            humans: humans.map(Interval::from),
+            ppi,
+            ppi_plus: plus.map(|(p, lambda)| Tuned {
+                interval: p.into(),
+                lambda,
+            }),
+            rogan_gladen,
+        },
+        worth,
+        notes,
+        systems: None,
+    }
+}
+
+/// Rogan–Gladen on the judge's rate over the unlabelled items, with the sensitivity and
+/// specificity it shows on the labelled; None (with a note) when either cannot be measured or
+/// the judge is no better than chance.
+fn corrected(
+    y: &[f64],
+    yhat: &[f64],
+    unlabelled: &[f64],
+    alpha: f64,
+    notes: &mut Vec<String>,
+) -> Option<RoganGladen> {
+    let rate = |want: f64| {
+        let said: Vec<f64> = y
+            .iter()
+            .zip(yhat)
+            .filter(|p| *p.0 == want)
+            .map(|p| *p.1)
+            .collect();
+        (said.iter().sum::<f64>() / said.len() as f64, said.len())
+    };
+    let ((q1, m1), (said_by_negatives, m0)) = (rate(1.0), rate(0.0));
+    let q0 = 1.0 - said_by_negatives;
+    if m1 == 0 || m0 == 0 {
+        let which = if m1 == 0 { "has" } else { "lacks" };
+        notes.push(format!(
+            "Rogan–Gladen needs labelled items with and without the label, and no labelled item {which} it: the judge's {} cannot be measured",
+            if m1 == 0 { "sensitivity" } else { "specificity" }
+        ));
+        return None;
+    }
+    if q0 + q1 <= 1.0 {
+        notes.push(format!(
+            "Rogan–Gladen: the judge is no better than chance on the labelled items (sensitivity {q1:.3} + specificity {q0:.3} ≤ 1), so its rate cannot be corrected"
+        ));
+        return None;
+    }
+    let p = unlabelled.iter().sum::<f64>() / unlabelled.len() as f64;
+    let raw = rogan_gladen(p, q0, q1);
+    let clipped = !(0.0..=1.0).contains(&raw);
+    if clipped {
+        notes.push(format!(
+            "Rogan–Gladen's estimate {raw:.4} falls outside [0, 1] and is clipped to {}",
+            raw.clamp(0.0, 1.0)
+        ));
+    }
+    let (lo, hi) = rogan_gladen_ci(p, q0, q1, (unlabelled.len(), m0, m1), alpha);
+    Some(RoganGladen {
+        interval: Interval {
+            estimate: raw.clamp(0.0, 1.0),
+            ci: [lo, hi],
+        },
+        sensitivity: q1,
+        specificity: q0,
+        clipped,
+    })
+}
+
+/// An item for the ranking: the models that wrote response 1 and response 2, the gold label
+/// (None: unlabelled) and the judge's (pairwise: -1, 0, 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    pub models: [String; 2],
+    pub gold: Option<i64>,
+    pub judge: i64,
+}
+
+/// Prediction-powered ranking of the models at 1 − α (None without labelled and unlabelled
+/// items, or with fewer than two models).
+pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
+    let mut names: Vec<String> = matches.iter().flat_map(|m| m.models.clone()).collect();
+    names.sort();
+    names.dedup();
+    let index = |name: &str| {
+        names
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .unwrap_or(0)
+    };
+    let (mut humans, mut judged, mut unlabelled, mut all) = (vec![], vec![], vec![], vec![]);
+    for m in matches {
+        let (a, b) = (index(&m.models[0]), index(&m.models[1]));
+        let judge = Battle::of_label(a, b, m.judge);
+        all.push(judge);
+        match m.gold {
+            Some(g) => {
+                humans.push(Battle::of_label(a, b, g));
+                judged.push(judge);
+            }
+            None => unlabelled.push(judge),
+        }
+    }
+    let k = names.len();
+    if k < 2 || humans.is_empty() || unlabelled.is_empty() {
+        return None;
+    }
+    let sets = Sets {
+        humans: &humans,
+        judge: &judged,
+        unlabelled: &unlabelled,
+    };
+    let lambda = ppr::lambda(k, sets);
+    let rank = |r: &ppr::Rates| -> Vec<Ranked> {
+        let sets = ppr::rank_sets(r, alpha);
+        r.theta
+            .iter()
+            .zip(r.se())
+            .zip(sets)
+            .map(|((&win_rate, se), rank_set)| Ranked {
+                win_rate,
+                se,
+                rank_set,
+            })
+            .collect()
+    };
+    let combined = rank(&ppr::estimate(k, sets, lambda));
+    let by_humans = rank(&ppr::sample_avg(k, &humans));
+    let by_judge = rank(&ppr::sample_avg(k, &all));
+    let mut models: Vec<ModelEstimate> = (0..k)
+        .map(|i| ModelEstimate {
+            name: names[i].clone(),
+            ppr: combined[i].clone(),
+            humans: by_humans[i].clone(),
+            judge: by_judge[i].clone(),
+        })
+        .collect();
+    models.sort_by(|a, b| b.ppr.win_rate.total_cmp(&a.ppr.win_rate));
+    Some(SystemsEstimate { lambda, models })
+}
+
+#[cfg(test)]
+#[path = "estimate_tests.rs"]
+mod tests;

@@ -1,0 +1,244 @@
+//! `--estimate`'s output (`evaluation::estimate` decides): the answer first, the table of
+//! estimates, the models' rank-sets (a table and a figure), and metrics.csv's scope
+//! `estimate`. `analyze` and `calibrate` both show it through these.
+
+use crate::evaluation::estimate::{Estimate, Interval};
+use crate::report::media::csv::TidyRows;
+use crate::report::media::format::thousands;
+use crate::report::media::table::Table;
+
+/// What the outcome is, in words: the gold value's name when --gold-map gave one; a pairwise
+/// label's meaning; else the label.
+fn outcome(e: &Estimate) -> String {
+    match (&e.label_name, e.label) {
+        (Some(name), _) => format!("{name} wins"),
+        (None, -1) => "response 1 wins".into(),
+        (None, 1) => "response 2 wins".into(),
+        (None, 0) => "a tie".into(),
+        (None, l) => format!("label {l}"),
+    }
+}
+
+fn fixed(v: f64) -> String {
+    crate::report::media::format::fixed(v)
+}
+
+fn interval(i: &Interval) -> String {
+    format!(
+        "{} [{}, {}]",
+        fixed(i.estimate),
+        fixed(i.ci[0]),
+        fixed(i.ci[1])
+    )
+}
+
+/// The answer: "Corrected with N human labels: OUTCOME P [lo, hi]; the judge alone says Q
+/// (its bias, Q − P); its M verdicts are worth K human labels.", then why any estimate is
+/// missing or clipped.
+pub fn answer(e: &Estimate) -> Vec<String> {
+    let level = format!("{:.0}%", 100.0 * (1.0 - e.alpha));
+    let what = outcome(e);
+    let mut out = vec![match (&e.mean.ppi_plus, &e.mean.judge) {
+        (Some(plus), Some(judge)) => {
+            let p = plus.interval.estimate;
+            let worth = e.worth.map_or(String::new(), |w| {
+                format!(
+                    "; its {} verdicts are worth {} human labels",
+                    thousands(e.n_unlabelled as u64),
+                    thousands((w - e.n_labelled as f64).max(0.0).round() as u64)
+                )
+            });
+            format!(
+                "Corrected with {} human labels: {what} {} (PPI++, {level}); the judge alone says {} (its bias, {:+.4}){worth}.",
+                thousands(e.n_labelled as u64),
+                interval(&plus.interval),
+                fixed(judge.estimate),
+                judge.estimate - p
+            )
+        }
+        (None, Some(judge)) => format!(
+            "Not corrected: {what} {} by the judge alone over {} items ({level}); {}.",
+            interval(judge),
+            thousands((e.n_labelled + e.n_unlabelled) as u64),
+            e.notes
+                .first()
+                .map_or("nothing to correct it with", String::as_str)
+        ),
+        _ => format!("No estimate of the share of items where {what}: no item was rated."),
+    }];
+    let rg = e.mean.rogan_gladen;
+    if let (Some(rg), Some(plus)) = (rg, &e.mean.ppi_plus) {
+        let gap = (rg.interval.estimate - plus.interval.estimate).abs();
+        let apart =
+            rg.interval.ci[1] < plus.interval.ci[0] || plus.interval.ci[1] < rg.interval.ci[0];
+        if apart {
+            out.push(format!(
+                "Rogan–Gladen disagrees: {} (sensitivity {}, specificity {}), {gap:.4} from PPI++ with intervals that do not overlap; it assumes the judge errs alike on every item, which PPI does not.",
+                interval(&rg.interval),
+                fixed(rg.sensitivity),
+                fixed(rg.specificity)
+            ));
+        }
+    }
+    out.extend(
+        e.notes
+            .iter()
+            .skip(usize::from(e.mean.ppi_plus.is_none()))
+            .map(|n| format!("Note: {n}.")),
+    );
+    out
+}
+
+/// The table of estimates, one row a method.
+pub fn tables(e: &Estimate) -> Vec<Table> {
+    let level = format!("{:.0}%", 100.0 * (1.0 - e.alpha));
+    let mut t = Table::new(
+        format!(
+            "Corrected estimates: {} ({} labelled, {} unlabelled; {level} intervals)",
+            outcome(e),
+            thousands(e.n_labelled as u64),
+            thousands(e.n_unlabelled as u64)
+        ),
+        &["method", "estimate", "interval", "from"],
+    );
+    let m = &e.mean;
+    let row = |name: &str, i: Option<&Interval>, from: String| -> Vec<String> {
+        match i {
+            Some(i) => vec![
+                name.into(),
+                fixed(i.estimate),
+                format!("[{}, {}]", fixed(i.ci[0]), fixed(i.ci[1])),
+                from,
+            ],
+            None => vec![name.into(), "n/a".into(), String::new(), from],
+        }
+    };
+    t.rows = vec![
+        row(
+            "judge alone",
+            m.judge.as_ref(),
+            "every item's verdict".into(),
+        ),
+        row("humans alone", m.humans.as_ref(), "the gold labels".into()),
+        row("PPI", m.ppi.as_ref(), "both, λ = 1".into()),
+        row(
+            "PPI++",
+            m.ppi_plus.as_ref().map(|p| &p.interval),
+            m.ppi_plus
+                .map_or(String::new(), |p| format!("both, λ = {}", fixed(p.lambda))),
+        ),
+        row(
+            "Rogan–Gladen",
+            m.rogan_gladen.as_ref().map(|r| &r.interval),
+            m.rogan_gladen.map_or(String::new(), |r| {
+                format!(
+                    "sensitivity {}, specificity {}{}",
+                    fixed(r.sensitivity),
+                    fixed(r.specificity),
+                    if r.clipped { ", clipped" } else { "" }
+                )
+            }),
+        ),
+    ];
+    if let Some(w) = e.worth {
+        t.notes.push(format!(
+            "The corrected (PPI++) estimate is as precise as {} human labels alone (n·var(humans)/var(PPI++)).",
+            thousands(w.round() as u64)
+        ));
+    }
+    let mut out = vec![t];
+    if let Some(s) = &e.systems {
+        let mut r = Table::new(
+            format!(
+                "Models ranked with few human labels (PPR, λ = {}; {level} rank-sets, 1 the best)",
+                fixed(s.lambda)
+            ),
+            &[
+                "model", "win rate", "se", "rank-set", "humans", "rank-set", "judge", "rank-set",
+            ],
+        );
+        let set = |r: [usize; 2]| format!("{}–{}", r[0], r[1]);
+        r.rows = s
+            .models
+            .iter()
+            .map(|m| {
+                vec![
+                    m.name.clone(),
+                    fixed(m.ppr.win_rate),
+                    fixed(m.ppr.se),
+                    set(m.ppr.rank_set),
+                    fixed(m.humans.win_rate),
+                    set(m.humans.rank_set),
+                    fixed(m.judge.win_rate),
+                    set(m.judge.rank_set),
+                ]
+            })
+            .collect();
+        r.notes.push(
+            "A win rate counts a tie for neither side (Chatzi et al.); the combined one corrects the judge's with the human labels.".into(),
+        );
+        out.push(r);
+    }
+    out
+}
+
+/// metrics.csv: scope `estimate`, one metric a method (`estimate_<method>`), and with the
+/// models `estimate:model:<name>` rows.
+pub fn tidy(e: &Estimate, rows: &mut TidyRows) {
+    let n = (e.n_labelled + e.n_unlabelled) as u64;
+    let m = &e.mean;
+    for (name, i) in [
+        ("judge", m.judge),
+        ("humans", m.humans),
+        ("ppi", m.ppi),
+        ("ppi_plus", m.ppi_plus.map(|p| p.interval)),
+        ("rogan_gladen", m.rogan_gladen.map(|r| r.interval)),
+    ] {
+        if let Some(i) = i {
+            rows.push(
+                "estimate",
+                n,
+                &format!("estimate_{name}"),
+                i.estimate,
+                Some((i.ci[0], i.ci[1])),
+            );
+        }
+    }
+    if let Some(w) = e.worth {
+        rows.push("estimate", n, "estimate_worth", w, None);
+    }
+    if let Some(s) = &e.systems {
+        for model in &s.models {
+            let scope = format!("estimate:model:{}", model.name);
+            rows.push(&scope, n, "ppr_win_rate", model.ppr.win_rate, None);
+            rows.push(&scope, n, "ppr_rank_lo", model.ppr.rank_set[0] as f64, None);
+            rows.push(&scope, n, "ppr_rank_hi", model.ppr.rank_set[1] as f64, None);
+        }
+    }
+}
+
+/// The rank-sets figure: models on the y axis, one bar per source (humans, judge, both).
+pub fn plot(e: &Estimate) -> anyhow::Result<Option<(String, String)>> {
+    let Some(s) = e.systems.as_ref() else {
+        return Ok(None);
+    };
+    let rows: Vec<(String, Vec<[usize; 2]>)> = s
+        .models
+        .iter()
+        .map(|m| {
+            (
+                m.name.clone(),
+                vec![m.humans.rank_set, m.judge.rank_set, m.ppr.rank_set],
+            )
+        })
+        .collect();
+    let svg = crate::report::media::svg::rank_sets_svg(
+        &format!("rank-sets at {:.0}%", 100.0 * (1.0 - e.alpha)),
+        &["humans alone", "judge alone", "both (PPR)"],
+        &rows,
+    )?;
+    Ok(Some((
+        "models ranked with few human labels".to_string(),
+        svg,
+    )))
+}

@@ -1,0 +1,317 @@
+//! `analyze --estimate` end to end on the Arena battles with GPT-3.5-turbo as the judge (every
+//! 25th battle labelled with the human winner): its JSON equals the authors' code
+//! (tests/fixtures/ppi.json) in the one-file and the two-file forms, the models' rank-sets
+//! equal prediction-powered ranking's, and bad input is refused with exit code 2.
+
+use crate::common::{error_of, fixture, json_of, run, shared_data, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const MAP: &str = "model_a=-1,model_b=1,tie=0,tie (bothbad)=0";
+const TWELVE: [&str; 12] = [
+    "vicuna-13b",
+    "koala-13b",
+    "gpt-3.5-turbo",
+    "gpt-4",
+    "oasst-pythia-12b",
+    "alpaca-13b",
+    "claude-v1",
+    "RWKV-4-Raven-14B",
+    "chatglm-6b",
+    "fastchat-t5-3b",
+    "palm-2",
+    "claude-instant-v1",
+];
+
+fn close(got: &Value, want: &Value, what: &str) {
+    let (g, w) = (
+        got.as_f64().unwrap_or(f64::NAN),
+        want.as_f64().unwrap_or(f64::NAN),
+    );
+    assert!((g - w).abs() < 1e-9, "{what}: {g} vs {w}");
+}
+
+/// The battles as CSV rows (num, model_a, model_b, human winner or empty, judge winner), every
+/// 25th labelled; with `only`, the battles among those models alone.
+fn arena_csv(shared: &Path, dir: &Path, only: Option<&[&str]>) -> (PathBuf, PathBuf, PathBuf) {
+    let read = |name: &str| -> Vec<Value> {
+        std::fs::read_to_string(shared.join("arena-ppr").join(name))
+            .expect("battles")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect()
+    };
+    let (human, judge) = (read("human.json"), read("gpt-3.5-turbo.json"));
+    let (mut one, mut gold, mut ratings) = (
+        String::from("num,model_a,model_b,human,judge\n"),
+        String::from("num,human\n"),
+        String::from("num,judge\n"),
+    );
+    let quote = |v: &Value| format!("\"{}\"", v.as_str().expect("text"));
+    for (i, (h, j)) in human.iter().zip(&judge).enumerate() {
+        let inside = |m: &Value| {
+            only.is_none_or(|o| {
+                o.contains(&m["model_a"].as_str().unwrap_or(""))
+                    && o.contains(&m["model_b"].as_str().unwrap_or(""))
+            })
+        };
+        if !inside(h) {
+            continue;
+        }
+        let labelled = i % 25 == 0;
+        let winner = if labelled {
+            quote(&h["winner"])
+        } else {
+            String::new()
+        };
+        one.push_str(&format!(
+            "{},{},{},{winner},{}\n",
+            h["num"],
+            quote(&h["model_a"]),
+            quote(&h["model_b"]),
+            quote(&j["winner"])
+        ));
+        if labelled {
+            gold.push_str(&format!("{},{winner}\n", h["num"]));
+        }
+        ratings.push_str(&format!("{},{}\n", h["num"], quote(&j["winner"])));
+    }
+    (
+        write(dir, "arena.csv", &one),
+        write(dir, "gold.csv", &gold),
+        write(dir, "ratings.csv", &ratings),
+    )
+}
+
+fn analyze(input: &[&str], extra: &[&str]) -> Value {
+    let mut args = vec!["analyze"];
+    args.extend(input);
+    args.extend([
+        "--id-col",
+        "num",
+        "--gold-col",
+        "human",
+        "--rating-col",
+        "judge",
+        "--gold-map",
+        MAP,
+        "--rating-map",
+        MAP,
+        "--bootstrap",
+        "0",
+        "--estimate",
+        "--json",
+    ]);
+    args.extend(extra);
+    json_of(&args)
+}
+
+fn fixture_doc() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture("ppi.json")).expect("ppi.json"))
+        .expect("JSON")
+}
+
+#[test]
+fn arena_estimates_equal_ppi_py_and_lee_et_al_in_both_forms() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (one, gold, ratings) = arena_csv(&shared, dir.path(), None);
+    let want = &fixture_doc()["arena"];
+    for m in want["means"].as_array().expect("means") {
+        let alpha = m["alpha"].to_string();
+        let input_one = ["--input", one.to_str().expect("utf-8")];
+        let input_two = [
+            "--gold",
+            gold.to_str().expect("utf-8"),
+            "--ratings",
+            ratings.to_str().expect("utf-8"),
+        ];
+        // A negative label parses as the flag's value; a --gold-map value names the same one.
+        for (input, label) in [(&input_one[..], "-1"), (&input_two[..], "model_a")] {
+            let doc = analyze(input, &["--estimate-label", label, "--alpha", &alpha]);
+            let e = &doc["estimate"];
+            assert_eq!(
+                (e["n_labelled"].as_u64(), e["n_unlabelled"].as_u64()),
+                (Some(1077), Some(25842))
+            );
+            assert_eq!(e["alpha"], m["alpha"]);
+            for key in ["humans", "ppi", "ppi_plus"] {
+                for side in 0..2 {
+                    close(
+                        &e["mean"][key]["ci"][side],
+                        &m[key][side],
+                        &format!("{key} at α {alpha}"),
+                    );
+                }
+            }
+            close(&e["mean"]["ppi_plus"]["lambda"], &m["lambda"], "λ");
+            close(
+                &e["mean"]["judge"]["estimate"],
+                &want["judge_mean"],
+                "the judge alone",
+            );
+            let rg = want["rogan_gladen"]
+                .as_array()
+                .expect("rogan_gladen")
+                .iter()
+                .find(|r| r["alpha"] == m["alpha"])
+                .expect("α");
+            let got = &e["mean"]["rogan_gladen"];
+            close(&got["estimate"], &rg["clipped"], "Rogan–Gladen");
+            close(&got["sensitivity"], &rg["sensitivity"], "sensitivity");
+            close(&got["specificity"], &rg["specificity"], "specificity");
+            for side in 0..2 {
+                close(&got["ci"][side], &rg["ci"][side], "Rogan–Gladen interval");
+            }
+            assert!(e["worth"].as_f64().expect("worth") > 1077.0);
+        }
+    }
+}
+
+#[test]
+fn arena_models_rank_as_prediction_powered_ranking_ranks_them() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (one, _, _) = arena_csv(&shared, dir.path(), Some(&TWELVE));
+    let want = &fixture_doc()["systems"];
+    let models: Vec<&str> = want["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|m| m.as_str().expect("name"))
+        .collect();
+    for alpha in ["0.05", "0.1"] {
+        let doc = analyze(
+            &["--input", one.to_str().expect("utf-8")],
+            &["--generators", "model_a,model_b", "--alpha", alpha],
+        );
+        let s = &doc["estimate"]["systems"];
+        close(&s["lambda"], &want["lambda"], "λ");
+        let got = s["models"].as_array().expect("models");
+        assert_eq!(got.len(), 12);
+        for m in got {
+            let name = m["name"].as_str().expect("name");
+            let i = models
+                .iter()
+                .position(|x| *x == name)
+                .expect("a model of the twelve");
+            for (source, key) in [("ppr", "ppr"), ("humans", "humans"), ("judge", "judge")] {
+                close(
+                    &m[source]["win_rate"],
+                    &want[key]["win_rate"][i],
+                    &format!("{source} {name}"),
+                );
+                close(
+                    &m[source]["se"],
+                    &want[key]["se"][i],
+                    &format!("{source} se {name}"),
+                );
+                assert_eq!(
+                    m[source]["rank_set"], want[key]["rank_sets"][alpha][i],
+                    "{source} {name} at α {alpha}"
+                );
+            }
+        }
+    }
+    // The terminal answers first; the table and the figure follow.
+    let html = dir.path().join("estimate.html");
+    let (code, out, err) = run(&[
+        "analyze",
+        "--input",
+        one.to_str().expect("utf-8"),
+        "--id-col",
+        "num",
+        "--gold-col",
+        "human",
+        "--rating-col",
+        "judge",
+        "--gold-map",
+        MAP,
+        "--rating-map",
+        MAP,
+        "--bootstrap",
+        "0",
+        "--estimate",
+        "--generators",
+        "model_a,model_b",
+        "--html",
+        html.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out
+        .lines()
+        .find(|l| l.starts_with("Corrected with"))
+        .expect("the answer");
+    assert!(first.contains("633 human labels: model_a wins"), "{first}");
+    let lines: Vec<&str> = out.lines().collect();
+    let answer = lines
+        .iter()
+        .position(|l| l.starts_with("Corrected with"))
+        .expect("answer");
+    let table = lines
+        .iter()
+        .position(|l| l.starts_with("┌"))
+        .expect("a table");
+    assert!(answer < table);
+    assert!(out.contains("Models ranked with few human labels"));
+    let page = std::fs::read_to_string(&html).expect("page");
+    assert!(
+        page.contains("models ranked with few human labels")
+            && page.contains("Models ranked with few human labels (PPR")
+    );
+}
+
+#[test]
+fn estimate_refuses_what_it_cannot_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let unlabelled = write(dir.path(), "u.csv", "id,gold,rating\n1,,-1\n2,,1\n3,,-1\n");
+    let path = unlabelled.to_str().expect("utf-8");
+    // Without --estimate, rows without gold have nothing to be measured against.
+    let e = error_of(&["analyze", "--input", path]);
+    assert!(
+        e.contains("no row has a gold label") && e.contains("add --estimate"),
+        "{e}"
+    );
+    // With it: the judge alone, and why nothing else.
+    let doc = json_of(&[
+        "analyze",
+        "--input",
+        path,
+        "--estimate",
+        "--json",
+        "--bootstrap",
+        "0",
+    ]);
+    let est = &doc["estimate"];
+    assert_eq!(est["n_labelled"], 0);
+    close(
+        &est["mean"]["judge"]["estimate"],
+        &serde_json::json!(2.0 / 3.0),
+        "judge alone",
+    );
+    assert!(est["mean"]["ppi_plus"].is_null());
+    assert!(est["notes"][0]
+        .as_str()
+        .expect("note")
+        .contains("no item has a gold label"));
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        path,
+        "--estimate",
+        "--estimate-label",
+        "model_a",
+    ]);
+    assert!(
+        e.contains("--estimate-label 'model_a' is neither a label"),
+        "{e}"
+    );
+    let e = error_of(&["analyze", "--input", path, "--estimate", "--alpha", "1.5"]);
+    assert!(e.contains("--alpha 1.5"), "{e}");
+    let (code, _, e) = run(&["analyze", "--input", path, "--estimate-label", "-1"]);
+    assert!(code == 2 && e.contains("--estimate"), "{e}");
+}
