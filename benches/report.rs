@@ -295,6 +295,7 @@ fn main() {
             no_majority: 0,
             unshared: Vec::new(),
             sequential: None,
+            estimate: None,
         },
         record,
         evaluation,

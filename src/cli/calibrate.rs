@@ -103,6 +103,31 @@ pub struct CalibrateArgs {
 
     #[command(flatten)]
     pub sequential: SequentialArgs,
+
+    #[command(flatten)]
+    pub estimate: EstimateArgs,
+}
+
+/// `calibrate --estimate`: corrected estimates from the items with gold and those without.
+#[derive(Debug, Args, Clone)]
+pub struct EstimateArgs {
+    /// Corrected estimates: the items without a gold label are the unlabelled set, rated
+    /// with the rest. For each configuration, the share of items labelled --estimate-label by
+    /// the judge alone, the humans alone, PPI, PPI++ and Rogan–Gladen, each with a 1 − α
+    /// interval, and the judge's worth in human labels; with the models named
+    /// (--map generator1=COL,generator2=COL), each model's win rate and rank-set
+    /// (prediction-powered ranking).
+    #[arg(long)]
+    pub estimate: bool,
+
+    /// --estimate: the label whose share is estimated: -1 (response 1 better), 0 (a tie) or 1
+    /// (response 2 better).
+    #[arg(long, value_name = "L", requires = "estimate", allow_hyphen_values = true, default_value_t = -1)]
+    pub estimate_label: i64,
+
+    /// --estimate: the intervals' error level: each covers with probability 1 − α.
+    #[arg(long, value_name = "ALPHA", requires = "estimate", default_value_t = crate::evaluation::paired::ALPHA)]
+    pub alpha: f64,
 }
 
 /// `calibrate --sequential`: the run stops paying once its comparison is decided.

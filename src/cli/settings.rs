@@ -142,6 +142,31 @@ fn sequential(
     }))
 }
 
+/// `--estimate [--estimate-label L] [--alpha A]`: the label a pairwise one, α in (0, 1).
+fn estimate(
+    a: &crate::cli::calibrate::EstimateArgs,
+) -> Result<Option<crate::evaluation::estimate::EstimateSettings>> {
+    if !a.estimate {
+        return Ok(None);
+    }
+    if !(-1..=1).contains(&a.estimate_label) {
+        return Err(input_error(format!(
+            "--estimate-label {}: calibrate's labels are -1 (response 1 better), 0 (a tie) and 1 (response 2 better)",
+            a.estimate_label
+        )));
+    }
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        return Err(input_error(format!(
+            "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
+            a.alpha
+        )));
+    }
+    Ok(Some(crate::evaluation::estimate::EstimateSettings {
+        label: a.estimate_label,
+        alpha: a.alpha,
+    }))
+}
+
 impl TryFrom<CalibrateArgs> for CalibrateSettings {
     type Error = anyhow::Error;
 
@@ -157,6 +182,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             out: a.out,
             name: a.name,
             sequential: sequential(&a.sequential, a.batch.batch)?,
+            estimate: estimate(&a.estimate)?,
             batch: a.batch.into(),
             reference,
             cost: a.cost.into(),

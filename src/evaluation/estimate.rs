@@ -20,7 +20,7 @@ use crate::metrics::ppr::{self, Battle, Sets};
 use serde::Serialize;
 
 /// `--estimate-label` and `--alpha`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EstimateSettings {
     pub label: i64,
     pub alpha: f64,
@@ -322,6 +322,69 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
         .collect();
     models.sort_by(|a, b| b.ppr.win_rate.total_cmp(&a.ppr.win_rate));
     Some(SystemsEstimate { lambda, models })
+}
+
+/// `calibrate --estimate`: each judged configuration's estimate over the run's items, the
+/// items without gold the unlabelled set (a configuration's items without a verdict are in
+/// neither), with the models ranked when the data names them. Put `Some(settings)` in the
+/// evaluation's options to ask for it.
+#[derive(Debug)]
+pub struct EstimateAnalytic;
+
+impl crate::evaluation::Analytic for EstimateAnalytic {
+    fn run(
+        &self,
+        cx: &crate::evaluation::analytic::Context,
+        _configs: &[crate::evaluation::ConfigResult],
+    ) -> crate::evaluation::analytic::Found {
+        use crate::evaluation::analytic::{kept, Found};
+        let Some(settings) = cx.settings.option::<Option<EstimateSettings>>() else {
+            return Found::default();
+        };
+        let run = cx.run;
+        Found::per_config(
+            run.configs
+                .iter()
+                .map(|c| kept((!c.is_baseline()).then(|| of_config(run, c, settings)))),
+        )
+    }
+}
+
+/// One configuration's estimate.
+fn of_config(
+    run: &crate::evaluation::RunRecord,
+    config: &crate::evaluation::ConfigRecord,
+    settings: EstimateSettings,
+) -> Estimate {
+    let rated: Vec<(usize, i64)> = config
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            crate::evaluation::Outcome::Rated(l) => Some((i, *l)),
+            _ => None,
+        })
+        .collect();
+    let items: Vec<Item> = rated
+        .iter()
+        .map(|&(i, judge)| Item {
+            gold: run.items[i].gold,
+            judge,
+        })
+        .collect();
+    let mut e = estimate(&items, settings);
+    if let Some(g) = &run.generators {
+        let matches: Vec<Match> = rated
+            .iter()
+            .map(|&(i, judge)| Match {
+                models: g.of_item[i].clone(),
+                gold: run.items[i].gold,
+                judge,
+            })
+            .collect();
+        e.systems = systems(&matches, settings.alpha);
+    }
+    e
 }
 
 #[cfg(test)]

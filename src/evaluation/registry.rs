@@ -17,6 +17,7 @@ pub const ANALYTICS: &[&dyn Analytic] = &[
     &super::consistency::ConsistencyAnalytic,
     &super::evaluator::EvaluatorAnalytic,
     &super::annotators::AnnotatorsAnalytic,
+    &super::estimate::EstimateAnalytic,
 ];
 
 /// The record's evaluation with every registered analytic.

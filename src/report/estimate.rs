@@ -91,10 +91,15 @@ pub fn answer(e: &Estimate) -> Vec<String> {
 
 /// The table of estimates, one row a method.
 pub fn tables(e: &Estimate) -> Vec<Table> {
+    titled(e, "")
+}
+
+/// `tables`, their titles led by `who` (a configuration's name, or nothing).
+fn titled(e: &Estimate, who: &str) -> Vec<Table> {
     let level = format!("{:.0}%", 100.0 * (1.0 - e.alpha));
     let mut t = Table::new(
         format!(
-            "Corrected estimates: {} ({} labelled, {} unlabelled; {level} intervals)",
+            "{who}Corrected estimates: {} ({} labelled, {} unlabelled; {level} intervals)",
             outcome(e),
             thousands(e.n_labelled as u64),
             thousands(e.n_unlabelled as u64)
@@ -150,7 +155,7 @@ pub fn tables(e: &Estimate) -> Vec<Table> {
     if let Some(s) = &e.systems {
         let mut r = Table::new(
             format!(
-                "Models ranked with few human labels (PPR, λ = {}; {level} rank-sets, 1 the best)",
+                "{who}Models ranked with few human labels (PPR, λ = {}; {level} rank-sets, 1 the best)",
                 fixed(s.lambda)
             ),
             &[
@@ -241,4 +246,87 @@ pub fn plot(e: &Estimate) -> anyhow::Result<Option<(String, String)>> {
         "models ranked with few human labels".to_string(),
         svg,
     )))
+}
+
+/// `calibrate --estimate`'s section: each judged configuration's estimate (the terminal shows
+/// the first in the ranking's order, `--details` and report.html every one), its answer
+/// after the best configuration's, `configs[i].estimate`, metrics.csv rows and the rank-set
+/// figure of the first.
+#[derive(Debug)]
+pub struct EstimateSection;
+
+/// The configurations with an estimate, in `order`.
+fn estimated<'a>(
+    run: &'a crate::run::record::Run,
+    order: &'a [usize],
+) -> impl Iterator<Item = (usize, &'a Estimate)> + 'a {
+    order
+        .iter()
+        .filter_map(|&i| run.evaluation.of_config::<Estimate>(i).map(|e| (i, e)))
+}
+
+impl crate::report::calibrate::section::Section for EstimateSection {
+    fn place(&self) -> crate::report::calibrate::section::Place {
+        crate::report::calibrate::section::Place::Lead
+    }
+    fn tables(
+        &self,
+        run: &crate::run::record::Run,
+        order: &[usize],
+        view: crate::report::calibrate::section::View,
+    ) -> Vec<Table> {
+        let shown = match view {
+            crate::report::calibrate::section::View::Brief => 1,
+            crate::report::calibrate::section::View::Full => usize::MAX,
+        };
+        estimated(run, order)
+            .take(shown)
+            .flat_map(|(i, e)| titled(e, &format!("{}: ", run.record.configs[i].name)))
+            .collect()
+    }
+    fn answer(&self, run: &crate::run::record::Run, order: &[usize]) -> Vec<String> {
+        estimated(run, order)
+            .take(1)
+            .flat_map(|(i, e)| {
+                answer(e)
+                    .into_iter()
+                    .map(move |line| format!("{}: {line}", run.record.configs[i].name))
+            })
+            .collect()
+    }
+    fn figures(
+        &self,
+        run: &crate::run::record::Run,
+        order: &[usize],
+    ) -> anyhow::Result<Vec<crate::report::calibrate::section::Figure>> {
+        let Some((i, e)) = estimated(run, order).next() else {
+            return Ok(Vec::new());
+        };
+        Ok(plot(e)?
+            .map(|(title, svg)| crate::report::calibrate::section::Figure {
+                file: "rank-sets.svg".into(),
+                title: format!("{}: {title}", run.record.configs[i].name),
+                svg,
+            })
+            .into_iter()
+            .collect())
+    }
+    fn config_json(
+        &self,
+        run: &crate::run::record::Run,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        crate::report::calibrate::section::key(
+            "estimate",
+            run.evaluation
+                .of_config::<Estimate>(i)
+                .and_then(|e| serde_json::to_value(e).ok()),
+        )
+    }
+    fn config_rows(&self, rows: &mut TidyRows, run: &crate::run::record::Run, i: usize) {
+        if let Some(e) = run.evaluation.of_config::<Estimate>(i) {
+            tidy(e, rows);
+        }
+    }
 }

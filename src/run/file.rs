@@ -203,6 +203,9 @@ pub struct PairsRunFile {
     #[serde(default)]
     pub created_unix: u64,
     pub data: PairsDataFile,
+    /// `--estimate`: the label and α of the corrected estimates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
     #[serde(default)]
     pub name: String,
     #[serde(default)]

@@ -409,6 +409,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         no_majority: data.no_majority,
         unshared: data.unshared.clone(),
         sequential: doc.sequential.as_deref().cloned(),
+        estimate: doc.estimate,
     };
     let mut generators = generators(dir, &items);
     if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {

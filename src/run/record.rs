@@ -54,6 +54,8 @@ pub struct RunMeta {
     pub unshared: Vec<String>,
     /// `--sequential`: the items' order and where the race ended.
     pub sequential: Option<SequentialRun>,
+    /// `--estimate`: the label and α of the corrected estimates.
+    pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
 }
 
 /// A sequential run as run.json and `--json` keep it: the items' order, the race's end, and

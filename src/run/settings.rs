@@ -159,6 +159,8 @@ pub struct CalibrateSettings {
     pub cost: CostOptions,
     /// `--sequential`: None without it.
     pub sequential: Option<SequentialSettings>,
+    /// `--estimate`: None without it.
+    pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
 }
 
 /// `calibrate --sequential [A,B]` and `--no-shuffle`.

@@ -213,6 +213,7 @@ pub fn pairs_run_file(run: &Run) -> RunFile {
             .map(|(meta, rec)| config_file(meta, rec, &run.record.configs))
             .collect(),
         created_unix: m.head.created_unix,
+        estimate: m.estimate,
         data: PairsDataFile {
             annotators: run.record.annotators.as_ref().map(|a| AnnotatorsFile {
                 names: a.names.clone(),

@@ -315,3 +315,106 @@ fn estimate_refuses_what_it_cannot_read() {
     let (code, _, e) = run(&["analyze", "--input", path, "--estimate-label", "-1"]);
     assert!(code == 2 && e.contains("--estimate"), "{e}");
 }
+
+/// `calibrate --estimate` on LLMBar's pairs with three labels in four emptied, rated by the
+/// recorded GPT-4 judge: its estimate is `analyze --estimate` on its own ratings.csv, and
+/// `report DIR` gives it again.
+#[test]
+fn calibrate_estimates_as_analyze_does_on_its_ratings() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let export = dir.path().join("llmbar.jsonl");
+    let parquet = shared.join("llmbar/llmbar-reward-bench-schema.parquet");
+    let (code, _, err) = run(&[
+        "data",
+        "export",
+        "--data",
+        parquet.to_str().expect("utf-8"),
+        "--out",
+        export.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: String = std::fs::read_to_string(&export)
+        .expect("export")
+        .lines()
+        .enumerate()
+        .map(|(k, l)| {
+            let mut v: Value = serde_json::from_str(l).expect("JSON");
+            if k % 4 != 0 {
+                v["gold"] = Value::Null;
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let data = write(dir.path(), "pairs.jsonl", &lines);
+    let out = dir.path().join("run");
+    let judge = format!(
+        "replay:{}",
+        shared.join("llmbar/judges/GPT-4-Vanilla.jsonl").display()
+    );
+    let prompt = crate::common::root().join("examples/prompts/llmbar-vanilla.toml");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--map",
+        "prompt=prompt,response1=response1,response2=response2,label=gold,id=id",
+        "--judge",
+        &judge,
+        "--prompt",
+        prompt.to_str().expect("utf-8"),
+        "--rater",
+        "basic",
+        "--bootstrap",
+        "0",
+        "--estimate",
+        "--estimate-label",
+        "-1",
+        "--alpha",
+        "0.1",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let e = &doc["configs"][0]["estimate"];
+    assert_eq!(
+        (e["n_labelled"].as_u64(), e["n_unlabelled"].as_u64()),
+        (Some(105), Some(314))
+    );
+    assert_eq!(e["alpha"], 0.1);
+    let ratings = out.join("ratings.csv");
+    let analyzed = json_of(&[
+        "analyze",
+        "--input",
+        ratings.to_str().expect("utf-8"),
+        "--estimate",
+        "--alpha",
+        "0.1",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(analyzed["estimate"]["mean"], e["mean"]);
+    assert_eq!(analyzed["estimate"]["worth"], e["worth"]);
+    let reread = json_of(&["report", out.to_str().expect("utf-8")]);
+    assert_eq!(reread["configs"][0]["estimate"], *e);
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics.csv");
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.contains(",estimate,419,estimate_ppi_plus,")),
+        "{metrics}"
+    );
+    // A label calibrate does not have, and RewardBench 2's rows, are refused.
+    let (code, _, err) = run(&["calibrate", "--demo", "--estimate", "--estimate-label", "2"]);
+    assert!(code == 2 && err.contains("--estimate-label 2"), "{err}");
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        "sim",
+        "--estimate",
+    ]);
+    assert!(code == 2 && err.contains("--estimate corrects"), "{err}");
+}

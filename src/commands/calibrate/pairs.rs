@@ -215,13 +215,16 @@ fn settings(
     (bootstrap, seed): (usize, u64),
     cost: crate::evaluation::cost::CostSettings,
     family: crate::evaluation::Family,
+    estimate: Option<crate::evaluation::estimate::EstimateSettings>,
 ) -> EvalSettings {
     EvalSettings {
         bootstrap,
         seed,
         sort: cost.metric,
         family,
-        options: crate::evaluation::Options::default().with(cost),
+        options: crate::evaluation::Options::default()
+            .with(cost)
+            .with(estimate),
     }
 }
 
@@ -283,6 +286,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
             (args.bootstrap, seed),
             crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
             args.family,
+            args.estimate,
         ),
     );
     let meta = RunMeta {
@@ -303,6 +307,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),
         sequential,
+        estimate: args.estimate,
     };
     Ok(Run {
         meta,
@@ -341,6 +346,7 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
             (meta.head.bootstrap, meta.head.seed),
             crate::run::plan::cost_settings(meta.sort, args.cost),
             meta.family,
+            meta.estimate,
         ),
     );
     Ok(Run {

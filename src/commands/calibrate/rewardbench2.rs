@@ -23,6 +23,11 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
             "--reference ranks the models that wrote each response; RewardBench 2's rows do not say which models wrote their completions, so there is no ranking to compare",
         ));
     }
+    if args.estimate.is_some() {
+        return Err(input_error(
+            "--estimate corrects the share of pairs a judge labels one way; RewardBench 2's best-of-4 rows are scored from several ratings each, which it does not estimate: leave out --estimate, or convert the rows to pairs",
+        ));
+    }
     if args.sequential.is_some() {
         return Err(input_error(
             "--sequential races configurations on pairs, one verdict against one gold label per item; RewardBench 2's best-of-4 rows score a row from several ratings, which it does not race yet: leave out --sequential, or convert the rows to pairs",

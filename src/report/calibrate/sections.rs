@@ -22,6 +22,7 @@ pub const SECTIONS: &[&dyn Section] = &[
     &crate::report::calibrate::consistency::ConsistencySection,
     &crate::report::evaluator::EvaluatorSection,
     &crate::report::annotators::AnnotatorsSection,
+    &crate::report::estimate::EstimateSection,
 ];
 
 /// The sections' tables at `place`, in the registry's order.
