@@ -119,6 +119,8 @@ def analyze(
     prompts: Any = None,
     reference: str | Path | None = None,
     reference_map: dict | None = None,
+    estimate: Any = None,
+    alpha: float | None = None,
 ) -> dict:
     """Agreement of ``ratings`` with ``gold``: the dict ``raterlab analyze --json`` prints.
 
@@ -146,6 +148,13 @@ def analyze(
     ``--reference`` and ``--reference-map`` give them. ``compare`` is a second judge's labels,
     compared with ``ratings`` as the items come (``--compare-col --sequential``): the result's
     ``sequential`` holds the anytime-valid interval and the item at which it decides.
+
+    ``estimate`` (``True`` for the label -1, or the label itself) asks for corrected
+    estimates (``--estimate``): the items whose gold is missing are the unlabelled set, and the
+    result's ``estimate`` holds the share of items with that label by the judge alone, the
+    humans alone, PPI, PPI++ and Rogan–Gladen at level 1 − ``alpha`` (default 0.05), the
+    judge's worth in human labels, and with ``generators`` each model's rank-set
+    (prediction-powered ranking).
     """
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
@@ -181,6 +190,14 @@ def analyze(
             flags.append(f"{flag}={name}")
     if compare is not None:
         flags.append("--sequential")
+    if estimate is not None and estimate is not False:
+        flags.append("--estimate")
+        if estimate is not True:
+            flags.append(f"--estimate-label={estimate}")
+        if alpha is not None:
+            flags.append(f"--alpha={alpha}")
+    elif alpha is not None:
+        raise _bad_input("analyze: alpha is the level of estimate's intervals; give estimate too")
     rating = ("rating", _to_list(ratings, "ratings"))
     if annotation is not None:
         return _analyze_long(gold, rating, ids, annotation, rating_ids, samples,

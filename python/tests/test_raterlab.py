@@ -273,6 +273,27 @@ def test_calibrate_sequential_races_and_names_a_pair(tmp_path):
             raterlab.calibrate(demo=True, out=tmp_path / "bad", sequential="a,b")
 
 
+def test_analyze_estimate_corrects_the_judge_with_the_labelled_items():
+    """estimate= is --estimate: missing gold makes the unlabelled set; the result equals the
+    command's on the same values, and a bad label is the command's input error."""
+    import random
+    rng = random.Random(55)
+    gold = [rng.choice([-1, 1]) for _ in range(600)]
+    judge = [g if rng.random() < 0.8 else -g for g in gold]
+    partial = [g if i % 5 == 0 else None for i, g in enumerate(gold)]
+    report = raterlab.analyze(partial, judge, estimate=-1, alpha=0.1, bootstrap=0)
+    e = report["estimate"]
+    assert (e["n_labelled"], e["n_unlabelled"], e["alpha"]) == (120, 480, 0.1)
+    lo, hi = e["mean"]["ppi_plus"]["ci"]
+    assert lo < e["mean"]["ppi_plus"]["estimate"] < hi
+    assert 0 <= e["mean"]["ppi_plus"]["lambda"] <= 1
+    assert raterlab.analyze(partial, judge, estimate=True, alpha=0.1, bootstrap=0)["estimate"] == e
+    with pytest.raises(Exception, match="neither a label"):
+        raterlab.analyze(partial, judge, estimate="model_a")
+    with pytest.raises(Exception, match="give estimate too"):
+        raterlab.analyze(partial, judge, alpha=0.1)
+
+
 def test_calibrate_on_rewardbench2_rows_equals_the_command(tmp_path):
     prompts = ["rb2_ranking", "rb2_rating", "simple_no_tie"]
     with contextlib.redirect_stderr(io.StringIO()):

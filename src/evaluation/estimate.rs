@@ -80,12 +80,17 @@ pub struct Means {
     pub rogan_gladen: Option<RoganGladen>,
 }
 
-/// One model's win rate from one source, with its rank-set at 1 − α.
+/// One model's win rate from one source, with its rank-set at 1 − α: `se` and `rank_set` as
+/// Chatzi et al.'s code computes them (the covariance over all battles, n²), and the same from
+/// the covariance of each model's mean over its own battles (`metrics::ppr::Per`), which is
+/// wider by the inverse of the model's share of the battles.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ranked {
     pub win_rate: f64,
     pub se: f64,
     pub rank_set: [usize; 2],
+    pub se_per_model: f64,
+    pub rank_set_per_model: [usize; 2],
 }
 
 /// A model from the humans alone, the judge alone and both (prediction-powered ranking).
@@ -296,22 +301,22 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
         unlabelled: &unlabelled,
     };
     let lambda = ppr::lambda(k, sets);
-    let rank = |r: &ppr::Rates| -> Vec<Ranked> {
-        let sets = ppr::rank_sets(r, alpha);
-        r.theta
-            .iter()
-            .zip(r.se())
-            .zip(sets)
-            .map(|((&win_rate, se), rank_set)| Ranked {
-                win_rate,
-                se,
-                rank_set,
+    let rank = |rates: &dyn Fn(ppr::Per) -> ppr::Rates| -> Vec<Ranked> {
+        let (theirs, own) = (rates(ppr::Per::AllBattles), rates(ppr::Per::ModelBattles));
+        let (sets, own_sets) = (ppr::rank_sets(&theirs, alpha), ppr::rank_sets(&own, alpha));
+        (0..k)
+            .map(|i| Ranked {
+                win_rate: theirs.theta[i],
+                se: theirs.se()[i],
+                rank_set: sets[i],
+                se_per_model: own.se()[i],
+                rank_set_per_model: own_sets[i],
             })
             .collect()
     };
-    let combined = rank(&ppr::estimate(k, sets, lambda));
-    let by_humans = rank(&ppr::sample_avg(k, &humans));
-    let by_judge = rank(&ppr::sample_avg(k, &all));
+    let combined = rank(&|per| ppr::estimate(k, sets, lambda, per));
+    let by_humans = rank(&|per| ppr::sample_avg(k, &humans, per));
+    let by_judge = rank(&|per| ppr::sample_avg(k, &all, per));
     let mut models: Vec<ModelEstimate> = (0..k)
         .map(|i| ModelEstimate {
             name: names[i].clone(),

@@ -64,41 +64,55 @@ fn per_model(k: usize, battles: &[Battle], value: impl Fn(&Battle) -> (f64, f64)
     sum.iter().zip(&count).map(|(s, c)| s / c).collect()
 }
 
-/// Σ_t A[i,t]·A'[j,t] / d, where A[i,t] is the battle's residual on model i's side
-/// (`residual(battle)` gives a's and b's) and 0 when i is not in it.
-fn outer(
+/// What a covariance is divided by: the authors' code divides every entry by the square of
+/// all the battles (n²); the covariance of each model's mean over its own battles divides
+/// entry (i, j) by n_i·n_j, the two models' battle counts. For a model in a share s of the
+/// battles the authors' standard error is s times its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    AllBattles,
+    ModelBattles,
+}
+
+/// Σ_t A[i,t]·A[j,t] over `battles`, where A[i,t] is battle t's residual on model i's side
+/// (`residual` gives a's and b's) and 0 when i is not in it, divided as `per` says.
+fn outer<'a>(
     k: usize,
-    battles: &[Battle],
-    left: impl Fn(&Battle) -> (f64, f64),
-    right: impl Fn(&Battle) -> (f64, f64),
-    d: f64,
+    battles: impl Iterator<Item = (&'a Battle, (f64, f64))>,
+    per: Per,
 ) -> Vec<Vec<f64>> {
     let mut m = vec![vec![0.0; k]; k];
-    for t in battles {
-        let (la, lb) = left(t);
-        let (ra, rb) = right(t);
-        m[t.a][t.a] += la * ra;
-        m[t.b][t.b] += lb * rb;
-        m[t.a][t.b] += la * rb;
-        m[t.b][t.a] += lb * ra;
+    let mut c = vec![0.0; k];
+    let mut n = 0.0;
+    for (t, (la, lb)) in battles {
+        m[t.a][t.a] += la * la;
+        m[t.b][t.b] += lb * lb;
+        m[t.a][t.b] += la * lb;
+        m[t.b][t.a] += lb * la;
+        c[t.a] += 1.0;
+        c[t.b] += 1.0;
+        n += 1.0;
     }
-    for row in &mut m {
-        for v in row {
-            *v /= d;
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v /= match per {
+                Per::AllBattles => n * n,
+                Per::ModelBattles => c[i] * c[j],
+            };
         }
     }
     m
 }
 
-/// `sample_avg`: each model's win rate over these battles and its covariance A·Aᵀ/n².
-pub fn sample_avg(k: usize, battles: &[Battle]) -> Rates {
+/// `sample_avg`: each model's win rate over these battles and its covariance, A·Aᵀ/n² as the
+/// authors' code has it (`per`: or over each model's own battles).
+pub fn sample_avg(k: usize, battles: &[Battle], per: Per) -> Rates {
     let a = per_model(k, battles, Battle::wins);
-    let residual = |t: &Battle| {
+    let residuals = battles.iter().map(|t| {
         let (wa, wb) = t.wins();
-        (wa - a[t.a], wb - a[t.b])
-    };
-    let n = battles.len() as f64;
-    let sigma = outer(k, battles, residual, residual, n * n);
+        (t, (wa - a[t.a], wb - a[t.b]))
+    });
+    let sigma = outer(k, residuals, per);
     Rates { theta: a, sigma }
 }
 
@@ -115,7 +129,7 @@ pub struct Sets<'a> {
 /// unlabelled)), clipped to [0, 1].
 pub fn lambda(k: usize, s: Sets<'_>) -> f64 {
     let (n, big_n) = (s.humans.len() as f64, s.unlabelled.len() as f64);
-    let cov_big = sample_avg(k, s.unlabelled).sigma;
+    let cov_big = sample_avg(k, s.unlabelled, Per::AllBattles).sigma;
     let a1 = per_model(k, s.judge, Battle::wins);
     let a2 = per_model(k, s.humans, Battle::wins);
     // Human residuals (rows) against judge residuals (columns), battle by battle.
@@ -131,52 +145,51 @@ pub fn lambda(k: usize, s: Sets<'_>) -> f64 {
 }
 
 /// `estimate`: θ = λ·(the judge's win rates on the unlabelled) − (the mean of λ·judge − human
-/// on the labelled), Σ = λ²·A·Aᵀ/N² + B·Bᵀ/n².
-pub fn estimate(k: usize, s: Sets<'_>, lambda: f64) -> Rates {
-    let (n, big_n) = (s.humans.len() as f64, s.unlabelled.len() as f64);
+/// on the labelled), Σ = λ²·A·Aᵀ/N² + B·Bᵀ/n² as the authors' code has it (`per`: or each
+/// term over each model's own battles).
+pub fn estimate(k: usize, s: Sets<'_>, lambda: f64, per: Per) -> Rates {
     let a = per_model(k, s.unlabelled, Battle::wins);
-    let rectifier = |(h, j): (&Battle, &Battle)| {
-        let (ha, hb) = h.wins();
-        let (ja, jb) = j.wins();
-        (lambda * ja - ha, lambda * jb - hb)
-    };
-    let pairs: Vec<(Battle, (f64, f64))> = s
+    // Each labelled battle's rectifier λ·judge − human, on each side.
+    let rectified: Vec<(f64, f64)> = s
         .humans
         .iter()
         .zip(s.judge)
-        .map(|(h, j)| (*h, rectifier((h, j))))
+        .map(|(h, j)| {
+            let (ha, hb) = h.wins();
+            let (ja, jb) = j.wins();
+            (lambda * ja - ha, lambda * jb - hb)
+        })
         .collect();
-    // b: each model's mean rectifier over its labelled battles.
     let mut sum = vec![0.0; k];
     let mut count = vec![0.0; k];
-    for (t, (ra, rb)) in &pairs {
+    for (t, (ra, rb)) in s.humans.iter().zip(&rectified) {
         sum[t.a] += ra;
         count[t.a] += 1.0;
         sum[t.b] += rb;
         count[t.b] += 1.0;
     }
     let b: Vec<f64> = sum.iter().zip(&count).map(|(s, c)| s / c).collect();
-    let big = {
-        let residual = |t: &Battle| {
+    let big = outer(
+        k,
+        s.unlabelled.iter().map(|t| {
             let (wa, wb) = t.wins();
-            (wa - a[t.a], wb - a[t.b])
-        };
-        outer(k, s.unlabelled, residual, residual, big_n * big_n)
-    };
-    // B's residuals, battle by battle over the labelled battles.
-    let mut small = vec![vec![0.0; k]; k];
-    for (t, (ra, rb)) in &pairs {
-        let (la, lb) = (ra - b[t.a], rb - b[t.b]);
-        small[t.a][t.a] += la * la;
-        small[t.b][t.b] += lb * lb;
-        small[t.a][t.b] += la * lb;
-        small[t.b][t.a] += lb * la;
-    }
+            (t, (wa - a[t.a], wb - a[t.b]))
+        }),
+        per,
+    );
+    let small = outer(
+        k,
+        s.humans
+            .iter()
+            .zip(&rectified)
+            .map(|(t, (ra, rb))| (t, (ra - b[t.a], rb - b[t.b]))),
+        per,
+    );
     let theta: Vec<f64> = (0..k).map(|i| lambda * a[i] - b[i]).collect();
     let sigma = (0..k)
         .map(|i| {
             (0..k)
-                .map(|j| lambda * lambda * big[i][j] + small[i][j] / (n * n))
+                .map(|j| lambda * lambda * big[i][j] + small[i][j])
                 .collect()
         })
         .collect();

@@ -339,13 +339,17 @@ pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
 
 /// Human-readable report.
 pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
+    let width = crate::report::media::term::width();
     writeln!(out, "raterlab analyze: {}", a.source)?;
     for line in header(a) {
-        writeln!(out, "{line}")?;
+        writeln!(
+            out,
+            "{}",
+            crate::report::media::term::wrap(&line, width, "")
+        )?;
     }
     writeln!(out)?;
     // The sequential comparison and the corrected estimate answer their own questions: first.
-    let width = crate::report::media::term::width();
     for line in sequential_lines(a).into_iter().chain(estimate_lines(a)) {
         writeln!(
             out,

@@ -159,7 +159,14 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
                 fixed(s.lambda)
             ),
             &[
-                "model", "win rate", "se", "rank-set", "humans", "rank-set", "judge", "rank-set",
+                "model",
+                "win rate",
+                "rank-set",
+                "own battles",
+                "humans",
+                "rank-set",
+                "judge",
+                "rank-set",
             ],
         );
         let set = |r: [usize; 2]| format!("{}–{}", r[0], r[1]);
@@ -170,8 +177,8 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
                 vec![
                     m.name.clone(),
                     fixed(m.ppr.win_rate),
-                    fixed(m.ppr.se),
                     set(m.ppr.rank_set),
+                    set(m.ppr.rank_set_per_model),
                     fixed(m.humans.win_rate),
                     set(m.humans.rank_set),
                     fixed(m.judge.win_rate),
@@ -181,6 +188,9 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
             .collect();
         r.notes.push(
             "A win rate counts a tie for neither side (Chatzi et al.); the combined one corrects the judge's with the human labels.".into(),
+        );
+        r.notes.push(
+            "The rank-sets are Chatzi et al.'s code's, whose covariance divides by the square of all the battles; 'own battles' divides by each model's own (the covariance of its mean), so its standard error is larger by the inverse of its share of the battles and its rank-sets wider. The two disagree; the wider are the ones a model's own standard error supports.".into(),
         );
         out.push(r);
     }

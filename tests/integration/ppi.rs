@@ -7,7 +7,7 @@ use crate::common::{fixture, shared_data};
 use raterlab::metrics::ppi::{
     allocate, classical_mean_ci, ppi_lambda, ppi_mean_ci, rogan_gladen, rogan_gladen_ci,
 };
-use raterlab::metrics::ppr::{estimate, lambda, rank_sets, sample_avg, Battle, Rates, Sets};
+use raterlab::metrics::ppr::{estimate, lambda, rank_sets, sample_avg, Battle, Per, Rates, Sets};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -268,7 +268,18 @@ fn arena_ranking_equals_prediction_powered_ranking() {
             assert_eq!(got, want, "{what} at α = {alpha}");
         }
     };
-    check(&sample_avg(k, &humans), &s["humans"], "humans");
-    check(&sample_avg(k, &judge_all), &s["judge"], "judge");
-    check(&estimate(k, sets, lam), &s["ppr"], "PPR");
+    let theirs = Per::AllBattles;
+    check(&sample_avg(k, &humans, theirs), &s["humans"], "humans");
+    check(&sample_avg(k, &judge_all, theirs), &s["judge"], "judge");
+    check(&estimate(k, sets, lam, theirs), &s["ppr"], "PPR");
+    // Each model's own battles: the same win rates, each standard error the authors' over the
+    // model's share of the battles.
+    let own = sample_avg(k, &humans, Per::ModelBattles);
+    let share = |i: usize| {
+        humans.iter().filter(|b| b.a == i || b.b == i).count() as f64 / humans.len() as f64
+    };
+    for (i, (t, se)) in own.theta.iter().zip(own.se()).enumerate() {
+        close(*t, &s["humans"]["win_rate"][i], "win rate");
+        close(se * share(i), &s["humans"]["se"][i], "the share's factor");
+    }
 }
