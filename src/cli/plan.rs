@@ -14,6 +14,9 @@ Examples:
   # quadratic kappa, by simulation with the simulated judge (accuracy 0.75 vs 0.80)
   raterlab plan --metric kappa_quadratic --accuracy 0.75 --diff 0.05
 
+  # human labels for --estimate, from a pilot: 300 split by class, and for a 0.05-wide interval
+  raterlab plan --labels 300 --width 0.05 --pilot pilot.csv
+
 Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real";
 
 /// How many items an evaluation needs before a difference between two judges is real.
@@ -26,8 +29,32 @@ Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real"
 #[command(after_help = PLAN_EXAMPLES)]
 pub struct PlanSizeArgs {
     /// The difference to detect (accuracy points as a fraction, e.g. 0.03; or kappa).
-    #[arg(long, value_name = "D", allow_hyphen_values = true)]
-    pub diff: f64,
+    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["labels", "width"])]
+    pub diff: Option<f64>,
+
+    /// Human labels for --estimate: split M calibration labels between items without and with
+    /// the label (Lee et al.'s allocation), from --pilot's judge rate, sensitivity and
+    /// specificity.
+    #[arg(long, value_name = "M", requires = "pilot", conflicts_with = "diff")]
+    pub labels: Option<usize>,
+
+    /// Human labels for --estimate: the labelled items PPI++ needs for an interval W wide (at
+    /// --alpha), from --pilot's variances, beside the humans alone.
+    #[arg(long, value_name = "W", requires = "pilot", conflicts_with = "diff")]
+    pub width: Option<f64>,
+
+    /// With --labels or --width: a pilot, a file analyze reads with `gold` (empty where
+    /// unlabelled) and `rating` columns (e.g. a one-configuration run's ratings.csv).
+    #[arg(long, value_name = "FILE")]
+    pub pilot: Option<PathBuf>,
+
+    /// With --width: the unlabelled items the judge will rate [default: the pilot's].
+    #[arg(long, value_name = "N", requires = "width")]
+    pub unlabelled: Option<usize>,
+
+    /// With --labels or --width: the label whose share is estimated [default: -1].
+    #[arg(long, value_name = "L", allow_hyphen_values = true, default_value_t = -1)]
+    pub estimate_label: i64,
 
     /// accuracy or kappa_quadratic.
     #[arg(long, value_name = "METRIC", default_value = "accuracy",

@@ -230,6 +230,11 @@ impl From<PlanSizeArgs> for SizeSettings {
     fn from(a: PlanSizeArgs) -> Self {
         Self {
             diff: a.diff,
+            labels: a.labels,
+            width: a.width,
+            pilot: a.pilot,
+            unlabelled: a.unlabelled,
+            estimate_label: a.estimate_label,
             metric: a.metric,
             discordance: a.discordance,
             from: a.from,

@@ -31,21 +31,27 @@ fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
 pub fn run(args: &SizeSettings) -> Result<PlanResult> {
     check_unit("--alpha", args.alpha, true)?;
     check_unit("--power", args.power, true)?;
-    if !(args.diff.is_finite() && args.diff != 0.0 && args.diff.abs() <= 1.0) {
+    let Some(diff) = args.diff else {
+        return labels(args);
+    };
+    if !(diff.is_finite() && diff != 0.0 && diff.abs() <= 1.0) {
         return Err(input_error(format!(
-            "--diff {} must be a non-zero difference between -1 and 1, e.g. 0.03 for three accuracy points",
-            args.diff
+            "--diff {diff} must be a non-zero difference between -1 and 1, e.g. 0.03 for three accuracy points"
         )));
     }
+    let args = &SizeSettings {
+        diff: Some(diff),
+        ..args.clone()
+    };
     match args.metric {
-        PlanMetric::Accuracy => accuracy(args),
+        PlanMetric::Accuracy => accuracy(args, diff),
         PlanMetric::KappaQuadratic => {
             check_unit("--accuracy", args.accuracy, false)?;
             check_unit("--tie-rate", args.tie_rate, false)?;
-            if !(0.0..=1.0).contains(&(args.accuracy + args.diff)) {
+            if !(0.0..=1.0).contains(&(args.accuracy + diff)) {
                 return Err(input_error(format!(
-                    "--accuracy {} plus --diff {} leaves the second judge's accuracy outside 0..1",
-                    args.accuracy, args.diff
+                    "--accuracy {} plus --diff {diff} leaves the second judge's accuracy outside 0..1",
+                    args.accuracy
                 )));
             }
             if args.runs < 100 {
@@ -62,7 +68,7 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
             };
             let need = kappa_items_needed(
                 judge(args.accuracy),
-                judge(args.accuracy + args.diff),
+                judge(args.accuracy + diff),
                 args.alpha,
                 args.power,
                 args.runs,
@@ -73,7 +79,7 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
             })?;
             Ok(PlanResult::Kappa {
                 method: crate::evaluation::plan::KAPPA_METHOD,
-                diff: args.diff,
+                diff,
                 accuracy: args.accuracy,
                 tie_rate: args.tie_rate,
                 alpha: args.alpha,
@@ -87,20 +93,79 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
     }
 }
 
-fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
+/// `--labels`/`--width`: the human labels to collect for `--estimate`, from a pilot.
+fn labels(args: &SizeSettings) -> Result<PlanResult> {
+    let Some(path) = &args.pilot else {
+        return Err(input_error(
+            "--labels and --width plan from a pilot: give --pilot FILE (gold and rating columns)",
+        ));
+    };
+    if let Some(w) = args.width {
+        if !(w > 0.0 && w < 1.0) {
+            return Err(input_error(format!(
+                "--width {w}: the interval's full width, a number between 0 and 1, e.g. 0.05"
+            )));
+        }
+    }
+    if args.labels == Some(0) {
+        return Err(input_error(
+            "--labels 0: give the number of labels to split, 1 or more",
+        ));
+    }
+    let frame = crate::dataset::frame::read(path)?;
+    let names = crate::dataset::labels::ColumnNames {
+        gold: "gold".into(),
+        rating: "rating".into(),
+        ..Default::default()
+    };
+    let pairs = crate::dataset::labels::load_one(&frame, &names, &Default::default(), None)?;
+    if pairs.gold.is_empty() {
+        return Err(input_error(format!(
+            "--pilot '{}': no row has a gold label; a pilot needs labelled items to measure the judge on",
+            path.display()
+        )));
+    }
+    let items: Vec<crate::evaluation::estimate::Item> = pairs
+        .gold
+        .iter()
+        .zip(&pairs.rating)
+        .map(|(&g, &r)| crate::evaluation::estimate::Item {
+            gold: Some(g),
+            judge: r,
+        })
+        .chain(
+            pairs
+                .unlabelled
+                .iter()
+                .map(|&r| crate::evaluation::estimate::Item {
+                    gold: None,
+                    judge: r,
+                }),
+        )
+        .collect();
+    Ok(PlanResult::Labels(
+        crate::evaluation::estimate::plan_labels(
+            &items,
+            args.estimate_label,
+            args.labels,
+            args.width.map(|w| (w, args.alpha, args.unlabelled)),
+        ),
+    ))
+}
+
+fn accuracy(args: &SizeSettings, diff: f64) -> Result<PlanResult> {
     let needs = match (&args.from, args.discordance) {
         (None, Some(p)) => {
             check_unit("--discordance", p, false)?;
-            if args.diff.abs() > p {
+            if diff.abs() > p {
                 return Err(input_error(format!(
-                    "--diff {} cannot exceed the discordance {p}: two judges differ in accuracy by at most the share of items that split them",
-                    args.diff
+                    "--diff {diff} cannot exceed the discordance {p}: two judges differ in accuracy by at most the share of items that split them"
                 )));
             }
             vec![Need {
                 pair: "assumed".into(),
                 discordance: p,
-                items_needed: mcnemar_items_needed(p, args.diff, args.alpha, args.power).ceil(),
+                items_needed: mcnemar_items_needed(p, diff, args.alpha, args.power).ceil(),
                 items_now: None,
                 min_detectable_now: None,
             }]
@@ -134,7 +199,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
                             record.configs[c.a].name, record.configs[c.b].name
                         ),
                         discordance: p,
-                        items_needed: mcnemar_items_needed(p, args.diff, args.alpha, args.power)
+                        items_needed: mcnemar_items_needed(p, diff, args.alpha, args.power)
                             .ceil(),
                         items_now: Some(c.n),
                         min_detectable_now: Some(mcnemar_min_detectable(
@@ -155,7 +220,7 @@ fn accuracy(args: &SizeSettings) -> Result<PlanResult> {
     };
     Ok(PlanResult::Accuracy {
         method: crate::evaluation::plan::ACCURACY_METHOD,
-        diff: args.diff,
+        diff,
         alpha: args.alpha,
         power: args.power,
         needs,

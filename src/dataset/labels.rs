@@ -8,7 +8,7 @@ use anyhow::Result;
 use std::collections::HashMap;
 
 /// Which columns hold what.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ColumnNames {
     /// `None`: the column `id` when present; in the one-file form rows stand in for ids.
     pub id: Option<String>,

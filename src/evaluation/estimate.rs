@@ -329,6 +329,142 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
     Some(SystemsEstimate { lambda, models })
 }
 
+/// How many human labels to collect, from a pilot (`raterlab plan --labels/--width`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelsPlan {
+    pub label: i64,
+    /// The pilot's labelled and unlabelled items.
+    pub pilot_labelled: usize,
+    pub pilot_unlabelled: usize,
+    /// `--labels M`: Lee et al.'s split of M calibration labels between items without the
+    /// label (m0) and with it (m1), from the judge's positive rate p and the pilot's
+    /// specificity and sensitivity.
+    pub allocation: Option<Allocation>,
+    /// `--width W`: the labelled items PPI++ needs for an interval W wide, and the humans
+    /// alone.
+    pub width: Option<WidthPlan>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Allocation {
+    pub labels: usize,
+    pub negatives: usize,
+    pub positives: usize,
+    pub positive_rate: f64,
+    pub specificity: f64,
+    pub sensitivity: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WidthPlan {
+    pub width: f64,
+    pub alpha: f64,
+    /// The unlabelled items the judge rates (the pilot's unless given).
+    pub unlabelled: usize,
+    pub lambda: f64,
+    /// None when no number of labels reaches the width with this many unlabelled items.
+    pub labelled_ppi_plus: Option<f64>,
+    pub labelled_humans: f64,
+}
+
+/// The plan from a pilot's items: the allocation of `labels` calibration labels, and the
+/// labels for an interval `width` wide at `alpha` with `unlabelled` items (the pilot's when
+/// None). The pilot's variances stand for the full run's: se² = var(y − λŷ)/n + var(λŷ)/N.
+pub fn plan_labels(
+    items: &[Item],
+    label: i64,
+    labels: Option<usize>,
+    width: Option<(f64, f64, Option<usize>)>,
+) -> LabelsPlan {
+    let y = share(items.iter().filter_map(|i| i.gold.map(|g| g == label)));
+    let yhat = share(
+        items
+            .iter()
+            .filter(|i| i.gold.is_some())
+            .map(|i| i.judge == label),
+    );
+    let unlabelled = share(
+        items
+            .iter()
+            .filter(|i| i.gold.is_none())
+            .map(|i| i.judge == label),
+    );
+    let all: Vec<f64> = yhat.iter().chain(&unlabelled).copied().collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let var0 = |v: &[f64]| {
+        let m = mean(v);
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64
+    };
+    // The judge's rate and spread over the unlabelled items (those it alone rates), as the
+    // estimates take them; a pilot without any, over every item.
+    let judged = if unlabelled.is_empty() {
+        &all
+    } else {
+        &unlabelled
+    };
+    let allocation = labels.filter(|_| !y.is_empty()).map(|m| {
+        let p = mean(judged);
+        let said = |want: f64| {
+            let v: Vec<f64> = y
+                .iter()
+                .zip(&yhat)
+                .filter(|t| *t.0 == want)
+                .map(|t| *t.1)
+                .collect();
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                mean(&v)
+            }
+        };
+        let (q1, q0) = (said(1.0), 1.0 - said(0.0));
+        // The pilot's rates taken as given (Lee et al.'s m_pilot = 0: their smoothing is for a
+        // pilot counted within the budget); a side the pilot has no item of is taken as their
+        // default belief, 0.9.
+        let (q0v, q1v) = (
+            if q0.is_nan() { 0.9 } else { q0 },
+            if q1.is_nan() { 0.9 } else { q1 },
+        );
+        let (negatives, positives) = crate::metrics::ppi::allocate(m, p, q0v, q1v, 0);
+        Allocation {
+            labels: m,
+            negatives,
+            positives,
+            positive_rate: p,
+            specificity: q0,
+            sensitivity: q1,
+        }
+    });
+    let width = width.filter(|_| !y.is_empty()).map(|(w, alpha, big_n)| {
+        let big_n = big_n.unwrap_or(unlabelled.len()).max(1) as f64;
+        let lambda = if unlabelled.is_empty() {
+            0.0
+        } else {
+            ppi_lambda(&y, &yhat, &unlabelled)
+        };
+        let rectifier: Vec<f64> = y.iter().zip(&yhat).map(|(a, b)| a - lambda * b).collect();
+        let imputed: Vec<f64> = judged.iter().map(|v| lambda * v).collect();
+        let z = crate::metrics::paired::normal_quantile(1.0 - alpha / 2.0);
+        let target = (w / 2.0 / z).powi(2);
+        let room = target - var0(&imputed) / big_n;
+        WidthPlan {
+            width: w,
+            alpha,
+            unlabelled: big_n as usize,
+            lambda,
+            labelled_ppi_plus: (room > 0.0).then(|| (var0(&rectifier) / room).ceil()),
+            labelled_humans: (var0(&y) / target).ceil(),
+        }
+    });
+    LabelsPlan {
+        label,
+        pilot_labelled: y.len(),
+        pilot_unlabelled: unlabelled.len(),
+        allocation,
+        width,
+    }
+}
+
 /// `calibrate --estimate`: each judged configuration's estimate over the run's items, the
 /// items without gold the unlabelled set (a configuration's items without a verdict are in
 /// neither), with the models ranked when the data names them. Put `Some(settings)` in the

@@ -133,4 +133,7 @@ pub enum PlanResult {
         #[serde(rename = "power_reached_in_simulation")]
         power_reached: f64,
     },
+    /// `--labels`/`--width`: the human labels to collect for `--estimate`.
+    #[serde(rename = "labels")]
+    Labels(crate::evaluation::estimate::LabelsPlan),
 }

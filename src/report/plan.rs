@@ -93,7 +93,57 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
                 power_reached * 100.0
             )?;
         }
+        PlanResult::Labels(plan) => {
+            let width = crate::report::media::term::width();
+            for line in labels_lines(plan) {
+                writeln!(
+                    out,
+                    "{}",
+                    crate::report::media::term::wrap(&line, width, "")
+                )?;
+            }
+        }
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--labels`/`--width`: the split of the labels, and the labels an interval's width needs.
+fn labels_lines(p: &crate::evaluation::estimate::LabelsPlan) -> Vec<String> {
+    let fixed = crate::report::media::format::fixed;
+    let mut out = vec![format!(
+        "From a pilot of {} labelled and {} unlabelled items (label {}):",
+        p.pilot_labelled, p.pilot_unlabelled, p.label
+    )];
+    if let Some(a) = &p.allocation {
+        out.push(format!(
+            "Of {} calibration labels, collect {} items with the label and {} without it (Lee et al.'s allocation; the judge's positive rate {}, sensitivity {}, specificity {}).",
+            a.labels,
+            a.positives,
+            a.negatives,
+            fixed(a.positive_rate),
+            fixed(a.sensitivity),
+            fixed(a.specificity)
+        ));
+    }
+    if let Some(w) = &p.width {
+        let level = format!("{:.0}%", 100.0 * (1.0 - w.alpha));
+        out.push(match w.labelled_ppi_plus {
+            Some(n) => format!(
+                "For a {level} interval {} wide: {} labelled items with the judge's verdicts on {} unlabelled ones (PPI++, λ = {}), against {} labelled items alone.",
+                w.width,
+                count(n),
+                count(w.unlabelled as f64),
+                fixed(w.lambda),
+                count(w.labelled_humans)
+            ),
+            None => format!(
+                "For a {level} interval {} wide: the judge's verdicts on {} unlabelled items alone are wider than that, however many labels; label {} items alone, or rate more unlabelled ones (--unlabelled).",
+                w.width,
+                count(w.unlabelled as f64),
+                count(w.labelled_humans)
+            ),
+        });
+    }
+    out
 }

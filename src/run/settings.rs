@@ -211,7 +211,13 @@ pub struct RateSettings {
 /// `plan`: the sample size of a comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeSettings {
-    pub diff: f64,
+    /// None with `--labels`/`--width` (the labels plan).
+    pub diff: Option<f64>,
+    pub labels: Option<usize>,
+    pub width: Option<f64>,
+    pub pilot: Option<PathBuf>,
+    pub unlabelled: Option<usize>,
+    pub estimate_label: i64,
     pub metric: PlanMetric,
     pub discordance: Option<f64>,
     pub from: Option<PathBuf>,

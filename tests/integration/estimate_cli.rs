@@ -418,3 +418,62 @@ fn calibrate_estimates_as_analyze_does_on_its_ratings() {
     ]);
     assert!(code == 2 && err.contains("--estimate corrects"), "{err}");
 }
+
+/// `plan --labels --width` from a pilot: the Arena battles (every 25th labelled) as a pilot
+/// split 500 labels as Lee et al.'s `allocate_calibration_sample` does with the pilot's rates,
+/// and the labels for the width of the pilot's own PPI++ interval are the pilot's labels.
+#[test]
+fn plan_splits_the_labels_and_sizes_the_interval_from_a_pilot() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (one, _, _) = arena_csv(&shared, dir.path(), None);
+    // The pilot's gold and rating columns, as a one-configuration ratings.csv has them.
+    let label = |v: &str| match v {
+        "model_a" => "-1",
+        "model_b" => "1",
+        "" => "",
+        _ => "0",
+    };
+    let text = std::fs::read_to_string(&one).expect("arena.csv");
+    let mut pilot = String::from("gold,rating\n");
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (human, judge) = (cells[3].trim_matches('"'), cells[4].trim_matches('"'));
+        pilot.push_str(&format!("{},{}\n", label(human), label(judge)));
+    }
+    let pilot = write(dir.path(), "pilot.csv", &pilot);
+    let path = pilot.to_str().expect("utf-8");
+    let estimated = json_of(&["analyze", "--input", path, "--estimate", "--bootstrap", "0"]);
+    let ci = &estimated["estimate"]["mean"]["ppi_plus"]["ci"];
+    let width = ci[1].as_f64().expect("hi") - ci[0].as_f64().expect("lo");
+    let doc = json_of(&[
+        "plan",
+        "--labels",
+        "500",
+        "--width",
+        &width.to_string(),
+        "--pilot",
+        path,
+    ]);
+    assert_eq!(doc["metric"], "labels");
+    let lee = fixture_doc()["arena"]["allocation"]
+        .as_array()
+        .expect("allocation")
+        .iter()
+        .find(|c| c["m"] == 500 && c["pilot"] == 0)
+        .expect("the case of 500")
+        .clone();
+    let a = &doc["allocation"];
+    assert_eq!(
+        [&a["negatives"], &a["positives"]],
+        [&lee["split"][0], &lee["split"][1]]
+    );
+    close(&a["positive_rate"], &lee["p"], "the judge's rate");
+    let n = doc["width"]["labelled_ppi_plus"].as_f64().expect("labels");
+    assert!((n - 1077.0).abs() <= 1.0, "{n}");
+    assert!(doc["width"]["labelled_humans"].as_f64().expect("humans") >= n);
+    let (code, _, err) = run(&["plan", "--width", "2", "--pilot", path]);
+    assert!(code == 2 && err.contains("--width 2"), "{err}");
+}
