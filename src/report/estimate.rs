@@ -49,7 +49,7 @@ pub fn answer(e: &Estimate) -> Vec<String> {
                 )
             });
             format!(
-                "Corrected with {} human labels: {what} {} (PPI++, {level}); the judge alone says {} (its bias, {:+.4}){worth}.",
+                "Corrected with {} human labels: {what} {}; the judge alone says {} (its bias, {:+.4}){worth}.",
                 thousands(e.n_labelled as u64),
                 interval(&plus.interval),
                 fixed(judge.estimate),
