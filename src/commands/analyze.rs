@@ -83,6 +83,32 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         )?;
         return annotated_analysis(settings, &annotated, &[], *policy);
     }
+    // `--estimate` with numeric ratings (a probability): the estimate alone, no label pair.
+    if let (Some((label, alpha)), Ok(frame)) = (&settings.estimate, &one) {
+        if let Some((e, dropped_ratings)) =
+            super::estimate::of_values(settings, frame, (label.as_deref(), *alpha))?
+        {
+            let none = LabelPairs {
+                gold: Vec::new(),
+                rating: Vec::new(),
+                groups: None,
+                only_in_gold: 0,
+                only_in_ratings: 0,
+                unlabelled: Vec::new(),
+                unlabelled_rows: Vec::new(),
+                dropped_gold: 0,
+                dropped_ratings,
+                probability: None,
+                compare: None,
+                rows: Vec::new(),
+            };
+            let labels = settings.labels.clone().unwrap_or_else(Labels::pairwise);
+            let mut analysis = analyze_pairs(settings, &none, labels)?;
+            analysis.unlabelled = e.n_unlabelled;
+            analysis.estimate = Some(e);
+            return Ok(analysis);
+        }
+    }
     let pairs = match &one {
         Ok(frame) => labels::load_one(
             frame,
@@ -117,7 +143,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
     let mut analysis = analyze_pairs(settings, &pairs, labels)?;
     if let Some((label, alpha)) = &settings.estimate {
         let frame = one.as_ref().ok();
-        analysis.estimate = Some(estimate(
+        analysis.estimate = Some(super::estimate::of_pairs(
             settings,
             &pairs,
             frame,
@@ -142,88 +168,6 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         analysis.systems = Some(systems(settings, s, frame, &pairs)?);
     }
     Ok(analysis)
-}
-
-/// `--estimate`: the labelled rows and the unlabelled ones (the ratings of rows without gold),
-/// and with `--generators` (one-file form) the models each row's responses came from.
-fn estimate(
-    settings: &Settings,
-    pairs: &LabelPairs,
-    frame: Option<&Frame>,
-    (label, alpha): (Option<&str>, f64),
-) -> Result<crate::evaluation::estimate::Estimate> {
-    use crate::evaluation::estimate::{self, EstimateSettings, Item, Match};
-    let map = &settings.reading.0.map;
-    // A label's name: the value --gold-map reads as it (the first in order, when several).
-    let named = |l: i64| {
-        map.iter()
-            .filter(|(_, &v)| v == l)
-            .map(|(k, _)| k.clone())
-            .min()
-    };
-    let (label, name) = match label {
-        None => (-1, named(-1)),
-        Some(text) => match (text.trim().parse::<i64>(), map.get(text.trim())) {
-            (_, Some(&l)) => (l, Some(text.trim().to_string())),
-            (Ok(l), None) => (l, named(l)),
-            (Err(_), None) => {
-                return Err(input_error(format!(
-                    "--estimate-label '{text}' is neither a label (a number, e.g. -1) nor a value --gold-map maps{}",
-                    if map.is_empty() {
-                        String::new()
-                    } else {
-                        let mut keys: Vec<&String> = map.keys().collect();
-                        keys.sort();
-                        format!(" ({})", keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))
-                    }
-                )))
-            }
-        },
-    };
-    let items: Vec<Item> = pairs
-        .gold
-        .iter()
-        .zip(&pairs.rating)
-        .map(|(&g, &r)| Item {
-            gold: Some(g),
-            judge: r,
-        })
-        .chain(pairs.unlabelled.iter().map(|&r| Item {
-            gold: None,
-            judge: r,
-        }))
-        .collect();
-    let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
-    e.label_name = name;
-    if let (Some(s), Some(frame)) = (&settings.systems, frame) {
-        let g1 = frame.text(&s.generators.0, "--generators", "model")?;
-        let g2 = frame.text(&s.generators.1, "--generators", "model")?;
-        let models = |r: usize| [g1[r].clone(), g2[r].clone()];
-        let matches: Vec<Match> = pairs
-            .rows
-            .iter()
-            .zip(&pairs.gold)
-            .zip(&pairs.rating)
-            .map(|((&r, &g), &j)| Match {
-                models: models(r),
-                gold: Some(g),
-                judge: j,
-            })
-            .chain(
-                pairs
-                    .unlabelled_rows
-                    .iter()
-                    .zip(&pairs.unlabelled)
-                    .map(|(&r, &j)| Match {
-                        models: models(r),
-                        gold: None,
-                        judge: j,
-                    }),
-            )
-            .collect();
-        e.systems = estimate::systems(&matches, alpha);
-    }
-    Ok(e)
 }
 
 /// `--generators`: the rows as one configuration's ratings of items whose responses these
@@ -353,7 +297,7 @@ fn annotated_analysis(
 }
 
 /// The agreement of aligned pairs, overall and per group.
-fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Result<Analysis> {
+pub fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Result<Analysis> {
     let table = Contingency::from_pairs(&labels, &pairs.gold, &pairs.rating)?;
     let overall = agreement(table, settings.bootstrap, settings.seed);
     let groups = by_group(pairs, &labels, settings.bootstrap, settings.seed)?;

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod cache;
 pub mod calibrate;
 pub mod data;
+pub mod estimate;
 pub mod out;
 pub mod plan;
 pub mod rate;

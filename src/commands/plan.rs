@@ -129,18 +129,12 @@ fn labels(args: &SizeSettings) -> Result<PlanResult> {
         .gold
         .iter()
         .zip(&pairs.rating)
-        .map(|(&g, &r)| crate::evaluation::estimate::Item {
-            gold: Some(g),
-            judge: r,
-        })
+        .map(|(&g, &r)| crate::evaluation::estimate::Item::label(Some(g), r))
         .chain(
             pairs
                 .unlabelled
                 .iter()
-                .map(|&r| crate::evaluation::estimate::Item {
-                    gold: None,
-                    judge: r,
-                }),
+                .map(|&r| crate::evaluation::estimate::Item::label(None, r)),
         )
         .collect();
     Ok(PlanResult::Labels(

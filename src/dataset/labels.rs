@@ -126,7 +126,7 @@ fn read_labels(
 
 /// The gold column: `read_labels`, where an empty cell (null or blank) is no error but an
 /// unlabelled row; and which rows those are.
-fn read_gold(
+pub fn read_gold(
     frame: &Frame,
     column: &str,
     reading: &LabelReading,

@@ -124,15 +124,35 @@ pub struct Estimate {
     pub worth: Option<f64>,
     /// Why an estimate is absent, or was clipped.
     pub notes: Vec<String>,
+    /// The judge's ratings were numbers (a probability), used as they are.
+    pub numeric: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub systems: Option<SystemsEstimate>,
 }
 
-/// An item for the estimate: its gold label (None: unlabelled) and the judge's label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An item for the estimate: its gold label (None: unlabelled) and the judge's label, or a
+/// numeric rating (`value`, e.g. a probability that the label is L) used as it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Item {
     pub gold: Option<i64>,
     pub judge: i64,
+    pub value: Option<f64>,
+}
+
+impl Item {
+    /// A judge's label.
+    pub fn label(gold: Option<i64>, judge: i64) -> Self {
+        Self {
+            gold,
+            judge,
+            value: None,
+        }
+    }
+
+    /// The judge's outcome: its value, else whether its label is `l`.
+    fn outcome(&self, l: i64) -> f64 {
+        self.value.unwrap_or(f64::from(u8::from(self.judge == l)))
+    }
 }
 
 fn share(values: impl Iterator<Item = bool>) -> Vec<f64> {
@@ -142,18 +162,18 @@ fn share(values: impl Iterator<Item = bool>) -> Vec<f64> {
 /// The estimates of the share of items labelled `settings.label`.
 pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
     let (l, alpha) = (settings.label, settings.alpha);
-    let labelled: Vec<(i64, i64)> = items
+    let labelled: Vec<(i64, f64)> = items
         .iter()
-        .filter_map(|i| i.gold.map(|g| (g, i.judge)))
+        .filter_map(|i| i.gold.map(|g| (g, i.outcome(l))))
         .collect();
     let y = share(labelled.iter().map(|p| p.0 == l));
-    let yhat = share(labelled.iter().map(|p| p.1 == l));
-    let unlabelled = share(
-        items
-            .iter()
-            .filter(|i| i.gold.is_none())
-            .map(|i| i.judge == l),
-    );
+    let yhat: Vec<f64> = labelled.iter().map(|p| p.1).collect();
+    let unlabelled: Vec<f64> = items
+        .iter()
+        .filter(|i| i.gold.is_none())
+        .map(|i| i.outcome(l))
+        .collect();
+    let numeric = items.iter().any(|i| i.value.is_some());
     let (n, big_n) = (y.len(), unlabelled.len());
     let mut notes = Vec::new();
     let all: Vec<f64> = yhat.iter().chain(&unlabelled).copied().collect();
@@ -175,7 +195,10 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
         (Some(h), Some((p, _))) if p.se > 0.0 => Some(n as f64 * h.se.powi(2) / p.se.powi(2)),
         _ => None,
     };
-    let rogan_gladen = if both {
+    let rogan_gladen = if both && numeric {
+        notes.push("Rogan–Gladen corrects a rate of the judge's labels; these ratings are numbers (used as they are by the other estimates)".into());
+        None
+    } else if both {
         corrected(&y, &yhat, &unlabelled, alpha, &mut notes)
     } else {
         None
@@ -198,6 +221,7 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
         },
         worth,
         notes,
+        numeric,
         systems: None,
     }
 }
@@ -377,18 +401,16 @@ pub fn plan_labels(
     width: Option<(f64, f64, Option<usize>)>,
 ) -> LabelsPlan {
     let y = share(items.iter().filter_map(|i| i.gold.map(|g| g == label)));
-    let yhat = share(
-        items
-            .iter()
-            .filter(|i| i.gold.is_some())
-            .map(|i| i.judge == label),
-    );
-    let unlabelled = share(
-        items
-            .iter()
-            .filter(|i| i.gold.is_none())
-            .map(|i| i.judge == label),
-    );
+    let yhat: Vec<f64> = items
+        .iter()
+        .filter(|i| i.gold.is_some())
+        .map(|i| i.outcome(label))
+        .collect();
+    let unlabelled: Vec<f64> = items
+        .iter()
+        .filter(|i| i.gold.is_none())
+        .map(|i| i.outcome(label))
+        .collect();
     let all: Vec<f64> = yhat.iter().chain(&unlabelled).copied().collect();
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let var0 = |v: &[f64]| {
@@ -508,10 +530,7 @@ fn of_config(
         .collect();
     let items: Vec<Item> = rated
         .iter()
-        .map(|&(i, judge)| Item {
-            gold: run.items[i].gold,
-            judge,
-        })
+        .map(|&(i, judge)| Item::label(run.items[i].gold, judge))
         .collect();
     let mut e = estimate(&items, settings);
     if let Some(g) = &run.generators {

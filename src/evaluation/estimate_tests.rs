@@ -14,10 +14,7 @@ fn items(total: usize, n: usize, rate: f64, right: f64, seed: u64) -> Vec<Item> 
         .map(|i| {
             let gold = if rng.random_bool(rate) { -1 } else { 1 };
             let judge = if rng.random_bool(right) { gold } else { -gold };
-            Item {
-                gold: (i < n).then_some(gold),
-                judge,
-            }
+            Item::label((i < n).then_some(gold), judge)
         })
         .collect()
 }

@@ -10,6 +10,9 @@ use crate::report::media::table::Table;
 /// What the outcome is, in words: the gold value's name when --gold-map gave one; a pairwise
 /// label's meaning; else the label.
 fn outcome(e: &Estimate) -> String {
+    if e.numeric && e.label_name.is_none() {
+        return format!("the share labelled {} is", e.label);
+    }
     match (&e.label_name, e.label) {
         (Some(name), _) => format!("{name} wins"),
         (None, -1) => "response 1 wins".into(),
@@ -100,7 +103,7 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
     let mut t = Table::new(
         format!(
             "{who}Corrected estimates: {} ({} labelled, {} unlabelled; {level} intervals)",
-            outcome(e),
+            outcome(e).trim_end_matches(" is"),
             thousands(e.n_labelled as u64),
             thousands(e.n_unlabelled as u64)
         ),

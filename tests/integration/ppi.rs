@@ -283,3 +283,52 @@ fn arena_ranking_equals_prediction_powered_ranking() {
         close(se * share(i), &s["humans"]["se"][i], "the share's factor");
     }
 }
+
+/// The galaxies through `analyze --estimate`: a rating column of probabilities is used as it
+/// is, and the command prints ppi_py's README interval.
+#[test]
+fn analyze_estimates_the_galaxies_from_probabilities() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let doc = fixture_doc();
+    let path = shared.join("ppi/galaxies.npz");
+    let (y, yhat) = (npz_member(&path, "Y.npy"), npz_member(&path, "Yhat.npy"));
+    let mut csv = String::from("gold,rating\n");
+    for i in doc["galaxies"]["labelled"].as_array().expect("labelled") {
+        let i = i.as_u64().expect("index") as usize;
+        csv.push_str(&format!("{},{:?}\n", y[i] as i64, yhat[i]));
+    }
+    for v in &yhat[1000..] {
+        csv.push_str(&format!(",{v:?}\n"));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::common::write(dir.path(), "galaxies.csv", &csv);
+    let out = crate::common::json_of(&[
+        "analyze",
+        "--input",
+        file.to_str().expect("utf-8"),
+        "--estimate",
+        "--estimate-label",
+        "1",
+        "--alpha",
+        "0.1",
+        "--bootstrap",
+        "0",
+    ]);
+    let e = &out["estimate"];
+    assert_eq!(
+        (e["n_labelled"].as_u64(), e["n_unlabelled"].as_u64()),
+        (Some(1000), Some(15743))
+    );
+    pair(
+        (
+            e["mean"]["ppi_plus"]["ci"][0].as_f64().expect("lo"),
+            e["mean"]["ppi_plus"]["ci"][1].as_f64().expect("hi"),
+        ),
+        &serde_json::json!([0.2322466630315982, 0.2626038799812829]),
+        "the README's interval through the command",
+    );
+    assert!(e["mean"]["rogan_gladen"].is_null());
+    assert!(e["notes"].to_string().contains("these ratings are numbers"));
+}

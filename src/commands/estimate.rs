@@ -1,0 +1,146 @@
+//! `analyze --estimate`: the items `evaluation::estimate` takes, from the rows read as label
+//! pairs (the labelled and the unlabelled ones, and with `--generators` the models), or from a
+//! rating column of numbers (a probability used as it is), with the label named as the gold
+//! reads it.
+
+use crate::dataset::frame::Frame;
+use crate::dataset::labels::LabelPairs;
+use crate::error::input_error;
+use crate::evaluation::estimate::{self, EstimateSettings, Item, Match};
+use crate::run::analysis::Settings;
+use anyhow::Result;
+
+/// `--estimate-label` as a label and its name: a number, or a value `--gold-map` maps (the
+/// name is the value it maps, the first in order when several).
+fn resolve(settings: &Settings, label: Option<&str>) -> Result<(i64, Option<String>)> {
+    let map = &settings.reading.0.map;
+    let named = |l: i64| {
+        map.iter()
+            .filter(|(_, &v)| v == l)
+            .map(|(k, _)| k.clone())
+            .min()
+    };
+    Ok(match label {
+        None => (-1, named(-1)),
+        Some(text) => match (text.trim().parse::<i64>(), map.get(text.trim())) {
+            (_, Some(&l)) => (l, Some(text.trim().to_string())),
+            (Ok(l), None) => (l, named(l)),
+            (Err(_), None) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let known = if keys.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({})",
+                        keys.iter()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                return Err(input_error(format!(
+                    "--estimate-label '{text}' is neither a label (a number, e.g. -1) nor a value --gold-map maps{known}"
+                )));
+            }
+        },
+    })
+}
+
+/// `--estimate`: the labelled rows and the unlabelled ones (the ratings of rows without gold),
+/// and with `--generators` (one-file form) the models each row's responses came from.
+pub fn of_pairs(
+    settings: &Settings,
+    pairs: &LabelPairs,
+    frame: Option<&Frame>,
+    (label, alpha): (Option<&str>, f64),
+) -> Result<crate::evaluation::estimate::Estimate> {
+    let (label, name) = resolve(settings, label)?;
+    let items: Vec<Item> = pairs
+        .gold
+        .iter()
+        .zip(&pairs.rating)
+        .map(|(&g, &r)| Item::label(Some(g), r))
+        .chain(pairs.unlabelled.iter().map(|&r| Item::label(None, r)))
+        .collect();
+    let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
+    e.label_name = name;
+    if let (Some(s), Some(frame)) = (&settings.systems, frame) {
+        let g1 = frame.text(&s.generators.0, "--generators", "model")?;
+        let g2 = frame.text(&s.generators.1, "--generators", "model")?;
+        let models = |r: usize| [g1[r].clone(), g2[r].clone()];
+        let matches: Vec<Match> = pairs
+            .rows
+            .iter()
+            .zip(&pairs.gold)
+            .zip(&pairs.rating)
+            .map(|((&r, &g), &j)| Match {
+                models: models(r),
+                gold: Some(g),
+                judge: j,
+            })
+            .chain(
+                pairs
+                    .unlabelled_rows
+                    .iter()
+                    .zip(&pairs.unlabelled)
+                    .map(|(&r, &j)| Match {
+                        models: models(r),
+                        gold: None,
+                        judge: j,
+                    }),
+            )
+            .collect();
+        e.systems = estimate::systems(&matches, alpha);
+    }
+    Ok(e)
+}
+
+/// A rating column of numbers that are not all labels (a probability that the item's label is
+/// L): the estimate from them used as they are, beside the gold labels, and the rows without a
+/// rating; None when the column holds labels (or anything else, which the label reading then
+/// reports).
+pub fn of_values(
+    settings: &Settings,
+    frame: &Frame,
+    (given, alpha): (Option<&str>, f64),
+) -> Result<Option<(estimate::Estimate, usize)>> {
+    let column = &settings.columns.rating;
+    let Ok(text) = frame.optional_text(column, "--rating-col", "rating") else {
+        return Ok(None);
+    };
+    let values: Option<Vec<Option<f64>>> = text
+        .iter()
+        .map(|v| match v.as_deref().map(str::trim) {
+            None | Some("") => Some(None),
+            Some(t) => t.parse::<f64>().ok().filter(|x| x.is_finite()).map(Some),
+        })
+        .collect();
+    let Some(values) = values else {
+        return Ok(None);
+    };
+    if values.iter().flatten().all(|v| v.fract() == 0.0) {
+        return Ok(None);
+    }
+    let (label, name) = resolve(settings, given)?;
+    let (gold, _) = crate::dataset::labels::read_gold(
+        frame,
+        &settings.columns.gold,
+        &settings.reading.0,
+        settings.labels.as_ref(),
+    )?;
+    let items: Vec<Item> = gold
+        .iter()
+        .zip(&values)
+        .filter_map(|(&g, v)| {
+            v.map(|value| Item {
+                gold: g,
+                judge: 0,
+                value: Some(value),
+            })
+        })
+        .collect();
+    let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
+    e.label_name = name;
+    Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
+}
