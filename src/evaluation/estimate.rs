@@ -126,6 +126,8 @@ pub struct Estimate {
     pub notes: Vec<String>,
     /// The judge's ratings were numbers (a probability), used as they are.
     pub numeric: bool,
+    /// Rogan–Gladen's interval and PPI++'s do not overlap: the two corrections disagree.
+    pub disagree: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub systems: Option<SystemsEstimate>,
 }
@@ -203,6 +205,10 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
     } else {
         None
     };
+    let disagree = match (&rogan_gladen, &plus) {
+        (Some(rg), Some((p, _))) => rg.interval.ci[1] < p.ci.0 || p.ci.1 < rg.interval.ci[0],
+        _ => false,
+    };
     Estimate {
         label: l,
         label_name: None,
@@ -222,6 +228,7 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
         worth,
         notes,
         numeric,
+        disagree,
         systems: None,
     }
 }

@@ -39,6 +39,7 @@ fn every_method_is_given_with_its_interval_and_the_judges_worth() {
     // The judge alone is biased towards ½ by its errors: 0.3·0.85 + 0.7·0.15 = 0.36.
     assert!((m.judge.expect("judge").estimate - 0.36).abs() < 0.03);
     assert!(e.notes.is_empty(), "{:?}", e.notes);
+    assert!(!e.disagree);
 }
 
 #[test]
@@ -87,6 +88,8 @@ fn edge_cases_give_what_can_be_given_and_say_why_not_the_rest() {
     let rg = o.mean.rogan_gladen.expect("Rogan–Gladen");
     assert!(rg.clipped && rg.interval.estimate == 1.0, "{rg:?}");
     assert!(o.notes.iter().any(|n| n.contains("clipped")));
+    // Clipped at 1 while PPI++ stays near 0.3: the two corrections disagree, and it is said.
+    assert!(o.disagree);
 }
 
 /// 600 seeded runs of 200 labelled and 2,000 unlabelled items (true share 0.3, a judge right

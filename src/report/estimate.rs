@@ -69,19 +69,14 @@ pub fn answer(e: &Estimate) -> Vec<String> {
         ),
         _ => format!("No estimate of the share of items where {what}: no item was rated."),
     }];
-    let rg = e.mean.rogan_gladen;
-    if let (Some(rg), Some(plus)) = (rg, &e.mean.ppi_plus) {
-        let gap = (rg.interval.estimate - plus.interval.estimate).abs();
-        let apart =
-            rg.interval.ci[1] < plus.interval.ci[0] || plus.interval.ci[1] < rg.interval.ci[0];
-        if apart {
-            out.push(format!(
-                "Rogan–Gladen disagrees: {} (sensitivity {}, specificity {}), {gap:.4} from PPI++ with intervals that do not overlap; it assumes the judge errs alike on every item, which PPI does not.",
-                interval(&rg.interval),
-                fixed(rg.sensitivity),
-                fixed(rg.specificity)
-            ));
-        }
+    if let (true, Some(rg), Some(plus)) = (e.disagree, e.mean.rogan_gladen, &e.mean.ppi_plus) {
+        out.push(format!(
+            "Rogan–Gladen disagrees: {} (sensitivity {}, specificity {}), {:.4} from PPI++ with intervals that do not overlap; it assumes the judge errs alike on every item of a class, which PPI does not.",
+            interval(&rg.interval),
+            fixed(rg.sensitivity),
+            fixed(rg.specificity),
+            (rg.interval.estimate - plus.interval.estimate).abs()
+        ));
     }
     out.extend(
         e.notes
