@@ -19,7 +19,8 @@ Examples:
 
 Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real";
 
-/// How many items an evaluation needs before a difference between two judges is real.
+/// How many items an evaluation needs before a difference between two judges is real; with
+/// --labels or --width, how many human labels --estimate needs, from a pilot.
 ///
 /// Accuracy: McNemar's test by the normal approximation (Connor 1987) from the discordance (the
 /// share of items exactly one judge gets right), assumed with --discordance or measured per
@@ -52,7 +53,7 @@ pub struct PlanSizeArgs {
     #[arg(long, value_name = "N", requires = "width")]
     pub unlabelled: Option<usize>,
 
-    /// With --labels or --width: the label whose share is estimated [default: -1].
+    /// With --labels or --width: the label whose share is estimated.
     #[arg(long, value_name = "L", allow_hyphen_values = true, default_value_t = -1)]
     pub estimate_label: i64,
 

@@ -118,7 +118,13 @@ fn labels(args: &SizeSettings) -> Result<PlanResult> {
         rating: "rating".into(),
         ..Default::default()
     };
-    let pairs = crate::dataset::labels::load_one(&frame, &names, &Default::default(), None)?;
+    // A row without a readable rating (a failed call in a run's ratings.csv) is left out.
+    let reading = crate::dataset::frame::LabelReading {
+        drop_unreadable: true,
+        ..Default::default()
+    };
+    let pairs =
+        crate::dataset::labels::load_one(&frame, &names, &(reading.clone(), reading), None)?;
     if pairs.gold.is_empty() {
         return Err(input_error(format!(
             "--pilot '{}': no row has a gold label; a pilot needs labelled items to measure the judge on",
