@@ -370,8 +370,18 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
+    // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
+    // agreement to show.
+    let agreement = a.overall.n > 0 || a.estimate.is_none();
+    if agreement {
+        writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
+    }
     let confusion = crate::report::media::table::confusion_table(&a.overall.confusion);
+    let confusion: Vec<&crate::report::media::table::Table> = if agreement {
+        vec![&confusion]
+    } else {
+        Vec::new()
+    };
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
     let panel = a
         .annotators
@@ -388,7 +398,7 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     for t in estimate
         .iter()
         .chain(&titled)
-        .chain([&confusion])
+        .chain(confusion)
         .chain(&systems)
         .chain(&panel)
         .chain(&probability)
