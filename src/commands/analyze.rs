@@ -89,18 +89,8 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             super::estimate::of_values(settings, frame, (label.as_deref(), *alpha))?
         {
             let none = LabelPairs {
-                gold: Vec::new(),
-                rating: Vec::new(),
-                groups: None,
-                only_in_gold: 0,
-                only_in_ratings: 0,
-                unlabelled: Vec::new(),
-                unlabelled_rows: Vec::new(),
-                dropped_gold: 0,
                 dropped_ratings,
-                probability: None,
-                compare: None,
-                rows: Vec::new(),
+                ..LabelPairs::default()
             };
             let labels = settings.labels.clone().unwrap_or_else(Labels::pairwise);
             let mut analysis = analyze_pairs(settings, &none, labels)?;

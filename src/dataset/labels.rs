@@ -23,8 +23,8 @@ pub struct ColumnNames {
     pub compare: Option<String>,
 }
 
-/// Aligned pairs ready for the metrics.
-#[derive(Debug, Clone, PartialEq)]
+/// Aligned pairs ready for the metrics (`Default`: none).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabelPairs {
     pub gold: Vec<i64>,
     pub rating: Vec<i64>,

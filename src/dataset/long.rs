@@ -262,20 +262,7 @@ pub fn join(
     let gold_keys: HashMap<&str, ()> = gold.keys.iter().map(|k| (k.as_str(), ())).collect();
     let mut out = Joined {
         annotated: Annotated {
-            pairs: LabelPairs {
-                gold: Vec::new(),
-                rating: Vec::new(),
-                groups: None,
-                only_in_gold: 0,
-                only_in_ratings: 0,
-                unlabelled: Vec::new(),
-                unlabelled_rows: Vec::new(),
-                dropped_gold: 0,
-                dropped_ratings: 0,
-                probability: None,
-                compare: None,
-                rows: Vec::new(),
-            },
+            pairs: LabelPairs::default(),
             names: (1..=n).map(|k| format!("#{k}")).collect(),
             votes: Vec::new(),
             judge: Vec::new(),

@@ -157,6 +157,37 @@ impl Item {
     }
 }
 
+/// The labelled items' outcomes (y, from the gold) and the judge's (ŷ), and the judge's on the
+/// unlabelled items, for the label `l`.
+fn split(items: &[Item], l: i64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let labelled = || items.iter().filter(|i| i.gold.is_some());
+    let y = share(labelled().map(|i| i.gold == Some(l)));
+    let yhat = labelled().map(|i| i.outcome(l)).collect();
+    let unlabelled = items
+        .iter()
+        .filter(|i| i.gold.is_none())
+        .map(|i| i.outcome(l))
+        .collect();
+    (y, yhat, unlabelled)
+}
+
+/// The judge on the labelled items: its sensitivity (ŷ's mean where y = 1) over the positives
+/// and its specificity (1 − ŷ's mean where y = 0) over the negatives; NaN for a class without
+/// an item.
+fn classes(y: &[f64], yhat: &[f64]) -> ((f64, usize), (f64, usize)) {
+    let rate = |want: f64| {
+        let said: Vec<f64> = y
+            .iter()
+            .zip(yhat)
+            .filter(|p| *p.0 == want)
+            .map(|p| *p.1)
+            .collect();
+        (said.iter().sum::<f64>() / said.len() as f64, said.len())
+    };
+    let ((q1, m1), (said_by_negatives, m0)) = (rate(1.0), rate(0.0));
+    ((q1, m1), (1.0 - said_by_negatives, m0))
+}
+
 fn share(values: impl Iterator<Item = bool>) -> Vec<f64> {
     values.map(|v| f64::from(u8::from(v))).collect()
 }
@@ -164,17 +195,7 @@ fn share(values: impl Iterator<Item = bool>) -> Vec<f64> {
 /// The estimates of the share of items labelled `settings.label`.
 pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
     let (l, alpha) = (settings.label, settings.alpha);
-    let labelled: Vec<(i64, f64)> = items
-        .iter()
-        .filter_map(|i| i.gold.map(|g| (g, i.outcome(l))))
-        .collect();
-    let y = share(labelled.iter().map(|p| p.0 == l));
-    let yhat: Vec<f64> = labelled.iter().map(|p| p.1).collect();
-    let unlabelled: Vec<f64> = items
-        .iter()
-        .filter(|i| i.gold.is_none())
-        .map(|i| i.outcome(l))
-        .collect();
+    let (y, yhat, unlabelled) = split(items, l);
     let numeric = items.iter().any(|i| i.value.is_some());
     let (n, big_n) = (y.len(), unlabelled.len());
     let mut notes = Vec::new();
@@ -243,17 +264,7 @@ fn corrected(
     alpha: f64,
     notes: &mut Vec<String>,
 ) -> Option<RoganGladen> {
-    let rate = |want: f64| {
-        let said: Vec<f64> = y
-            .iter()
-            .zip(yhat)
-            .filter(|p| *p.0 == want)
-            .map(|p| *p.1)
-            .collect();
-        (said.iter().sum::<f64>() / said.len() as f64, said.len())
-    };
-    let ((q1, m1), (said_by_negatives, m0)) = (rate(1.0), rate(0.0));
-    let q0 = 1.0 - said_by_negatives;
+    let ((q1, m1), (q0, m0)) = classes(y, yhat);
     if m1 == 0 || m0 == 0 {
         let which = if m1 == 0 { "has" } else { "lacks" };
         notes.push(format!(
@@ -407,23 +418,10 @@ pub fn plan_labels(
     labels: Option<usize>,
     width: Option<(f64, f64, Option<usize>)>,
 ) -> LabelsPlan {
-    let y = share(items.iter().filter_map(|i| i.gold.map(|g| g == label)));
-    let yhat: Vec<f64> = items
-        .iter()
-        .filter(|i| i.gold.is_some())
-        .map(|i| i.outcome(label))
-        .collect();
-    let unlabelled: Vec<f64> = items
-        .iter()
-        .filter(|i| i.gold.is_none())
-        .map(|i| i.outcome(label))
-        .collect();
+    let (y, yhat, unlabelled) = split(items, label);
     let all: Vec<f64> = yhat.iter().chain(&unlabelled).copied().collect();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let var0 = |v: &[f64]| {
-        let m = mean(v);
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64
-    };
+    let mean = |v: &[f64]| crate::metrics::ppi::mean(v.iter().copied());
+    let var0 = crate::metrics::ppi::var0;
     // The judge's rate and spread over the unlabelled items (those it alone rates), as the
     // estimates take them; a pilot without any, over every item.
     let judged = if unlabelled.is_empty() {
@@ -433,20 +431,7 @@ pub fn plan_labels(
     };
     let allocation = labels.filter(|_| !y.is_empty()).map(|m| {
         let p = mean(judged);
-        let said = |want: f64| {
-            let v: Vec<f64> = y
-                .iter()
-                .zip(&yhat)
-                .filter(|t| *t.0 == want)
-                .map(|t| *t.1)
-                .collect();
-            if v.is_empty() {
-                f64::NAN
-            } else {
-                mean(&v)
-            }
-        };
-        let (q1, q0) = (said(1.0), 1.0 - said(0.0));
+        let ((q1, _), (q0, _)) = classes(&y, &yhat);
         // The pilot's rates taken as given (Lee et al.'s m_pilot = 0: their smoothing is for a
         // pilot counted within the budget); a side the pilot has no item of is taken as their
         // default belief, 0.9.

@@ -96,8 +96,7 @@ struct Pair {
 #[derive(Debug, Clone)]
 pub struct Race {
     names: Vec<String>,
-    /// Configurations racing (all judged ones, or the two named) and those still live.
-    racing: Vec<bool>,
+    /// Configurations racing (all judged ones, or the two named) and not dropped.
     live: Vec<bool>,
     /// Each racing configuration's correctness per item not yet compared (None: no gold).
     pending: Vec<VecDeque<Option<bool>>>,
@@ -142,8 +141,7 @@ impl Race {
         }
         Some(Self {
             names: names.to_vec(),
-            live: racing.clone(),
-            racing,
+            live: racing,
             pending: vec![VecDeque::new(); names.len()],
             pairs,
             right: vec![0; names.len()],
@@ -268,11 +266,6 @@ impl Race {
                 upper,
             },
         ))
-    }
-
-    /// Whether configuration `k` still gets calls.
-    pub fn is_live(&self, k: usize) -> bool {
-        self.live[k] || !self.racing[k]
     }
 
     pub fn finish(self) -> Raced {

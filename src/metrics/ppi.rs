@@ -33,15 +33,21 @@ impl MeanCi {
     }
 }
 
-fn mean(x: impl ExactSizeIterator<Item = f64>) -> f64 {
+/// The mean (NaN of nothing).
+pub fn mean(x: impl ExactSizeIterator<Item = f64>) -> f64 {
     let n = x.len();
     x.sum::<f64>() / n as f64
 }
 
+/// NumPy's `var` (ddof = 0).
+pub fn var0(x: &[f64]) -> f64 {
+    let m = mean(x.iter().copied());
+    x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64
+}
+
 /// NumPy's `std` (ddof = 0).
 fn std0(x: &[f64]) -> f64 {
-    let m = mean(x.iter().copied());
-    (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64).sqrt()
+    var0(x).sqrt()
 }
 
 /// The classical interval on the labels alone: mean ± z·std/√n.

@@ -50,18 +50,22 @@ impl Rates {
     }
 }
 
-/// Each model's mean of `value(battle, side)` over its battles (NaN for a model in none).
-fn per_model(k: usize, battles: &[Battle], value: impl Fn(&Battle) -> (f64, f64)) -> Vec<f64> {
+/// Each model's mean of its side's value over its battles (NaN for a model in none).
+fn per_model<'a>(k: usize, battles: impl Iterator<Item = (&'a Battle, (f64, f64))>) -> Vec<f64> {
     let mut sum = vec![0.0; k];
     let mut count = vec![0.0; k];
-    for b in battles {
-        let (va, vb) = value(b);
+    for (b, (va, vb)) in battles {
         sum[b.a] += va;
         count[b.a] += 1.0;
         sum[b.b] += vb;
         count[b.b] += 1.0;
     }
     sum.iter().zip(&count).map(|(s, c)| s / c).collect()
+}
+
+/// Each model's win rate over these battles.
+fn win_rates(k: usize, battles: &[Battle]) -> Vec<f64> {
+    per_model(k, battles.iter().map(|b| (b, b.wins())))
 }
 
 /// What a covariance is divided by: the authors' code divides every entry by the square of
@@ -107,7 +111,7 @@ fn outer<'a>(
 /// `sample_avg`: each model's win rate over these battles and its covariance, A·Aᵀ/n² as the
 /// authors' code has it (`per`: or over each model's own battles).
 pub fn sample_avg(k: usize, battles: &[Battle], per: Per) -> Rates {
-    let a = per_model(k, battles, Battle::wins);
+    let a = win_rates(k, battles);
     let residuals = battles.iter().map(|t| {
         let (wa, wb) = t.wins();
         (t, (wa - a[t.a], wb - a[t.b]))
@@ -130,8 +134,8 @@ pub struct Sets<'a> {
 pub fn lambda(k: usize, s: Sets<'_>) -> f64 {
     let (n, big_n) = (s.humans.len() as f64, s.unlabelled.len() as f64);
     let cov_big = sample_avg(k, s.unlabelled, Per::AllBattles).sigma;
-    let a1 = per_model(k, s.judge, Battle::wins);
-    let a2 = per_model(k, s.humans, Battle::wins);
+    let a1 = win_rates(k, s.judge);
+    let a2 = win_rates(k, s.humans);
     // Human residuals (rows) against judge residuals (columns), battle by battle.
     let mut trace = 0.0;
     for (h, j) in s.humans.iter().zip(s.judge) {
@@ -148,7 +152,7 @@ pub fn lambda(k: usize, s: Sets<'_>) -> f64 {
 /// on the labelled), Σ = λ²·A·Aᵀ/N² + B·Bᵀ/n² as the authors' code has it (`per`: or each
 /// term over each model's own battles).
 pub fn estimate(k: usize, s: Sets<'_>, lambda: f64, per: Per) -> Rates {
-    let a = per_model(k, s.unlabelled, Battle::wins);
+    let a = win_rates(k, s.unlabelled);
     // Each labelled battle's rectifier λ·judge − human, on each side.
     let rectified: Vec<(f64, f64)> = s
         .humans
@@ -160,15 +164,7 @@ pub fn estimate(k: usize, s: Sets<'_>, lambda: f64, per: Per) -> Rates {
             (lambda * ja - ha, lambda * jb - hb)
         })
         .collect();
-    let mut sum = vec![0.0; k];
-    let mut count = vec![0.0; k];
-    for (t, (ra, rb)) in s.humans.iter().zip(&rectified) {
-        sum[t.a] += ra;
-        count[t.a] += 1.0;
-        sum[t.b] += rb;
-        count[t.b] += 1.0;
-    }
-    let b: Vec<f64> = sum.iter().zip(&count).map(|(s, c)| s / c).collect();
+    let b = per_model(k, s.humans.iter().zip(rectified.iter().copied()));
     let big = outer(
         k,
         s.unlabelled.iter().map(|t| {

@@ -233,12 +233,21 @@ enum Cut {
 }
 
 impl Cut {
-    /// The items of each part in the next block (`cursor`: each part's items handed so far;
-    /// `asked`: the parts asked in it), None when every item is handed.
+    /// How many blocks a fixed cut makes of `parts` (none for a paced one, which makes them as
+    /// it goes).
+    fn blocks(self, parts: &[Part<'_>]) -> usize {
+        match self {
+            Cut::Fixed(block) => block_count(parts, block),
+            Cut::Paced(_) => 0,
+        }
+    }
+
+    /// The items of each part in block `b` of `blocks` (`cursor`: each part's items handed so
+    /// far; `asked`: the parts asked in it), None when every item is handed.
     fn next(
         self,
         parts: &[Part<'_>],
-        b: usize,
+        (b, blocks): (usize, usize),
         cursor: &[usize],
         asked: &[bool],
     ) -> Option<Vec<std::ops::Range<usize>>> {
@@ -246,10 +255,10 @@ impl Cut {
             return None;
         }
         Some(match self {
-            Cut::Fixed(block) => {
-                let n = block_count(parts, block);
-                parts.iter().map(|p| block_items(p.1.len(), b, n)).collect()
-            }
+            Cut::Fixed(_) => parts
+                .iter()
+                .map(|p| block_items(p.1.len(), b, blocks))
+                .collect(),
             Cut::Paced(block) => {
                 let calls: usize = parts
                     .iter()
@@ -359,10 +368,11 @@ fn rate_parts_in_blocks(
     let mut stopped = false;
     let mut dropped = vec![false; parts.len()];
     let mut cursor = vec![0; parts.len()];
+    let blocks = cut.blocks(parts);
     for b in 0.. {
         // The parts asked in this block: none once stopped, and no dropped one.
         let asked: Vec<bool> = dropped.iter().map(|d| !stopped && !d).collect();
-        let Some(ranges) = cut.next(parts, b, &cursor, &asked) else {
+        let Some(ranges) = cut.next(parts, (b, blocks), &cursor, &asked) else {
             break;
         };
         for (c, r) in cursor.iter_mut().zip(&ranges) {

@@ -11,7 +11,7 @@ use crate::report::media::table::Table;
 /// label's meaning; else the label.
 fn outcome(e: &Estimate) -> String {
     if e.numeric && e.label_name.is_none() {
-        return format!("the share labelled {} is", e.label);
+        return format!("the share labelled {}", e.label);
     }
     match (&e.label_name, e.label) {
         (Some(name), _) => format!("{name} wins"),
@@ -19,6 +19,17 @@ fn outcome(e: &Estimate) -> String {
         (None, 1) => "response 2 wins".into(),
         (None, 0) => "a tie".into(),
         (None, l) => format!("label {l}"),
+    }
+}
+
+/// The outcome before its figure in a sentence: "model_a wins 0.38", "the share labelled 1 is
+/// 0.25".
+fn stated(e: &Estimate) -> String {
+    let what = outcome(e);
+    if e.numeric && e.label_name.is_none() {
+        format!("{what} is")
+    } else {
+        what
     }
 }
 
@@ -40,7 +51,7 @@ fn interval(i: &Interval) -> String {
 /// missing or clipped.
 pub fn answer(e: &Estimate) -> Vec<String> {
     let level = format!("{:.0}%", 100.0 * (1.0 - e.alpha));
-    let what = outcome(e);
+    let what = stated(e);
     let mut out = vec![match (&e.mean.ppi_plus, &e.mean.judge) {
         (Some(plus), Some(judge)) => {
             let p = plus.interval.estimate;
@@ -98,7 +109,7 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
     let mut t = Table::new(
         format!(
             "{who}Corrected estimates: {} ({} labelled, {} unlabelled; {level} intervals)",
-            outcome(e).trim_end_matches(" is"),
+            outcome(e),
             thousands(e.n_labelled as u64),
             thousands(e.n_unlabelled as u64)
         ),

@@ -83,25 +83,28 @@ fn arena_csv(shared: &Path, dir: &Path, only: Option<&[&str]>) -> (PathBuf, Path
     )
 }
 
+/// `analyze`'s flags for the Arena file's columns and labels, with `--estimate`.
+const ARENA: [&str; 13] = [
+    "--id-col",
+    "num",
+    "--gold-col",
+    "human",
+    "--rating-col",
+    "judge",
+    "--gold-map",
+    MAP,
+    "--rating-map",
+    MAP,
+    "--bootstrap",
+    "0",
+    "--estimate",
+];
+
 fn analyze(input: &[&str], extra: &[&str]) -> Value {
     let mut args = vec!["analyze"];
     args.extend(input);
-    args.extend([
-        "--id-col",
-        "num",
-        "--gold-col",
-        "human",
-        "--rating-col",
-        "judge",
-        "--gold-map",
-        MAP,
-        "--rating-map",
-        MAP,
-        "--bootstrap",
-        "0",
-        "--estimate",
-        "--json",
-    ]);
+    args.extend(ARENA);
+    args.push("--json");
     args.extend(extra);
     json_of(&args)
 }
@@ -219,28 +222,15 @@ fn arena_models_rank_as_prediction_powered_ranking_ranks_them() {
     }
     // The terminal answers first; the table and the figure follow.
     let html = dir.path().join("estimate.html");
-    let (code, out, err) = run(&[
-        "analyze",
-        "--input",
-        one.to_str().expect("utf-8"),
-        "--id-col",
-        "num",
-        "--gold-col",
-        "human",
-        "--rating-col",
-        "judge",
-        "--gold-map",
-        MAP,
-        "--rating-map",
-        MAP,
-        "--bootstrap",
-        "0",
-        "--estimate",
+    let mut args = vec!["analyze", "--input", one.to_str().expect("utf-8")];
+    args.extend(ARENA);
+    args.extend([
         "--generators",
         "model_a,model_b",
         "--html",
         html.to_str().expect("utf-8"),
     ]);
+    let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     let first = out
         .lines()
