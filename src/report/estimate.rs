@@ -195,6 +195,9 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
                 ]
             })
             .collect();
+        // The judge alone is what a narrow terminal leaves out first.
+        r.secondary = vec![6, 7];
+        r.elsewhere = "--json and --html have them";
         r.notes.push(
             "A win rate counts a tie for neither side (Chatzi et al.); the combined one corrects the judge's with the human labels.".into(),
         );
