@@ -113,6 +113,7 @@ fn jobs(judge: Arc<dyn Judge>, n: usize) -> Vec<Job> {
                 graded: None,
                 pair_id: format!("p-{i}"),
                 swapped: false,
+                history: Default::default(),
             });
             Job {
                 group: 0,

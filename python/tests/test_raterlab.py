@@ -319,7 +319,7 @@ def test_calibrate_on_rewardbench2_rows_equals_the_command(tmp_path):
 
 
 def test_a_jury_from_python_equals_the_command_and_reads_back_with_its_members_votes(tmp_path):
-    jury = "poll=simple_no_tie/basic,simple_with_tie/basic,reward-bench_gemini_no_tie/basic"
+    jury = "poll=raterlab_no_tie/basic,raterlab_with_tie/basic,raterlab_ab_no_tie/basic"
     with contextlib.redirect_stderr(io.StringIO()):
         report, run_dir = raterlab.calibrate(demo=True, rater=["basic"], jury=[jury],
                                              out=tmp_path / "py")

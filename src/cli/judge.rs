@@ -7,10 +7,17 @@ use std::path::PathBuf;
 #[derive(Debug, Args, Clone)]
 pub struct JudgeArgs {
     /// `openai` (the default when an endpoint is given), `replay:FILE.jsonl` (recorded
-    /// completions), `scores:FILE` (a reward model's per-response scores) or
+    /// completions), `scores:FILE` (a reward model's per-response scores), a reward model
+    /// served live: `vllm-reward:URL` (`/pooling`, with --model), `tei-reward:URL`
+    /// (`/predict`) or `sglang-reward:URL` (`/classify`, with --model and --chat-template), or
     /// `sim[:accuracy=0.8,position_bias=0.1,tie_rate=0.05,malformed=0.02]` (the simulated judge).
     #[arg(long, value_name = "JUDGE", value_parser = clap::value_parser!(crate::run::settings::JudgeSpec))]
     pub judge: Option<crate::run::settings::JudgeSpec>,
+
+    /// The reward model's chat template, a Hugging Face jinja file (`sglang-reward:`, whose
+    /// `/classify` takes the conversation as text).
+    #[arg(long, value_name = "FILE")]
+    pub chat_template: Option<PathBuf>,
 
     /// Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 (Ollama).
     #[arg(long, value_name = "URL", env = "OPENAI_BASE_URL")]

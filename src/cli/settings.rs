@@ -62,6 +62,7 @@ impl From<JudgeArgs> for JudgeSettings {
             pointwise_missing: a.pointwise_missing,
             prices: a.prices,
             samples_per_request: a.samples_per_request,
+            chat_template: a.chat_template,
         }
     }
 }

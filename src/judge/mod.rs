@@ -3,6 +3,8 @@
 //! - `openai`: any OpenAI-compatible `/chat/completions` endpoint (reqwest + tokio);
 //! - `cache`: an on-disk, crash-safe response cache wrapping any judge;
 //! - `replay`: answers from recorded completions of any tool;
+//! - `reward`: a reward model behind vLLM (`/pooling`), text-embeddings-inference (`/predict`)
+//!   or SGLang (`/classify`), its score per response as the answer;
 //! - `sim`: a deterministic simulated judge for the offline demo and tests;
 //! - `execute`: runs many calls with one shared concurrency budget and an optional
 //!   requests-per-minute limit, and hands results back in order (synchronous API).
@@ -12,8 +14,10 @@
 pub mod batch;
 pub mod cache;
 pub mod execute;
+pub(crate) mod http;
 pub mod openai;
 pub mod replay;
+pub mod reward;
 pub mod scores;
 pub mod sim;
 
@@ -100,6 +104,9 @@ pub struct ItemView {
     /// The pair's id, and whether it is shown swapped (a scores file may key by them).
     pub pair_id: String,
     pub swapped: bool,
+    /// The conversation's turns before the last user message (a reward model behind an engine
+    /// is sent them as messages); empty for a single-turn item.
+    pub history: Arc<[crate::dataset::conversation::Turn]>,
 }
 
 impl ItemView {

@@ -142,10 +142,15 @@ impl Sim {
             );
         }
         let verdict = self.verdict(truth(item), item.allows_tie, &mut rng);
-        format!(
-            "(simulated judge) Comparing the two responses.\n{}",
-            item.parser.render(verdict)
-        )
+        match item.parser {
+            // A fine-tuned judge's answer in its own format, which may have to open the text
+            // (JudgeLM's scores, PandaLM's first line).
+            crate::verdicts::Parser::Published(_) => item.parser.render(verdict),
+            _ => format!(
+                "(simulated judge) Comparing the two responses.\n{}",
+                item.parser.render(verdict)
+            ),
+        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! The built-in templates. They follow the formats of Google's "evaluate your autorater"
-//! notebook, MT-Bench and arena-hard; the wording is raterlab's.
+//! The built-in templates. Those under a published name (the notebook's three, FastChat's
+//! MT-Bench judges, AlpacaEval's) send their source's text byte for byte and name it
+//! (`Template::source`); `raterlab_*` and arena-hard are raterlab's wordings of those formats.
 
-use super::template::{Mode, Template};
+use super::template::{Mode, Source, Template};
 use crate::verdicts::probability::{Meaning, Position, Spec, Whitespace, DEFAULT_TOP};
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};
 use std::sync::Arc;
@@ -64,18 +65,6 @@ comparison of the two responses. After it, give your final verdict strictly in t
     mt_bench_question!()
 );
 
-const MT_BENCH: &str = mt_bench_question!();
-
-const MT_BENCH_SYSTEM: &str = "\
-Please act as an impartial judge and evaluate the quality of the responses provided by two AI \
-assistants to the user question displayed below. Choose the assistant that follows the user's \
-instructions and answers the question better, considering helpfulness, relevance, accuracy, \
-depth, creativity and level of detail. Begin with a short explanation comparing the two \
-responses. Avoid position bias: the order in which the responses appear must not influence \
-your decision, nor must their length or the assistants' names. Be as objective as possible. \
-After your explanation, output your final verdict strictly in this format: \"[[A]]\" if \
-assistant A is better, \"[[B]]\" if assistant B is better, and \"[[C]]\" for a tie.";
-
 const ARENA_HARD: &str = "\
 <|User Prompt|>
 {prompt}
@@ -101,6 +90,47 @@ labels:
 4. Assistant B is slightly better: [[B>A]]
 5. Assistant B is significantly better: [[B>>A]]
 Example output: \"My final verdict is tie: [[A=B]]\".";
+
+/// The notebook's `PROMPT_MAP["simple_no_tie"]`, verbatim: its triple-quoted string with the
+/// leading newline, the indentation and "[end of  prompt]" (two spaces), sent as the user
+/// message `prompt.format(prompt=…, response1=…, response2=…)`.
+const NOTEBOOK_SIMPLE_NO_TIE: &str = "\n          ## You are an impartial judge to evaluate the quality of two responses to the user prompt.\n\n          [Start of Prompt]{prompt} [end of  prompt]\n          [Start of Response 1]{response1}[End of the response 1]\n          [Start of Response 2]{response2}[End of the response 2]\n\n          Your output should strictly follow this format: <winner>1</winner>, if response 1 is better; <winner>2</winner>, if response 2 is better.\n          ";
+
+/// The notebook's `PROMPT_MAP["simple_with_tie"]`, verbatim.
+const NOTEBOOK_SIMPLE_WITH_TIE: &str = "\n          ## You are an impartial judge to evaluate the quality of two responses to the user prompt.\n\n          [Start of Prompt]{prompt} [end of  prompt]\n          [Start of Response 1]{response1}[End of the response 1]\n          [Start of Response 2]{response2}[End of the response 2]\n\n          Your output should strictly follow this format: <winner>1</winner>, if response 1 is better; <winner>2</winner>, if response 2 is better; <tie> if you cannot determine a winner\n          ";
+
+/// The notebook's `PROMPT_MAP["reward-bench_gemini_no_tie"]`: the string inside its 1-tuple.
+const NOTEBOOK_GEMINI_NO_TIE: &str = "Please act as an impartial judge and evaluate the quality of the responses provided by two AI assistants to the user question displayed below. You should choose the assistant that follows the user's instructions and answers the user's question better. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of their responses. Avoid any position biases and ensure that the order in which the responses were presented does not influence your decision. Do not allow the length of the responses to influence your evaluation. Do not favor certain names of the assistants. Be as objective as possible. Your output should only consist of '[[A]]' if assistant A is better, or '[[B]]' if assistant B is better. Omit any other output.\n[User Question]\n{prompt}\n\n[The Start of Assistant A's Answer]\n{response1}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\n{response2}\n[The End of Assistant B's Answer]";
+
+/// Google's "evaluate your autorater" notebook (the last commit that changed it).
+const NOTEBOOK: fn(&'static str) -> Source = |entry| Source {
+    repo: "GoogleCloudPlatform/generative-ai",
+    path: "gemini/evaluation/evaltask_approach/evaluate_autorater.ipynb",
+    commit: "084626aa7389f68be1f3439344b17df75f636e52",
+    entry,
+    licence: "Apache-2.0",
+};
+
+/// FastChat's MT-Bench judges at the MT-Bench release ("positional biases"; the file says
+/// "position" since 7ad1d63), like the multi-turn built-ins.
+const FASTCHAT: fn(&'static str) -> Source = |entry| Source {
+    repo: "lm-sys/FastChat",
+    path: "fastchat/llm_judge/data/judge_prompts.jsonl",
+    commit: "b494d0c6b4e7935f1764f8439e75da3e66beccc7",
+    entry,
+    licence: "Apache-2.0",
+};
+
+/// FastChat's `pair-v2` system prompt, verbatim.
+const MT_BENCH_PAIR_SYSTEM: &str = "Please act as an impartial judge and evaluate the quality of the responses provided by two AI assistants to the user question displayed below. You should choose the assistant that follows the user's instructions and answers the user's question better. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of their responses. Begin your evaluation by comparing the two responses and provide a short explanation. Avoid any positional biases and ensure that the order in which the responses were presented does not influence your decision. Do not allow the length of the responses to influence your evaluation. Do not favor certain names of the assistants. Be as objective as possible. After providing your explanation, output your final verdict by strictly following this format: \"[[A]]\" if assistant A is better, \"[[B]]\" if assistant B is better, and \"[[C]]\" for a tie.";
+
+/// FastChat's `pair-v2` prompt, verbatim (`{question}`, `{answer_a}`, `{answer_b}` as
+/// `{prompt}`, `{response1}`, `{response2}`).
+const MT_BENCH_PAIR: &str = "[User Question]\n{prompt}\n\n[The Start of Assistant A's Answer]\n{response1}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\n{response2}\n[The End of Assistant B's Answer]";
+
+/// FastChat's `single-v1` prompt, verbatim (`{answer}` as `{response}`), sent after its system
+/// prompt "You are a helpful assistant.".
+const MT_BENCH_SINGLE: &str = "[Instruction]\nPlease act as an impartial judge and evaluate the quality of the response provided by an AI assistant to the user question displayed below. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of the response. Begin your evaluation by providing a short explanation. Be as objective as possible. After providing your explanation, you must rate the response on a scale of 1 to 10 by strictly following this format: \"[[rating]]\", for example: \"Rating: [[5]]\".\n\n[Question]\n{prompt}\n\n[The Start of Assistant's Answer]\n{response}\n[The End of Assistant's Answer]";
 
 /// FastChat's `pair-v2-multi-turn` system prompt (llm_judge/data/judge_prompts.jsonl), verbatim.
 const MT_BENCH_MULTI_SYSTEM: &str = "Please act as an impartial judge and evaluate the quality of the responses provided by two AI assistants to the user questions. You should choose the assistant that follows the user's instructions and answers the user's questions better. Your evaluation should consider factors such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of their responses. You should focus on who provides a better answer to the second user question. Begin your evaluation by comparing the responses of the two assistants and provide a short explanation. Avoid any positional biases and ensure that the order in which the responses were presented does not influence your decision. Do not allow the length of the responses to influence your evaluation. Do not favor certain names of the assistants. Be as objective as possible. After providing your explanation, output your final verdict by strictly following this format: \"[[A]]\" if assistant A is better, \"[[B]]\" if assistant B is better, and \"[[C]]\" for a tie.";
@@ -146,6 +176,7 @@ fn template(
         probability: None,
         request: None,
         jinja: false,
+        source: None,
     }
 }
 
@@ -163,22 +194,6 @@ fn grader(
         ..template(name, description, system, text, parser, false)
     }
 }
-
-/// MT-Bench's single-answer grading: an explanation, then `Rating: [[5]]` on 1 to 10.
-const MT_BENCH_SINGLE: &str = "\
-[Instruction]
-Please act as an impartial judge and evaluate the quality of the response provided by an AI \
-assistant to the user question displayed below. Consider the helpfulness, relevance, accuracy, \
-depth, creativity and level of detail of the response. Begin with a short explanation and be \
-as objective as possible. After your explanation, rate the response on a scale of 1 to 10 by \
-strictly following this format: \"[[rating]]\", for example: \"Rating: [[5]]\".
-
-[Question]
-{prompt}
-
-[The Start of Assistant's Answer]
-{response}
-[The End of Assistant's Answer]";
 
 /// context-bench's `LLMJudge` layout: question, reference answer, response; a 1-5 score.
 const REFERENCE_1_5: &str = "\
@@ -265,37 +280,73 @@ fn grade_tokens(lo: i64, hi: i64) -> Spec {
 
 pub fn all() -> Vec<Template> {
     vec![
+        Template {
+            source: Some(NOTEBOOK("PROMPT_MAP[\"simple_no_tie\"]")),
+            ..template(
+                "simple_no_tie",
+                "the notebook's simple prompt: <winner>1</winner> or <winner>2</winner>",
+                None,
+                NOTEBOOK_SIMPLE_NO_TIE,
+                Parser::WinnerTag,
+                false,
+            )
+        },
+        Template {
+            source: Some(NOTEBOOK("PROMPT_MAP[\"simple_with_tie\"]")),
+            ..template(
+                "simple_with_tie",
+                "the notebook's simple prompt with <tie> allowed",
+                None,
+                NOTEBOOK_SIMPLE_WITH_TIE,
+                Parser::WinnerTagTie,
+                true,
+            )
+        },
+        Template {
+            source: Some(NOTEBOOK("PROMPT_MAP[\"reward-bench_gemini_no_tie\"]")),
+            ..template(
+                "reward-bench_gemini_no_tie",
+                "the notebook's reward-bench prompt: [[A]] or [[B]] alone (read by ab_brackets, as the notebook's later version reads it)",
+                None,
+                NOTEBOOK_GEMINI_NO_TIE,
+                Parser::AbBrackets,
+                false,
+            )
+        },
+        Template {
+            source: Some(FASTCHAT("pair-v2")),
+            ..template(
+                "mt-bench_pairwise",
+                "FastChat's pair-v2 (MT-Bench's pairwise judge): system prompt + question; [[A]], [[B]] or [[C]] for a tie",
+                Some(MT_BENCH_PAIR_SYSTEM),
+                MT_BENCH_PAIR,
+                Parser::AbBrackets,
+                true,
+            )
+        },
         template(
-            "simple_no_tie",
-            "the notebook's simple prompt: <winner>1</winner> or <winner>2</winner>",
+            "raterlab_no_tie",
+            "raterlab's wording of the notebook's simple prompt (the demo's): <winner>1</winner> or <winner>2</winner>",
             None,
             SIMPLE_NO_TIE,
             Parser::WinnerTag,
             false,
         ),
         template(
-            "simple_with_tie",
-            "the notebook's simple prompt with <tie> allowed",
+            "raterlab_with_tie",
+            "raterlab's wording of the notebook's simple prompt with <tie> allowed (the demo's)",
             None,
             SIMPLE_WITH_TIE,
             Parser::WinnerTagTie,
             true,
         ),
         template(
-            "reward-bench_gemini_no_tie",
-            "reward-bench's generative-judge prompt: [[A]] or [[B]] (read by ab_brackets, not the winner tag)",
+            "raterlab_ab_no_tie",
+            "raterlab's wording of MT-Bench's pairwise judge without a tie (the demo's): [[A]] or [[B]]",
             None,
             GEMINI_NO_TIE,
             Parser::AbBrackets,
             false,
-        ),
-        template(
-            "mt-bench_pairwise",
-            "MT-Bench's pairwise judge with [[C]] for a tie (system prompt + question)",
-            Some(MT_BENCH_SYSTEM),
-            MT_BENCH,
-            Parser::AbBrackets,
-            true,
         ),
         template(
             "arena-hard",
@@ -327,6 +378,7 @@ pub fn all() -> Vec<Template> {
         },
         Template {
             jinja: true,
+            source: Some(FASTCHAT("pair-v2-multi-turn")),
             ..template(
                 "mt-bench_pairwise_multi-turn",
                 "FastChat's pair-v2-multi-turn: the conversation as each assistant's, the second (last) answer judged; [[A]], [[B]] or [[C]] for a tie",
@@ -338,6 +390,7 @@ pub fn all() -> Vec<Template> {
         },
         Template {
             jinja: true,
+            source: Some(FASTCHAT("single-v1-multi-turn")),
             ..grader(
                 "mt-bench_single_multi-turn",
                 "FastChat's single-v1-multi-turn: the conversation, the last answer graded Rating: [[1..10]] (pointwise)",
@@ -346,13 +399,16 @@ pub fn all() -> Vec<Template> {
                 Parser::Rating,
             )
         },
-        grader(
-            "mt-bench_single",
-            "MT-Bench's single-answer grading: Rating: [[1..10]] per response (pointwise)",
-            Some("You are a helpful assistant."),
-            MT_BENCH_SINGLE,
-            Parser::Rating,
-        ),
+        Template {
+            source: Some(FASTCHAT("single-v1")),
+            ..grader(
+                "mt-bench_single",
+                "FastChat's single-v1 (MT-Bench's single-answer grading): Rating: [[1..10]] per response (pointwise)",
+                Some("You are a helpful assistant."),
+                MT_BENCH_SINGLE,
+                Parser::Rating,
+            )
+        },
         grader(
             "reference_1-5",
             "a 1-5 grade against a reference answer, context-bench's LLMJudge layout (pointwise; --map reference=COL)",

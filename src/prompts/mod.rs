@@ -1,6 +1,7 @@
 //! Prompt templates: the built-ins and user templates from TOML files, rendered in one pass.
 
 mod builtin;
+mod presets;
 mod probability;
 mod rewardbench2;
 mod structured;
@@ -8,7 +9,7 @@ mod template;
 
 pub use builtin::SCORES_PROMPT;
 pub use rewardbench2::{RATING_NAME, RATING_TIES_NAME};
-pub use template::{Asked, Mode, Template};
+pub use template::{Asked, Mode, Source, Template};
 
 use crate::error::input_error;
 use crate::verdicts::{MatchPolicy, Parser, RegexParser};
@@ -216,6 +217,7 @@ pub fn load_file(path: &Path) -> Result<Template> {
                 )))
             }
         },
+        source: None,
     };
     template
         .check_jinja()
@@ -229,6 +231,7 @@ pub fn parser_names() -> String {
         .iter()
         .chain(&Parser::GRADE_ONLY)
         .chain(&Parser::PICKS)
+        .chain(&crate::verdicts::Published::ALL.map(Parser::Published))
         .map(|p| p.name())
         .collect::<Vec<_>>()
         .join(", ")
@@ -237,6 +240,7 @@ pub fn parser_names() -> String {
 /// The built-in templates.
 pub fn builtins() -> Vec<Template> {
     let mut all = builtin::all();
+    all.extend(presets::all());
     all.extend(rewardbench2::all());
     all
 }
@@ -320,6 +324,7 @@ mod tests {
             probability: None,
             request: None,
             jinja: false,
+            source: None,
         }
     }
 
@@ -406,6 +411,9 @@ mod tests {
                 "simple_with_tie",
                 "reward-bench_gemini_no_tie",
                 "mt-bench_pairwise",
+                "raterlab_no_tie",
+                "raterlab_with_tie",
+                "raterlab_ab_no_tie",
                 "arena-hard",
                 "alpaca_eval_weighted",
                 "mt-bench_pairwise_multi-turn",
@@ -415,6 +423,14 @@ mod tests {
                 "reference_1-5_logprobs",
                 "correct_json",
                 "scores",
+                "prometheus2_relative",
+                "prometheus2_absolute",
+                "judgelm",
+                "pandalm",
+                "autoj_pairwise",
+                "autoj_single",
+                "skywork_critic",
+                "offsetbias",
                 "rb2_ranking",
                 "rb2_ranking_gemini",
                 "rb2_rating",
@@ -435,6 +451,7 @@ mod tests {
                 let named = |p: &str| {
                     let name = p.trim_matches(|c| c == '{' || c == '}');
                     t.text.contains(&format!("{{{{ {name} }}}}"))
+                        || t.text.contains(&format!("{{{{ {name} |"))
                         || (name == "prompt" && t.text.contains("{{ question }}"))
                 };
                 assert!(
@@ -513,5 +530,35 @@ mod tests {
             let err = load_file(&file("bad.toml", extra)).expect_err(says).to_string();
             assert!(err.contains("bad.toml") && err.contains(says), "{err}");
         }
+    }
+
+    /// A user's TOML template has what the presets use: a system message, `strip`,
+    /// `regex_replace` and a reference answer in a pairwise template.
+    #[test]
+    fn a_toml_template_strips_replaces_and_shows_a_reference() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("mine.toml");
+        std::fs::write(
+            &path,
+            r#"name = "mine"
+system = "Judge fairly."
+engine = "jinja"
+parser = "judgelm"
+ties = true
+template = """Q: {{ prompt }}
+{% if reference %}Ref: {{ reference }}
+{% endif %}1: {{ response1 | strip }}
+2: {{ response2 | regex_replace('</?s>', '') | strip }}
+"""
+"#,
+        )
+        .expect("write");
+        let t = load_file(&path).expect("a valid template");
+        assert_eq!(t.system.as_deref(), Some("Judge fairly."));
+        assert_eq!(
+            t.render_with_reference("why {x}?", "  a\n", " <s>b</s> \n", "r {0}"),
+            "Q: why {x}?\nRef: r {0}\n1: a\n2: b\n"
+        );
+        assert_eq!(t.render("q", "a", "b"), "Q: q\n1: a\n2: b\n");
     }
 }

@@ -78,6 +78,7 @@ fn ranking(name: &str, description: &str, system: Option<&str>, text: &str) -> T
         probability: None,
         request: None,
         jinja: false,
+        source: None,
     }
 }
 
@@ -94,6 +95,7 @@ fn rating(name: &str, description: &str, text: &str) -> Template {
         probability: None,
         request: None,
         jinja: false,
+        source: None,
     }
 }
 

@@ -49,6 +49,20 @@ pub struct Template {
     pub request: Option<serde_json::Value>,
     /// The text is a minijinja template (`engine = "jinja"`): it may loop over `turns`.
     pub jinja: bool,
+    /// Where a built-in under a published name is published; its prompt is that source's,
+    /// byte for byte (`tests/fixtures/generate_prompt_fixtures.py` renders it from there).
+    pub source: Option<Source>,
+}
+
+/// The publication a built-in copies: a file of a public repository at a commit, and the entry
+/// of it (a `PROMPT_MAP` key, a jsonl line's name, a function).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    pub repo: &'static str,
+    pub path: &'static str,
+    pub commit: &'static str,
+    pub entry: &'static str,
+    pub licence: &'static str,
 }
 
 /// The placeholders, in the order they are looked for (`{response}` after `{response1}`..,
@@ -102,9 +116,20 @@ impl Template {
         response1: &'a str,
         response2: &'a str,
     ) -> String {
+        self.render_with_reference(asked, response1, response2, "")
+    }
+
+    /// `render`, with the item's reference answer for `{reference}` (empty when it has none).
+    pub fn render_with_reference<'a>(
+        &self,
+        asked: impl Into<Asked<'a>>,
+        response1: &'a str,
+        response2: &'a str,
+        reference: &'a str,
+    ) -> String {
         self.filled(&Values {
             asked: asked.into(),
-            texts: [response1, response2, "", "", "", ""],
+            texts: [response1, response2, "", reference, "", ""],
         })
     }
 
@@ -287,11 +312,30 @@ impl Template {
 }
 
 /// The jinja environment templates render in: no escaping, trailing newlines kept, an
-/// undefined name an error.
+/// undefined name an error; two filters a published template needs: `strip` (Python's
+/// `str.strip()`, PandaLM's responses) and `regex_replace(pattern, replacement)` (PandaLM's
+/// special tokens removed).
 fn jinja_env() -> minijinja::Environment<'static> {
     let mut env = minijinja::Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_keep_trailing_newline(true);
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_filter("strip", |value: String| -> String {
+        value
+            .trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+            .to_string()
+    });
+    env.add_filter(
+        "regex_replace",
+        |value: String, pattern: String, replacement: String| -> Result<String, minijinja::Error> {
+            let re = regex::Regex::new(&pattern).map_err(|e| {
+                minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("regex_replace: {e}"),
+                )
+            })?;
+            Ok(re.replace_all(&value, replacement.as_str()).into_owned())
+        },
+    );
     env
 }

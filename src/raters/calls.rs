@@ -31,6 +31,7 @@ fn view(example: &Example, template: &Template, graded: Option<u8>) -> ItemView 
         graded,
         pair_id: example.pair_id.clone(),
         swapped: example.order == crate::dataset::examples::Order::Swapped,
+        history: example.history.clone(),
     }
 }
 
@@ -63,7 +64,12 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
                 [&example.response1, &example.response2, more(0), more(1)],
             )
         }
-        _ => template.render(asked, &example.response1, &example.response2),
+        _ => template.render_with_reference(
+            asked,
+            &example.response1,
+            &example.response2,
+            example.reference.as_deref().unwrap_or(""),
+        ),
     };
     out.push(Message::user(text));
     out

@@ -20,11 +20,15 @@ pub fn list(templates: &[Template]) -> Result<()> {
     }
     writeln!(w, "{t}\n")?;
     let mut p = table::new_table(vec!["parser", "ties", "reads, e.g."]);
-    for parser in Parser::ALL {
+    let published = crate::verdicts::Published::ALL.map(Parser::Published);
+    for parser in Parser::ALL
+        .iter()
+        .chain(published.iter().filter(|p| p.reads_verdicts()))
+    {
         p.add_row(vec![
             parser.name().to_string(),
             parser.allows_tie().to_string(),
-            parser.render(-1),
+            parser.render(-1).replace('\n', "\\n"),
         ]);
     }
     p.add_row(vec![
@@ -40,6 +44,13 @@ pub fn show(template: &Template, as_toml: bool) -> Result<()> {
     let stdout = std::io::stdout();
     let mut w = stdout.lock();
     if as_toml {
+        if let Some(source) = &template.source {
+            writeln!(
+                w,
+                "# copied from {}, {} ({}):\n#   github.com/{}/blob/{}/{}",
+                source.repo, source.entry, source.licence, source.repo, source.commit, source.path
+            )?;
+        }
         write!(w, "{}", to_toml(template))?;
         return Ok(());
     }
@@ -54,9 +65,22 @@ pub fn show(template: &Template, as_toml: bool) -> Result<()> {
             "not allowed"
         }
     )?;
+    match &template.source {
+        Some(source) => writeln!(
+            w,
+            "# sent byte for byte as published by {} ({}):\n#   {}\n#   github.com/{}/blob/{}/{}",
+            source.repo, source.licence, source.entry, source.repo, source.commit, source.path
+        )?,
+        None if template.name.ends_with(".toml") || !is_builtin(&template.name) => {}
+        None => writeln!(w, "# raterlab's wording")?,
+    }
     if let Some(system) = &template.system {
         writeln!(w, "\n## system\n{system}")?;
     }
     writeln!(w, "\n## user\n{}", template.text)?;
     Ok(())
+}
+
+fn is_builtin(name: &str) -> bool {
+    crate::prompts::builtins().iter().any(|t| t.name == name)
 }

@@ -60,17 +60,18 @@ fn host_port(url: &str) -> Option<(String, u16)> {
 }
 
 /// Fails fast when nothing listens at the endpoint.
-fn check_reachable(url: &str) -> Result<()> {
+/// Whether anything answers at the URL's host and port (`flag` names where the URL came from).
+fn check_reachable(url: &str, flag: &str) -> Result<()> {
     let (host, port) = host_port(url).ok_or_else(|| {
         input_error(format!(
-            "--endpoint '{url}' is not a URL; give e.g. http://127.0.0.1:8000/v1"
+            "{flag} '{url}' is not a URL; give e.g. http://127.0.0.1:8000/v1"
         ))
     })?;
     let addrs: Vec<_> = (host.as_str(), port)
         .to_socket_addrs()
         .map_err(|e| {
             input_error(format!(
-                "cannot resolve the endpoint host '{host}': {e}; check --endpoint"
+                "cannot resolve the endpoint host '{host}': {e}; check {flag}"
             ))
         })?
         .collect();
@@ -79,7 +80,7 @@ fn check_reachable(url: &str) -> Result<()> {
         .any(|a| TcpStream::connect_timeout(a, Duration::from_secs(3)).is_ok());
     if !reachable {
         return Err(input_error(format!(
-            "cannot reach the endpoint {url} (nothing answers at {host}:{port}); is the server running? check --endpoint"
+            "cannot reach the endpoint {url} (nothing answers at {host}:{port}); is the server running? check {flag}"
         )));
     }
     Ok(())
@@ -126,10 +127,83 @@ fn openai(args: &JudgeSettings, model: Option<&str>) -> Result<(Arc<dyn Judge>, 
             .push((k.trim().to_string(), v.trim().to_string()));
     }
     if !args.offline {
-        check_reachable(&endpoint)?;
+        check_reachable(&endpoint, "--endpoint")?;
     }
     let client = OpenAi::new(config).map_err(|e| input_error(format!("--header: {e}")))?;
     Ok((Arc::new(client), model))
+}
+
+/// A reward model behind an engine: vLLM and SGLang need the model's name, SGLang its chat
+/// template; TEI serves one model (named by --model for the cache, else by its URL).
+fn reward(
+    args: &JudgeSettings,
+    engine: crate::judge::reward::Engine,
+    url: &str,
+    model: Option<&str>,
+) -> Result<(Arc<dyn Judge>, String)> {
+    use crate::judge::reward::{Engine, RewardConfig, RewardModel};
+    let prefix = engine.prefix();
+    let model = match (engine, model) {
+        (_, Some(m)) => m.to_string(),
+        (Engine::Tei, None) => format!("tei@{url}"),
+        (_, None) => {
+            return Err(input_error(format!(
+                "--judge {prefix}:{url} needs --model: the name the server serves the reward model under"
+            )))
+        }
+    };
+    let chat_template = match (engine, &args.chat_template) {
+        (Engine::Sglang, None) => {
+            return Err(input_error(format!(
+                "--judge {prefix}:{url} needs --chat-template FILE: SGLang's /classify takes text, so raterlab renders each conversation with the model's chat template (its tokenizer_config.json's chat_template, saved as a .jinja file)"
+            )))
+        }
+        (Engine::Sglang, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                input_error(format!("cannot read --chat-template '{}': {e}", path.display()))
+            })?;
+            crate::judge::reward::render_chat_template(
+                &text,
+                &[
+                    crate::judge::Message::user("question"),
+                    crate::judge::Message {
+                        role: "assistant".into(),
+                        content: "answer".into(),
+                    },
+                ],
+            )
+            .map_err(|e| {
+                input_error(format!(
+                    "--chat-template '{}' does not render a question and its answer: {e}",
+                    path.display()
+                ))
+            })?;
+            Some(text)
+        }
+        (_, Some(_)) => {
+            return Err(input_error(format!(
+                "--chat-template goes with sglang-reward:URL; {prefix} applies the model's own"
+            )))
+        }
+        (_, None) => None,
+    };
+    if !args.offline {
+        check_reachable(url, "--judge")?;
+    }
+    let judge = RewardModel::new(RewardConfig {
+        engine,
+        base_url: url.to_string(),
+        model: model.clone(),
+        chat_template,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        retry: crate::judge::RetryPolicy {
+            max_retries: args.retries,
+            base_backoff: Duration::from_millis(args.retry_base_ms),
+            ..crate::judge::openai::OpenAiConfig::new(url).retry
+        },
+    })
+    .map_err(|e| input_error(e.to_string()))?;
+    Ok((Arc::new(judge), model))
 }
 
 /// Builds the judge the options describe (for one model), behind the cache when it is worth
@@ -153,6 +227,7 @@ pub fn build(
             model.unwrap_or("scores").to_string(),
         ),
         Some(JudgeSpec::Sim(sim)) => (Arc::new(sim.clone()), model.unwrap_or("sim").to_string()),
+        Some(JudgeSpec::Reward { engine, url }) => reward(args, *engine, url, model)?,
     };
     if !judge.cacheable() || args.no_cache {
         return Ok(JudgeSetup {

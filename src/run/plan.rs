@@ -378,13 +378,13 @@ fn defaults(
     let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     if prompts.is_empty() {
         prompts = match (form, args.demo) {
-            (Form::Pairs, true) => names(&[
-                "simple_no_tie",
-                "simple_with_tie",
-                "reward-bench_gemini_no_tie",
-            ]),
+            // raterlab's wordings of the notebook's three: the simulated judge answers from
+            // the text it is sent, so the demo's numbers stay those it has always shown.
+            (Form::Pairs, true) => {
+                names(&["raterlab_no_tie", "raterlab_with_tie", "raterlab_ab_no_tie"])
+            }
             (Form::Pairs, false) => names(&["simple_with_tie"]),
-            (Form::RewardBench2, true) => names(&["rb2_ranking", "rb2_rating", "simple_no_tie"]),
+            (Form::RewardBench2, true) => names(&["rb2_ranking", "rb2_rating", "raterlab_no_tie"]),
             (Form::RewardBench2, false) => names(&["rb2_ranking"]),
         };
     }

@@ -50,6 +50,8 @@ pub struct JudgeSettings {
     pub prices: Vec<ModelPrice>,
     /// `--samples-per-request`: at most this many samples in one request (`n`).
     pub samples_per_request: u32,
+    /// `--chat-template FILE`: the model's chat template (`sglang-reward:`).
+    pub chat_template: Option<PathBuf>,
 }
 
 impl JudgeSettings {
@@ -333,6 +335,12 @@ pub enum JudgeSpec {
     Replay(PathBuf),
     /// A reward model's per-response scores (`scores:FILE`).
     Scores(PathBuf),
+    /// A reward model behind a serving engine (`vllm-reward:URL`, `tei-reward:URL`,
+    /// `sglang-reward:URL`).
+    Reward {
+        engine: crate::judge::reward::Engine,
+        url: String,
+    },
     /// The simulated judge (`sim[:KEY=VALUE,...]`).
     Sim(crate::judge::sim::Sim),
 }
@@ -346,13 +354,28 @@ impl std::str::FromStr for JudgeSpec {
             Ok(JudgeSpec::Replay(PathBuf::from(path)))
         } else if let Some(path) = spec.strip_prefix("scores:") {
             Ok(JudgeSpec::Scores(PathBuf::from(path)))
+        } else if let Some((engine, url)) = crate::judge::reward::Engine::ALL
+            .iter()
+            .find_map(|e| Some((*e, spec.strip_prefix(e.prefix())?.strip_prefix(':')?)))
+        {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!(
+                    "'{spec}': {}:URL takes the server's base URL, e.g. {}:http://127.0.0.1:8000",
+                    engine.prefix(),
+                    engine.prefix()
+                ));
+            }
+            Ok(JudgeSpec::Reward {
+                engine,
+                url: url.trim_end_matches('/').to_string(),
+            })
         } else if spec == "sim" || spec.starts_with("sim:") {
             crate::judge::sim::Sim::parse(spec)
                 .map(JudgeSpec::Sim)
                 .map_err(|e| e.to_string())
         } else {
             Err(format!(
-                "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl, scores:FILE (per-response scores) or sim[:accuracy=0.8,...]"
+                "unknown judge '{spec}'; use openai (with --endpoint), replay:FILE.jsonl, scores:FILE (per-response scores), vllm-reward:URL, tei-reward:URL, sglang-reward:URL (a served reward model) or sim[:accuracy=0.8,...]"
             ))
         }
     }

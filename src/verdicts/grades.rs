@@ -19,6 +19,9 @@ regex!(
     r"(?i)\b(?:answer|verdict)\b\s*(?:is|:|=)\s*[*_'\x22]*\s*(0|1|yes|no)\b"
 );
 regex!(JSON_LABEL, r#""label"\s*:\s*("[^"]*"|[^,}\s]+)"#);
+regex!(V2_LABEL_DOUBLE, r#"(?i)"label"\s*:\s*([01])"#);
+regex!(V2_LABEL_SINGLE, r"(?i)'label'\s*:\s*([01])");
+regex!(V2_LABEL_BARE, r"(?i)\blabel\b\s*[:=]\s*([01])");
 
 /// The 0/1 or no/yes answer opening the text or after "Answer:" / "Verdict:": true for 1/yes.
 pub(super) fn binary_answer(text: &str) -> Option<bool> {
@@ -61,22 +64,74 @@ pub(super) fn rating(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "no [[rating]] such as 'Rating: [[7]]'".to_string())
 }
 
-/// LongMemEval's label: strict JSON first, then the token after "label":; only 1 or 0 (also
-/// "yes"/"no", true/false) are in the contract.
+/// LongMemEval-V2's binary label, read as the published port of its
+/// `_parse_llm_binary_judgement` reads it: a Markdown fence wrapping the answer is stripped;
+/// the first `{` to the last `}` parsed as a JSON object whose `label` is 0 or 1 (a number, or
+/// the string "0" or "1"); else the first `"label": 0|1`, then `'label': 0|1`, then
+/// `label: 0|1` or `label = 0|1` (any case). As in that port after its review, the digit must
+/// end there: `label: 10` and `"label": 0.5` are not labels (no digit, nor `.` and a digit,
+/// after it). Anything else (`true`, `"yes"`, 2) is unreadable.
 pub(super) fn json_grade(text: &str) -> Result<f64, String> {
-    let contract = |token: &str| match token
-        .trim()
-        .trim_matches('"')
-        .trim()
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "1" | "yes" | "true" | "correct" => Some(1.0),
-        "0" | "no" | "false" | "incorrect" => Some(0.0),
-        _ => None,
-    };
-    let token = json_label_token(text)?;
-    contract(&token).ok_or_else(|| format!("label {} is not 1 or 0", clip(&token)))
+    let cleaned = strip_fence(text.trim());
+    if cleaned.is_empty() {
+        return Err("an empty answer".into());
+    }
+    // A strict JSON label outside the contract, named in the error if no fallback reads one.
+    let mut outside = None;
+    if let (Some(start), Some(end)) = (cleaned.find('{'), cleaned.rfind('}')) {
+        if start < end {
+            if let Ok(serde_json::Value::Object(map)) =
+                serde_json::from_str::<serde_json::Value>(&cleaned[start..=end])
+            {
+                outside = map.get("label").map(|l| match l {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+                let label = match map.get("label") {
+                    Some(serde_json::Value::Number(n)) => {
+                        n.as_f64().filter(|v| *v == 0.0 || *v == 1.0)
+                    }
+                    Some(serde_json::Value::String(s)) if s == "0" || s == "1" => s.parse().ok(),
+                    _ => None,
+                };
+                if let Some(label) = label {
+                    return Ok(label);
+                }
+            }
+        }
+    }
+    for pattern in [&*V2_LABEL_DOUBLE, &*V2_LABEL_SINGLE, &*V2_LABEL_BARE] {
+        let ended = pattern.captures_iter(cleaned).find_map(|c| {
+            let digit = c.get(1)?;
+            let mut after = cleaned[digit.end()..].chars();
+            let ends = match after.next() {
+                Some(c) if c.is_ascii_digit() => false,
+                Some('.') => !after.next().is_some_and(|c| c.is_ascii_digit()),
+                _ => true,
+            };
+            ends.then(|| digit.as_str())
+        });
+        if let Some(digit) = ended {
+            return Ok(if digit == "1" { 1.0 } else { 0.0 });
+        }
+    }
+    Err(match outside {
+        Some(label) => format!("label {} is not 1 or 0", clip(&label)),
+        None => format!("no label 0 or 1 in {}", clip(cleaned)),
+    })
+}
+
+/// The text inside a Markdown fence that wraps all of it (three lines at least), trimmed.
+fn strip_fence(text: &str) -> &str {
+    if text.len() >= 6 && text.starts_with("```") && text.ends_with("```") {
+        let (first, last) = (text.find('\n'), text.rfind('\n'));
+        if let (Some(first), Some(last)) = (first, last) {
+            if first < last {
+                return text[first + 1..last].trim();
+            }
+        }
+    }
+    text
 }
 
 pub(super) fn number(m: Option<regex::Match<'_>>) -> Option<f64> {

@@ -18,12 +18,14 @@ macro_rules! regex {
 mod grades;
 mod pattern;
 pub mod probability;
+mod published;
 mod statements;
 pub mod structured;
 pub mod thinking;
 mod verdict;
 
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
+pub use published::Published;
 
 use grades::{
     binary, binary_answer, comparative, final_rating, json_grade, json_label, labelled_numbers,
@@ -87,6 +89,9 @@ pub enum Parser {
     /// Four-way, as reward-bench reads it: `"[[A]]" in text` first, then B, C, D, so an answer
     /// that names several tags reads as the earliest letter.
     RankingPublished,
+    /// A fine-tuned judge's own reader (Prometheus 2, JudgeLM, PandaLM, Auto-J,
+    /// Skywork-Critic, OffsetBias): the presets' parsers.
+    Published(Published),
 }
 
 impl Parser {
@@ -120,6 +125,7 @@ impl Parser {
             Parser::FinalRating => "final_rating",
             Parser::Ranking => "rb2_ranking",
             Parser::RankingPublished => "rb2_ranking_published",
+            Parser::Published(p) => p.name(),
         }
     }
 
@@ -135,11 +141,15 @@ impl Parser {
             .into_iter()
             .chain(Self::GRADE_ONLY)
             .chain(Self::PICKS)
+            .chain(Published::ALL.map(Parser::Published))
             .find(|p| p.name() == name)
     }
 
     /// Whether the parser reads a pairwise verdict.
     pub fn reads_verdicts(&self) -> bool {
+        if let Parser::Published(p) = self {
+            return !p.reads_grades();
+        }
         !matches!(
             self,
             Parser::Rating
@@ -157,6 +167,9 @@ impl Parser {
 
     /// Whether the parser reads the grade of one response (pointwise).
     pub fn reads_grades(&self) -> bool {
+        if let Parser::Published(p) = self {
+            return p.reads_grades();
+        }
         matches!(
             self,
             Parser::Score
@@ -180,6 +193,7 @@ impl Parser {
             Parser::Score => Some((1.0, 5.0)),
             Parser::Rating | Parser::FinalRating => Some((1.0, 10.0)),
             Parser::Binary | Parser::JsonLabel => Some((0.0, 1.0)),
+            Parser::Published(p) => p.default_scale(),
             _ => None,
         }
     }
@@ -206,6 +220,7 @@ impl Parser {
             },
             Parser::JsonLabel => json_grade(text),
             Parser::Json(j) => j.grade(text),
+            Parser::Published(p) => p.grade(text),
             other => Err(format!(
                 "parser '{}' reads pairwise verdicts, not grades",
                 other.name()
@@ -224,6 +239,7 @@ impl Parser {
                 r#"{{"label": {}, "reason": "graded"}}"#,
                 u8::from(grade >= 0.5)
             ),
+            Parser::Published(p) => p.render_grade(grade),
             _ => format!("{grade}"),
         }
     }
@@ -232,6 +248,7 @@ impl Parser {
     pub fn allows_tie(&self) -> bool {
         match self {
             Parser::Regex(r) => r.allows_tie(),
+            Parser::Published(p) => p.allows_tie(),
             _ => !matches!(self, Parser::WinnerTag | Parser::OutputAb | Parser::Binary),
         }
     }
@@ -253,6 +270,7 @@ impl Parser {
             Parser::Number => &[],
             Parser::FinalRating => &["1 to 10"],
             Parser::Ranking | Parser::RankingPublished => &["[[D]]"],
+            Parser::Published(p) => p.markers(),
         }
     }
 
@@ -295,6 +313,7 @@ impl Parser {
             Parser::Ranking | Parser::RankingPublished => {
                 format!("[[{}]]", (b'A' + verdict.clamp(0, 3) as u8) as char)
             }
+            Parser::Published(p) => p.render(verdict),
         }
     }
 
@@ -320,6 +339,7 @@ impl Parser {
             Parser::Json(j) => j.read(text),
             Parser::Ranking => ranking(text),
             Parser::RankingPublished => ranking_published(text),
+            Parser::Published(p) => unspanned(p.read(text)),
             Parser::Rating | Parser::Number | Parser::FinalRating => unspanned(none(format!(
                 "parser '{}' reads grades of one response (pointwise), not verdicts",
                 self.name()

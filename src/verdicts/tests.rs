@@ -349,3 +349,73 @@ fn regex_parser_from_a_template() {
     assert_eq!(parser.parse(&parser.render(1)), Verdict::Rated(1));
     assert!(!parser.allows_tie());
 }
+
+/// `correct_json`'s grade, read as the published port of LongMemEval-V2's
+/// `_parse_llm_binary_judgement` reads it (with the boundary after the digit).
+#[test]
+fn json_label_grades_as_longmemeval_v2() {
+    let cases: &[(&str, Option<f64>)] = &[
+        (r#"{"label": 1, "reason": "correct"}"#, Some(1.0)),
+        (r#"{"label": "0", "reason": "wrong"}"#, Some(0.0)),
+        ("```json\n{\"label\": 1}\n```", Some(1.0)),
+        ("```\n{\"label\":0}\n```", Some(0.0)),
+        (
+            "The verdict: {\"label\": 1, \"reason\": \"fine\"} as asked",
+            Some(1.0),
+        ),
+        // Not strict JSON: the fallbacks, in order.
+        (r#"{"label": 1, "reason": "unterminated"#, Some(1.0)),
+        ("{'label': 0, 'reason': 'single quotes'}", Some(0.0)),
+        ("'label': 1", Some(1.0)),
+        ("label: 1", Some(1.0)),
+        ("LABEL = 0 (wrong)", Some(0.0)),
+        ("the label: 1.", Some(1.0)),
+        // The digit must end there, in JSON or not.
+        (r#"{"label": 10}"#, None),
+        (r#"{"label": 0.5}"#, None),
+        ("label: 10", None),
+        ("label: 0.5", None),
+        ("label: 10, then label: 1", Some(1.0)),
+        // Outside V2's contract.
+        (r#"{"label": true}"#, None),
+        (r#"{"label": "yes"}"#, None),
+        (r#"{"label": 2}"#, None),
+        ("relabel: 1", None),
+        ("", None),
+        ("```\n```", None),
+        ("yes", None),
+    ];
+    for (text, want) in cases {
+        assert_eq!(Parser::JsonLabel.grade(text).ok(), *want, "{text:?}");
+    }
+}
+
+/// The presets' parsers read back what they render (the simulated judge's answers).
+#[test]
+fn published_renders_parse_back() {
+    for p in crate::verdicts::Published::ALL {
+        let parser = Parser::Published(p);
+        if parser.reads_grades() {
+            for grade in [1.0, 3.0, 5.0] {
+                assert_eq!(
+                    parser.grade(&parser.render_grade(grade)),
+                    Ok(grade),
+                    "{parser}"
+                );
+            }
+            continue;
+        }
+        let verdicts: &[i64] = if parser.allows_tie() {
+            &[-1, 0, 1]
+        } else {
+            &[-1, 1]
+        };
+        for &v in verdicts {
+            assert_eq!(
+                parser.parse(&parser.render(v)),
+                Verdict::Rated(v),
+                "{parser} {v}"
+            );
+        }
+    }
+}

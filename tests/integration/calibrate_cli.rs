@@ -80,8 +80,8 @@ fn demo_writes_every_export_and_documented_json() {
     // Ranking honesty: the demo's kappa winner hedges with ties; accuracy crowns another.
     let note = doc["ranking_note"].as_str().expect("ranking note");
     assert!(
-        note.contains("kappa (quadratic) ranks simple_with_tie/sc:5 first")
-            && note.contains("accuracy ranks simple_no_tie/basic first")
+        note.contains("kappa (quadratic) ranks raterlab_with_tie/sc:5 first")
+            && note.contains("accuracy ranks raterlab_no_tie/basic first")
             && note.contains("answers tie on"),
         "{note}"
     );
@@ -119,7 +119,7 @@ fn demo_writes_every_export_and_documented_json() {
         "run.json",
         "table.tex",
         "metrics.svg",
-        "confusion-01-simple_no_tie_basic.svg",
+        "confusion-01-raterlab_no_tie_basic.svg",
     ] {
         assert!(out.join(file).is_file(), "{file} written");
     }
@@ -140,7 +140,7 @@ fn demo_writes_every_export_and_documented_json() {
     let tex = std::fs::read_to_string(out.join("table.tex")).expect("tex");
     assert!(
         tex.contains("\\toprule")
-            && tex.contains("simple\\_with\\_tie/sc:5")
+            && tex.contains("raterlab\\_with\\_tie/sc:5")
             && tex.contains("simulated judge")
     );
     insta::assert_snapshot!("demo_table_tex", tex);
@@ -343,10 +343,10 @@ fn demo_scores_under_both_reward_bench_rules() {
         c[key].as_f64().unwrap_or_else(|| panic!("{name}: {key}"))
     };
     for (name, strict, published) in [
-        ("simple_no_tie/basic", 0.8092, 0.8092),
-        ("simple_with_tie/basic", 0.7353, 0.7739),
-        ("simple_with_tie/sc:5", 0.6569, 0.8285),
-        ("reward-bench_gemini_no_tie/sc:5", 0.6131, 0.7825),
+        ("raterlab_no_tie/basic", 0.8092, 0.8092),
+        ("raterlab_with_tie/basic", 0.7353, 0.7739),
+        ("raterlab_with_tie/sc:5", 0.6569, 0.8285),
+        ("raterlab_ab_no_tie/sc:5", 0.6131, 0.7825),
         ("baseline/longer", 0.6157, 0.6383),
     ] {
         assert!(

@@ -105,7 +105,7 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     let (_, terminal, _) = run(&["report", out.to_str().expect("utf-8")]);
     let first = terminal
         .lines()
-        .find(|l| l.starts_with('│') && l.contains("simple_with_tie/sc:5 (sim)"))
+        .find(|l| l.starts_with('│') && l.contains("raterlab_with_tie/sc:5 (sim)"))
         .expect("terminal row");
     let cells: Vec<&str> = first.split(['│', '┆']).map(str::trim).collect();
     let (accuracy, kappa) = (cells[3], cells[4]);
@@ -160,7 +160,7 @@ fn hostile_run(dir: &Path) -> (PathBuf, String) {
             "--model",
             "mock",
             "--prompt",
-            "simple_with_tie",
+            "raterlab_with_tie",
             "--bootstrap",
             "0",
             "--no-cache",

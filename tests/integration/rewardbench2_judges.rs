@@ -230,7 +230,7 @@ fn the_protocols_score_every_row_as_the_truth_says() {
     let doc = calibrate(
         &server.url,
         &out,
-        &["rb2_ranking", "rb2_rating", "simple_no_tie"],
+        &["rb2_ranking", "rb2_rating", "raterlab_no_tie"],
         &[],
     );
     let configs = doc["configs"].as_array().expect("configs");
@@ -367,7 +367,7 @@ fn reward_benchs_reader_reproduces_its_number_and_both_orders_double_the_pairs()
     let both = calibrate(
         &server.url,
         &dir.path().join("both"),
-        &["simple_no_tie"],
+        &["raterlab_no_tie"],
         &["--both-orders"],
     );
     let outside: Vec<&Row> = rows.iter().filter(|r| r.subset != "Ties").collect();

@@ -266,14 +266,14 @@ fn sequential_refuses_batch_unknown_names_and_a_single_configuration() {
     assert!(err(&["--sequential", "--batch"]).contains("one batch round, which cannot stop"));
     let e = err(&["--sequential", "a,b"]);
     assert!(
-        e.contains("'a' is not a configuration of this run") && e.contains("simple_no_tie/basic"),
+        e.contains("'a' is not a configuration of this run") && e.contains("raterlab_no_tie/basic"),
         "{e}"
     );
     assert!(err(&["--sequential", "a"]).contains("expected two different configuration names"));
     let e = err(&[
         "--sequential",
         "--prompt",
-        "simple_no_tie",
+        "raterlab_no_tie",
         "--rater",
         "basic",
         "--rater",

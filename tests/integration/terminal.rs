@@ -53,11 +53,11 @@ fn the_demos_fit_the_terminal_and_answer_first() {
         let first: Vec<&str> = pairs.lines().take(45).collect();
         let first = first.join(" ");
         assert!(
-            first.contains("Best: simple_with_tie/sc:5 (sim) on kappa (quadratic)"),
+            first.contains("Best: raterlab_with_tie/sc:5 (sim) on kappa (quadratic)"),
             "{first}"
         );
         assert!(
-            first.contains("Against the runner-up (simple_no_tie/sc:5")
+            first.contains("Against the runner-up (raterlab_no_tie/sc:5")
                 && first.contains("no significant difference"),
             "{first}"
         );

@@ -53,7 +53,8 @@ fn calibrate(data: &str, out: &Path) -> Value {
         "--map",
         MAP,
         "--judge",
-        "sim",
+        // Every answer readable: an unlabelled item is then rated, whatever the prompt's text.
+        "sim:malformed=0",
         "--rater",
         "basic",
         "--rater",

@@ -26,6 +26,16 @@ pub(super) fn check_batchable<'a>(
 ) -> Result<()> {
     if let Some(c) = configs
         .clone()
+        .find(|c| !c.rater.is_baseline() && c.judge.cacheable() && c.judge.is_order_blind())
+    {
+        return Err(input_error(format!(
+            "{what} writes chat-completion requests, and configuration '{}' is a reward model behind an engine ({}): its requests go to /pooling, /predict or /classify, which have no batch format here, and a batch of their results could not be read back; run `raterlab calibrate` against the server instead (one short request per response, cached, so a run that stops resumes where it stopped)",
+            c.name,
+            c.judge.describe()
+        )));
+    }
+    if let Some(c) = configs
+        .clone()
         .find(|c| !c.rater.is_baseline() && !c.judge.cacheable())
     {
         return Err(input_error(format!(

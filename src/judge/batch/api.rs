@@ -3,7 +3,7 @@
 //! calls (a run waits on its batches anyway); transport errors, 429 and 5xx are retried with
 //! backoff, so one bad poll does not end a day-long wait.
 
-use super::super::openai::error_message;
+use super::super::http::error_message;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;

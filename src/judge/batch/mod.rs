@@ -110,6 +110,7 @@ mod tests {
                 graded: None,
                 pair_id: String::new(),
                 swapped: false,
+                history: Default::default(),
             }),
         }
     }

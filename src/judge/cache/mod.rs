@@ -322,6 +322,7 @@ mod tests {
             graded: None,
             pair_id: String::new(),
             swapped: false,
+            history: Default::default(),
         });
         let texts = ["", "plain", "quotes \" and \\ \n\t é 😀 \u{7f} </script>"];
         let mut calls = Vec::new();

@@ -8,7 +8,7 @@
 
 mod response;
 
-pub use response::{choices_of, completion_of, error_message, parse_completion};
+pub use response::{choices_of, completion_of, parse_completion};
 
 use super::{
     Call, CallError, CallFuture, Completion, Judge, RetryPolicy, SampleOutcome, SamplesFuture,
@@ -312,22 +312,7 @@ impl OpenAi {
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().await.map_err(|e| self.transport(e))?;
-        let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok());
-        let text = response.text().await.map_err(|e| self.transport(e))?;
-        if !status.is_success() {
-            let message = error_message(&text);
-            return Err(match status.as_u16() {
-                429 => CallError::RateLimited { retry_after },
-                s if s >= 500 => CallError::Server { status: s, message },
-                s => CallError::Client { status: s, message },
-            });
-        }
+        let text = super::http::post(request, self.config.timeout.as_secs_f64(), |_, m| m).await?;
         let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| CallError::BadResponse(format!("invalid JSON ({e})")))?;
@@ -337,33 +322,6 @@ impl OpenAi {
     fn rejection(&self, model: &str) -> Option<String> {
         self.rejected.lock().ok()?.get(model).cloned()
     }
-
-    fn transport(&self, e: reqwest::Error) -> CallError {
-        if e.is_timeout() {
-            CallError::Timeout(self.config.timeout.as_secs_f64())
-        } else if e.is_decode() || e.is_body() {
-            CallError::BadResponse(format!(
-                "body cut short or unreadable ({})",
-                inner_message(&e)
-            ))
-        } else {
-            CallError::Connection(inner_message(&e))
-        }
-    }
-}
-
-/// The error text without the URL (which may carry credentials in odd setups).
-fn inner_message(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    if let Some(url) = e.url() {
-        text = text.replace(url.as_str(), "<endpoint>");
-    }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
 }
 
 impl Judge for OpenAi {

@@ -6,21 +6,6 @@ use crate::judge::{CallError, Completion};
 use crate::verdicts::probability::Logprobs;
 use serde_json::Value;
 
-/// `{"error": {"message": ...}}` (OpenAI, vLLM, Ollama), `{"error": "..."}` or FastAPI's
-/// `{"detail": "..."}` (llama-cpp-python) when the server says so, else the start of the body.
-pub fn error_message(body: &str) -> String {
-    serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or(v["error"].as_str())
-                .or(v["detail"].as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.chars().take(200).collect())
-}
-
 /// Reads a chat-completions response body.
 pub fn parse_completion(body: &str, latency_ms: f64) -> Result<Completion, CallError> {
     let value: Value = serde_json::from_str(body)
@@ -143,9 +128,10 @@ mod tests {
             Err(CallError::BadResponse(_))
         ));
         assert_eq!(
-            error_message(r#"{"error":{"message":"model 'x' not found"}}"#),
+            crate::judge::http::error_message(r#"{"error":{"message":"model 'x' not found"}}"#),
             "model 'x' not found"
         );
+        let error_message = crate::judge::http::error_message;
         assert_eq!(error_message(r#"{"detail":"Not Found"}"#), "Not Found");
         assert_eq!(error_message("<html>502</html>"), "<html>502</html>");
     }
