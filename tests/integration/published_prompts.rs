@@ -228,3 +228,40 @@ fn the_presets_parsers_agree_with_their_projects_readers() {
     }
     assert!(checked > 400, "{checked} answers");
 }
+
+/// `prompts show` names a published prompt's source (repository, file, commit) and prints the
+/// text as sent; raterlab's own wordings say so.
+#[test]
+fn prompts_show_names_each_source() {
+    let (code, out, err) = crate::common::run(&["prompts", "show", "simple_no_tie"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("# sent byte for byte as published by GoogleCloudPlatform/generative-ai (Apache-2.0):")
+            && out.contains("PROMPT_MAP[\"simple_no_tie\"]")
+            && out.contains("blob/084626aa7389f68be1f3439344b17df75f636e52/gemini/evaluation/evaltask_approach/evaluate_autorater.ipynb")
+            && out.contains("[Start of Prompt]{prompt} [end of  prompt]"),
+        "{out}"
+    );
+    for (name, repo) in [
+        ("mt-bench_single", "lm-sys/FastChat"),
+        ("prometheus2_relative", "prometheus-eval/prometheus-eval"),
+        ("judgelm", "baaivision/JudgeLM"),
+        ("pandalm", "WeOpenML/PandaLM"),
+        ("autoj_pairwise", "GAIR-NLP/auto-j"),
+        ("skywork_critic", "ScalerLab/JudgeBench"),
+        ("offsetbias", "ncsoft/offsetbias"),
+    ] {
+        let (_, out, _) = crate::common::run(&["prompts", "show", name]);
+        assert!(
+            out.contains(&format!("as published by {repo}")),
+            "{name}: {out}"
+        );
+    }
+    let (_, out, _) = crate::common::run(&["prompts", "show", "raterlab_no_tie"]);
+    assert!(out.contains("# raterlab's wording"), "{out}");
+    let (_, toml, _) = crate::common::run(&["prompts", "show", "judgelm", "--toml"]);
+    assert!(
+        toml.starts_with("# copied from baaivision/JudgeLM"),
+        "{toml}"
+    );
+}
