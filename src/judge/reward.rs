@@ -81,12 +81,11 @@ impl RewardModel {
             .user_agent(concat!("raterlab/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| CallError::Connection(e.to_string()))?;
+        // The routes are at the server's root; an OpenAI base URL's `/v1` is dropped.
+        let root = config.base_url.trim_end_matches('/');
+        let root = root.strip_suffix("/v1").unwrap_or(root);
         Ok(Self {
-            url: format!(
-                "{}/{}",
-                config.base_url.trim_end_matches('/'),
-                config.engine.route()
-            ),
+            url: format!("{root}/{}", config.engine.route()),
             engine: config.engine,
             model: config.model,
             chat_template: config.chat_template,

@@ -203,9 +203,10 @@ fn engine_faults_are_retried_and_refusals_explained() {
         }
     });
     let dir = tempfile::tempdir().expect("tempdir");
+    // An OpenAI base URL (`/v1`) reaches the root's /pooling too.
     let doc = calibrate(
         "sample",
-        &format!("vllm-reward:{}", flaky.url),
+        &format!("vllm-reward:{}/v1", flaky.url),
         &["--model", "rm", "--no-cache", "--retry-base-ms", "1"],
         &dir.path().join("run"),
     );
