@@ -165,6 +165,7 @@ fn main() {
             name: format!("prompt-{}/basic", c),
             prompt: format!("prompt-{c}"),
             rater: "basic".into(),
+            kind: Some(raterlab::raters::RaterKind::Basic),
             judge: "bench".into(),
             simulated: false,
             outcomes: per_item

@@ -217,6 +217,7 @@ fn systems(
         name: settings.columns.rating.clone(),
         prompt: String::new(),
         rater: "basic".into(),
+        kind: Some(crate::raters::RaterKind::Basic),
         judge: String::new(),
         simulated: false,
         outcomes: pairs.rating.iter().map(|&r| Outcome::Rated(r)).collect(),

@@ -124,7 +124,10 @@ impl Cost {
 pub struct ConfigRecord {
     pub name: String,
     pub prompt: String,
+    /// The rater as named in the outputs.
     pub rater: String,
+    /// The rater's kind (None: a jury, which is no rater of its own). A baseline is a kind.
+    pub kind: Option<crate::raters::RaterKind>,
     pub judge: String,
     pub simulated: bool,
     pub outcomes: Vec<Outcome>,
@@ -144,9 +147,9 @@ pub struct ConfigRecord {
 }
 
 impl ConfigRecord {
-    /// A baseline is a rater that makes no call (`random`, `longer`, `first`, ...).
+    /// A baseline is a rater kind that makes no call (`random`, `longer`, `first`, ...).
     pub fn is_baseline(&self) -> bool {
-        crate::raters::RaterKind::parse(&self.rater, 0).is_ok_and(|r| r.is_baseline())
+        self.kind.is_some_and(crate::raters::RaterKind::is_baseline)
     }
 }
 
@@ -552,6 +555,7 @@ pub(crate) mod fixtures {
             name: name.into(),
             prompt: "p".into(),
             rater: "basic".into(),
+            kind: Some(crate::raters::RaterKind::Basic),
             judge: "j".into(),
             simulated: false,
             outcomes,

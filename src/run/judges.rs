@@ -59,8 +59,7 @@ fn host_port(url: &str) -> Option<(String, u16)> {
     }
 }
 
-/// Fails fast when nothing listens at the endpoint.
-/// Whether anything answers at the URL's host and port (`flag` names where the URL came from).
+/// Fails fast when nothing listens at the endpoint (`flag` names where the URL came from).
 fn check_reachable(url: &str, flag: &str) -> Result<()> {
     let (host, port) = host_port(url).ok_or_else(|| {
         input_error(format!(

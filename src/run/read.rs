@@ -189,6 +189,7 @@ fn config_record(
     file: &PairsConfigFile,
     r: &Ratings,
     samples: &HashMap<(String, String), Vec<Option<i64>>>,
+    seed: u64,
 ) -> ConfigRecord {
     let rows = k * n..(k + 1) * n;
     let c = file.cost;
@@ -196,6 +197,11 @@ fn config_record(
         name: file.name.clone(),
         prompt: file.prompt.clone(),
         rater: file.rater.clone(),
+        // run.json keeps the rater's spec; a jury's (its vote) is no rater kind.
+        kind: match file.jury {
+            Some(_) => None,
+            None => crate::raters::RaterKind::parse(&file.rater, seed).ok(),
+        },
         judge: file.judge.clone(),
         simulated: file.simulated,
         outcomes: rows
@@ -379,7 +385,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         .configs
         .iter()
         .enumerate()
-        .map(|(k, c)| config_record((k, n), c, &r, &samples))
+        .map(|(k, c)| config_record((k, n), c, &r, &samples, doc.data.seed))
         .collect();
     for (k, c) in doc.configs.iter().enumerate() {
         configs[k].jury = c.jury.as_ref().map(|j| jury(dir, c, j, doc)).transpose()?;

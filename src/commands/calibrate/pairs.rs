@@ -84,6 +84,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
             samples: (configs[i].template.mode == crate::prompts::Mode::Pairwise
                 && matches!(configs[i].rater, RaterKind::SelfConsistency { .. }))
             .then(|| r.iter().map(|x| x.verdicts.to_vec()).collect()),
+            kind: Some(configs[i].rater),
             ..base_record(m, r, cost(tally.usage, rated.wall_seconds[i], m.price))
         })
         .collect();
@@ -113,6 +114,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
             pointwise,
             probability: Some(probability_record(raters::probability::Source::Jury, r)),
             jury: Some(jury.clone()),
+            kind: None,
             ..base_record(m, r, cost)
         });
     }
@@ -155,6 +157,7 @@ fn base_record(m: &ConfigMeta, r: &[RatingRow], cost: Cost) -> ConfigRecord {
         name: m.name.clone(),
         prompt: m.prompt.clone(),
         rater: m.rater.clone(),
+        kind: None,
         judge: m.judge.clone(),
         simulated: m.simulated,
         outcomes: r.iter().map(Outcome::from).collect(),
