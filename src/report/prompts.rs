@@ -6,37 +6,40 @@ use crate::verdicts::Parser;
 use anyhow::Result;
 use std::io::Write;
 
+/// The built-ins and the parsers, each table fitted to the terminal (cells wrap).
 pub fn list(templates: &[Template]) -> Result<()> {
     let stdout = std::io::stdout();
     let mut w = stdout.lock();
-    let mut t = table::new_table(vec!["prompt", "parser", "ties", "description"]);
+    let mut t = table::Table::new("", &["prompt", "parser", "ties", "description"]);
+    t.numeric = false;
     for tpl in templates {
-        t.add_row(vec![
+        t.rows.push(vec![
             tpl.name.clone(),
             tpl.parser.name().to_string(),
             tpl.allows_tie.to_string(),
             tpl.description.clone(),
         ]);
     }
-    writeln!(w, "{t}\n")?;
-    let mut p = table::new_table(vec!["parser", "ties", "reads, e.g."]);
+    writeln!(w, "{}\n", table::render(&t))?;
+    let mut p = table::Table::new("", &["parser", "ties", "reads, e.g."]);
+    p.numeric = false;
     let published = crate::verdicts::Published::ALL.map(Parser::Published);
     for parser in Parser::ALL
         .iter()
         .chain(published.iter().filter(|p| p.reads_verdicts()))
     {
-        p.add_row(vec![
+        p.rows.push(vec![
             parser.name().to_string(),
             parser.allows_tie().to_string(),
             parser.render(-1).replace('\n', "\\n"),
         ]);
     }
-    p.add_row(vec![
+    p.rows.push(vec![
         "regex".to_string(),
         "if a tie pattern".to_string(),
         "a TOML template's own [[patterns]] (see examples/prompts/llmbar-cot.toml)".to_string(),
     ]);
-    writeln!(w, "{p}")?;
+    writeln!(w, "{}", table::render(&p))?;
     Ok(())
 }
 

@@ -265,3 +265,24 @@ fn prompts_show_names_each_source() {
         "{toml}"
     );
 }
+
+/// `prompts list` names the presets and their parsers, and fits a 100-column terminal.
+#[test]
+fn prompts_list_shows_the_presets_within_100_columns() {
+    let output = crate::common::raterlab(&["prompts", "list"])
+        .env("COLUMNS", "100")
+        .output()
+        .expect("prompts list runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    for name in [
+        "prometheus2_relative",
+        "judgelm_tie",
+        "pandalm",
+        "raterlab_no_tie",
+        "offsetbias",
+    ] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 100, "{widest} columns:\n{text}");
+}
