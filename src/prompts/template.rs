@@ -321,9 +321,7 @@ fn jinja_env() -> minijinja::Environment<'static> {
     env.set_keep_trailing_newline(true);
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.add_filter("strip", |value: String| -> String {
-        value
-            .trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-            .to_string()
+        crate::verdicts::py_strip(&value).to_string()
     });
     env.add_filter(
         "regex_replace",

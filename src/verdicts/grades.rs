@@ -78,26 +78,15 @@ pub(super) fn json_grade(text: &str) -> Result<f64, String> {
     }
     // A strict JSON label outside the contract, named in the error if no fallback reads one.
     let mut outside = None;
-    if let (Some(start), Some(end)) = (cleaned.find('{'), cleaned.rfind('}')) {
-        if start < end {
-            if let Ok(serde_json::Value::Object(map)) =
-                serde_json::from_str::<serde_json::Value>(&cleaned[start..=end])
-            {
-                outside = map.get("label").map(|l| match l {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                });
-                let label = match map.get("label") {
-                    Some(serde_json::Value::Number(n)) => {
-                        n.as_f64().filter(|v| *v == 0.0 || *v == 1.0)
-                    }
-                    Some(serde_json::Value::String(s)) if s == "0" || s == "1" => s.parse().ok(),
-                    _ => None,
-                };
-                if let Some(label) = label {
-                    return Ok(label);
-                }
-            }
+    if let Some(map) = json_object(cleaned) {
+        outside = map.get("label").map(label_text);
+        let label = match map.get("label") {
+            Some(serde_json::Value::Number(n)) => n.as_f64().filter(|v| *v == 0.0 || *v == 1.0),
+            Some(serde_json::Value::String(s)) if s == "0" || s == "1" => s.parse().ok(),
+            _ => None,
+        };
+        if let Some(label) = label {
+            return Ok(label);
         }
     }
     for pattern in [&*V2_LABEL_DOUBLE, &*V2_LABEL_SINGLE, &*V2_LABEL_BARE] {
@@ -214,18 +203,11 @@ pub(super) fn label_value(token: &str) -> Option<i64> {
 /// The label's token: from the first `{...}` block that parses as JSON (strict), else the
 /// token after `"label":` (almost-JSON); the caller checks it against its contract.
 pub(super) fn json_label_token(text: &str) -> Result<String, String> {
-    if let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) {
-        if start < end {
-            if let Ok(serde_json::Value::Object(map)) =
-                serde_json::from_str::<serde_json::Value>(&text[start..=end])
-            {
-                return match map.get("label") {
-                    None => Err("JSON without a \"label\" field".into()),
-                    Some(serde_json::Value::String(s)) => Ok(s.clone()),
-                    Some(other) => Ok(other.to_string()),
-                };
-            }
-        }
+    if let Some(map) = json_object(text) {
+        return map
+            .get("label")
+            .map(label_text)
+            .ok_or_else(|| "JSON without a \"label\" field".into());
     }
     JSON_LABEL
         .captures(text)
@@ -241,5 +223,25 @@ pub(super) fn json_label(text: &str) -> Verdict {
             || none(format!("label {} is not 1, 2 or 0", clip(&token))),
             Verdict::Rated,
         ),
+    }
+}
+
+/// The first `{` to the last `}` of the text, when it parses as a JSON object (strict).
+fn json_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let (start, end) = (text.find('{')?, text.rfind('}')?);
+    if start >= end {
+        return None;
+    }
+    match serde_json::from_str(&text[start..=end]) {
+        Ok(serde_json::Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// A JSON label as text: a string's contents, any other value as written.
+fn label_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }

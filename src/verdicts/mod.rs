@@ -25,7 +25,7 @@ pub mod thinking;
 mod verdict;
 
 pub use pattern::{verdict_from_name, verdict_name, MatchPolicy, RegexParser};
-pub use published::Published;
+pub use published::{py_strip, Published};
 
 use grades::{
     binary, binary_answer, comparative, final_rating, json_grade, json_label, labelled_numbers,

@@ -216,8 +216,7 @@ impl Published {
             },
             Published::PandaLm { tie_fallback } => {
                 let cleaned = PANDALM_SPECIAL.replace_all(py_strip(text), "");
-                let cleaned = py_strip(&cleaned);
-                let first = py_strip(cleaned).split('\n').next().unwrap_or("");
+                let first = py_strip(&cleaned).split('\n').next().unwrap_or("");
                 match first {
                     "1" => Verdict::Rated(-1),
                     "2" => Verdict::Rated(1),
@@ -332,8 +331,9 @@ fn judgelm_scores(text: &str) -> Option<(f64, f64)> {
     }
 }
 
-/// Python's `str.strip()`: the characters `str.isspace` calls whitespace.
-fn py_strip(text: &str) -> &str {
+/// Python's `str.strip()`: the characters `str.isspace` calls whitespace (also the jinja
+/// templates' `strip` filter).
+pub fn py_strip(text: &str) -> &str {
     text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
