@@ -223,16 +223,16 @@ fn main() {
     // Three annotators per item (each agreeing with gold 85% of the time) and the responses'
     // shapes, as calibrate builds them from the texts.
     let mut votes_rng = ChaCha8Rng::seed_from_u64(9);
-    let votes: Vec<Vec<i64>> = items
+    let votes: Vec<Vec<Option<i64>>> = items
         .iter()
         .map(|item| {
             (0..3)
                 .map(|_| {
-                    if votes_rng.random_bool(0.85) {
+                    Some(if votes_rng.random_bool(0.85) {
                         item.gold.unwrap_or(0)
                     } else {
                         -item.gold.unwrap_or(0)
-                    }
+                    })
                 })
                 .collect()
         })
@@ -244,6 +244,7 @@ fn main() {
         })
         .collect();
     let record = RunRecord {
+        labels: raterlab::metrics::Labels::pairwise(),
         items,
         configs: records,
         both_orders: false,

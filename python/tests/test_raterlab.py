@@ -45,8 +45,12 @@ def same(a, b, path="") -> None:
 
 
 def without_source(doc: dict) -> dict:
+    """The document without what names the input: its source, and the configuration's name
+    (the rating column's, which the module names itself)."""
     doc = dict(doc)
     doc.pop("source")
+    if "configs" in doc:
+        doc["configs"] = [{k: v for k, v in c.items() if k != "name"} for c in doc["configs"]]
     return doc
 
 
@@ -166,8 +170,8 @@ def test_generators_with_a_reference_equal_the_command(tmp_path):
         got = raterlab.analyze(gold, judge, generators=(g1, g2), prompts=prompts,
                                reference=reference, reference_map=reference_map, bootstrap=200)
         same(without_source(got), without_source(expected))
-        assert {m["name"] for m in got["systems"]["generators"]} == set(models)
-        assert got["systems"]["reference"]["n"] == 4
+        assert {m["name"] for m in got["configs"][0]["systems"]["generators"]} == set(models)
+        assert got["configs"][0]["systems"]["reference"]["n"] == 4
 
 
 def test_edge_cases_are_the_commands():

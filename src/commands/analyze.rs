@@ -7,38 +7,11 @@ use crate::dataset::long;
 use crate::error::input_error;
 use crate::evaluation::annotators;
 use crate::evaluation::evaluator;
-use crate::metrics::{Agreement, Contingency, Labels};
+use crate::evaluation::systems::Systems;
+use crate::evaluation::RunRecord;
+use crate::metrics::Labels;
 use crate::run::analysis::{Analysis, Input, LongForm, Settings, Table};
 use anyhow::Result;
-
-/// Agreement for one set of pairs, with bootstrap intervals when asked.
-pub fn agreement(table: Contingency, bootstrap: usize, seed: u64) -> Agreement {
-    Agreement::with_bootstrap(table, bootstrap, seed)
-}
-
-/// Agreement per group, sorted by group name.
-pub fn by_group(
-    pairs: &LabelPairs,
-    labels: &Labels,
-    bootstrap: usize,
-    seed: u64,
-) -> Result<Vec<(String, Agreement)>> {
-    let mut groups = Vec::new();
-    if let Some(g) = &pairs.groups {
-        let mut gold: Vec<Vec<i64>> = vec![Vec::new(); g.names.len()];
-        let mut rating: Vec<Vec<i64>> = vec![Vec::new(); g.names.len()];
-        for ((&code, &gv), &rv) in g.of_pair.iter().zip(&pairs.gold).zip(&pairs.rating) {
-            gold[code as usize].push(gv);
-            rating[code as usize].push(rv);
-        }
-        for (i, name) in g.names.iter().enumerate() {
-            let table = Contingency::from_pairs(labels, &gold[i], &rating[i])?;
-            groups.push((name.clone(), agreement(table, bootstrap, seed)));
-        }
-        groups.sort_by(|a, b| a.0.cmp(&b.0));
-    }
-    Ok(groups)
-}
 
 /// A table's frame: its file read, or the values handed over.
 fn read(table: &Table) -> Result<Frame> {
@@ -93,7 +66,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
                 ..LabelPairs::default()
             };
             let labels = settings.labels.clone().unwrap_or_else(Labels::pairwise);
-            let mut analysis = analyze_pairs(settings, &none, labels)?;
+            let mut analysis = analyze_pairs(settings, &none, labels, None)?;
             analysis.unlabelled = e.n_unlabelled;
             analysis.estimate = Some(e);
             return Ok(analysis);
@@ -130,7 +103,7 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
         };
         Labels::infer(&pairs.gold, rated)
     });
-    let mut analysis = analyze_pairs(settings, &pairs, labels)?;
+    let mut analysis = analyze_pairs(settings, &pairs, labels, one.as_ref().ok())?;
     if let Some((label, alpha)) = &settings.estimate {
         let frame = one.as_ref().ok();
         analysis.estimate = Some(super::estimate::of_pairs(
@@ -140,53 +113,169 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             (label.as_deref(), *alpha),
         )?);
     }
-    if pairs.gold.is_empty() {
-        return Ok(analysis);
-    }
-    if let (Some(s), Ok(frame)) = (&settings.systems, &one) {
-        if !analysis
-            .labels
-            .as_slice()
-            .iter()
-            .all(|l| (-1..=1).contains(l))
-        {
-            return Err(input_error(format!(
-                "--generators reads pairwise ratings (-1 response 1 better, 0 tie, 1 response 2 better); the labels are {}: map them with --rating-map and --gold-map",
-                analysis.labels
-            )));
-        }
-        analysis.systems = Some(systems(settings, s, frame, &pairs)?);
-    }
     Ok(analysis)
 }
 
-/// `--generators`: the rows as one configuration's ratings of items whose responses these
-/// models wrote, through the system level `calibrate` uses.
-fn systems(
+/// A rated row: its row in the file (one-file form), gold, rating, probability and group.
+struct Row {
+    row: Option<usize>,
+    gold: Option<i64>,
+    rating: i64,
+    p: Option<f64>,
+    group: String,
+}
+
+/// The rows as `calibrate`'s record: one configuration (the rating column), each rated row an
+/// item (those without gold kept, unlabelled), in file order, with what the analytics read when
+/// the options name it: the probability column, the two responses (`--texts`: the bias
+/// diagnostics), the generators (`--generators`: the system level).
+fn record(
     settings: &Settings,
+    pairs: &LabelPairs,
+    labels: &Labels,
+    frame: Option<&Frame>,
+) -> Result<RunRecord> {
+    use crate::evaluation::{ConfigRecord, Cost, ItemRow, Outcome, ProbabilityRecord, Shape};
+    // The labelled pairs, then the unlabelled ratings, merged back into file order when the
+    // rows are known.
+    let groups = pairs.groups.as_ref();
+    let mut rows: Vec<Row> = (0..pairs.gold.len())
+        .map(|k| Row {
+            row: pairs.rows.get(k).copied(),
+            gold: Some(pairs.gold[k]),
+            rating: pairs.rating[k],
+            p: pairs.probability.as_ref().and_then(|p| p[k]),
+            group: groups.map_or_else(String::new, |g| g.names[g.of_pair[k] as usize].clone()),
+        })
+        .collect();
+    let group_of_row = match (frame, &settings.columns.group) {
+        (Some(f), Some(col)) => Some(f.text(col, "--group-col", "group")?),
+        _ => None,
+    };
+    let probability_of_row = match (frame, &settings.columns.probability) {
+        (Some(f), Some(col)) => Some(f.probabilities(col, "--probability")?),
+        _ => None,
+    };
+    for (k, &rating) in pairs.unlabelled.iter().enumerate() {
+        let row = pairs.unlabelled_rows.get(k).copied();
+        let p = row.zip(probability_of_row.as_ref()).and_then(|(r, p)| p[r]);
+        let group = row.zip(group_of_row.as_ref()).map(|(r, g)| g[r].clone());
+        let group = group.unwrap_or_default();
+        rows.push(Row {
+            row,
+            gold: None,
+            rating,
+            p,
+            group,
+        });
+    }
+    rows.sort_by_key(|r| r.row);
+    let file_row = |k: usize| rows[k].row.unwrap_or(k);
+    let items: Vec<ItemRow> = (0..rows.len())
+        .map(|k| ItemRow {
+            id: (file_row(k) + 1).to_string(),
+            pair_id: (file_row(k) + 1).to_string(),
+            subset: rows[k].group.clone(),
+            order: crate::dataset::examples::Order::AsSource,
+            gold: rows[k].gold,
+            seeded: true,
+        })
+        .collect();
+    let pairwise =
+        *labels == Labels::pairwise() || labels.as_slice().iter().all(|l| (-1..=1).contains(l));
+    let needs_pairs = |flag: &str| {
+        input_error(format!(
+            "{}: {flag} reads pairwise ratings (-1 response 1 better, 0 tie, 1 response 2 better); the labels are {labels}: map them with --rating-map and --gold-map",
+            settings.input.describe()
+        ))
+    };
+    let texts = match (frame, &settings.long.texts) {
+        (Some(f), Some((a, b))) => {
+            if !pairwise {
+                return Err(needs_pairs("--texts"));
+            }
+            Some((
+                f.text(a, "--texts", "response")?,
+                f.text(b, "--texts", "response")?,
+            ))
+        }
+        _ => None,
+    };
+    let shapes = texts.map_or_else(Vec::new, |(a, b)| {
+        (0..rows.len())
+            .map(|k| [Shape::of(&a[file_row(k)]), Shape::of(&b[file_row(k)])])
+            .collect()
+    });
+    let generators = match (frame, &settings.systems) {
+        (Some(f), Some(s)) => {
+            if !pairwise {
+                return Err(needs_pairs("--generators"));
+            }
+            Some(generators(
+                s,
+                f,
+                &(0..rows.len()).map(file_row).collect::<Vec<_>>(),
+            )?)
+        }
+        _ => None,
+    };
+    let config = ConfigRecord {
+        name: settings.columns.rating.clone(),
+        prompt: String::new(),
+        rater: "basic".into(),
+        kind: Some(crate::raters::RaterKind::Basic),
+        judge: String::new(),
+        simulated: false,
+        outcomes: rows.iter().map(|r| Outcome::Rated(r.rating)).collect(),
+        cost: Cost::default(),
+        reasons: Vec::new(),
+        pointwise: None,
+        samples: None,
+        probability: settings
+            .columns
+            .probability
+            .as_ref()
+            .map(|column| ProbabilityRecord {
+                source: column.clone(),
+                p: rows.iter().map(|r| r.p).collect(),
+                missing: Vec::new(),
+            }),
+        jury: None,
+    };
+    Ok(RunRecord {
+        labels: labels.clone(),
+        items,
+        configs: vec![config],
+        both_orders: false,
+        annotators: None,
+        shapes,
+        depths: Vec::new(),
+        generators,
+    })
+}
+
+/// `--generators`: each item's two models and its prompt (the unit the bootstrap resamples),
+/// from the file's `rows`, and the reference to rank them against.
+fn generators(
     s: &crate::run::analysis::SystemsSettings,
     frame: &Frame,
-    pairs: &LabelPairs,
-) -> Result<crate::evaluation::systems::Systems> {
-    use crate::evaluation::{
-        ConfigRecord, Cost, EvalSettings, Generators, ItemRow, Outcome, ProbabilityRecord,
-        Reference, RunRecord,
-    };
+    rows: &[usize],
+) -> Result<crate::evaluation::Generators> {
+    use crate::evaluation::Reference;
     let g1 = frame.text(&s.generators.0, "--generators", "model")?;
     let g2 = frame.text(&s.generators.1, "--generators", "model")?;
     let prompts = match &s.prompt {
         Some(c) => frame.text(c, "--prompt-col", "prompt")?,
         None => (0..frame.height()).map(|r| r.to_string()).collect(),
     };
-    let models: Vec<[String; 2]> = pairs
-        .rows
+    let models: Vec<[String; 2]> = rows
         .iter()
         .map(|&r| [g1[r].clone(), g2[r].clone()])
         .collect();
-    let mut generators = Generators::of(
+    let mut generators = crate::evaluation::Generators::of(
         models
             .iter()
-            .zip(&pairs.rows)
+            .zip(rows)
             .map(|(m, &r)| (Some(m), prompts[r].as_str())),
     )
     .ok_or_else(|| input_error("--generators: no row to rank models by"))?;
@@ -200,51 +289,7 @@ fn systems(
             })
         }
     };
-    let items: Vec<ItemRow> = pairs
-        .rows
-        .iter()
-        .zip(&pairs.gold)
-        .map(|(r, &gold)| ItemRow {
-            id: r.to_string(),
-            pair_id: r.to_string(),
-            subset: String::new(),
-            order: crate::dataset::examples::Order::AsSource,
-            gold: Some(gold),
-            seeded: true,
-        })
-        .collect();
-    let config = ConfigRecord {
-        name: settings.columns.rating.clone(),
-        prompt: String::new(),
-        rater: "basic".into(),
-        kind: Some(crate::raters::RaterKind::Basic),
-        judge: String::new(),
-        simulated: false,
-        outcomes: pairs.rating.iter().map(|&r| Outcome::Rated(r)).collect(),
-        cost: Cost::default(),
-        reasons: Vec::new(),
-        pointwise: None,
-        samples: None,
-        probability: pairs.probability.as_ref().map(|p| ProbabilityRecord {
-            source: "column".into(),
-            p: p.clone(),
-            missing: Vec::new(),
-        }),
-        jury: None,
-    };
-    let run = RunRecord {
-        items,
-        configs: vec![config],
-        both_orders: false,
-        annotators: None,
-        shapes: Vec::new(),
-        depths: Vec::new(),
-        generators: Some(generators),
-    };
-    let eval = EvalSettings::new(settings.bootstrap, settings.seed);
-    crate::evaluation::systems::systems(&run, eval)
-        .and_then(|(mut rows, _)| rows.pop())
-        .ok_or_else(|| input_error("--generators: no row to rank models by"))
+    Ok(generators)
 }
 
 /// Several annotators per item (gold their majority) and a judge: the agreement figures and
@@ -282,27 +327,51 @@ fn annotated_analysis(
         settings.bootstrap,
         settings.seed,
     )?;
-    let mut analysis = analyze_pairs(settings, &annotated.pairs, labels)?;
+    let mut analysis = analyze_pairs(settings, &annotated.pairs, labels, None)?;
     analysis.annotators = Some(panel);
     Ok(analysis)
 }
 
-/// The agreement of aligned pairs, overall and per group.
-pub fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) -> Result<Analysis> {
-    let table = Contingency::from_pairs(&labels, &pairs.gold, &pairs.rating)?;
-    let overall = agreement(table, settings.bootstrap, settings.seed);
-    let groups = by_group(pairs, &labels, settings.bootstrap, settings.seed)?;
-    let probability = pairs
-        .probability
-        .as_ref()
-        .map(|p| probability(settings, pairs, &labels, p))
-        .transpose()?;
+/// The aligned pairs as a record (`record`), through the evaluation `calibrate` runs: the
+/// agreement overall and per group, and every analytic whose inputs the options give.
+pub fn analyze_pairs(
+    settings: &Settings,
+    pairs: &LabelPairs,
+    labels: Labels,
+    frame: Option<&Frame>,
+) -> Result<Analysis> {
+    if settings.columns.probability.is_some()
+        && crate::evaluation::probability::sides(&labels).is_none()
+    {
+        return Err(input_error(format!(
+            "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
+        )));
+    }
+    let record = record(settings, pairs, &labels, frame)?;
+    let evaluation = crate::evaluation::registry::evaluate(
+        &record,
+        crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
+    );
+    if settings.systems.is_some() && frame.is_some() && evaluation.of_config::<Systems>(0).is_none()
+    {
+        return Err(input_error("--generators: no row to rank models by"));
+    }
+    let result = &evaluation.configs[0];
+    let groups = match &pairs.groups {
+        Some(_) => result
+            .by_subset
+            .iter()
+            .filter(|(_, s)| s.agreement.n > 0)
+            .map(|(name, s)| (name.clone(), s.agreement.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
     Ok(Analysis {
         source: settings.input.describe(),
         labels,
         bootstrap: settings.bootstrap,
         seed: settings.seed,
-        overall,
+        overall: result.overall.agreement.clone(),
         groups,
         only_in_gold: pairs.only_in_gold,
         only_in_ratings: pairs.only_in_ratings,
@@ -310,11 +379,11 @@ pub fn analyze_pairs(settings: &Settings, pairs: &LabelPairs, labels: Labels) ->
         dropped_gold: pairs.dropped_gold,
         dropped_ratings: pairs.dropped_ratings,
         annotators: None,
-        probability,
         long: None,
-        systems: None,
         sequential: sequential(settings, pairs),
         estimate: None,
+        record,
+        evaluation,
     })
 }
 
@@ -478,34 +547,4 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
         measures,
     });
     Ok(analysis)
-}
-/// `--probability COL`: P(the positive label, the largest of the set) against gold. With a
-/// three-label set (pairwise -1, 0, 1) gold ties are left out; more labels have no positive
-/// side.
-fn probability(
-    settings: &Settings,
-    pairs: &LabelPairs,
-    labels: &Labels,
-    p: &[Option<f64>],
-) -> Result<crate::evaluation::probability::ProbabilityStats> {
-    let set = labels.as_slice();
-    if !(2..=3).contains(&set.len()) {
-        return Err(input_error(format!(
-            "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
-        )));
-    }
-    let labels = (set[set.len() - 1], (set.len() == 3).then(|| set[1]));
-    let rows = pairs
-        .gold
-        .iter()
-        .zip(&pairs.rating)
-        .zip(p)
-        .filter_map(|((&g, &r), p)| Some((g, Some(r), (*p)?)));
-    Ok(crate::evaluation::probability::stats(
-        settings.columns.probability.as_deref().unwrap_or_default(),
-        pairs.gold.len(),
-        rows,
-        labels,
-        crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
-    ))
 }

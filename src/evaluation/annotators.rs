@@ -148,37 +148,37 @@ pub struct AnnotatorsAnalytic;
 impl super::Analytic for AnnotatorsAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
         super::Found::per_config(cx.run.configs.iter().map(|c| {
-            super::analytic::kept(
-                cx.run
-                    .annotators
-                    .as_ref()
-                    .and_then(|a| panel(a, Some(c), cx.settings.bootstrap, cx.settings.seed)),
-            )
+            super::analytic::kept(cx.run.annotators.as_ref().and_then(|a| {
+                panel(
+                    a,
+                    &cx.run.labels,
+                    Some(c),
+                    cx.settings.bootstrap,
+                    cx.settings.seed,
+                )
+            }))
         }))
     }
 }
 
-/// The annotators' panel, with one configuration's ratings beside it when given (None if a
-/// label falls outside -1, 0, 1): what `calibrate` shows for each configuration and `data
-/// summary` for the data alone.
+/// The annotators' panel on `labels`, with one configuration's ratings beside it when given
+/// (None if a label falls outside them): what `calibrate` and `analyze` show for each
+/// configuration and `data summary` for the data alone.
 pub fn panel(
     a: &super::Annotations,
+    labels: &Labels,
     config: Option<&super::ConfigRecord>,
     bootstrap: usize,
     seed: u64,
 ) -> Option<AnnotatorReport> {
-    let votes: Vec<Vec<Option<i64>>> = a
-        .votes
-        .iter()
-        .map(|v| v.iter().copied().map(Some).collect())
-        .collect();
+    let votes = &a.votes;
     let judge: Option<Vec<Option<i64>>> =
         config.map(|c| c.outcomes.iter().map(|o| o.rating()).collect());
     let policy = if a.policy == "tie" { "tie" } else { "drop" };
     report(
-        &Labels::pairwise(),
+        labels,
         a.names.clone(),
-        &votes,
+        votes,
         judge.as_deref(),
         (a.no_majority, policy),
         bootstrap,

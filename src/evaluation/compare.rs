@@ -9,8 +9,9 @@
 //! every pair; which pairs get a verdict is the user's choice ([`Family`]): by default the
 //! best judged configuration against each other one.
 
+use super::family::Family;
 use super::paired::{adjust_holm, MetricTest};
-use super::record::{Family, RunRecord};
+use super::record::RunRecord;
 use super::result::ConfigResult;
 use super::settings::EvalSettings;
 use crate::metrics::{kappa, redraws, Contingency, Labels, Weights};
@@ -262,6 +263,7 @@ mod tests {
         let wrong = golds.iter().map(|&g| Outcome::Rated(-g)).collect();
         let silent = golds.iter().map(|_| Outcome::NoVerdict).collect();
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![config("a", right), config("b", wrong), config("c", silent)],
             both_orders: false,
@@ -327,6 +329,7 @@ mod tests {
             .map(|(i, &g)| Outcome::Rated(if i < 32 { g } else { 0 }))
             .collect();
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![config("a", a), config("b", b)],
             both_orders: false,

@@ -305,6 +305,7 @@ mod tests {
 
     fn run(golds: &[i64]) -> RunRecord {
         RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items: golds
                 .iter()
                 .enumerate()

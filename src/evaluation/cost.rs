@@ -364,6 +364,7 @@ mod tests {
             c
         };
         RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items: golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
             configs: vec![priced("best", best, 10.0), priced("cheap", cheap, 1.0)],
             both_orders: false,
@@ -391,8 +392,12 @@ mod tests {
                     .zip(&c.outcomes)
                     .filter_map(|(item, o)| Some((item.gold?, o.rating()?)))
                     .unzip();
-                crate::metrics::Agreement::of(crate::evaluation::record::table(&golds, &ratings))
-                    .get(cost.metric)
+                crate::metrics::Agreement::of(crate::evaluation::record::table_on(
+                    &crate::metrics::Labels::pairwise(),
+                    &golds,
+                    &ratings,
+                ))
+                .get(cost.metric)
             })
             .collect();
         frontier(run, &values, cost, (settings.bootstrap, settings.seed)).expect("a frontier")

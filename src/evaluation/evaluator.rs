@@ -384,7 +384,7 @@ pub fn of_run(
     let humans: Vec<Annotations> = a
         .votes
         .iter()
-        .map(|v| v.iter().map(|&l| preference(l)).collect())
+        .map(|v| v.iter().map(|&l| l.and_then(preference)).collect())
         .collect();
     if humans.iter().flatten().any(Option::is_none) || humans.is_empty() {
         return None;

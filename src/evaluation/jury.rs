@@ -240,6 +240,7 @@ mod tests {
             Rated(1),
         ];
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![config("a", a), config("b", b), config("c", c)],
             both_orders: false,

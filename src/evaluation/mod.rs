@@ -13,6 +13,7 @@ pub mod credit;
 pub mod depth;
 pub mod estimate;
 pub mod evaluator;
+mod family;
 pub mod groups;
 pub mod jury;
 pub mod paired;
@@ -37,14 +38,15 @@ pub use analytic::{Analytic, Context, Findings, Found};
 #[cfg(test)]
 pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Power, Tested};
+pub use family::Family;
 pub use paired::{adjust_holm, Finding, MetricTest};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 pub use record::{
-    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, Family, Generators,
-    Headline, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
+    counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, Generators, Headline,
+    ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
 };
-use record::{headline, table};
+use record::{headline_on, table_on, wrong_on};
 pub use result::{ConfigResult, Policies, Scope};
 pub use settings::{EvalSettings, Options, DEFAULT_BOOTSTRAP};
 pub use shape::Shape;
@@ -79,6 +81,18 @@ impl Evaluation {
     }
 }
 
+/// An evaluated record, whichever command made it (`calibrate`, `report DIR`, `analyze`): what
+/// `report/`'s sections render.
+#[derive(Debug, Clone)]
+pub struct Evaluated<'a> {
+    pub record: &'a RunRecord,
+    pub evaluation: &'a Evaluation,
+    /// The metric the best was chosen on (`--sort`).
+    pub sort: crate::metrics::Statistic,
+    /// Each configuration's completion budget (0: none), for the thinking's share of it.
+    pub max_tokens: Vec<u32>,
+}
+
 /// Evaluates the items at `indices` for one configuration: those it was asked that have a gold
 /// label (`RunRecord::counted`; the others are only counted, `Counts::not_asked` and
 /// `Counts::unlabelled`).
@@ -107,12 +121,12 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
                 r_tie.push(r);
             }
             None => {
-                r_wrong.push(wrong_for(g));
+                r_wrong.push(wrong_on(&run.labels, g));
                 r_tie.push(0);
             }
         }
     }
-    let drop_table = table(&g_drop, &r_drop);
+    let drop_table = table_on(&run.labels, &g_drop, &r_drop);
     let intervals = (settings.bootstrap > 0)
         .then(|| bootstrap_table(&drop_table, settings.bootstrap, settings.seed));
     let agreement = Agreement {
@@ -120,9 +134,9 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
         ..Agreement::of(drop_table)
     };
     let policies = Policies {
-        drop: headline(&g_drop, &r_drop),
-        as_wrong: headline(&golds, &r_wrong),
-        as_tie: headline(&golds, &r_tie),
+        drop: headline_on(&run.labels, &g_drop, &r_drop),
+        as_wrong: headline_on(&run.labels, &golds, &r_wrong),
+        as_tie: headline_on(&run.labels, &golds, &r_tie),
     };
     let mut findings = Findings::default();
     for a in cx.analytics {
@@ -256,6 +270,7 @@ mod tests {
         ];
         let config = config("c", outcomes);
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![config.clone()],
             both_orders: false,
@@ -315,6 +330,7 @@ mod tests {
             });
         }
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![config("judge", outcomes)],
             both_orders: false,

@@ -180,6 +180,7 @@ mod tests {
     fn grades_against_a_hand_computation() {
         let items = (0..5).map(|i| item(i, -1)).collect();
         let run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
             items,
             configs: vec![],
             both_orders: false,

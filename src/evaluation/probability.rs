@@ -34,17 +34,22 @@ pub fn probability(
     settings: EvalSettings,
 ) -> Option<ProbabilityStats> {
     let record = config.probability.as_ref()?;
+    let sides = sides(&run.labels)?;
     let rows = indices.iter().filter_map(|&i| {
         let p = record.p[i]?;
         Some((run.items[i].gold?, config.outcomes[i].rating(), p))
     });
-    Some(stats(
-        &record.source,
-        indices.len(),
-        rows,
-        (1, Some(0)),
-        settings,
-    ))
+    Some(stats(&record.source, indices.len(), rows, sides, settings))
+}
+
+/// The positive label (the largest) and the tie (the middle of three) a probability is read
+/// against: (1, 0) for pairs; None for a scale of more than three labels, which has no positive
+/// side.
+pub fn sides(labels: &crate::metrics::Labels) -> Option<(i64, Option<i64>)> {
+    let set = labels.as_slice();
+    (2..=3)
+        .contains(&set.len())
+        .then(|| (set[set.len() - 1], (set.len() == 3).then(|| set[1])))
 }
 
 /// The figures of (gold, rating, probability of the positive label) rows over `items` items:

@@ -103,6 +103,12 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// Whether anything was recorded: a run's configurations always have a cost (a baseline's
+    /// counts zero requests); ratings read by `analyze` have none (`Cost::default()`).
+    pub fn known(&self) -> bool {
+        *self != Cost::default()
+    }
+
     /// What calls with this usage cost (`usd` with a price for the model), in `wall_seconds`.
     pub fn of_usage(u: &crate::raters::Usage, wall_seconds: f64, usd: Option<f64>) -> Self {
         Self {
@@ -191,6 +197,9 @@ pub fn tally<'a>(reasons: impl Iterator<Item = &'a str>) -> Vec<(String, usize)>
 /// Everything `calibrate` rated, in the form `report DIR` reads back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
+    /// The labels gold and ratings take: -1, 0, 1 for a run over pairs (the pairwise analytics
+    /// need them); `analyze` reads any scale, on which only the agreement figures are defined.
+    pub labels: Labels,
     pub items: Vec<ItemRow>,
     pub configs: Vec<ConfigRecord>,
     pub both_orders: bool,
@@ -338,8 +347,8 @@ impl AgainstBest {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotations {
     pub names: Vec<String>,
-    /// `votes[item][annotator]`.
-    pub votes: Vec<Vec<i64>>,
+    /// `votes[item][annotator]` (None: that annotator gave no readable label).
+    pub votes: Vec<Vec<Option<i64>>>,
     /// Pairs without a majority, and what was done with them (`drop` or `tie`).
     pub no_majority: usize,
     pub policy: String,
@@ -405,15 +414,37 @@ pub fn counts(outcomes: &[Outcome]) -> Counts {
     c
 }
 
-pub fn table(gold: &[i64], rating: &[i64]) -> Contingency {
-    Contingency::from_pairs(&Labels::pairwise(), gold, rating).unwrap_or_else(|_| {
-        // Gold and ratings are always in -1..=1 here; an empty table keeps going regardless.
-        Contingency::from_counts(Labels::pairwise(), vec![0; 9])
+/// The contingency table on `labels`, which every gold and rating of a record takes (an
+/// empty table otherwise, which the record's readers rule out).
+pub fn table_on(labels: &Labels, gold: &[i64], rating: &[i64]) -> Contingency {
+    Contingency::from_pairs(labels, gold, rating).unwrap_or_else(|_| {
+        let k = labels.as_slice().len();
+        Contingency::from_counts(labels.clone(), vec![0; k * k])
     })
 }
 
+/// The wrong answer for an item without a verdict under `as-wrong`, on `labels`: the pairwise
+/// rule (`wrong_for`), else the label furthest from gold.
+pub fn wrong_on(labels: &Labels, gold: i64) -> i64 {
+    if *labels == Labels::pairwise() {
+        return wrong_for(gold);
+    }
+    let set = labels.as_slice();
+    let (low, high) = (set[0], set[set.len() - 1]);
+    if gold - low >= high - gold {
+        low
+    } else {
+        high
+    }
+}
+
 pub fn headline(gold: &[i64], rating: &[i64]) -> Headline {
-    let a = Agreement::of(table(gold, rating));
+    headline_on(&Labels::pairwise(), gold, rating)
+}
+
+/// `headline` on `labels`.
+pub fn headline_on(labels: &Labels, gold: &[i64], rating: &[i64]) -> Headline {
+    let a = Agreement::of(table_on(labels, gold, rating));
     Headline {
         n: a.n,
         accuracy: a.get(Statistic::Accuracy),
@@ -464,43 +495,6 @@ impl std::str::FromStr for CostUnit {
             "requests" => Ok(CostUnit::Requests),
             _ => Err(format!(
                 "unknown cost unit '{s}'; units are {}",
-                Self::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
-/// Which pairs get a verdict (`--family`). Holm's adjustment counts every pair either way:
-/// the best is chosen from the data the tests use, so its pairs are a data-chosen subset of
-/// all k(k − 1)/2, and only the whole family keeps the family-wise error at α.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    /// The best judged configuration on the sort metric against each other one, baselines
-    /// included, and each jury against its members; the other pairs keep their unadjusted
-    /// test and interval, with no verdict.
-    #[default]
-    Best,
-    /// Every pair gets a verdict.
-    All,
-}
-
-impl Family {
-    pub const NAMES: [&'static str; 2] = ["best", "all"];
-
-    pub fn key(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
-
-impl std::str::FromStr for Family {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "best" => Ok(Family::Best),
-            "all" => Ok(Family::All),
-            _ => Err(format!(
-                "unknown family '{s}'; families are {} (best: the best configuration against each other one; all: every pair)",
                 Self::NAMES.join(", ")
             )),
         }

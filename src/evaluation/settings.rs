@@ -1,7 +1,8 @@
 //! What an evaluation is told: the settings every part reads (resamples, seed, the sort
 //! metric, the comparisons' family) and the analytics' own settings, by type.
 
-use super::record::{CostSettings, Family};
+use super::family::Family;
+use super::record::CostSettings;
 use crate::metrics::Statistic;
 
 /// Bootstrap resamples for intervals and paired tests unless told otherwise (`--bootstrap`;

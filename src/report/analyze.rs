@@ -1,6 +1,8 @@
 //! Output of `raterlab analyze`.
 
 use crate::metrics::{Agreement, Statistic};
+use crate::report::calibrate::section::{Place, View};
+use crate::report::calibrate::sections::{json_keys, tables_at, SECTIONS};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::html::{self, Page};
 use crate::report::media::json::AgreementJson;
@@ -32,8 +34,6 @@ struct AnalyzeJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     judge_vs_annotators: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    systems: Option<&'a crate::evaluation::systems::Systems>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     long_form: Option<&'a crate::run::analysis::LongForm>,
     /// Long form's AlpacaEval measures: the evaluator, the humans, the longest output.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,13 +43,17 @@ struct AnalyzeJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     longest: Option<&'a crate::evaluation::evaluator::Measures>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    probability: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sequential: Option<SequentialJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<&'a crate::evaluation::estimate::Estimate>,
+    /// The rating column as `calibrate --json` shows a configuration: its scopes and every
+    /// analytic whose inputs the options gave (bias, probabilities, the system level, ...).
+    configs: Vec<Value>,
+    /// The analytics' keys over the run, as in `calibrate --json`.
+    #[serde(flatten)]
+    analytics: BTreeMap<&'static str, Value>,
 }
 
 /// `sequential`: the two columns compared, then the sequence's figures.
@@ -76,6 +80,7 @@ pub fn to_json(a: &Analysis) -> Value {
         .map(crate::report::annotators::to_json)
         .unzip();
     let measures = a.long.as_ref().and_then(|l| l.measures.as_ref());
+    let (view, order) = (a.view(), order(a));
     serde_json::to_value(AnalyzeJson {
         overall: AgreementJson(&a.overall),
         only_in_gold: a.only_in_gold,
@@ -98,15 +103,14 @@ pub fn to_json(a: &Analysis) -> Value {
         source: &a.source,
         annotators,
         judge_vs_annotators,
-        systems: a.systems.as_ref(),
         long_form: a.long.as_ref(),
         evaluator: measures.map(|m| &m.evaluator),
         humans: measures.map(|m| &m.humans),
         longest: measures.and_then(|m| m.longest.as_ref()),
-        probability: a
-            .probability
-            .as_ref()
-            .map(|p| crate::report::calibrate::probability::to_json(p, &[])),
+        configs: (0..a.record.configs.len())
+            .map(|i| crate::report::calibrate::document::config_value(&view, &order, i))
+            .collect(),
+        analytics: json_keys(|s| s.run_json(&view)),
         groups: (!a.groups.is_empty()).then(|| {
             a.groups
                 .iter()
@@ -127,26 +131,21 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
     if let Some(r) = &a.annotators {
         crate::report::annotators::tidy(r, &mut rows);
     }
-    if let Some(p) = &a.probability {
-        crate::report::calibrate::probability::tidy(&mut rows, "overall", p);
-    }
     if let Some(m) = a.long.as_ref().and_then(|l| l.measures.as_ref()) {
         crate::report::evaluator::tidy(m, "judge", &mut rows);
     }
-    if let Some(s) = &a.systems {
-        crate::report::calibrate::systems::tidy_of(&mut rows, s);
+    let view = a.view();
+    for section in SECTIONS {
+        for (i, config) in a.evaluation.configs.iter().enumerate() {
+            section.scope_rows(&mut rows, "overall", &config.overall);
+            section.config_rows(&mut rows, &view, i);
+        }
+        section.run_rows(&mut rows, &view);
     }
     if let Some(e) = &a.estimate {
         crate::report::estimate::tidy(e, &mut rows);
     }
     rows
-}
-
-/// `--generators`: the models and the ranking against the reference.
-fn systems_tables(a: &Analysis) -> Vec<Table> {
-    a.systems.as_ref().map_or_else(Vec::new, |s| {
-        crate::report::calibrate::systems::tables_of(&[("rating".to_string(), s)], None)
-    })
 }
 
 /// Long form's table: AlpacaEval's evaluator measures.
@@ -158,14 +157,19 @@ fn evaluator_tables(a: &Analysis) -> Vec<Table> {
         .unwrap_or_default()
 }
 
-/// `--probability`'s tables: the figures, the reliability bins, selective accuracy.
-fn probability_tables(a: &Analysis) -> Vec<Table> {
-    use crate::report::calibrate::probability::{detail_tables, table_of};
-    a.probability.as_ref().map_or_else(Vec::new, |p| {
-        let mut out = vec![table_of("column", &[(p.source.clone(), p)])];
-        out.extend(detail_tables(p));
-        out
-    })
+/// The configurations in the order the sections show them: the record's (one, or one per
+/// rating column).
+fn order(a: &Analysis) -> Vec<usize> {
+    (0..a.record.configs.len()).collect()
+}
+
+/// Every analytic's tables whose inputs the options gave, as `calibrate --details` shows them.
+fn section_tables(a: &Analysis) -> Vec<Table> {
+    let (view, order) = (a.view(), order(a));
+    [Place::Lead, Place::Scopes, Place::After]
+        .into_iter()
+        .flat_map(|place| tables_at(&view, &order, place, View::Full))
+        .collect()
 }
 
 /// Every statistic with its CI and p-value.
@@ -315,6 +319,12 @@ pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
             plots::confusion_svg("overall", &a.overall.confusion)?,
         ),
     ];
+    let (view, order) = (a.view(), order(a));
+    out.extend(
+        crate::report::calibrate::sections::figures(&view, &order)?
+            .into_iter()
+            .map(|f| (f.title, f.svg)),
+    );
     out.extend(
         a.estimate
             .as_ref()
@@ -388,8 +398,7 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         .as_ref()
         .map(crate::report::annotators::tables)
         .unwrap_or_default();
-    let probability = probability_tables(a);
-    let systems = systems_tables(a);
+    let sections = section_tables(a);
     let estimate = a
         .estimate
         .as_ref()
@@ -399,11 +408,10 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         .iter()
         .chain(&titled)
         .chain(confusion)
-        .chain(&systems)
         .chain(&panel)
-        .chain(&probability)
+        .chain(&sections)
     {
-        writeln!(out, "\n{}\n{}", t.title, table::render(t))?;
+        crate::report::calibrate::screen::print_table(out, t, width)?;
     }
     Ok(())
 }
@@ -502,11 +510,10 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
         &a.overall.confusion,
     ));
     tables.extend(evaluator_tables(a));
-    tables.extend(systems_tables(a));
     if let Some(r) = &a.annotators {
         tables.extend(crate::report::annotators::tables(r));
     }
-    tables.extend(probability_tables(a));
+    tables.extend(section_tables(a));
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));
     Ok(Page {

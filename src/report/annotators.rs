@@ -2,13 +2,13 @@
 //! terminal tables, JSON and tidy CSV rows.
 
 use crate::evaluation::annotators::AnnotatorReport;
+use crate::evaluation::Evaluated;
 use crate::metrics::raters::Ceiling;
 use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format;
 use crate::report::media::json::AgreementJson;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -340,7 +340,7 @@ pub fn tidy(r: &AnnotatorReport, rows: &mut TidyRows) {
 
 /// calibrate's section: the annotators once (they are the same for every configuration), then
 /// every configuration beside the ceiling, in the report's order.
-fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let reports: Vec<(&str, &AnnotatorReport)> = order
         .iter()
         .filter_map(|&i| {
@@ -405,10 +405,15 @@ impl Section for AnnotatorsSection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         view.details(|| calibrate_tables(run, order))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         let Some(a) = run
             .evaluation
             .of_config::<crate::evaluation::annotators::AnnotatorReport>(i)
@@ -418,7 +423,7 @@ impl Section for AnnotatorsSection {
         let (annotators, judge) = to_json(a);
         vec![("annotators", annotators), ("judge_vs_annotators", judge)]
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         if let Some(a) = run
             .evaluation
             .of_config::<crate::evaluation::annotators::AnnotatorReport>(i)

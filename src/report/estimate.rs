@@ -279,12 +279,13 @@ pub struct EstimateSection;
 
 /// The configurations with an estimate, in `order`.
 fn estimated<'a>(
-    run: &'a crate::run::record::Run,
+    run: &crate::evaluation::Evaluated<'a>,
     order: &'a [usize],
 ) -> impl Iterator<Item = (usize, &'a Estimate)> + 'a {
+    let evaluation = run.evaluation;
     order
         .iter()
-        .filter_map(|&i| run.evaluation.of_config::<Estimate>(i).map(|e| (i, e)))
+        .filter_map(move |&i| evaluation.of_config::<Estimate>(i).map(|e| (i, e)))
 }
 
 impl crate::report::calibrate::section::Section for EstimateSection {
@@ -293,7 +294,7 @@ impl crate::report::calibrate::section::Section for EstimateSection {
     }
     fn tables(
         &self,
-        run: &crate::run::record::Run,
+        run: &crate::evaluation::Evaluated,
         order: &[usize],
         view: crate::report::calibrate::section::View,
     ) -> Vec<Table> {
@@ -306,7 +307,7 @@ impl crate::report::calibrate::section::Section for EstimateSection {
             .flat_map(|(i, e)| titled(e, &format!("{}: ", run.record.configs[i].name)))
             .collect()
     }
-    fn answer(&self, run: &crate::run::record::Run, order: &[usize]) -> Vec<String> {
+    fn answer(&self, run: &crate::evaluation::Evaluated, order: &[usize]) -> Vec<String> {
         estimated(run, order)
             .take(1)
             .flat_map(|(i, e)| {
@@ -318,7 +319,7 @@ impl crate::report::calibrate::section::Section for EstimateSection {
     }
     fn figures(
         &self,
-        run: &crate::run::record::Run,
+        run: &crate::evaluation::Evaluated,
         order: &[usize],
     ) -> anyhow::Result<Vec<crate::report::calibrate::section::Figure>> {
         let Some((i, e)) = estimated(run, order).next() else {
@@ -335,7 +336,7 @@ impl crate::report::calibrate::section::Section for EstimateSection {
     }
     fn config_json(
         &self,
-        run: &crate::run::record::Run,
+        run: &crate::evaluation::Evaluated,
         _order: &[usize],
         i: usize,
     ) -> Vec<(&'static str, serde_json::Value)> {
@@ -346,7 +347,7 @@ impl crate::report::calibrate::section::Section for EstimateSection {
                 .and_then(|e| serde_json::to_value(e).ok()),
         )
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &crate::run::record::Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &crate::evaluation::Evaluated, i: usize) {
         if let Some(e) = run.evaluation.of_config::<Estimate>(i) {
             tidy(e, rows);
         }

@@ -4,10 +4,10 @@
 //! `longest` evaluator, then the judges, in AlpacaEval's column order, as fractions.
 
 use crate::evaluation::evaluator::{EvaluatorReport, HumanMeasures, Intervals, Measures};
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde_json::{Map, Value};
 
 /// The figures of a row in the table's order, with their intervals.
@@ -159,7 +159,7 @@ pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
 
 /// calibrate's table: the humans, the longest output and every configuration with a row (in
 /// the ranking's order), then the best by human agreement against the others.
-fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let Some(r) = run
         .evaluation
         .of_run::<crate::evaluation::evaluator::RunMeasures>()
@@ -193,7 +193,7 @@ fn calibrate_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 }
 
 /// calibrate's `--json`: the run's `evaluator` (humans, longest, the best against the others).
-fn run_json(run: &Run) -> Option<Value> {
+fn run_json(run: &Evaluated) -> Option<Value> {
     run.evaluation
         .of_run::<crate::evaluation::evaluator::RunMeasures>()
         .and_then(|r| serde_json::to_value(r).ok())
@@ -206,7 +206,7 @@ fn config_json(m: &Measures) -> Option<Value> {
 
 /// calibrate's metrics.csv rows: the run's humans and longest (no configuration), then each
 /// configuration's under its name.
-fn calibrate_tidy(run: &Run, rows: &mut TidyRows, config: Option<usize>) {
+fn calibrate_tidy(run: &Evaluated, rows: &mut TidyRows, config: Option<usize>) {
     let Some(r) = run
         .evaluation
         .of_run::<crate::evaluation::evaluator::RunMeasures>()
@@ -254,13 +254,18 @@ impl Section for EvaluatorSection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         view.details(|| calibrate_tables(run, order))
     }
-    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+    fn run_json(&self, run: &Evaluated) -> Vec<(&'static str, Value)> {
         key("evaluator", run_json(run))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         key(
             "evaluator",
             run.evaluation
@@ -268,10 +273,10 @@ impl Section for EvaluatorSection {
                 .and_then(config_json),
         )
     }
-    fn run_rows(&self, rows: &mut TidyRows, run: &Run) {
+    fn run_rows(&self, rows: &mut TidyRows, run: &Evaluated) {
         calibrate_tidy(run, rows, None);
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         calibrate_tidy(run, rows, Some(i));
     }
 }

@@ -222,17 +222,39 @@ pub struct Analysis {
     pub dropped_ratings: usize,
     /// With --annotators: their agreement, the ceiling and the judge beside it.
     pub annotators: Option<AnnotatorReport>,
-    /// With --probability: how good the probabilities are (overall).
-    pub probability: Option<crate::evaluation::probability::ProbabilityStats>,
     /// Long form: how the annotations were read, and AlpacaEval's evaluator measures.
     pub long: Option<LongForm>,
-    /// `--generators`: each model's score and the ranking against the reference.
-    pub systems: Option<crate::evaluation::systems::Systems>,
     /// `--compare-col --sequential`: the rating column (A) against the compare column (B) as
     /// the items come, and the columns' names.
     pub sequential: Option<(crate::evaluation::sequential::Sequential, [String; 2])>,
     /// `--estimate`: the corrected estimates (and with --generators, the models ranked).
     pub estimate: Option<crate::evaluation::estimate::Estimate>,
+    /// The rows as `calibrate`'s record (one configuration: the rating column) and its
+    /// evaluation, which every figure above but the annotators' and long form's comes from.
+    pub record: crate::evaluation::RunRecord,
+    pub evaluation: crate::evaluation::Evaluation,
+}
+
+impl Analysis {
+    /// The evaluated record, as the sections render it (the best chosen on quadratic kappa).
+    pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
+        crate::evaluation::Evaluated {
+            record: &self.record,
+            evaluation: &self.evaluation,
+            sort: crate::metrics::Statistic::KappaQuadratic,
+            max_tokens: vec![0; self.record.configs.len()],
+        }
+    }
+
+    /// With --probability: how good the probabilities are (overall).
+    pub fn probability(&self) -> Option<&crate::evaluation::probability::ProbabilityStats> {
+        self.evaluation.configs.first()?.overall.findings.get()
+    }
+
+    /// `--generators`: each model's score and the ranking against the reference.
+    pub fn systems(&self) -> Option<&crate::evaluation::systems::Systems> {
+        self.evaluation.configs.first()?.findings.get()
+    }
 }
 
 /// What long form read and AlpacaEval's measures on it.

@@ -82,7 +82,8 @@ pub struct Dataset {
 /// the data seed).
 pub fn annotator_report(d: &Dataset) -> Option<crate::evaluation::annotators::AnnotatorReport> {
     let bootstrap = crate::evaluation::DEFAULT_BOOTSTRAP;
-    crate::evaluation::annotators::panel(&d.annotations()?, None, bootstrap, d.seed)
+    let labels = crate::metrics::Labels::pairwise();
+    crate::evaluation::annotators::panel(&d.annotations()?, &labels, None, bootstrap, d.seed)
 }
 
 impl Dataset {
@@ -90,7 +91,11 @@ impl Dataset {
     pub fn annotations(&self) -> Option<crate::evaluation::Annotations> {
         (!self.annotators.is_empty()).then(|| crate::evaluation::Annotations {
             names: self.annotators.clone(),
-            votes: self.examples.iter().map(|e| e.votes.clone()).collect(),
+            votes: self
+                .examples
+                .iter()
+                .map(|e| e.votes.iter().copied().map(Some).collect())
+                .collect(),
             no_majority: self.no_majority,
             policy: self.no_majority_policy.name().to_string(),
         })

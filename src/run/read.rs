@@ -264,7 +264,10 @@ fn annotations(
         .enumerate()
         .map(|(i, v)| {
             v.split(',')
-                .map(|x| x.trim().parse::<i64>())
+                .map(|x| match x.trim() {
+                    "" => Ok(None),
+                    x => x.parse::<i64>().map(Some),
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|_| bad_run(dir, format!("row {}: votes '{v}' are not labels", i + 1)))
         })
@@ -429,6 +432,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         });
     }
     let record = RunRecord {
+        labels: crate::metrics::Labels::pairwise(),
         generators,
         shapes: shapes(dir, &items),
         depths: depths(dir, &items),

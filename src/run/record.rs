@@ -92,6 +92,18 @@ pub struct Run {
     pub histories: Option<Vec<std::sync::Arc<[crate::dataset::conversation::Turn]>>>,
 }
 
+impl Run {
+    /// The evaluated record, as the sections render it.
+    pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
+        crate::evaluation::Evaluated {
+            record: &self.record,
+            evaluation: &self.evaluation,
+            sort: self.meta.sort.statistic(),
+            max_tokens: self.meta.configs.iter().map(|c| c.max_tokens).collect(),
+        }
+    }
+}
+
 /// What a form's run says of itself to the commands, whatever the form: where it went, what
 /// its calls cost and failed, and the caches it used (`session::finish` reads them).
 pub trait Made {

@@ -97,7 +97,7 @@ pub fn ratings(run: &Run, dir: &Path) -> Result<()> {
             votes.push(annotations.map(|a| {
                 a.votes[k]
                     .iter()
-                    .map(i64::to_string)
+                    .map(|v| v.map_or_else(String::new, |v| v.to_string()))
                     .collect::<Vec<_>>()
                     .join(",")
             }));

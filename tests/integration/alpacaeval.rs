@@ -128,7 +128,7 @@ fn analyze_reads_a_probability_column_and_says_what_is_wrong_with_one() {
     ]);
     let (a, b) = (
         &calibrated["configs"][0]["probability"],
-        &analyzed["probability"],
+        &analyzed["configs"][0]["probability"],
     );
     for key in [
         "n",

@@ -30,6 +30,7 @@ mod llmbar_replay;
 mod logprobs;
 mod metrics_fixtures;
 mod mock_http;
+mod one_pipeline;
 mod plan;
 mod pointwise;
 mod ppi;

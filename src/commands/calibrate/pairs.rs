@@ -119,6 +119,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
         });
     }
     RunRecord {
+        labels: crate::metrics::Labels::pairwise(),
         items: items(dataset),
         configs: records,
         both_orders: dataset.both_orders,

@@ -19,7 +19,7 @@ pub fn answer(run: &Run) -> Vec<String> {
     // Under --sequential what the race decided comes first, then a section's question (the
     // system level, asked for with --reference).
     let mut out = super::race::answer(run);
-    out.extend(SECTIONS.iter().flat_map(|s| s.question(run)));
+    out.extend(SECTIONS.iter().flat_map(|s| s.question(&run.view())));
     // The evaluation's standing: the best, the runner-up and where the best stands.
     let Some(standing) = &run.evaluation.standing else {
         return out;
@@ -68,7 +68,7 @@ pub fn answer(run: &Run) -> Vec<String> {
         },
         runner_up,
     ));
-    out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, order)));
+    out.extend(SECTIONS.iter().flat_map(|s| s.answer(&run.view(), order)));
     let baselines: Vec<String> = order
         .iter()
         .filter(|&&i| configs[i].is_baseline())

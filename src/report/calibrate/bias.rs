@@ -1,13 +1,13 @@
 //! Bias diagnostics as JSON, tidy CSV rows and the terminal's section.
 
 use crate::evaluation::bias::{Bias, LengthModel, Preference};
+use crate::evaluation::Evaluated;
 use crate::evaluation::Scope;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::shown_name;
 use crate::report::media::svg::draw::panels_svg;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -149,7 +149,7 @@ fn cell(p: &Preference) -> String {
 }
 
 /// The configurations in `order` with preferences over all their items.
-fn biased<'a>(run: &'a Run, order: &[usize]) -> Vec<(usize, &'a Bias)> {
+fn biased<'a>(run: &'a Evaluated<'a>, order: &[usize]) -> Vec<(usize, &'a Bias)> {
     order
         .iter()
         .filter_map(|&i| Some((i, run.evaluation.configs[i].overall.findings.get::<Bias>()?)))
@@ -158,7 +158,7 @@ fn biased<'a>(run: &'a Run, order: &[usize]) -> Vec<(usize, &'a Bias)> {
 
 /// The terminal's section: every configuration's preferences beside gold's, the length
 /// coefficient, and the subsets where length alone predicts gold.
-fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let rows = biased(run, order);
     if rows.is_empty() {
         return Vec::new();
@@ -222,7 +222,7 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
 
 /// Bias diagnostics: per feature, gold's preference and each configuration's, with 95% CIs
 /// (None when the run has no bias figures).
-fn svg(run: &Run, idx: &[usize]) -> Result<Option<String>> {
+fn svg(run: &Evaluated, idx: &[usize]) -> Result<Option<String>> {
     let biased = biased(run, idx);
     let Some((_, first)) = biased.first() else {
         return Ok(None);
@@ -266,17 +266,22 @@ impl Section for BiasSection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         view.details(|| tables(run, order))
     }
-    fn figures(&self, run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, order: &[usize]) -> Result<Vec<Figure>> {
         Ok(Figure::one(
             svg(run, order)?,
             "bias.svg",
             "bias: judge and gold preferences with 95% CIs",
         ))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         let model = run
             .evaluation
             .of_config::<crate::evaluation::bias::LengthModel>(i);
@@ -285,7 +290,7 @@ impl Section for BiasSection {
     fn scope_json(&self, scope: &Scope) -> Vec<(&'static str, Value)> {
         key("bias", scope.findings.get::<Bias>().map(to_json))
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         if let Some(m) = run
             .evaluation
             .of_config::<crate::evaluation::bias::LengthModel>(i)

@@ -2,12 +2,12 @@
 //! terminal's table and an SVG.
 
 use crate::evaluation::consistency::{Consistency, Point};
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::shown_name;
 use crate::report::media::svg::draw::{legend, plot_error};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;
 use serde::Serialize;
@@ -78,7 +78,7 @@ fn with_ci(v: f64, ci: Option<(f64, f64)>) -> String {
 }
 
 /// The terminal's table: accuracy for every k and rule, from the samples already drawn.
-fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(usize, &Consistency)> = order
         .iter()
         .filter_map(|&i| {
@@ -125,7 +125,7 @@ fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
 
 /// Self-consistency curves: per sc:N configuration, accuracy against k for each vote rule,
 /// with 95% bands as error bars (None without sc:N configurations).
-fn svg(run: &Run, order: &[usize]) -> Result<Option<String>> {
+fn svg(run: &Evaluated, order: &[usize]) -> Result<Option<String>> {
     let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order
         .iter()
         .filter_map(|&i| {
@@ -216,23 +216,28 @@ impl Section for ConsistencySection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         view.details(|| tables(run, order))
     }
-    fn figures(&self, run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, order: &[usize]) -> Result<Vec<Figure>> {
         Ok(Figure::one(
             svg(run, order)?,
             "consistency.svg",
             "self-consistency: accuracy of sc:k for every k and vote rule, from the samples drawn",
         ))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         let consistency = run
             .evaluation
             .of_config::<crate::evaluation::consistency::Consistency>(i);
         key("consistency", consistency.map(to_json))
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         if let Some(c) = run
             .evaluation
             .of_config::<crate::evaluation::consistency::Consistency>(i)

@@ -4,11 +4,11 @@
 
 use crate::evaluation::cost::{ConfigCost, CostUnit, Frontier, NonInferior};
 use crate::evaluation::Cost;
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{statistic_name, thousands};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 
 /// A cost in its unit, as a person reads it.
 pub fn amount(unit: CostUnit, x: f64) -> String {
@@ -93,10 +93,10 @@ pub struct Costs<'a> {
 
 impl<'a> Costs<'a> {
     /// A run over pairs': the frontier on its sort metric.
-    fn of_run(run: &'a Run) -> Self {
+    fn of_run(run: &'a Evaluated<'a>) -> Self {
         Self {
             frontier: run.evaluation.of_run::<Frontier>(),
-            metric: statistic_name(run.meta.sort.statistic()),
+            metric: statistic_name(run.sort),
             items: run.record.items.len(),
             costs: run.record.configs.iter().map(|c| &c.cost).collect(),
         }
@@ -318,16 +318,16 @@ impl Section for CostSection {
     fn place(&self) -> Place {
         Place::Lead
     }
-    fn tables(&self, run: &Run, _order: &[usize], _view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, _order: &[usize], _view: View) -> Vec<Table> {
         table(&Costs::of_run(run)).into_iter().collect()
     }
-    fn answer(&self, run: &Run, _order: &[usize]) -> Vec<String> {
+    fn answer(&self, run: &Evaluated, _order: &[usize]) -> Vec<String> {
         answer(&Costs::of_run(run))
     }
-    fn figures(&self, run: &Run, _order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, _order: &[usize]) -> anyhow::Result<Vec<Figure>> {
         figure_of(&Costs::of_run(run))
     }
-    fn run_json(&self, run: &Run) -> Vec<(&'static str, serde_json::Value)> {
+    fn run_json(&self, run: &Evaluated) -> Vec<(&'static str, serde_json::Value)> {
         key(
             "cost_frontier",
             run.evaluation
@@ -337,19 +337,24 @@ impl Section for CostSection {
     }
     fn config_json(
         &self,
-        run: &Run,
+        run: &Evaluated,
         _order: &[usize],
         i: usize,
     ) -> Vec<(&'static str, serde_json::Value)> {
         let c = &run.record.configs[i].cost;
+        if !c.known() {
+            return Vec::new();
+        }
         let share = crate::report::calibrate::ranking::reasoning_share(
             c.tokens_reasoning,
             c.calls,
-            run.meta.configs[i].max_tokens,
+            run.max_tokens[i],
         );
         vec![("cost", config_json(c, run.record.items.len(), share))]
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
-        tidy(rows, &Costs::of_run(run), i);
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
+        if run.record.configs[i].cost.known() {
+            tidy(rows, &Costs::of_run(run), i);
+        }
     }
 }

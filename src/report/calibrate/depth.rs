@@ -3,15 +3,15 @@
 //! terminal and report.html (`--json` `configs[i].by_depth` and metrics.csv's `depth:` scopes
 //! are written with the other scopes).
 
+use crate::evaluation::Evaluated;
 use crate::metrics::Statistic;
 use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::format::with_interval;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 
 /// Configurations (in the ranking's order) × depth buckets: accuracy and κq with 95% CIs, n
 /// rated, and the excess preference for the longer final reply; None without conversations.
-fn table(run: &Run, order: &[usize]) -> Option<Table> {
+fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
     let first = run.evaluation.configs.first()?;
     if first.by_depth.is_empty() {
         return None;
@@ -63,7 +63,7 @@ impl Section for DepthSection {
     fn place(&self) -> Place {
         Place::Scopes
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         view.details(|| table(run, order).into_iter().collect())
     }
 }

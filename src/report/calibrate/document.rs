@@ -2,7 +2,7 @@
 //! configuration's scopes and analytics, the paired comparisons, the groups, the frontier. Every
 //! part is a type that serializes; the document's keys come out in name order.
 
-use crate::evaluation::{Headline, PointwiseStats, Position, Scope};
+use crate::evaluation::{Evaluated, Headline, PointwiseStats, Position, Scope};
 use crate::report::calibrate::ranking::{order, ranking_note, verdict};
 use crate::report::calibrate::sections::json_keys;
 use crate::report::media::json::AgreementJson;
@@ -181,11 +181,34 @@ struct ConfigJson<'a> {
 }
 
 fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
-    let (r, rec, meta) = (
-        &run.evaluation.configs[i],
-        &run.record.configs[i],
-        &run.meta.configs[i],
-    );
+    let stopped_at = run
+        .meta
+        .sequential
+        .as_ref()
+        .map(|s| s.raced.stopped_at(&run.record.configs[i].name));
+    config_document(
+        &run.view(),
+        ranked,
+        i,
+        &run.meta.configs[i].model,
+        stopped_at,
+    )
+}
+
+/// `configs[i]` of an evaluated record, whichever command made it: `analyze`'s (no model, no
+/// race) is the same document as `calibrate`'s.
+pub fn config_value(view: &Evaluated, ranked: &[usize], i: usize) -> Value {
+    serde_json::to_value(config_document(view, ranked, i, "", None)).unwrap_or_default()
+}
+
+fn config_document<'a>(
+    view: &Evaluated<'a>,
+    ranked: &[usize],
+    i: usize,
+    model: &'a str,
+    stopped_at: Option<Option<usize>>,
+) -> ConfigJson<'a> {
+    let (r, rec) = (&view.evaluation.configs[i], &view.record.configs[i]);
     fn scopes<'a>(
         m: impl Iterator<Item = (&'a String, &'a Scope)>,
     ) -> BTreeMap<&'a str, ScopeJson<'a>> {
@@ -196,7 +219,7 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
         prompt: &rec.prompt,
         rater: &rec.rater,
         judge: &rec.judge,
-        model: &meta.model,
+        model,
         simulated: rec.simulated,
         counts: &r.overall.counts,
         overall: scope_json(&r.overall),
@@ -216,12 +239,8 @@ fn config_json<'a>(run: &'a Run, ranked: &[usize], i: usize) -> ConfigJson<'a> {
         leaderboard_published: r.leaderboard_published,
         position: r.overall.position.as_ref().map(position_json),
         reasons: crate::report::media::json::reasons(&rec.reasons),
-        stopped_at: run
-            .meta
-            .sequential
-            .as_ref()
-            .map(|s| s.raced.stopped_at(&rec.name)),
-        analytics: json_keys(|s| s.config_json(run, ranked, i)),
+        stopped_at,
+        analytics: json_keys(|s| s.config_json(view, ranked, i)),
     }
 }
 
@@ -365,7 +384,7 @@ pub fn to_json(run: &Run) -> Value {
         comparisons,
         ranking_note: ranking_note(run),
         sequential: run.meta.sequential.as_ref(),
-        analytics: json_keys(|s| s.run_json(run)),
+        analytics: json_keys(|s| s.run_json(&run.view())),
     })
     .unwrap_or_default()
 }

@@ -1,10 +1,10 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
 use crate::evaluation::groups::{Group, Groups, ALPHA};
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ struct TestJson {
     p_holm: f64,
 }
 
-fn group_json(run: &Run, g: &Group) -> GroupJson {
+fn group_json(run: &Evaluated, g: &Group) -> GroupJson {
     let name = |i: usize| run.record.configs[i].name.clone();
     GroupJson {
         best: name(g.best),
@@ -59,7 +59,7 @@ struct GroupsJson {
 }
 
 /// The top-level `significance_groups` object.
-fn to_json(run: &Run, g: &Groups) -> Value {
+fn to_json(run: &Evaluated, g: &Groups) -> Value {
     serde_json::to_value(GroupsJson {
         alpha: ALPHA,
         test: "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
@@ -74,7 +74,7 @@ fn to_json(run: &Run, g: &Groups) -> Value {
 }
 
 /// Per configuration and scope: `holm_p_vs_best` and `in_best_group` (1 or 0).
-fn tidy(run: &Run, g: &Groups, rows: &mut TidyRows) {
+fn tidy(run: &Evaluated, g: &Groups, rows: &mut TidyRows) {
     let scopes = g
         .overall
         .iter()
@@ -101,7 +101,7 @@ fn tidy(run: &Run, g: &Groups, rows: &mut TidyRows) {
 }
 
 /// The terminal's table: per scope, the best and who cannot be told apart from it.
-fn tables(run: &Run, g: &Groups) -> Vec<Table> {
+fn tables(run: &Evaluated, g: &Groups) -> Vec<Table> {
     if g.overall.is_none() {
         return Vec::new();
     }
@@ -146,15 +146,15 @@ impl Section for GroupsSection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, _order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, _order: &[usize], view: View) -> Vec<Table> {
         let groups = run.evaluation.of_run::<Groups>();
         view.details(|| groups.map_or_else(Vec::new, |g| tables(run, g)))
     }
-    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+    fn run_json(&self, run: &Evaluated) -> Vec<(&'static str, Value)> {
         let groups = run.evaluation.of_run::<Groups>();
         key("significance_groups", groups.map(|g| to_json(run, g)))
     }
-    fn run_rows(&self, rows: &mut TidyRows, run: &Run) {
+    fn run_rows(&self, rows: &mut TidyRows, run: &Evaluated) {
         if let Some(g) = run.evaluation.of_run::<Groups>() {
             tidy(run, g, rows);
         }

@@ -2,6 +2,7 @@
 //! tables (the jury against each member, and every sub-jury) and the sub-jury figure.
 
 use crate::evaluation::jury::{JuryStats, SubJury};
+use crate::evaluation::Evaluated;
 use crate::evaluation::{Finding, MetricTest};
 use crate::metrics::Statistic;
 use crate::raters::jury::Jury;
@@ -11,14 +12,13 @@ use crate::report::media::format::interval_of;
 use crate::report::media::format::{fixed as f4, with_interval};
 use crate::report::media::svg::draw::{legend, plot_error};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
 /// The run's juries: (configuration index, its rule, its figures).
-fn juries(run: &Run) -> Vec<(usize, &Jury, &JuryStats)> {
+fn juries<'a>(run: &Evaluated<'a>) -> Vec<(usize, &'a Jury, &'a JuryStats)> {
     run.record
         .configs
         .iter()
@@ -45,7 +45,7 @@ pub fn best_member(order: &[usize], jury: &Jury) -> usize {
 
 /// The run's paired comparison of a member and its jury, read as jury − member: the items
 /// both rated, and the accuracy and quadratic-kappa tests (B the jury).
-fn versus(run: &Run, member: usize, jury: usize) -> Option<(u64, MetricTest, MetricTest)> {
+fn versus(run: &Evaluated, member: usize, jury: usize) -> Option<(u64, MetricTest, MetricTest)> {
     run.evaluation.comparisons.iter().find_map(|c| {
         if (c.a, c.b) == (member, jury) {
             Some((c.n, c.accuracy, c.kappa))
@@ -61,7 +61,7 @@ fn share(part: usize, of: usize) -> f64 {
     crate::evaluation::share(part as u64, of as u64)
 }
 
-fn names(run: &Run, members: &[usize]) -> Vec<String> {
+fn names(run: &Evaluated, members: &[usize]) -> Vec<String> {
     members
         .iter()
         .map(|&m| run.record.configs[m].name.clone())
@@ -79,7 +79,7 @@ struct SubJson {
     kappa_quadratic_as_wrong: f64,
 }
 
-fn sub_json(run: &Run, s: &SubJury) -> SubJson {
+fn sub_json(run: &Evaluated, s: &SubJury) -> SubJson {
     SubJson {
         members: names(run, &s.members),
         decided: s.decided,
@@ -142,7 +142,7 @@ struct JuryJson<'a> {
 /// `configs[i].jury`: the rule, its undecided items, the members' abstentions and
 /// agreement, bare majorities, the oracle bound, the jury against each member (the run's
 /// paired tests, Holm-adjusted over every pair of the run) and every sub-jury.
-pub fn to_json(run: &Run, order: &[usize], i: usize) -> Option<Value> {
+pub fn to_json(run: &Evaluated, order: &[usize], i: usize) -> Option<Value> {
     let (_, jury, s) = juries(run).into_iter().find(|(k, _, _)| *k == i)?;
     let best = best_member(order, jury);
     let name = |m: usize| run.record.configs[m].name.as_str();
@@ -212,7 +212,7 @@ fn finding_key(f: Finding) -> &'static str {
 }
 
 /// Rows `jury_*` of metrics.csv for configuration `i`.
-pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+pub fn tidy(rows: &mut TidyRows, run: &Evaluated, i: usize) {
     let Some((_, _, s)) = juries(run).into_iter().find(|(k, _, _)| *k == i) else {
         return;
     };
@@ -260,7 +260,7 @@ pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
 
 /// The answer's jury lines: each jury's accuracy against its best member, with the paired
 /// verdict, and how often it could not decide.
-pub fn answer(run: &Run, order: &[usize]) -> Vec<String> {
+pub fn answer(run: &Evaluated, order: &[usize]) -> Vec<String> {
     juries(run)
         .into_iter()
         .map(|(i, jury, s)| {
@@ -314,7 +314,7 @@ pub fn answer(run: &Run, order: &[usize]) -> Vec<String> {
 
 /// The terminal's (and the page's) tables: per jury, the jury and its members side by side
 /// with the paired verdict against each; with `details`, every sub-jury.
-pub fn tables(run: &Run, order: &[usize], details: bool) -> Vec<Table> {
+pub fn tables(run: &Evaluated, order: &[usize], details: bool) -> Vec<Table> {
     let mut out = Vec::new();
     for (i, jury, s) in juries(run) {
         let best = best_member(order, jury);
@@ -406,7 +406,7 @@ pub fn tables(run: &Run, order: &[usize], details: bool) -> Vec<Table> {
 }
 
 /// The members' names without the `/prompt/rater` they share (whole when they share none).
-fn short_names(run: &Run, jury: &Jury) -> Vec<String> {
+fn short_names(run: &Evaluated, jury: &Jury) -> Vec<String> {
     let full = names(run, &jury.members);
     let first = &full[0];
     let suffix = first
@@ -425,7 +425,7 @@ fn short_names(run: &Run, jury: &Jury) -> Vec<String> {
     }
 }
 
-fn subsets_table(run: &Run, i: usize, jury: &Jury, s: &JuryStats) -> Table {
+fn subsets_table(run: &Evaluated, i: usize, jury: &Jury, s: &JuryStats) -> Table {
     let short = short_names(run, jury);
     let mut t = Table::new(
         format!(
@@ -464,7 +464,7 @@ fn subsets_table(run: &Run, i: usize, jury: &Jury, s: &JuryStats) -> Table {
 
 /// Every sub-jury's accuracy (undecided items wrong) against its size, one panel per jury, the
 /// oracle bound as a dashed line (None without juries of up to 5 members).
-pub fn svg(run: &Run) -> Result<Option<String>> {
+pub fn svg(run: &Evaluated) -> Result<Option<String>> {
     let shown: Vec<(usize, &Jury, &JuryStats)> = juries(run)
         .into_iter()
         .filter(|(_, _, s)| !s.subsets.is_empty())
@@ -548,23 +548,28 @@ impl Section for JurySection {
     fn place(&self) -> Place {
         Place::After
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         tables(run, order, view == View::Full)
     }
-    fn answer(&self, run: &Run, order: &[usize]) -> Vec<String> {
+    fn answer(&self, run: &Evaluated, order: &[usize]) -> Vec<String> {
         answer(run, order)
     }
-    fn figures(&self, run: &Run, _order: &[usize]) -> Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, _order: &[usize]) -> Result<Vec<Figure>> {
         Ok(Figure::one(
             svg(run)?,
             "juries.svg",
             "juries: every sub-jury's accuracy by size, from the same answers (no new call); the dashed line is the oracle bound",
         ))
     }
-    fn config_json(&self, run: &Run, order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         key("jury", to_json(run, order, i))
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         tidy(rows, run, i);
     }
 }

@@ -50,7 +50,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
     let view = if details { View::Full } else { View::Brief };
     let mut blocks = vec![Block::Table(summary.configurations)];
     blocks.extend(
-        tables_at(run, &order, Place::Lead, view)
+        tables_at(&run.view(), &order, Place::Lead, view)
             .into_iter()
             .map(Block::Table),
     );
@@ -60,7 +60,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
         for t in [summary.position, summary.pointwise, summary.sections]
             .into_iter()
             .flatten()
-            .chain(tables_at(run, &order, Place::Scopes, view))
+            .chain(tables_at(&run.view(), &order, Place::Scopes, view))
         {
             blocks.push(Block::Table(t));
         }
@@ -69,7 +69,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
     // The answer's evidence: the configurations and their paired comparisons.
     blocks.extend(summary.comparisons.map(Block::Table));
     blocks.extend(
-        tables_at(run, &order, Place::After, view)
+        tables_at(&run.view(), &order, Place::After, view)
             .into_iter()
             .map(Block::Table),
     );

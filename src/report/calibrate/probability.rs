@@ -3,6 +3,7 @@
 //! (reliability diagram and selective curve).
 
 use crate::evaluation::probability::ProbabilityStats;
+use crate::evaluation::Evaluated;
 use crate::evaluation::Scope;
 use crate::metrics::calibration::Calibration;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
@@ -10,7 +11,6 @@ use crate::report::media::csv::TidyRows;
 use crate::report::media::format::{fixed, with_ci};
 use crate::report::media::svg::{probability_svg, Curves};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -123,7 +123,7 @@ fn at_090(c: &Calibration) -> String {
 }
 
 /// The compact table, configurations in the run's order (None without probabilities).
-fn table(run: &Run, order: &[usize]) -> Option<Table> {
+fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
     let rows: Vec<(String, &ProbabilityStats)> = order
         .iter()
         .filter_map(|&i| {
@@ -213,7 +213,7 @@ pub fn detail_tables(p: &ProbabilityStats) -> [Table; 2] {
 }
 
 /// The figure, when any configuration has probabilities.
-fn svg(run: &Run, order: &[usize]) -> anyhow::Result<Option<String>> {
+fn svg(run: &Evaluated, order: &[usize]) -> anyhow::Result<Option<String>> {
     let curves: Vec<Curves> = order
         .iter()
         .filter_map(|&i| {
@@ -243,17 +243,22 @@ impl Section for ProbabilitySection {
     fn place(&self) -> Place {
         Place::Lead
     }
-    fn tables(&self, run: &Run, order: &[usize], _view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], _view: View) -> Vec<Table> {
         table(run, order).into_iter().collect()
     }
-    fn figures(&self, run: &Run, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
         Ok(Figure::one(
             svg(run, order)?,
             "probability.svg",
             "probabilities: reliability diagram (bins of P(response 2 better); the diagonal is a calibrated judge) and selective accuracy (the most confident items kept)",
         ))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         let Some(p) = run.evaluation.configs[i]
             .overall
             .findings

@@ -3,12 +3,12 @@
 
 use crate::dataset::rmbench::STYLES;
 use crate::evaluation::rmbench::{Figures, Intervals, RmStats};
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, numbered_file, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format::interval_of;
 use crate::report::media::format::shown_name;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -77,7 +77,7 @@ struct RmBenchJson {
 /// `configs[i].rmbench`: `{hard, normal, easy, average, style_bias (easy − hard), each with
 /// its _ci, matrix (rows chosen, columns rejected: concise, detailed plain, detailed
 /// markdown), domains: {chat|math|code|safety: {prompts, the same}}, complete}`.
-pub fn to_json(run: &Run, i: usize) -> Option<Value> {
+pub fn to_json(run: &Evaluated, i: usize) -> Option<Value> {
     let s = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?
@@ -120,7 +120,7 @@ struct ComparisonJson<'a> {
 }
 
 /// The paired comparisons on `average` and `hard` (B − A), Holm per metric.
-pub fn comparisons_json(run: &Run) -> Option<Value> {
+pub fn comparisons_json(run: &Evaluated) -> Option<Value> {
     let r = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?;
@@ -145,7 +145,7 @@ pub fn comparisons_json(run: &Run) -> Option<Value> {
 }
 
 /// Rows `rmbench_<figure>` (overall, with CIs) and per domain (`scope` the domain).
-pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+pub fn tidy(rows: &mut TidyRows, run: &Evaluated, i: usize) {
     let Some(s) = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()
@@ -197,7 +197,7 @@ fn by_average(r: &crate::evaluation::rmbench::RmBench) -> Vec<usize> {
 
 /// The compact table, best average first: per configuration, hard, normal, easy, average and
 /// the style bias (overall), then each domain's average; the notes say how to read it.
-pub fn table(run: &Run) -> Option<Table> {
+pub fn table(run: &Evaluated) -> Option<Table> {
     let r = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?;
@@ -301,7 +301,7 @@ pub fn table(run: &Run) -> Option<Table> {
 
 /// The answer's RM-Bench line: the configuration with the best average, its hard, normal and
 /// easy accuracy and its style bias, and against the runner-up.
-pub fn answer(run: &Run) -> Option<String> {
+pub fn answer(run: &Evaluated) -> Option<String> {
     let r = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?;
@@ -348,7 +348,7 @@ pub fn answer(run: &Run) -> Option<String> {
 }
 
 /// One heat map of the overall matrix per configuration (rows chosen, columns rejected).
-fn figures(run: &Run) -> Result<Vec<Figure>> {
+fn figures(run: &Evaluated) -> Result<Vec<Figure>> {
     let Some(r) = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()
@@ -398,22 +398,27 @@ impl Section for RmBenchSection {
     fn place(&self) -> Place {
         Place::Lead
     }
-    fn tables(&self, run: &Run, _order: &[usize], _view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, _order: &[usize], _view: View) -> Vec<Table> {
         table(run).into_iter().collect()
     }
-    fn answer(&self, run: &Run, _order: &[usize]) -> Vec<String> {
+    fn answer(&self, run: &Evaluated, _order: &[usize]) -> Vec<String> {
         answer(run).into_iter().collect()
     }
-    fn figures(&self, run: &Run, _order: &[usize]) -> Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, _order: &[usize]) -> Result<Vec<Figure>> {
         figures(run)
     }
-    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+    fn run_json(&self, run: &Evaluated) -> Vec<(&'static str, Value)> {
         key("rmbench_comparisons", comparisons_json(run))
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         key("rmbench", to_json(run, i))
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         tidy(rows, run, i);
     }
 }

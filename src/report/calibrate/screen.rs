@@ -50,7 +50,7 @@ pub fn write(screen: &Screen, w: &mut dyn Write) -> Result<()> {
 
 /// A table under its title, fitted to `width` (a table of notes only has no grid), its notes
 /// after it.
-fn print_table(w: &mut dyn Write, t: &Table, width: Option<usize>) -> Result<()> {
+pub fn print_table(w: &mut dyn Write, t: &Table, width: Option<usize>) -> Result<()> {
     writeln!(w, "\n{}", wrap(&t.title, width, ""))?;
     if !t.headers.is_empty() {
         writeln!(w, "{}", table::render_at(t, width))?;

@@ -4,10 +4,10 @@
 //! part; a section answers only where the run has its data, and renders what the evaluation
 //! found (it evaluates nothing).
 
+use crate::evaluation::Evaluated;
 use crate::evaluation::Scope;
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use serde_json::Value;
 
@@ -72,25 +72,30 @@ pub trait Section: Sync {
     /// Where its tables go.
     fn place(&self) -> Place;
     /// Its tables in `view`, configurations in the report's `order`.
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table>;
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table>;
     /// Lines of the answer before the best configuration's: the question it answers first.
-    fn question(&self, _run: &Run) -> Vec<String> {
+    fn question(&self, _run: &Evaluated) -> Vec<String> {
         Vec::new()
     }
     /// Lines of the answer after the best and the runner-up.
-    fn answer(&self, _run: &Run, _order: &[usize]) -> Vec<String> {
+    fn answer(&self, _run: &Evaluated, _order: &[usize]) -> Vec<String> {
         Vec::new()
     }
     /// Its figures (plots/ and report.html).
-    fn figures(&self, _run: &Run, _order: &[usize]) -> Result<Vec<Figure>> {
+    fn figures(&self, _run: &Evaluated, _order: &[usize]) -> Result<Vec<Figure>> {
         Ok(Vec::new())
     }
     /// Its keys at the top of the `--json` document.
-    fn run_json(&self, _run: &Run) -> Vec<(&'static str, Value)> {
+    fn run_json(&self, _run: &Evaluated) -> Vec<(&'static str, Value)> {
         Vec::new()
     }
     /// Its keys in `configs[i]` of the `--json` document.
-    fn config_json(&self, _run: &Run, _order: &[usize], _i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        _run: &Evaluated,
+        _order: &[usize],
+        _i: usize,
+    ) -> Vec<(&'static str, Value)> {
         Vec::new()
     }
     /// Its keys in a scope's object of the `--json` document.
@@ -98,9 +103,9 @@ pub trait Section: Sync {
         Vec::new()
     }
     /// Its metrics.csv rows that belong to no one configuration (each row may name its own).
-    fn run_rows(&self, _rows: &mut TidyRows, _run: &Run) {}
+    fn run_rows(&self, _rows: &mut TidyRows, _run: &Evaluated) {}
     /// Its metrics.csv rows of configuration `i`, after the configuration's scopes.
-    fn config_rows(&self, _rows: &mut TidyRows, _run: &Run, _i: usize) {}
+    fn config_rows(&self, _rows: &mut TidyRows, _run: &Evaluated, _i: usize) {}
     /// Its metrics.csv rows of the scope `name`, after the scope's own.
     fn scope_rows(&self, _rows: &mut TidyRows, _name: &str, _scope: &Scope) {}
 }

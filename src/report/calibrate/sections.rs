@@ -2,9 +2,9 @@
 //! evaluation is registered in `evaluation::registry`, which the commands run). The outputs
 //! reach the analytics' results only through it.
 
+use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{Figure, Place, Section, View};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -26,7 +26,7 @@ pub const SECTIONS: &[&dyn Section] = &[
 ];
 
 /// The sections' tables at `place`, in the registry's order.
-pub fn tables_at(run: &Run, order: &[usize], place: Place, view: View) -> Vec<Table> {
+pub fn tables_at(run: &Evaluated, order: &[usize], place: Place, view: View) -> Vec<Table> {
     SECTIONS
         .iter()
         .filter(|s| s.place() == place)
@@ -35,7 +35,7 @@ pub fn tables_at(run: &Run, order: &[usize], place: Place, view: View) -> Vec<Ta
 }
 
 /// The sections' figures, in the registry's order.
-pub fn figures(run: &Run, order: &[usize]) -> Result<Vec<Figure>> {
+pub fn figures(run: &Evaluated, order: &[usize]) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
     for s in SECTIONS {
         out.extend(s.figures(run, order)?);

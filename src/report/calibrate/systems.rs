@@ -4,15 +4,15 @@
 //! reference. `configs[i].systems` and `systems_comparisons` serialize the result types.
 
 use crate::evaluation::systems::Systems;
+use crate::evaluation::Evaluated;
 use crate::evaluation::Reference;
 use crate::report::calibrate::section::{key, Figure, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde_json::Value;
 
 /// The best configuration by Spearman against the others (none without a reference).
-fn comparisons(run: &Run) -> &[crate::evaluation::systems::SystemsComparison] {
+fn comparisons<'a>(run: &Evaluated<'a>) -> &'a [crate::evaluation::systems::SystemsComparison] {
     run.evaluation
         .of_run::<Vec<crate::evaluation::systems::SystemsComparison>>()
         .map_or(&[], Vec::as_slice)
@@ -36,7 +36,7 @@ fn opt(v: Option<f64>) -> String {
 
 /// Models × configurations (in the ranking's order), then each configuration's agreement with
 /// the reference.
-pub fn tables(run: &Run, order: &[usize]) -> Vec<Table> {
+pub fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let rows: Vec<(String, &Systems)> = order
         .iter()
         .filter_map(|&i| {
@@ -170,7 +170,7 @@ fn against_reference(rows: &[(String, &Systems)]) -> Table {
 
 /// The answer's lines: which configuration ranks the models most like the reference, and
 /// whether that is real.
-pub fn answer(run: &Run) -> Vec<String> {
+pub fn answer(run: &Evaluated) -> Vec<String> {
     let comparisons = comparisons(run);
     let rho = |name: &str| {
         run.record
@@ -233,7 +233,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 
 /// metrics.csv: each model's scores (scope `model:<name>`) and the ranking's figures (scope
 /// `systems`) for configuration `i`.
-pub fn tidy(rows: &mut TidyRows, run: &Run, i: usize) {
+pub fn tidy(rows: &mut TidyRows, run: &Evaluated, i: usize) {
     if let Some(s) = run.evaluation.of_config::<Systems>(i) {
         tidy_of(rows, s);
     }
@@ -279,7 +279,7 @@ pub fn tidy_of(rows: &mut TidyRows, s: &Systems) {
 
 /// report.html's figures: each model's score with its interval, a panel per configuration;
 /// and, with a reference table, each configuration's scores against it.
-fn svgs(run: &Run, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
+fn svgs(run: &Evaluated, order: &[usize]) -> anyhow::Result<Vec<(String, String)>> {
     use crate::report::media::svg::{dots_svg, scatter_svg, Dots};
     let rows: Vec<(usize, &Systems)> = order
         .iter()
@@ -348,7 +348,7 @@ impl Section for SystemsSection {
     fn place(&self) -> Place {
         Place::Lead
     }
-    fn tables(&self, run: &Run, order: &[usize], view: View) -> Vec<Table> {
+    fn tables(&self, run: &Evaluated, order: &[usize], view: View) -> Vec<Table> {
         let asked = run
             .record
             .generators
@@ -360,10 +360,10 @@ impl Section for SystemsSection {
             Vec::new()
         }
     }
-    fn question(&self, run: &Run) -> Vec<String> {
+    fn question(&self, run: &Evaluated) -> Vec<String> {
         answer(run)
     }
-    fn figures(&self, run: &Run, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
+    fn figures(&self, run: &Evaluated, order: &[usize]) -> anyhow::Result<Vec<Figure>> {
         Ok(svgs(run, order)?
             .into_iter()
             .zip(["systems.svg", "systems-reference.svg"])
@@ -374,21 +374,26 @@ impl Section for SystemsSection {
             })
             .collect())
     }
-    fn run_json(&self, run: &Run) -> Vec<(&'static str, Value)> {
+    fn run_json(&self, run: &Evaluated) -> Vec<(&'static str, Value)> {
         let c = comparisons(run);
         if c.is_empty() {
             return Vec::new();
         }
         key("systems_comparisons", serde_json::to_value(c).ok())
     }
-    fn config_json(&self, run: &Run, _order: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+    fn config_json(
+        &self,
+        run: &Evaluated,
+        _order: &[usize],
+        i: usize,
+    ) -> Vec<(&'static str, Value)> {
         let systems = run.evaluation.of_config::<Systems>(i);
         key(
             "systems",
             systems.and_then(|s| serde_json::to_value(s).ok()),
         )
     }
-    fn config_rows(&self, rows: &mut TidyRows, run: &Run, i: usize) {
+    fn config_rows(&self, rows: &mut TidyRows, run: &Evaluated, i: usize) {
         tidy(rows, run, i);
     }
 }

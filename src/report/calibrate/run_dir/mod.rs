@@ -184,12 +184,12 @@ fn metrics_rows(run: &Run) -> TidyRows {
             rows.push("leaderboard", 0, "published_credit", v, None);
         }
         for section in SECTIONS {
-            section.config_rows(&mut rows, run, i);
+            section.config_rows(&mut rows, &run.view(), i);
         }
     }
     for section in SECTIONS {
         rows.set_config("");
-        section.run_rows(&mut rows, run);
+        section.run_rows(&mut rows, &run.view());
     }
     rows
 }
@@ -313,7 +313,7 @@ pub fn write(run: &Run) -> Result<()> {
     latex::write(run, &dir.join("table.tex"))?;
     // The sections' figures are drawn once, for plots/ and for report.html.
     let order = crate::report::calibrate::ranking::order(run);
-    let figures = crate::report::calibrate::sections::figures(run, &order)?;
+    let figures = crate::report::calibrate::sections::figures(&run.view(), &order)?;
     plots::write_all(run, dir, &figures)?;
     crate::report::calibrate::page::write(run, dir, &figures)
 }

@@ -1,0 +1,256 @@
+//! `analyze` and `calibrate` are one pipeline (#54): `analyze` on a run's ratings (one
+//! configuration, with the responses' texts, the generators and a probability column) gives
+//! the same figures as `calibrate` gave that configuration, for every analytic both show.
+
+use crate::common::{json_of, ratings_floats, ratings_strings, shared_data};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Configuration `name`'s rows of a run directory as a JSONL file `analyze` reads: the
+/// ratings.parquet columns, and each item's prompt and responses from items.jsonl.
+/// Returns the rows written and whether any has a probability.
+fn one_configuration(run_dir: &Path, name: &str, out: &Path) -> (usize, bool) {
+    let texts: HashMap<String, Value> = std::fs::read_to_string(run_dir.join("items.jsonl"))
+        .expect("items.jsonl")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON");
+            (v["id"].as_str().expect("id").to_string(), v)
+        })
+        .collect();
+    let column = |c: &str| ratings_strings(run_dir, c);
+    let (config, id, subset, status) = (
+        column("config"),
+        column("id"),
+        column("subset"),
+        column("status"),
+    );
+    let (gold, rating, g1, g2) = (
+        column("gold"),
+        column("rating"),
+        column("generator1"),
+        column("generator2"),
+    );
+    let p = ratings_floats(run_dir, "p_response2");
+    let number = |v: &Option<String>| v.as_ref().map(|s| s.parse::<i64>().expect("a label"));
+    let (mut lines, mut with_p) = (Vec::new(), false);
+    for k in (0..config.len()).filter(|&k| config[k].as_deref() == Some(name)) {
+        // Every answer read: analyze has no item without a verdict.
+        assert_eq!(status[k].as_deref(), Some("rated"), "{name} row {k}");
+        let item = &texts[id[k].as_deref().expect("id")];
+        with_p |= p[k].is_some();
+        lines.push(
+            json!({
+                "id": id[k], "subset": subset[k], "gold": number(&gold[k]),
+                "rating": number(&rating[k]), "p_response2": p[k],
+                "generator1": g1[k], "generator2": g2[k], "prompt": item["prompt"],
+                "response1": item["response1"], "response2": item["response2"],
+            })
+            .to_string(),
+        );
+    }
+    std::fs::write(out, lines.join("\n") + "\n").expect("write");
+    (lines.len(), with_p)
+}
+
+/// `analyze` on configuration `i` of a calibrate run equals it on every key both documents
+/// have, the configuration's identity aside; `expected` are keys that must be among them.
+fn analyze_equals_calibrate(run_dir: &Path, doc: &Value, i: usize, expected: &[&str]) {
+    let calibrated = &doc["configs"][i];
+    let name = calibrated["name"].as_str().expect("name");
+    let file = run_dir.with_extension("one.jsonl");
+    let (n, with_p) = one_configuration(run_dir, name, &file);
+    assert!(n > 0, "{name}: no rows");
+    // A configuration without probabilities has an empty column: not named.
+    let probability: &[&str] = if with_p {
+        &["--probability", "p_response2"]
+    } else {
+        &[]
+    };
+    let bootstrap = doc["bootstrap"].as_u64().unwrap_or(0).to_string();
+    let seed = doc["data"]["seed"].as_u64().expect("seed").to_string();
+    let input = file.to_str().expect("utf-8");
+    let mut args = vec!["analyze", "--input", input, "--group-col", "subset"];
+    args.extend(probability);
+    args.extend([
+        "--texts",
+        "response1,response2",
+        "--generators",
+        "generator1,generator2",
+        "--prompt-col",
+        "prompt",
+        "--bootstrap",
+        &bootstrap,
+        "--seed",
+        &seed,
+        "--json",
+    ]);
+    let analyzed = json_of(&args);
+    let ours = analyzed["configs"][0].as_object().expect("configs[0]");
+    // Who the configuration is, and what only a judge's calls have.
+    let identity = [
+        "name",
+        "prompt",
+        "rater",
+        "judge",
+        "model",
+        "simulated",
+        "reasons",
+    ];
+    let mut compared = Vec::new();
+    for (key, value) in ours {
+        if identity.contains(&key.as_str()) {
+            continue;
+        }
+        let theirs = calibrated
+            .get(key)
+            .unwrap_or_else(|| panic!("{name}: analyze shows '{key}', which calibrate does not"));
+        // The probability's source names the column in analyze, the rater in calibrate.
+        let (a, b) = (without_source(value), without_source(theirs));
+        assert_eq!(
+            a, b,
+            "{name}: '{key}' differs between analyze and calibrate"
+        );
+        compared.push(key.as_str());
+    }
+    for key in expected {
+        assert!(
+            compared.contains(key),
+            "{name}: '{key}' not compared ({compared:?})"
+        );
+    }
+    // The agreement figures at the top are the configuration's overall ones.
+    assert_eq!(analyzed["accuracy"], calibrated["overall"]["accuracy"]);
+}
+
+/// `value` with every `source` key taken out.
+fn without_source(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| k.as_str() != "source")
+                .map(|(k, v)| (k.clone(), without_source(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_source).collect()),
+        v => v.clone(),
+    }
+}
+
+#[test]
+fn analyze_on_the_demos_ratings_equals_calibrate() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let run_dir = out.path().join("demo");
+    let doc = json_of(&[
+        "calibrate",
+        "--demo",
+        "--out",
+        run_dir.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    // raterlab_no_tie/sc:5: votes give it probabilities; basic: none.
+    let names: Vec<&str> = doc["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["name"].as_str().expect("name"))
+        .collect();
+    let sc = names
+        .iter()
+        .position(|n| *n == "raterlab_no_tie/sc:5")
+        .expect("the demo's sc:5");
+    analyze_equals_calibrate(
+        &run_dir,
+        &doc,
+        sc,
+        &[
+            "overall",
+            "by_subset",
+            "counts",
+            "systems",
+            "length_model",
+            "sections",
+        ],
+    );
+    let basic = names
+        .iter()
+        .position(|n| *n == "raterlab_no_tie/basic")
+        .expect("the demo's basic");
+    analyze_equals_calibrate(
+        &run_dir,
+        &doc,
+        basic,
+        &["overall", "systems", "length_model"],
+    );
+    // The scope-level analytics are inside `overall`: the probabilities and the biases.
+    assert!(doc["configs"][sc]["overall"]["probability"].is_object());
+    assert!(doc["configs"][sc]["overall"]["bias"].is_object());
+}
+
+#[test]
+fn analyze_on_alpacaevals_replayed_models_equals_calibrate() {
+    let Some(shared) = shared_data() else { return };
+    // alpaca-7b: every answer is read (gpt-3.5-turbo-1106's run has rows without a verdict,
+    // which analyze reads only by leaving them out).
+    {
+        let file = shared.join("alpacaeval/alpaca-7b.json");
+        let out = tempfile::tempdir().expect("temp dir");
+        let run_dir = out.path().join("run");
+        let doc = json_of(&[
+            "calibrate",
+            "--data",
+            file.to_str().expect("utf-8"),
+            "--judge",
+            &format!("replay:{}", file.display()),
+            "--prompt",
+            "alpaca_eval_weighted",
+            "--bootstrap",
+            "200",
+            "--out",
+            run_dir.to_str().expect("utf-8"),
+            "--json",
+        ]);
+        analyze_equals_calibrate(
+            &run_dir,
+            &doc,
+            0,
+            &[
+                "overall",
+                "by_subset",
+                "systems",
+                "length_model",
+                "probability",
+            ],
+        );
+    }
+}
+
+#[test]
+fn the_pairwise_analytics_refuse_another_scale_and_the_agreement_stays() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = crate::common::write(
+        dir.path(),
+        "likert.csv",
+        "gold,rating,a,b\n1,2,x,yy\n3,3,xx,y\n5,4,x,y\n4,4,xy,y\n",
+    );
+    let input = file.to_str().expect("utf-8");
+    for flag in [["--texts", "a,b"], ["--generators", "a,b"]] {
+        let (code, _, err) = crate::common::run(&["analyze", "--input", input, flag[0], flag[1]]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("likert.csv") && err.contains(flag[0]) && err.contains("--rating-map"),
+            "{err}"
+        );
+    }
+    // Without them, the scale's agreement is the evaluation's, on the file's labels.
+    let doc = json_of(&["analyze", "--input", input, "--bootstrap", "0", "--json"]);
+    assert_eq!(doc["labels"], json!([1, 2, 3, 4, 5]));
+    assert_eq!(doc["n"], 4);
+    assert_eq!(doc["accuracy"], 0.5);
+    assert_eq!(doc["configs"][0]["overall"]["accuracy"], 0.5);
+    assert_eq!(
+        doc["configs"][0]["overall"]["confusion"]["labels"],
+        json!([1, 2, 3, 4, 5])
+    );
+}
