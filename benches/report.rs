@@ -245,6 +245,7 @@ fn main() {
         .collect();
     let record = RunRecord {
         labels: raterlab::metrics::Labels::pairwise(),
+        inputs: Default::default(),
         items,
         configs: records,
         both_orders: false,

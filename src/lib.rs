@@ -76,7 +76,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             report::cache::emit(&done)
         }
         cli::Command::Data(args) => match args.command {
-            cli::DataCommand::Summary(data) => commands::data::summary(data.into()),
+            cli::DataCommand::Summary { data, bootstrap } => {
+                commands::data::summary(data.into(), bootstrap)
+            }
             cli::DataCommand::Export { data, out } => commands::data::export(data.into(), &out),
         },
     }

@@ -140,8 +140,9 @@ def test_the_long_form_equals_the_commands_two_files(tmp_path):
         bootstrap=200)
     same(without_source(got), without_source(expected))
     # AlpacaEval's measures are there, with the judge's two samples (bias needs two).
-    assert got["long_form"] and got["evaluator"]["samples_per_item"] == 2
-    assert got["evaluator"]["bias"] is not None and got["evaluator"]["prefer_longer"] is not None
+    judge = got["configs"][0]["evaluator"]
+    assert got["long_form"] and judge["samples_per_item"] == 2
+    assert judge["bias"] is not None and judge["prefer_longer"] is not None
     with pytest.raises(raterlab.Error, match="long form needs"):
         raterlab.analyze([1, -1], [1], ids=["a", "a"], annotation=[0, 1])
     with pytest.raises(raterlab.Error, match="the long form's"):

@@ -98,7 +98,14 @@ pub struct DataCommandArgs {
 pub enum DataCommand {
     /// Pairs per subset and section, gold label balance and text lengths.
     #[command(after_help = DATA_EXAMPLES)]
-    Summary(DataArgs),
+    Summary {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Bootstrap resamples for the annotators' intervals, when several annotators give
+        /// the gold (0: none), as `calibrate --bootstrap`.
+        #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]
+        bootstrap: usize,
+    },
     /// Write the examples after selection and positions, with golden labels.
     #[command(after_help = DATA_EXAMPLES)]
     Export {

@@ -7,13 +7,14 @@ use anyhow::Result;
 use std::path::Path;
 
 /// `data summary`: the data's counts by its form (pairs, with the annotators' agreement when
-/// several annotators give the gold; RewardBench 2's rows).
-pub fn summary(options: DataOptions) -> Result<()> {
+/// several annotators give the gold, `bootstrap` resamples for its intervals; RewardBench 2's
+/// rows).
+pub fn summary(options: DataOptions, bootstrap: usize) -> Result<()> {
     let rows = data::load_rows(
         &DataSettings::from_options(options)?,
         &crate::report::media::progress::Download::default(),
     )?;
-    super::calibrate::forms::loaded(rows).summary()
+    super::calibrate::forms::loaded(rows).summary(bootstrap)
 }
 
 /// `data export`: the examples as the judge sees them, to `out`.

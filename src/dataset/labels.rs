@@ -454,6 +454,8 @@ pub struct Annotated {
     pub votes: Vec<Vec<Option<i64>>>,
     /// Every row's judge rating (`None`: missing or left out as unreadable).
     pub judge: Vec<Option<i64>>,
+    /// Every row's gold: the majority, or under `--no-majority tie` a tie (`None`: no gold).
+    pub gold: Vec<Option<i64>>,
     /// Rows whose annotators have no majority.
     pub no_majority: usize,
 }
@@ -492,7 +494,7 @@ pub fn load_annotators(
         None => None,
     };
     let (mut gold, mut rating, mut kept_groups) = (Vec::new(), Vec::new(), Vec::new());
-    let mut no_majority = 0;
+    let (mut no_majority, mut gold_of_row) = (0, Vec::with_capacity(rows));
     for (row, v) in votes.iter().enumerate() {
         let g = match crate::metrics::raters::majority(v) {
             Some(g) => Some(g),
@@ -501,6 +503,7 @@ pub fn load_annotators(
                 (policy == NoMajority::Tie).then_some(0)
             }
         };
+        gold_of_row.push(g);
         if let (Some(g), Some(r)) = (g, judge[row]) {
             gold.push(g);
             rating.push(r);
@@ -534,6 +537,7 @@ pub fn load_annotators(
         names: annotators.to_vec(),
         votes,
         judge,
+        gold: gold_of_row,
         no_majority,
     })
 }

@@ -266,6 +266,7 @@ pub fn join(
             names: (1..=n).map(|k| format!("#{k}")).collect(),
             votes: Vec::new(),
             judge: Vec::new(),
+            gold: Vec::new(),
             no_majority: 0,
         },
         keys: Vec::new(),
@@ -305,6 +306,7 @@ pub fn join(
                 (policy == NoMajority::Tie).then_some(0)
             }
         };
+        a.gold.push(gold_label);
         if let (Some(g), Some(Some(r))) = (gold_label, samples.first()) {
             a.pairs.gold.push(g);
             a.pairs.rating.push(*r);

@@ -264,6 +264,7 @@ mod tests {
         let silent = golds.iter().map(|_| Outcome::NoVerdict).collect();
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![config("a", right), config("b", wrong), config("c", silent)],
             both_orders: false,
@@ -330,6 +331,7 @@ mod tests {
             .collect();
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![config("a", a), config("b", b)],
             both_orders: false,

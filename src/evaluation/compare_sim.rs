@@ -45,6 +45,7 @@ fn run(judges: &[Judge], rng: &mut ChaCha8Rng) -> RunRecord {
         .collect();
     RunRecord {
         labels: crate::metrics::Labels::pairwise(),
+        inputs: Default::default(),
         items: golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
         configs,
         both_orders: false,

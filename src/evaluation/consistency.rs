@@ -306,6 +306,7 @@ mod tests {
     fn run(golds: &[i64]) -> RunRecord {
         RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items: golds
                 .iter()
                 .enumerate()

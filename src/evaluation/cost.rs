@@ -365,6 +365,7 @@ mod tests {
         };
         RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items: golds.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
             configs: vec![priced("best", best, 10.0), priced("cheap", cheap, 1.0)],
             both_orders: false,

@@ -365,6 +365,17 @@ pub fn config_sheet(run: &RunRecord, config: &ConfigRecord) -> Vec<Annotations> 
 /// The best configuration by human agreement against another, on the same resamples.
 pub use super::record::AgainstBest;
 
+/// The sheets as a file gives them (AlpacaEval's annotations: the weighted judge's preference,
+/// a human's where given, every sample of the judge), read in place of the labels' 1, 1.5, 2:
+/// `analyze`'s long form puts them into the record's inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preferences {
+    /// Each item's annotators' preferences.
+    pub humans: Vec<Annotations>,
+    /// Per configuration, each item's preferences by the judge's samples (empty: not judged).
+    pub judges: Vec<Vec<Annotations>>,
+}
+
 /// A calibrate run's evaluator measures beside its configurations': the humans' own row,
 /// the longest output's, and the best configuration against each other one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -381,11 +392,15 @@ pub fn of_run(
     settings: EvalSettings,
 ) -> Option<(RunMeasures, Vec<Option<Measures>>)> {
     let a = run.annotators.as_ref()?;
-    let humans: Vec<Annotations> = a
-        .votes
-        .iter()
-        .map(|v| v.iter().map(|&l| l.and_then(preference)).collect())
-        .collect();
+    let given = run.inputs.get::<Preferences>();
+    let humans: Vec<Annotations> = match given {
+        Some(p) => p.humans.clone(),
+        None => a
+            .votes
+            .iter()
+            .map(|v| v.iter().map(|&l| l.and_then(preference)).collect())
+            .collect(),
+    };
     if humans.iter().flatten().any(Option::is_none) || humans.is_empty() {
         return None;
     }
@@ -405,7 +420,15 @@ pub fn of_run(
     };
     let longest_items = texts.as_deref().map(|t| longest(&humans, t));
     // The humans' and the longest's rows once for the run, each configuration's own.
-    let sheets: Vec<Vec<Annotations>> = run.configs.iter().map(|c| config_sheet(run, c)).collect();
+    let sheets: Vec<Vec<Annotations>> = run
+        .configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match given.and_then(|p| p.judges.get(i)) {
+            Some(sheet) => sheet.clone(),
+            None => config_sheet(run, c),
+        })
+        .collect();
     let rows: Vec<Option<Measures>> = sheets
         .iter()
         .map(|judged| {

@@ -241,6 +241,7 @@ mod tests {
         ];
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![config("a", a), config("b", b), config("c", c)],
             both_orders: false,

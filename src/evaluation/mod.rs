@@ -16,6 +16,7 @@ pub mod evaluator;
 mod family;
 pub mod groups;
 pub mod jury;
+mod kept;
 pub mod paired;
 pub mod plan;
 mod pointwise;
@@ -271,6 +272,7 @@ mod tests {
         let config = config("c", outcomes);
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![config.clone()],
             both_orders: false,
@@ -331,6 +333,7 @@ mod tests {
         }
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![config("judge", outcomes)],
             both_orders: false,

@@ -181,6 +181,7 @@ mod tests {
         let items = (0..5).map(|i| item(i, -1)).collect();
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
             items,
             configs: vec![],
             both_orders: false,

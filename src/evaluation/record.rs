@@ -200,6 +200,9 @@ pub struct RunRecord {
     /// The labels gold and ratings take: -1, 0, 1 for a run over pairs (the pairwise analytics
     /// need them); `analyze` reads any scale, on which only the agreement figures are defined.
     pub labels: Labels,
+    /// The analytics' own inputs, one value per type (`evaluator::Preferences`, ...), so that
+    /// an analytic's input is no field here. An analytic reads its own with `inputs.get::<T>()`.
+    pub inputs: super::kept::Inputs,
     pub items: Vec<ItemRow>,
     pub configs: Vec<ConfigRecord>,
     pub both_orders: bool,

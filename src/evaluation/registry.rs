@@ -1,24 +1,51 @@
-//! The registry of analytics: one line per analytic registers its evaluation, and `evaluate`
-//! runs every registered one. The commands that evaluate a record (`calibrate`, `report DIR`,
-//! `plan`) call it; `report/` renders what it found (each analytic's section, registered in
-//! `report/calibrate/sections.rs`) and evaluates nothing.
+//! The registry of analytics: one line per analytic (`analytics!`) registers its evaluation and
+//! its report section together, and `evaluate` runs every registered evaluation. The commands
+//! that evaluate a record (`calibrate`, `report DIR`, `analyze`, `plan`) call it; `report/`
+//! renders what it found (`report/calibrate/sections.rs` expands the same list into its
+//! sections) and evaluates nothing.
 
 use super::{Analytic, EvalSettings, Evaluation, RunRecord};
 
-/// Every analytic, in the order they run.
-pub const ANALYTICS: &[&dyn Analytic] = &[
-    &super::jury::JuryAnalytic,
-    &super::rmbench::RmBenchAnalytic,
-    &super::systems::SystemsAnalytic,
-    &super::probability::ProbabilityAnalytic,
-    &super::cost::CostAnalytic,
-    &super::groups::GroupsAnalytic,
-    &super::bias::BiasAnalytic,
-    &super::consistency::ConsistencyAnalytic,
-    &super::evaluator::EvaluatorAnalytic,
-    &super::annotators::AnnotatorsAnalytic,
-    &super::estimate::EstimateAnalytic,
-];
+/// Every analytic, one line each, in the order they run and show: its evaluation (a type of
+/// `evaluation/<file>.rs`) `=>` its section (a type of `report/<path>.rs`); `-` where there is
+/// none (the conversation depth is no analytic: its scopes are the evaluation's own). The
+/// macro hands the list to `$expand`, which keeps its part: `evaluations` below keeps the
+/// evaluations, `report::calibrate::sections` the sections. The evaluation names no section:
+/// the section's part is tokens it drops, so it depends on nothing above it.
+#[macro_export]
+macro_rules! analytics {
+    ($expand:ident) => {
+        $expand! {
+            jury::JuryAnalytic => calibrate::jury::JurySection;
+            rmbench::RmBenchAnalytic => calibrate::rmbench::RmBenchSection;
+            systems::SystemsAnalytic => calibrate::systems::SystemsSection;
+            probability::ProbabilityAnalytic => calibrate::probability::ProbabilitySection;
+            cost::CostAnalytic => calibrate::cost::CostSection;
+            - => calibrate::depth::DepthSection;
+            groups::GroupsAnalytic => calibrate::groups::GroupsSection;
+            bias::BiasAnalytic => calibrate::bias::BiasSection;
+            consistency::ConsistencyAnalytic => calibrate::consistency::ConsistencySection;
+            evaluator::EvaluatorAnalytic => evaluator::EvaluatorSection;
+            annotators::AnnotatorsAnalytic => annotators::AnnotatorsSection;
+            estimate::EstimateAnalytic => estimate::EstimateSection;
+        }
+    };
+}
+
+/// The list's evaluations, in its order (an entry without one is skipped).
+macro_rules! evaluations {
+    (@kept [$($kept:tt)*]) => { &[$($kept)*] };
+    (@kept [$($kept:tt)*] - => $($section:ident)::+; $($rest:tt)*) => {
+        evaluations!(@kept [$($kept)*] $($rest)*)
+    };
+    (@kept [$($kept:tt)*] $file:ident :: $analytic:ident => $($section:ident)::+; $($rest:tt)*) => {
+        evaluations!(@kept [$($kept)* &super::$file::$analytic,] $($rest)*)
+    };
+    ($($entries:tt)*) => { evaluations!(@kept [] $($entries)*) };
+}
+
+/// Every analytic's evaluation, in the order they run.
+pub const ANALYTICS: &[&dyn Analytic] = crate::analytics!(evaluations);
 
 /// The record's evaluation with every registered analytic.
 pub fn evaluate(record: &RunRecord, settings: EvalSettings) -> Evaluation {

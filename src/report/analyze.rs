@@ -35,13 +35,6 @@ struct AnalyzeJson<'a> {
     judge_vs_annotators: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     long_form: Option<&'a crate::run::analysis::LongForm>,
-    /// Long form's AlpacaEval measures: the evaluator, the humans, the longest output.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    evaluator: Option<&'a crate::evaluation::evaluator::Measures>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    humans: Option<&'a crate::evaluation::evaluator::HumanMeasures>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    longest: Option<&'a crate::evaluation::evaluator::Measures>,
     #[serde(skip_serializing_if = "Option::is_none")]
     groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -79,7 +72,6 @@ pub fn to_json(a: &Analysis) -> Value {
         .as_ref()
         .map(crate::report::annotators::to_json)
         .unzip();
-    let measures = a.long.as_ref().and_then(|l| l.measures.as_ref());
     let (view, order) = (a.view(), order(a));
     serde_json::to_value(AnalyzeJson {
         overall: AgreementJson(&a.overall),
@@ -104,9 +96,6 @@ pub fn to_json(a: &Analysis) -> Value {
         annotators,
         judge_vs_annotators,
         long_form: a.long.as_ref(),
-        evaluator: measures.map(|m| &m.evaluator),
-        humans: measures.map(|m| &m.humans),
-        longest: measures.and_then(|m| m.longest.as_ref()),
         configs: (0..a.record.configs.len())
             .map(|i| crate::report::calibrate::document::config_value(&view, &order, i))
             .collect(),
@@ -128,12 +117,6 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
         rows.add(name, g);
     }
     rows.add("overall", &a.overall);
-    if let Some(r) = &a.annotators {
-        crate::report::annotators::tidy(r, &mut rows);
-    }
-    if let Some(m) = a.long.as_ref().and_then(|l| l.measures.as_ref()) {
-        crate::report::evaluator::tidy(m, "judge", &mut rows);
-    }
     let view = a.view();
     for section in SECTIONS {
         for (i, config) in a.evaluation.configs.iter().enumerate() {
@@ -146,15 +129,6 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
         crate::report::estimate::tidy(e, &mut rows);
     }
     rows
-}
-
-/// Long form's table: AlpacaEval's evaluator measures.
-fn evaluator_tables(a: &Analysis) -> Vec<Table> {
-    a.long
-        .as_ref()
-        .and_then(|l| l.measures.as_ref())
-        .map(|m| vec![crate::report::evaluator::report_table(m, "judge")])
-        .unwrap_or_default()
 }
 
 /// The configurations in the order the sections show them: the record's (one, or one per
@@ -300,7 +274,7 @@ fn long_form_lines(l: &crate::run::analysis::LongForm) -> Vec<String> {
     if l.joined_input {
         out.push("instruction and input joined as AlpacaEval joins them (instruction + blank line + input)".into());
     }
-    if l.measures.is_some() && l.texts.is_none() {
+    if l.texts.is_none() {
         out.push("no --texts: the length and list preferences and the longest evaluator need the two responses' columns".into());
     }
     out
@@ -367,17 +341,18 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
             crate::report::media::term::wrap(&line, width, "")
         )?;
     }
-    // Long form's answer first: AlpacaEval's table, then what it says in words.
-    for t in evaluator_tables(a) {
-        writeln!(out, "{}\n{}", t.title, table::render(&t))?;
-        let width = crate::report::media::term::width();
-        for note in &t.notes {
-            writeln!(
-                out,
-                "{}",
-                crate::report::media::term::wrap(note, width, "  ")
-            )?;
-        }
+    // Long form's answer first: the analytics' tables (AlpacaEval's evaluator measures, the
+    // annotators), then the agreement figures.
+    let sections = section_tables(a);
+    let (first, last) = if a.long.is_some() {
+        (&sections[..], &[][..])
+    } else {
+        (&[][..], &sections[..])
+    };
+    for t in first {
+        crate::report::calibrate::screen::print_table(out, t, width)?;
+    }
+    if !first.is_empty() {
         writeln!(out)?;
     }
     // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
@@ -393,24 +368,12 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
         Vec::new()
     };
     let titled = (!a.groups.is_empty()).then(|| groups_table(a));
-    let panel = a
-        .annotators
-        .as_ref()
-        .map(crate::report::annotators::tables)
-        .unwrap_or_default();
-    let sections = section_tables(a);
     let estimate = a
         .estimate
         .as_ref()
         .map(crate::report::estimate::tables)
         .unwrap_or_default();
-    for t in estimate
-        .iter()
-        .chain(&titled)
-        .chain(confusion)
-        .chain(&panel)
-        .chain(&sections)
-    {
+    for t in estimate.iter().chain(&titled).chain(confusion).chain(last) {
         crate::report::calibrate::screen::print_table(out, t, width)?;
     }
     Ok(())
@@ -509,10 +472,6 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
     tables.push(crate::report::media::table::confusion_table(
         &a.overall.confusion,
     ));
-    tables.extend(evaluator_tables(a));
-    if let Some(r) = &a.annotators {
-        tables.extend(crate::report::annotators::tables(r));
-    }
     tables.extend(section_tables(a));
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));

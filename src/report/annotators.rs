@@ -353,6 +353,10 @@ fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     let Some((_, first)) = reports.first() else {
         return Vec::new();
     };
+    // One configuration (`analyze`, or a run of one): the panel with its judge in full.
+    if reports.len() == 1 {
+        return tables(first);
+    }
     let mut out: Vec<Table> = tables(first).into_iter().take(2).collect();
     let h = first.panel.humans.ceiling;
     let mut judges = Table::new(

@@ -176,8 +176,11 @@ fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
         })
         .collect();
     let mut t = table(&r.humans, r.longest.as_ref(), &rows);
-    // The run's comparisons say more than each row's against the humans and the longest.
-    t.notes.truncate(2);
+    // With several configurations, the run's comparisons say more than each row's against the
+    // humans and the longest; one configuration (`analyze`) keeps its own.
+    if rows.len() > 1 {
+        t.notes.truncate(2);
+    }
     for c in &r.against_best {
         if let (Some(d), Some([lo, hi]), Some(p)) = (c.difference, c.ci, c.p_holm) {
             let level = c.ci_level.map_or(String::new(), |l| {

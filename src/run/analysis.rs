@@ -274,7 +274,4 @@ pub struct LongForm {
     /// Where `instruction` was joined with `input`, as AlpacaEval joins them.
     pub joined_input: bool,
     pub texts: Option<(String, String)>,
-    /// None when the labels are not pairwise (-1, 0, 1).
-    #[serde(skip)]
-    pub measures: Option<crate::evaluation::evaluator::EvaluatorReport>,
 }

@@ -78,10 +78,12 @@ pub struct Dataset {
     pub unshared: Vec<String>,
 }
 
-/// With several annotators: their agreement and the human ceiling (bootstrap CIs, seeded with
-/// the data seed).
-pub fn annotator_report(d: &Dataset) -> Option<crate::evaluation::annotators::AnnotatorReport> {
-    let bootstrap = crate::evaluation::DEFAULT_BOOTSTRAP;
+/// With several annotators: their agreement and the human ceiling (`bootstrap` resamples for
+/// the CIs, seeded with the data seed), by the annotator analytic's panel.
+pub fn annotator_report(
+    d: &Dataset,
+    bootstrap: usize,
+) -> Option<crate::evaluation::annotators::AnnotatorReport> {
     let labels = crate::metrics::Labels::pairwise();
     crate::evaluation::annotators::panel(&d.annotations()?, &labels, None, bootstrap, d.seed)
 }

@@ -433,6 +433,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
     }
     let record = RunRecord {
         labels: crate::metrics::Labels::pairwise(),
+        inputs: Default::default(),
         generators,
         shapes: shapes(dir, &items),
         depths: depths(dir, &items),

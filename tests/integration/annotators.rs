@@ -418,6 +418,26 @@ fn calibrate_and_data_summary_carry_the_annotators() {
             && out.contains("Human ceiling"),
         "{out}"
     );
+    // Its intervals follow --bootstrap, as calibrate's do: none with 0, the figures unchanged.
+    let interval = regex::Regex::new(r"0\.8520 \[0\.\d{4}, 0\.\d{4}\]").expect("regex");
+    assert!(interval.is_match(&out), "{out}");
+    let (code, bare, err) = run(&[
+        "data",
+        "summary",
+        "--data",
+        &data,
+        "--map",
+        PANDALM_MAP,
+        "--gold-map",
+        "0=0,1=-1,2=1",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        bare.contains("0.8520") && !interval.is_match(&bare),
+        "{bare}"
+    );
 }
 
 #[test]

@@ -73,7 +73,22 @@ fn analyze(gold: &Path, ratings: &[&Path], extra: &[&str]) -> Value {
     }
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    json_of(&args)
+    rows(json_of(&args))
+}
+
+/// analyze's AlpacaEval rows by name: the run's humans and longest (`evaluator`, as calibrate
+/// writes it) and the judge's (`configs[0].evaluator`).
+fn rows(mut doc: Value) -> Value {
+    let (humans, longest) = (
+        doc["evaluator"]["humans"].clone(),
+        doc["evaluator"]["longest"].clone(),
+    );
+    let judge = doc["configs"][0]["evaluator"].clone();
+    let object = doc.as_object_mut().expect("a document");
+    object.insert("humans".into(), humans);
+    object.insert("longest".into(), longest);
+    object.insert("evaluator".into(), judge);
+    doc
 }
 
 #[test]
@@ -270,7 +285,9 @@ fn long_form_reads_missing_and_unreadable_annotations_and_names_keys_in_one_file
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
     let owned = args(&[]);
-    let got = json_of(&owned.iter().map(String::as_str).collect::<Vec<_>>());
+    let got = rows(json_of(
+        &owned.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
     // Readable counts x 3, y 3 (one missing), z 3, w 2: N = 2, the first two of each count;
     // y's first two hold one readable annotation, so y is left out.
     assert_eq!(got["long_form"]["annotations_per_item"], 2);
@@ -430,7 +447,7 @@ fn calibrate_gives_each_configuration_the_measures_analyze_gives() {
     }
     let gold = write(dir.path(), "gold.jsonl", &gold);
     let judge = write(dir.path(), "judge.jsonl", &judge);
-    let again = json_of(&[
+    let again = rows(json_of(&[
         "analyze",
         "--gold",
         gold.to_str().expect("utf-8"),
@@ -442,7 +459,7 @@ fn calibrate_gives_each_configuration_the_measures_analyze_gives() {
         "vote",
         "--bootstrap",
         "0",
-    ]);
+    ]));
     let close = |x: &Value, y: &Value, what: &str| {
         for key in [
             "human_agreement",

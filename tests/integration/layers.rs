@@ -461,10 +461,11 @@ fn only_the_loaders_and_the_forms_name_a_form() {
     );
 }
 
-/// The files `report/calibrate/sections.rs` registers (`&crate::report::...::XSection`).
-fn registered(sections: &str) -> Vec<PathBuf> {
-    let re = regex::Regex::new(r"&crate::report::([a-z_:]+)::[A-Za-z]+Section\b").expect("regex");
-    re.captures_iter(&strip_comments(sections))
+/// The report files the registry's list names (`=> calibrate::jury::JurySection;` in
+/// `evaluation/registry.rs`).
+fn registered(registry: &str) -> Vec<PathBuf> {
+    let re = regex::Regex::new(r"=>\s*([a-z_:]+)::[A-Za-z]+Section\s*;").expect("regex");
+    re.captures_iter(&strip_comments(registry))
         .map(|c| PathBuf::from(format!("report/{}.rs", c[1].replace("::", "/"))))
         .collect()
 }
@@ -484,8 +485,8 @@ const ANALYTIC_USERS: &[&str] = &[
 fn an_analytic_is_reached_only_through_the_registry() {
     let files = sources();
     let registry = files
-        .get(Path::new("report/calibrate/sections.rs"))
-        .expect("report/calibrate/sections.rs");
+        .get(Path::new("evaluation/registry.rs"))
+        .expect("evaluation/registry.rs");
     let analytics = registered(registry);
     assert!(analytics.len() >= 11, "{analytics:?}");
     for a in &analytics {
@@ -523,10 +524,10 @@ fn an_analytic_is_reached_only_through_the_registry() {
     );
 }
 
-/// The analytics' evaluation files, as `evaluation/registry.rs` registers them
-/// (`&super::FILE::NameAnalytic`).
+/// The analytics' evaluation files, as `evaluation/registry.rs`'s list names them
+/// (`jury::JuryAnalytic =>`).
 fn registered_evaluations(registry: &str) -> Vec<PathBuf> {
-    let re = regex::Regex::new(r"&super::([a-z_]+)::[A-Za-z]+Analytic\b").expect("regex");
+    let re = regex::Regex::new(r"\b([a-z_]+)::[A-Za-z]+Analytic\s*=>").expect("regex");
     re.captures_iter(&strip_comments(registry))
         .map(|c| PathBuf::from(format!("evaluation/{}.rs", &c[1])))
         .collect()
@@ -665,4 +666,75 @@ fn no_folder_loop_in_commands() {
             "commands/calibrate reaches itself"
         ]
     );
+}
+
+/// A file and the type it defines.
+type Defined = (PathBuf, String);
+
+/// Each line of the registry's list: the evaluation's file and type (None: no analytic) and
+/// the section's file and type.
+fn registry_lines(registry: &str) -> Vec<(Option<Defined>, Defined)> {
+    let re = regex::Regex::new(
+        r"(?m)^\s*(?:-|([a-z_]+)::([A-Za-z]+Analytic))\s*=>\s*([a-z_:]+)::([A-Za-z]+Section)\s*;",
+    )
+    .expect("regex");
+    re.captures_iter(&strip_comments(registry))
+        .map(|c| {
+            let analytic = c.get(1).map(|f| {
+                (
+                    PathBuf::from(format!("evaluation/{}.rs", f.as_str())),
+                    c[2].to_string(),
+                )
+            });
+            let section = (
+                PathBuf::from(format!("report/{}.rs", c[3].replace("::", "/"))),
+                c[4].to_string(),
+            );
+            (analytic, section)
+        })
+        .collect()
+}
+
+/// The files that name `ty` (a whole word), besides `allowed`.
+fn naming(files: &BTreeMap<PathBuf, String>, ty: &str, allowed: &[&Path]) -> Vec<String> {
+    let word = regex::Regex::new(&format!(r"\b{ty}\b")).expect("regex");
+    files
+        .iter()
+        .filter(|(f, src)| !allowed.contains(&f.as_path()) && word.is_match(&strip_comments(src)))
+        .map(|(f, _)| format!("{} names {ty}", f.display()))
+        .collect()
+}
+
+/// An analytic is its two files and one line of the registry: no other file names its
+/// evaluation's or its section's type (ARCHITECTURE.md, "an analytic").
+#[test]
+fn an_analytic_is_named_in_its_two_files_and_its_registration_line_only() {
+    let files = sources();
+    let registry = Path::new("evaluation/registry.rs");
+    let lines = registry_lines(&files[registry]);
+    assert!(lines.len() >= 12, "{lines:?}");
+    let check = |files: &BTreeMap<PathBuf, String>| -> Vec<String> {
+        let mut found = Vec::new();
+        for (analytic, (section_file, section)) in &lines {
+            assert!(
+                files.contains_key(section_file),
+                "{}",
+                section_file.display()
+            );
+            found.extend(naming(files, section, &[registry, section_file]));
+            if let Some((file, ty)) = analytic {
+                assert!(files.contains_key(file), "{}", file.display());
+                found.extend(naming(files, ty, &[registry, file, section_file]));
+            }
+        }
+        found
+    };
+    let found = check(&files);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // The check can fail: a second registration is found.
+    let mut bad = files.clone();
+    bad.get_mut(Path::new("report/calibrate/mod.rs"))
+        .expect("report/calibrate/mod.rs")
+        .push_str("\nconst S: &[&dyn Section] = &[&jury::JurySection];\n");
+    assert_eq!(check(&bad), ["report/calibrate/mod.rs names JurySection"]);
 }

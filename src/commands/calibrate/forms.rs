@@ -35,7 +35,7 @@ pub trait Loaded {
     /// `calibrate` over it.
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated>;
     /// `data summary` of it.
-    fn summary(&self) -> Result<()>;
+    fn summary(&self, bootstrap: usize) -> Result<()>;
 }
 
 /// The loaded data as a form.
@@ -50,8 +50,8 @@ impl Loaded for Dataset {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated> {
         Ok(Box::new(super::pairs::run(args, *self)?))
     }
-    fn summary(&self) -> Result<()> {
-        let annotators = crate::run::data::annotator_report(self);
+    fn summary(&self, bootstrap: usize) -> Result<()> {
+        let annotators = crate::run::data::annotator_report(self, bootstrap);
         crate::report::data::emit_summary(self, annotators.as_ref())
     }
 }
@@ -60,7 +60,7 @@ impl Loaded for Rb2Set {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Calibrated> {
         Ok(Box::new(super::rewardbench2::run(args, *self)?))
     }
-    fn summary(&self) -> Result<()> {
+    fn summary(&self, _bootstrap: usize) -> Result<()> {
         crate::report::data::emit_rewardbench2(self)
     }
 }

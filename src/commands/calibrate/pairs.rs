@@ -120,6 +120,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
     }
     RunRecord {
         labels: crate::metrics::Labels::pairwise(),
+        inputs: Default::default(),
         items: items(dataset),
         configs: records,
         both_orders: dataset.both_orders,

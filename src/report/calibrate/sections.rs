@@ -1,6 +1,6 @@
-//! The registry of sections (`section.rs`): one line per analytic registers its outputs (its
-//! evaluation is registered in `evaluation::registry`, which the commands run). The outputs
-//! reach the analytics' results only through it.
+//! The sections of the registry of analytics (`evaluation::registry`'s `analytics!`, one line
+//! per analytic naming its evaluation and its section): the outputs reach the analytics'
+//! results only through them.
 
 use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{Figure, Place, Section, View};
@@ -9,21 +9,20 @@ use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The list's sections, in its order.
+macro_rules! sections {
+    (@kept [$($kept:tt)*]) => { &[$($kept)*] };
+    (@kept [$($kept:tt)*] - => $($section:ident)::+; $($rest:tt)*) => {
+        sections!(@kept [$($kept)* &crate::report::$($section)::+,] $($rest)*)
+    };
+    (@kept [$($kept:tt)*] $file:ident :: $analytic:ident => $($section:ident)::+; $($rest:tt)*) => {
+        sections!(@kept [$($kept)* &crate::report::$($section)::+,] $($rest)*)
+    };
+    ($($entries:tt)*) => { sections!(@kept [] $($entries)*) };
+}
+
 /// Every analytic's section, in the order the outputs show them (within a `Place`).
-pub const SECTIONS: &[&dyn Section] = &[
-    &crate::report::calibrate::jury::JurySection,
-    &crate::report::calibrate::rmbench::RmBenchSection,
-    &crate::report::calibrate::systems::SystemsSection,
-    &crate::report::calibrate::probability::ProbabilitySection,
-    &crate::report::calibrate::cost::CostSection,
-    &crate::report::calibrate::depth::DepthSection,
-    &crate::report::calibrate::groups::GroupsSection,
-    &crate::report::calibrate::bias::BiasSection,
-    &crate::report::calibrate::consistency::ConsistencySection,
-    &crate::report::evaluator::EvaluatorSection,
-    &crate::report::annotators::AnnotatorsSection,
-    &crate::report::estimate::EstimateSection,
-];
+pub const SECTIONS: &[&dyn Section] = crate::analytics!(sections);
 
 /// The sections' tables at `place`, in the registry's order.
 pub fn tables_at(run: &Evaluated, order: &[usize], place: Place, view: View) -> Vec<Table> {

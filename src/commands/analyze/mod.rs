@@ -1,14 +1,16 @@
 //! `raterlab analyze`: agreement statistics for existing ratings.
 
+mod record;
+
 use crate::dataset::frame;
 use crate::dataset::frame::Frame;
 use crate::dataset::labels::{self, LabelPairs, NoMajority};
 use crate::dataset::long;
 use crate::error::input_error;
-use crate::evaluation::annotators;
+use crate::evaluation::annotators::AnnotatorReport;
 use crate::evaluation::evaluator;
 use crate::evaluation::systems::Systems;
-use crate::evaluation::RunRecord;
+use crate::evaluation::Shape;
 use crate::metrics::Labels;
 use crate::run::analysis::{Analysis, Input, LongForm, Settings, Table};
 use anyhow::Result;
@@ -54,7 +56,13 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             settings.labels.as_ref(),
             *policy,
         )?;
-        return annotated_analysis(settings, &annotated, &[], *policy);
+        let groups = match &settings.columns.group {
+            Some(col) => Some(frame.text(col, "--group-col", "group")?),
+            None => None,
+        };
+        let labels = annotated_labels(settings, &annotated, &[]);
+        let extras = record::Extras::default();
+        return annotated_analysis(settings, &annotated, labels, *policy, groups, extras);
     }
     // `--estimate` with numeric ratings (a probability): the estimate alone, no label pair.
     if let (Some((label, alpha)), Ok(frame)) = (&settings.estimate, &one) {
@@ -116,192 +124,10 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
     Ok(analysis)
 }
 
-/// A rated row: its row in the file (one-file form), gold, rating, probability and group.
-struct Row {
-    row: Option<usize>,
-    gold: Option<i64>,
-    rating: i64,
-    p: Option<f64>,
-    group: String,
-}
-
-/// The rows as `calibrate`'s record: one configuration (the rating column), each rated row an
-/// item (those without gold kept, unlabelled), in file order, with what the analytics read when
-/// the options name it: the probability column, the two responses (`--texts`: the bias
-/// diagnostics), the generators (`--generators`: the system level).
-fn record(
-    settings: &Settings,
-    pairs: &LabelPairs,
-    labels: &Labels,
-    frame: Option<&Frame>,
-) -> Result<RunRecord> {
-    use crate::evaluation::{ConfigRecord, Cost, ItemRow, Outcome, ProbabilityRecord, Shape};
-    // The labelled pairs, then the unlabelled ratings, merged back into file order when the
-    // rows are known.
-    let groups = pairs.groups.as_ref();
-    let mut rows: Vec<Row> = (0..pairs.gold.len())
-        .map(|k| Row {
-            row: pairs.rows.get(k).copied(),
-            gold: Some(pairs.gold[k]),
-            rating: pairs.rating[k],
-            p: pairs.probability.as_ref().and_then(|p| p[k]),
-            group: groups.map_or_else(String::new, |g| g.names[g.of_pair[k] as usize].clone()),
-        })
-        .collect();
-    let group_of_row = match (frame, &settings.columns.group) {
-        (Some(f), Some(col)) => Some(f.text(col, "--group-col", "group")?),
-        _ => None,
-    };
-    let probability_of_row = match (frame, &settings.columns.probability) {
-        (Some(f), Some(col)) => Some(f.probabilities(col, "--probability")?),
-        _ => None,
-    };
-    for (k, &rating) in pairs.unlabelled.iter().enumerate() {
-        let row = pairs.unlabelled_rows.get(k).copied();
-        let p = row.zip(probability_of_row.as_ref()).and_then(|(r, p)| p[r]);
-        let group = row.zip(group_of_row.as_ref()).map(|(r, g)| g[r].clone());
-        let group = group.unwrap_or_default();
-        rows.push(Row {
-            row,
-            gold: None,
-            rating,
-            p,
-            group,
-        });
-    }
-    rows.sort_by_key(|r| r.row);
-    let file_row = |k: usize| rows[k].row.unwrap_or(k);
-    let items: Vec<ItemRow> = (0..rows.len())
-        .map(|k| ItemRow {
-            id: (file_row(k) + 1).to_string(),
-            pair_id: (file_row(k) + 1).to_string(),
-            subset: rows[k].group.clone(),
-            order: crate::dataset::examples::Order::AsSource,
-            gold: rows[k].gold,
-            seeded: true,
-        })
-        .collect();
-    let pairwise =
-        *labels == Labels::pairwise() || labels.as_slice().iter().all(|l| (-1..=1).contains(l));
-    let needs_pairs = |flag: &str| {
-        input_error(format!(
-            "{}: {flag} reads pairwise ratings (-1 response 1 better, 0 tie, 1 response 2 better); the labels are {labels}: map them with --rating-map and --gold-map",
-            settings.input.describe()
-        ))
-    };
-    let texts = match (frame, &settings.long.texts) {
-        (Some(f), Some((a, b))) => {
-            if !pairwise {
-                return Err(needs_pairs("--texts"));
-            }
-            Some((
-                f.text(a, "--texts", "response")?,
-                f.text(b, "--texts", "response")?,
-            ))
-        }
-        _ => None,
-    };
-    let shapes = texts.map_or_else(Vec::new, |(a, b)| {
-        (0..rows.len())
-            .map(|k| [Shape::of(&a[file_row(k)]), Shape::of(&b[file_row(k)])])
-            .collect()
-    });
-    let generators = match (frame, &settings.systems) {
-        (Some(f), Some(s)) => {
-            if !pairwise {
-                return Err(needs_pairs("--generators"));
-            }
-            Some(generators(
-                s,
-                f,
-                &(0..rows.len()).map(file_row).collect::<Vec<_>>(),
-            )?)
-        }
-        _ => None,
-    };
-    let config = ConfigRecord {
-        name: settings.columns.rating.clone(),
-        prompt: String::new(),
-        rater: "basic".into(),
-        kind: Some(crate::raters::RaterKind::Basic),
-        judge: String::new(),
-        simulated: false,
-        outcomes: rows.iter().map(|r| Outcome::Rated(r.rating)).collect(),
-        cost: Cost::default(),
-        reasons: Vec::new(),
-        pointwise: None,
-        samples: None,
-        probability: settings
-            .columns
-            .probability
-            .as_ref()
-            .map(|column| ProbabilityRecord {
-                source: column.clone(),
-                p: rows.iter().map(|r| r.p).collect(),
-                missing: Vec::new(),
-            }),
-        jury: None,
-    };
-    Ok(RunRecord {
-        labels: labels.clone(),
-        items,
-        configs: vec![config],
-        both_orders: false,
-        annotators: None,
-        shapes,
-        depths: Vec::new(),
-        generators,
-    })
-}
-
-/// `--generators`: each item's two models and its prompt (the unit the bootstrap resamples),
-/// from the file's `rows`, and the reference to rank them against.
-fn generators(
-    s: &crate::run::analysis::SystemsSettings,
-    frame: &Frame,
-    rows: &[usize],
-) -> Result<crate::evaluation::Generators> {
-    use crate::evaluation::Reference;
-    let g1 = frame.text(&s.generators.0, "--generators", "model")?;
-    let g2 = frame.text(&s.generators.1, "--generators", "model")?;
-    let prompts = match &s.prompt {
-        Some(c) => frame.text(c, "--prompt-col", "prompt")?,
-        None => (0..frame.height()).map(|r| r.to_string()).collect(),
-    };
-    let models: Vec<[String; 2]> = rows
-        .iter()
-        .map(|&r| [g1[r].clone(), g2[r].clone()])
-        .collect();
-    let mut generators = crate::evaluation::Generators::of(
-        models
-            .iter()
-            .zip(rows)
-            .map(|(m, &r)| (Some(m), prompts[r].as_str())),
-    )
-    .ok_or_else(|| input_error("--generators: no row to rank models by"))?;
-    generators.reference = match &s.reference {
-        None => None,
-        Some(crate::run::settings::ReferenceSpec::Gold) => Some(Reference::Gold),
-        Some(crate::run::settings::ReferenceSpec::Table { path, model, score }) => {
-            Some(Reference::Table {
-                source: format!("{} ({score})", path.display()),
-                scores: crate::dataset::reference::read(path, (model, score))?,
-            })
-        }
-    };
-    Ok(generators)
-}
-
-/// Several annotators per item (gold their majority) and a judge: the agreement figures and
-/// the annotator panel. `judged`: every label the judge gave, beside its first ratings, for
-/// inferring the label set.
-fn annotated_analysis(
-    settings: &Settings,
-    annotated: &labels::Annotated,
-    judged: &[i64],
-    policy: NoMajority,
-) -> Result<Analysis> {
-    let labels = settings.labels.clone().unwrap_or_else(|| {
+/// The label set of several annotators' votes and a judge's ratings (`judged`: every label the
+/// judge gave, beside its first ratings): `--labels`, else the labels seen.
+fn annotated_labels(settings: &Settings, annotated: &labels::Annotated, judged: &[i64]) -> Labels {
+    settings.labels.clone().unwrap_or_else(|| {
         let votes: Vec<i64> = annotated
             .votes
             .iter()
@@ -312,30 +138,57 @@ fn annotated_analysis(
         let mut seen: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
         seen.extend_from_slice(judged);
         Labels::infer(&votes, &seen)
-    });
+    })
+}
+
+/// Several annotators per item (gold their majority) and a judge on `labels`: the agreement
+/// figures and the annotator panel (and with `extras`, AlpacaEval's evaluator measures),
+/// through the record: every item, the annotators' votes beside it; `groups`: each item's group.
+fn annotated_analysis(
+    settings: &Settings,
+    annotated: &labels::Annotated,
+    labels: Labels,
+    policy: NoMajority,
+    groups: Option<Vec<String>>,
+    mut extras: record::Extras,
+) -> Result<Analysis> {
     if policy == NoMajority::Tie && !labels.contains(0) {
         return Err(input_error(format!(
             "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
         )));
     }
-    let panel = annotators::report(
-        &labels,
-        annotated.names.clone(),
-        &annotated.votes,
-        Some(&annotated.judge),
-        (annotated.no_majority, policy.name()),
-        settings.bootstrap,
-        settings.seed,
-    )?;
-    let mut analysis = analyze_pairs(settings, &annotated.pairs, labels, None)?;
-    analysis.annotators = Some(panel);
+    let (rows, annotations) = record::annotated_rows(annotated, groups, policy);
+    extras.annotators = Some(annotations);
+    let mut analysis = evaluated(settings, rows, extras, &annotated.pairs, labels, None)?;
+    analysis.annotators = analysis.evaluation.of_config::<AnnotatorReport>(0).cloned();
     Ok(analysis)
 }
 
-/// The aligned pairs as a record (`record`), through the evaluation `calibrate` runs: the
-/// agreement overall and per group, and every analytic whose inputs the options give.
+/// The aligned pairs through the evaluation `calibrate` runs (`evaluated`).
 pub fn analyze_pairs(
     settings: &Settings,
+    pairs: &LabelPairs,
+    labels: Labels,
+    frame: Option<&Frame>,
+) -> Result<Analysis> {
+    let rows = record::pair_rows(settings, pairs, frame)?;
+    evaluated(
+        settings,
+        rows,
+        record::Extras::default(),
+        pairs,
+        labels,
+        frame,
+    )
+}
+
+/// The items as a record (`record::record`), through the evaluation `calibrate` runs: the
+/// agreement overall and per group, and every analytic whose inputs the options give. `pairs`
+/// says what the reading left out.
+fn evaluated(
+    settings: &Settings,
+    rows: Vec<record::Row>,
+    extras: record::Extras,
     pairs: &LabelPairs,
     labels: Labels,
     frame: Option<&Frame>,
@@ -347,7 +200,7 @@ pub fn analyze_pairs(
             "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
         )));
     }
-    let record = record(settings, pairs, &labels, frame)?;
+    let record = record::record(settings, rows, extras, &labels, frame)?;
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
         crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
@@ -357,7 +210,7 @@ pub fn analyze_pairs(
         return Err(input_error("--generators: no row to rank models by"));
     }
     let result = &evaluation.configs[0];
-    let groups = match &pairs.groups {
+    let groups = match &settings.columns.group {
         Some(_) => result
             .by_subset
             .iter()
@@ -413,15 +266,10 @@ fn sequential(
     ))
 }
 
-/// AlpacaEval's evaluator measures on long form's annotations: the humans' and the judge's on
-/// AlpacaEval's scale (the file's own number where it gives one, a weighted judge's 1.27, else
-/// the label's: 1, 1.5, 2), with the texts' shapes when the files hold them.
-fn measures(
-    settings: &Settings,
-    annotated: &crate::dataset::labels::Annotated,
-    joined: &long::Joined,
-    texts: Option<&(Vec<String>, Vec<String>)>,
-) -> evaluator::EvaluatorReport {
+/// Long form's sheets for AlpacaEval's evaluator measures: the humans' and the judge's
+/// preferences on AlpacaEval's scale (the file's own number where it gives one, a weighted
+/// judge's 1.27, else the label's: 1, 1.5, 2).
+fn preferences(annotated: &labels::Annotated, joined: &long::Joined) -> evaluator::Preferences {
     let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
         items
             .iter()
@@ -434,20 +282,10 @@ fn measures(
             })
             .collect::<Vec<evaluator::Annotations>>()
     };
-    let shapes: Option<Vec<evaluator::TextShape>> = texts.map(|(a, b)| {
-        joined
-            .item_rows
-            .iter()
-            .map(|&r| evaluator::TextShape::of(&a[r], &b[r]))
-            .collect()
-    });
-    evaluator::report(
-        &sheet(&annotated.votes, &joined.gold_prefs),
-        &sheet(&joined.judge, &joined.judge_prefs),
-        shapes.as_deref(),
-        settings.bootstrap,
-        settings.seed,
-    )
+    evaluator::Preferences {
+        humans: sheet(&annotated.votes, &joined.gold_prefs),
+        judges: vec![sheet(&joined.judge, &joined.judge_prefs)],
+    }
 }
 
 /// Long form: the gold's annotations (the annotators) and the judge's samples joined on their
@@ -515,8 +353,17 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
         policy,
     )?;
     let mut annotated = joined.annotated.clone();
+    let mut groups = None;
     if let Some(col) = &settings.columns.group {
         annotated.pairs.groups = Some(long::groups(gold, col, &joined)?);
+        let values = gold.text(col, "--group-col", "group")?;
+        groups = Some(
+            joined
+                .item_rows
+                .iter()
+                .map(|&r| values[r].clone())
+                .collect(),
+        );
     }
     if annotated.pairs.gold.is_empty() {
         return Err(input_error(format!(
@@ -525,15 +372,33 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
         )));
     }
     let judged: Vec<i64> = joined.judge.iter().flatten().flatten().copied().collect();
-    let mut analysis = annotated_analysis(settings, &annotated, &judged, policy)?;
-    let labels = analysis.labels.clone();
+    let labels = annotated_labels(settings, &annotated, &judged);
     let pairwise = labels.as_slice().iter().all(|l| (-1..=1).contains(l));
     if !pairwise {
         crate::report::media::format::warn(&format!(
             "AlpacaEval's evaluator measures need pairwise labels (-1, 0, 1); the labels are {labels}: map the files' values with --gold-map and --rating-map (e.g. 1=-1,2=1)"
         ));
     }
-    let measures = pairwise.then(|| measures(settings, &annotated, &joined, texts.as_ref()));
+    // AlpacaEval's measures read the files' own preferences (a weighted judge's 1.27) and every
+    // sample of the judge; the texts give the length and list preferences.
+    // The judge's files, however their column is named.
+    let mut extras = record::Extras {
+        name: Some("judge".into()),
+        ..record::Extras::default()
+    };
+    if pairwise {
+        extras
+            .inputs
+            .put(Box::new(preferences(&annotated, &joined)));
+    }
+    if let Some((a, b)) = &texts {
+        extras.shapes = joined
+            .item_rows
+            .iter()
+            .map(|&r| [Shape::of(&a[r]), Shape::of(&b[r])])
+            .collect();
+    }
+    let mut analysis = annotated_analysis(settings, &annotated, labels, policy, groups, extras)?;
     analysis.long = Some(LongForm {
         columns,
         annotations_per_item: joined.annotations_per_item,
@@ -544,7 +409,6 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
         only_in_ratings: joined.only_in_ratings.1.clone(),
         joined_input,
         texts: texts_named,
-        measures,
     });
     Ok(analysis)
 }
