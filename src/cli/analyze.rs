@@ -89,8 +89,9 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "COL", default_value = "gold")]
     pub gold_col: String,
 
-    /// Column holding the rating under test.
-    #[arg(long, value_name = "COL", default_value = "rating")]
+    /// Column holding the rating under test. Several, comma-separated (one file): each is a
+    /// configuration, compared as calibrate compares them (the best, paired tests, Holm).
+    #[arg(long, value_name = "COL[,COL...]", default_value = "rating")]
     pub rating_col: String,
 
     /// Several annotators: one column each (read with --gold-map). Gold becomes their

@@ -44,6 +44,9 @@ struct AnalyzeJson<'a> {
     /// The rating column as `calibrate --json` shows a configuration: its scopes and every
     /// analytic whose inputs the options gave (bias, probabilities, the system level, ...).
     configs: Vec<Value>,
+    /// Several rating columns: their paired comparisons, as in `calibrate --json`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    compared: Option<crate::report::calibrate::document::Compared<'a>>,
     /// The analytics' keys over the run, as in `calibrate --json`.
     #[serde(flatten)]
     analytics: BTreeMap<&'static str, Value>,
@@ -99,6 +102,8 @@ pub fn to_json(a: &Analysis) -> Value {
         configs: (0..a.record.configs.len())
             .map(|i| crate::report::calibrate::document::config_value(&view, &order, i))
             .collect(),
+        compared: (a.record.configs.len() > 1)
+            .then(|| crate::report::calibrate::document::compared(&view)),
         analytics: json_keys(|s| s.run_json(&view)),
         groups: (!a.groups.is_empty()).then(|| {
             a.groups
@@ -341,10 +346,27 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
             crate::report::media::term::wrap(&line, width, "")
         )?;
     }
+    // Several rating columns: calibrate's answer (the best, the runner-up's paired verdict),
+    // its configurations and their comparisons.
+    let several = a.record.configs.len() > 1;
+    let mut sections = Vec::new();
+    if several {
+        let view = a.view();
+        for line in crate::report::calibrate::answer::answer_of(&view) {
+            writeln!(
+                out,
+                "{}",
+                crate::report::media::term::wrap(&line, width, "")
+            )?;
+        }
+        let summary = crate::report::calibrate::summary::summary(&view);
+        sections.push(summary.configurations);
+        sections.extend(summary.comparisons);
+    }
     // Long form's answer first: the analytics' tables (AlpacaEval's evaluator measures, the
     // annotators), then the agreement figures.
-    let sections = section_tables(a);
-    let (first, last) = if a.long.is_some() {
+    sections.extend(section_tables(a));
+    let (first, last) = if a.long.is_some() || several {
         (&sections[..], &[][..])
     } else {
         (&[][..], &sections[..])
@@ -357,7 +379,7 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     }
     // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
     // agreement to show.
-    let agreement = a.overall.n > 0 || a.estimate.is_none();
+    let agreement = !several && (a.overall.n > 0 || a.estimate.is_none());
     if agreement {
         writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
     }
@@ -367,7 +389,7 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     } else {
         Vec::new()
     };
-    let titled = (!a.groups.is_empty()).then(|| groups_table(a));
+    let titled = (!several && !a.groups.is_empty()).then(|| groups_table(a));
     let estimate = a
         .estimate
         .as_ref()

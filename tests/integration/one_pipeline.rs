@@ -124,6 +124,29 @@ fn analyze_equals_calibrate(run_dir: &Path, doc: &Value, i: usize, expected: &[&
     assert_eq!(analyzed["accuracy"], calibrated["overall"]["accuracy"]);
 }
 
+/// The demo's run in `dir`: its directory and `--json` document.
+fn demo(dir: &Path) -> (std::path::PathBuf, Value) {
+    let run_dir = dir.join("demo");
+    let doc = json_of(&[
+        "calibrate",
+        "--demo",
+        "--out",
+        run_dir.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    (run_dir, doc)
+}
+
+/// A `--json` document's configurations' names, in its order.
+fn config_names(doc: &Value) -> Vec<&str> {
+    doc["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["name"].as_str().expect("name"))
+        .collect()
+}
+
 /// `value` with every `source` key taken out.
 fn without_source(value: &Value) -> Value {
     match value {
@@ -141,21 +164,9 @@ fn without_source(value: &Value) -> Value {
 #[test]
 fn analyze_on_the_demos_ratings_equals_calibrate() {
     let out = tempfile::tempdir().expect("temp dir");
-    let run_dir = out.path().join("demo");
-    let doc = json_of(&[
-        "calibrate",
-        "--demo",
-        "--out",
-        run_dir.to_str().expect("utf-8"),
-        "--json",
-    ]);
+    let (run_dir, doc) = demo(out.path());
     // raterlab_no_tie/sc:5: votes give it probabilities; basic: none.
-    let names: Vec<&str> = doc["configs"]
-        .as_array()
-        .expect("configs")
-        .iter()
-        .map(|c| c["name"].as_str().expect("name"))
-        .collect();
+    let names = config_names(&doc);
     let sc = names
         .iter()
         .position(|n| *n == "raterlab_no_tie/sc:5")
@@ -253,4 +264,151 @@ fn the_pairwise_analytics_refuse_another_scale_and_the_agreement_stays() {
         doc["configs"][0]["overall"]["confusion"]["labels"],
         json!([1, 2, 3, 4, 5])
     );
+}
+
+/// Every configuration of a run as one rating column each, in the run's order.
+fn wide(run_dir: &Path, names: &[&str], out: &Path) {
+    let column = |c: &str| ratings_strings(run_dir, c);
+    let (config, id, subset, gold, rating) = (
+        column("config"),
+        column("id"),
+        column("subset"),
+        column("gold"),
+        column("rating"),
+    );
+    let number = |v: &Option<String>| v.as_ref().map(|s| s.parse::<i64>().expect("a label"));
+    let mut rows: Vec<serde_json::Map<String, Value>> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for k in 0..config.len() {
+        let key = id[k].clone().expect("id");
+        let row = *at.entry(key.clone()).or_insert_with(|| {
+            let mut m = serde_json::Map::new();
+            m.insert("id".into(), json!(key));
+            m.insert("subset".into(), json!(subset[k]));
+            m.insert("gold".into(), json!(number(&gold[k])));
+            rows.push(m);
+            rows.len() - 1
+        });
+        let name = config[k].clone().expect("config");
+        rows[row].insert(name, json!(number(&rating[k])));
+    }
+    assert!(rows
+        .iter()
+        .all(|r| names.iter().all(|n| r.contains_key(*n))));
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| Value::Object(r.clone()).to_string())
+        .collect();
+    std::fs::write(out, lines.join("\n") + "\n").expect("write");
+}
+
+#[test]
+fn analyze_on_every_rating_column_compares_them_as_calibrate_does() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let (run_dir, doc) = demo(out.path());
+    // The judged configurations (a baseline is a rater kind, which a column has not).
+    let mut names = config_names(&doc);
+    names.retain(|n| !n.starts_with("baseline/"));
+    assert_eq!(names.len(), 6);
+    let file = out.path().join("wide.jsonl");
+    wide(&run_dir, &names, &file);
+    let columns = names.join(",");
+    let analyzed = json_of(&[
+        "analyze",
+        "--input",
+        file.to_str().expect("utf-8"),
+        "--rating-col",
+        &columns,
+        "--group-col",
+        "subset",
+        "--unreadable",
+        "drop",
+        "--seed",
+        "42",
+        "--json",
+    ]);
+    let configs = analyzed["configs"].as_array().expect("configs");
+    assert_eq!(configs.len(), 6);
+    for c in configs {
+        let name = c["name"].as_str().expect("name");
+        let theirs = doc["configs"]
+            .as_array()
+            .expect("configs")
+            .iter()
+            .find(|t| t["name"] == name)
+            .expect("the same configuration");
+        for key in ["accuracy", "kappa_quadratic", "ci", "confusion", "n"] {
+            assert_eq!(c["overall"][key], theirs["overall"][key], "{name} {key}");
+        }
+    }
+    // The pairs among the six, with their tests: calibrate's family holds the baselines too,
+    // so the unadjusted figures are compared, and the best is the same configuration.
+    let pairs = |d: &Value| -> Vec<Value> {
+        d["comparisons"]
+            .as_array()
+            .expect("comparisons")
+            .iter()
+            .filter(|c| names.contains(&c["a"].as_str().unwrap_or("")))
+            .filter(|c| names.contains(&c["b"].as_str().unwrap_or("")))
+            .map(|c| {
+                json!([
+                    c["a"],
+                    c["b"],
+                    c["n"],
+                    c["accuracy_diff"],
+                    c["only_a_right"],
+                    c["only_b_right"],
+                    c["p_value"],
+                    c["kappa_quadratic_diff"],
+                    c["kappa_quadratic_p"]
+                ])
+            })
+            .collect()
+    };
+    let ours = pairs(&analyzed);
+    assert_eq!(ours.len(), 15);
+    assert_eq!(ours, pairs(&doc));
+    assert_eq!(
+        analyzed["comparison_family"]["best"],
+        doc["comparison_family"]["best"]
+    );
+}
+
+#[test]
+fn several_rating_columns_say_what_they_cannot_do() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = crate::common::write(
+        dir.path(),
+        "two.csv",
+        "gold,a,b,p\n1,1,-1,0.9\n-1,-1,-1,0.2\n",
+    );
+    let input = file.to_str().expect("utf-8");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--input", input, "--rating-col", "a,nope"],
+            "no column 'nope'",
+        ),
+        (
+            &[
+                "--input",
+                input,
+                "--rating-col",
+                "a,b",
+                "--probability",
+                "p",
+            ],
+            "--probability reads one rating column",
+        ),
+        (
+            &["--gold", input, "--ratings", input, "--rating-col", "a,b"],
+            "give it with --input",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["analyze"];
+        all.extend(args);
+        let (code, _, err) = crate::common::run(&all);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

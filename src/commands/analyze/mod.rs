@@ -47,6 +47,10 @@ pub fn run(settings: &Settings) -> Result<Analysis> {
             Err((gold_frame, rating_frames))
         }
     };
+    let columns: Vec<&str> = settings.columns.rating.split(',').map(str::trim).collect();
+    if columns.len() > 1 {
+        return several_columns(settings, one.as_ref().ok(), &columns);
+    }
     if let (Some((columns, policy)), Ok(frame)) = (&settings.annotators, &one) {
         let annotated = labels::load_annotators(
             frame,
@@ -240,6 +244,67 @@ fn evaluated(
     })
 }
 
+/// `--rating-col A,B,...`: each column one configuration of one record, so the paired
+/// comparisons, the best and the Holm family are `calibrate`'s.
+fn several_columns(
+    settings: &Settings,
+    frame: Option<&Frame>,
+    columns: &[&str],
+) -> Result<Analysis> {
+    let Some(frame) = frame else {
+        return Err(input_error(format!(
+            "--rating-col {}: several rating columns are read from one file; give it with --input (the two-file form joins one ratings column)",
+            settings.columns.rating
+        )));
+    };
+    let one_column = [
+        ("--probability", settings.columns.probability.is_some()),
+        ("--compare-col", settings.columns.compare.is_some()),
+        ("--estimate", settings.estimate.is_some()),
+        ("--annotators", settings.annotators.is_some()),
+    ];
+    if let Some((flag, _)) = one_column.iter().find(|(_, given)| *given) {
+        return Err(input_error(format!(
+            "{flag} reads one rating column, and --rating-col names {}: give one column with {flag}",
+            columns.len()
+        )));
+    }
+    let per_column = columns
+        .iter()
+        .map(|&c| {
+            let mut names = settings.columns.clone();
+            names.rating = c.to_string();
+            labels::load_one(frame, &names, &settings.reading, settings.labels.as_ref())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rows = record::column_rows(settings, &per_column, frame)?;
+    let labels = settings.labels.clone().unwrap_or_else(|| {
+        let gold: Vec<i64> = rows.iter().filter_map(|r| r.gold).collect();
+        let rated: Vec<i64> = rows
+            .iter()
+            .flat_map(|r| r.ratings.iter().flatten())
+            .copied()
+            .collect();
+        Labels::infer(&gold, &rated)
+    });
+    // What the reading left out, over every column; the first column stands at the top.
+    let pairs = LabelPairs {
+        unlabelled: rows
+            .iter()
+            .filter(|r| r.gold.is_none())
+            .filter_map(|r| r.ratings[0])
+            .collect(),
+        dropped_gold: per_column[0].dropped_gold,
+        dropped_ratings: per_column.iter().map(|p| p.dropped_ratings).sum(),
+        ..LabelPairs::default()
+    };
+    let extras = record::Extras {
+        names: columns.iter().map(|c| c.to_string()).collect(),
+        ..record::Extras::default()
+    };
+    evaluated(settings, rows, extras, &pairs, labels, Some(frame))
+}
+
 /// `--compare-col --sequential`: the rating column (A) against the compare column (B), in file
 /// order, on the items with a gold label that both read.
 fn sequential(
@@ -383,7 +448,7 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
     // sample of the judge; the texts give the length and list preferences.
     // The judge's files, however their column is named.
     let mut extras = record::Extras {
-        name: Some("judge".into()),
+        names: vec!["judge".into()],
         ..record::Extras::default()
     };
     if pairwise {

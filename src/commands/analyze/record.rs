@@ -12,12 +12,12 @@ use crate::metrics::Labels;
 use crate::run::analysis::Settings;
 use anyhow::Result;
 
-/// An item: its row in the file (one-file form), gold (None: unlabelled), the rating (None: no
-/// readable rating), its probability and group.
+/// An item: its row in the file (one-file form), gold (None: unlabelled), each configuration's
+/// rating (None: no readable rating), its probability and group.
 pub struct Row {
     pub row: Option<usize>,
     pub gold: Option<i64>,
-    pub rating: Option<i64>,
+    pub ratings: Vec<Option<i64>>,
     pub p: Option<f64>,
     pub group: String,
 }
@@ -26,8 +26,8 @@ pub struct Row {
 /// the analytics' own inputs, the two responses' shapes (long form's texts).
 #[derive(Default)]
 pub struct Extras {
-    /// The configuration's name (default: the rating column's).
-    pub name: Option<String>,
+    /// The configurations' names, one per rating of a row (default: the rating column's).
+    pub names: Vec<String>,
     pub annotators: Option<Annotations>,
     pub inputs: crate::evaluation::analytic::Inputs,
     pub shapes: Vec<[Shape; 2]>,
@@ -45,7 +45,7 @@ pub fn pair_rows(
         .map(|k| Row {
             row: pairs.rows.get(k).copied(),
             gold: Some(pairs.gold[k]),
-            rating: Some(pairs.rating[k]),
+            ratings: vec![Some(pairs.rating[k])],
             p: pairs.probability.as_ref().and_then(|p| p[k]),
             group: groups.map_or_else(String::new, |g| g.names[g.of_pair[k] as usize].clone()),
         })
@@ -65,13 +65,40 @@ pub fn pair_rows(
         rows.push(Row {
             row,
             gold: None,
-            rating: Some(rating),
+            ratings: vec![Some(rating)],
             p,
             group: group.unwrap_or_default(),
         });
     }
     rows.sort_by_key(|r| r.row);
     Ok(rows)
+}
+
+/// Several rating columns of one file (`--rating-col A,B`), each read as one column is: an
+/// item per row that some column rated, each column's rating or None.
+pub fn column_rows(settings: &Settings, columns: &[LabelPairs], frame: &Frame) -> Result<Vec<Row>> {
+    let groups = match &settings.columns.group {
+        Some(col) => Some(frame.text(col, "--group-col", "group")?),
+        None => None,
+    };
+    let mut by_row: std::collections::BTreeMap<usize, Row> = std::collections::BTreeMap::new();
+    for (j, pairs) in columns.iter().enumerate() {
+        let labelled = pairs.rows.iter().zip(&pairs.gold).zip(&pairs.rating);
+        let labelled = labelled.map(|((&row, &g), &r)| (row, Some(g), r));
+        let unlabelled = pairs.unlabelled_rows.iter().zip(&pairs.unlabelled);
+        for (row, gold, rating) in labelled.chain(unlabelled.map(|(&row, &r)| (row, None, r))) {
+            let item = by_row.entry(row).or_insert_with(|| Row {
+                row: Some(row),
+                gold: None,
+                ratings: vec![None; columns.len()],
+                p: None,
+                group: groups.as_ref().map_or_else(String::new, |g| g[row].clone()),
+            });
+            item.gold = item.gold.or(gold);
+            item.ratings[j] = Some(rating);
+        }
+    }
+    Ok(by_row.into_values().collect())
 }
 
 /// Several annotators' items: each one's gold (their majority, or the policy's tie), the
@@ -85,7 +112,7 @@ pub fn annotated_rows(
         .map(|k| Row {
             row: None,
             gold: annotated.gold[k],
-            rating: annotated.judge[k],
+            ratings: vec![annotated.judge[k]],
             p: None,
             group: groups.as_ref().map_or_else(String::new, |g| g[k].clone()),
         })
@@ -159,40 +186,48 @@ pub fn record(
         }
         _ => None,
     };
-    let config = ConfigRecord {
-        name: extras
-            .name
-            .clone()
-            .unwrap_or_else(|| settings.columns.rating.clone()),
-        prompt: String::new(),
-        rater: "basic".into(),
-        kind: Some(crate::raters::RaterKind::Basic),
-        judge: String::new(),
-        simulated: false,
-        outcomes: rows
-            .iter()
-            .map(|r| r.rating.map_or(Outcome::NoVerdict, Outcome::Rated))
-            .collect(),
-        cost: Cost::default(),
-        reasons: Vec::new(),
-        pointwise: None,
-        samples: None,
-        probability: settings
-            .columns
-            .probability
-            .as_ref()
-            .map(|column| ProbabilityRecord {
-                source: column.clone(),
-                p: rows.iter().map(|r| r.p).collect(),
-                missing: Vec::new(),
-            }),
-        jury: None,
+    let names = if extras.names.is_empty() {
+        vec![settings.columns.rating.clone()]
+    } else {
+        extras.names.clone()
     };
+    let configs = names
+        .into_iter()
+        .enumerate()
+        .map(|(j, name)| ConfigRecord {
+            name,
+            prompt: String::new(),
+            rater: "basic".into(),
+            kind: Some(crate::raters::RaterKind::Basic),
+            judge: String::new(),
+            simulated: false,
+            outcomes: rows
+                .iter()
+                .map(|r| r.ratings[j].map_or(Outcome::NoVerdict, Outcome::Rated))
+                .collect(),
+            cost: Cost::default(),
+            reasons: Vec::new(),
+            pointwise: None,
+            samples: None,
+            // The probability column belongs to the one rating column.
+            probability: settings
+                .columns
+                .probability
+                .as_ref()
+                .filter(|_| j == 0)
+                .map(|column| ProbabilityRecord {
+                    source: column.clone(),
+                    p: rows.iter().map(|r| r.p).collect(),
+                    missing: Vec::new(),
+                }),
+            jury: None,
+        })
+        .collect();
     Ok(RunRecord {
         labels: labels.clone(),
         inputs: extras.inputs,
         items,
-        configs: vec![config],
+        configs,
         both_orders: false,
         annotators: extras.annotators,
         shapes,

@@ -2,24 +2,31 @@
 //! much, the runner-up's paired verdict, each section's lines, the baselines and the warnings.
 
 use crate::evaluation::standing::{Against, Standing};
+use crate::evaluation::Evaluated;
 use crate::metrics::Statistic;
 use crate::report::calibrate::ranking::{ranking_note, reasoning_share, verdict};
 use crate::report::calibrate::sections::SECTIONS;
 use crate::report::media::format::statistic_name;
-use crate::run::record::Run;
 
 /// The answer, first on the terminal: which configuration is best on the sort metric and by
 /// how much, whether the paired test separates it from the runner-up, what the baselines
 /// score, and what changes the reading (the simulated judge, items without a verdict, the
 /// metrics disagreeing). Lines of prose, to be wrapped at the terminal's width.
-pub fn answer(run: &Run) -> Vec<String> {
-    let s = run.meta.sort.statistic();
+pub fn answer(run: &crate::run::record::Run) -> Vec<String> {
+    let view = run.view();
+    // Under --sequential what the race decided comes first.
+    let mut out = super::race::answer(run);
+    out.extend(answer_of(&view));
+    out
+}
+
+/// The answer of an evaluated record, whichever command made it.
+pub fn answer_of(run: &Evaluated) -> Vec<String> {
+    let s = run.sort;
     let configs = &run.record.configs;
     let agreement = |i: usize| &run.evaluation.configs[i].overall.agreement;
-    // Under --sequential what the race decided comes first, then a section's question (the
-    // system level, asked for with --reference).
-    let mut out = super::race::answer(run);
-    out.extend(SECTIONS.iter().flat_map(|s| s.question(&run.view())));
+    // A section's question first (the system level, asked for with --reference).
+    let mut out: Vec<String> = SECTIONS.iter().flat_map(|s| s.question(run)).collect();
     // The evaluation's standing: the best, the runner-up and where the best stands.
     let Some(standing) = &run.evaluation.standing else {
         return out;
@@ -68,7 +75,7 @@ pub fn answer(run: &Run) -> Vec<String> {
         },
         runner_up,
     ));
-    out.extend(SECTIONS.iter().flat_map(|s| s.answer(&run.view(), order)));
+    out.extend(SECTIONS.iter().flat_map(|s| s.answer(run, order)));
     let baselines: Vec<String> = order
         .iter()
         .filter(|&&i| configs[i].is_baseline())
@@ -88,7 +95,7 @@ pub fn answer(run: &Run) -> Vec<String> {
 
 /// The answer's warnings: items without a verdict, and what a reasoning judge's thinking cost
 /// (and the answers it cut off).
-fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
+fn warnings(run: &Evaluated, order: &[usize]) -> Vec<String> {
     let configs = &run.record.configs;
     let mut out = Vec::new();
     let unread: Vec<String> = order
@@ -110,10 +117,10 @@ fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
         .iter()
         .filter_map(|&i| {
             let c = &configs[i];
-            let meta = &run.meta.configs[i];
+            let max_tokens = run.max_tokens[i];
             let cut = run.evaluation.configs[i].overall.counts.cut_off;
             (c.cost.tokens_reasoning > 0 || cut > 0).then(|| {
-                let share = reasoning_share(c.cost.tokens_reasoning, c.cost.calls, meta.max_tokens);
+                let share = reasoning_share(c.cost.tokens_reasoning, c.cost.calls, max_tokens);
                 let cut = if cut > 0 {
                     format!(", {cut} items cut off while thinking")
                 } else {
@@ -124,7 +131,7 @@ fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
                     c.name,
                     c.cost.tokens_reasoning,
                     100.0 * share,
-                    meta.max_tokens
+                    max_tokens
                 )
             })
         })
@@ -141,7 +148,7 @@ fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
 /// The line that comes before "Best", from the standing: no configuration distinguishable
 /// from chance, the best judge not told apart from the best baseline, or the best baseline
 /// found better on a metric. None when the best is above both.
-fn caveat(run: &Run, standing: &Standing) -> Option<String> {
+fn caveat(run: &Evaluated, standing: &Standing) -> Option<String> {
     let configs = &run.record.configs;
     let best = standing.best;
     match &standing.against {

@@ -245,7 +245,7 @@ fn config_document<'a>(
 }
 
 /// A paired comparison of two configurations (B − A), on accuracy and quadratic kappa.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ComparisonJson<'a> {
     a: &'a str,
     b: &'a str,
@@ -277,7 +277,7 @@ struct ComparisonJson<'a> {
 
 /// Holm's families (every pair tested, per metric) and which pairs get a verdict
 /// (`--family`).
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct FamilyJson<'a> {
     /// `best` (the best judged configuration against each other one, and each jury against
     /// its members) or `all` (every pair).
@@ -311,8 +311,8 @@ struct RunJson<'a> {
     bootstrap: usize,
     simulated: bool,
     configs: Vec<ConfigJson<'a>>,
-    comparison_family: FamilyJson<'a>,
-    comparisons: Vec<ComparisonJson<'a>>,
+    #[serde(flatten)]
+    compared: Compared<'a>,
     ranking_note: Option<String>,
     /// `--sequential`: the items' order, the race's decisions and the calls saved.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -322,11 +322,19 @@ struct RunJson<'a> {
     analytics: BTreeMap<&'static str, Value>,
 }
 
-/// The documented JSON document (docs/guide.md, "JSON output").
-pub fn to_json(run: &Run) -> Value {
-    let ranked = order(run);
-    let name = |k: usize| run.record.configs[k].name.as_str();
-    let comparisons = run
+/// The paired comparisons and their family: what `calibrate --json` and `analyze --json` (with
+/// several rating columns) write at the top of the document.
+#[derive(Debug, Serialize)]
+pub struct Compared<'a> {
+    comparison_family: FamilyJson<'a>,
+    comparisons: Vec<ComparisonJson<'a>>,
+}
+
+/// The paired comparisons of an evaluated record, whichever command made it.
+pub fn compared<'a>(view: &Evaluated<'a>) -> Compared<'a> {
+    let configs = &view.record.configs;
+    let name = |k: usize| configs[k].name.as_str();
+    let comparisons = view
         .evaluation
         .comparisons
         .iter()
@@ -352,9 +360,26 @@ pub fn to_json(run: &Run) -> Value {
             discordance: c.power.discordance,
             min_detectable_difference: c.power.min_detectable,
             items_needed: c.power.items_needed,
-            verdict: verdict(run, c),
+            verdict: verdict(view, c),
         })
         .collect();
+    let t = &view.evaluation.tested;
+    Compared {
+        comparison_family: FamilyJson {
+            family: t.family.key(),
+            best: t.best.map(name),
+            accuracy_tests: t.accuracy_tests,
+            kappa_quadratic_tests: t.kappa_quadratic_tests,
+            alpha: t.alpha,
+        },
+        comparisons,
+    }
+}
+
+/// The documented JSON document (docs/guide.md, "JSON output").
+pub fn to_json(run: &Run) -> Value {
+    let view = run.view();
+    let ranked = order(&view);
     serde_json::to_value(RunJson {
         run_dir: run.meta.head.dir.display().to_string(),
         data: DataJson {
@@ -371,18 +396,8 @@ pub fn to_json(run: &Run) -> Value {
         configs: (0..run.evaluation.configs.len())
             .map(|i| config_json(run, &ranked, i))
             .collect(),
-        comparison_family: {
-            let t = &run.evaluation.tested;
-            FamilyJson {
-                family: t.family.key(),
-                best: t.best.map(name),
-                accuracy_tests: t.accuracy_tests,
-                kappa_quadratic_tests: t.kappa_quadratic_tests,
-                alpha: t.alpha,
-            }
-        },
-        comparisons,
-        ranking_note: ranking_note(run),
+        compared: compared(&view),
+        ranking_note: ranking_note(&view),
         sequential: run.meta.sequential.as_ref(),
         analytics: json_keys(|s| s.run_json(&run.view())),
     })

@@ -45,8 +45,8 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
 /// The run's screen: the answer, then the configurations, the sections' tables and (with
 /// `details`) every other table.
 fn screen_of(run: &Run, details: bool) -> Screen {
-    let order = order(run);
-    let summary = crate::report::calibrate::summary::summary(run);
+    let order = order(&run.view());
+    let summary = crate::report::calibrate::summary::summary(&run.view());
     let view = if details { View::Full } else { View::Brief };
     let mut blocks = vec![Block::Table(summary.configurations)];
     blocks.extend(

@@ -235,13 +235,13 @@ fn unique(values: impl Iterator<Item = String>) -> String {
 
 /// The run's page as text.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
-    let order = crate::report::calibrate::ranking::order(run);
+    let order = crate::report::calibrate::ranking::order(&run.view());
     Ok(run_page(run, dir, &sections::figures(&run.view(), &order)?)?.concat())
 }
 
 /// The page in its three parts, with the sections' figures already drawn.
 fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
-    let order = crate::report::calibrate::ranking::order(run);
+    let order = crate::report::calibrate::ranking::order(&run.view());
     let tables = page_tables(run, &order);
     let figures = page_figures(run, sections)?;
     let rec = &run.record;
@@ -302,7 +302,7 @@ fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
 
 /// The page's tables, in the terminal's order with `--details`.
 fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
-    let s = summary(run);
+    let s = summary(&run.view());
     let at = |place| tables_at(&run.view(), order, place, View::Full);
     std::iter::once(s.configurations)
         .chain(at(Place::Lead))

@@ -1,22 +1,22 @@
 //! The order configurations are shown in (best first by the sort metric), the note when the
 //! metrics crown different ones, and the one-line verdict of a paired comparison.
 
+use crate::evaluation::Evaluated;
 use crate::evaluation::{Comparison, Finding, MetricTest};
 use crate::metrics::Statistic;
 use crate::report::media::format::{statistic_name, thousands};
-use crate::run::record::Run;
 
 /// Configuration indices, best first by the sort metric (undefined last): the evaluation's
 /// one ranking.
-pub fn order(run: &Run) -> Vec<usize> {
-    crate::evaluation::ranking::order(&run.evaluation.configs, run.meta.sort.statistic())
+pub fn order(run: &Evaluated) -> Vec<usize> {
+    crate::evaluation::ranking::order(&run.evaluation.configs, run.sort)
 }
 
 /// When the headline metric and accuracy crown different configurations: one line that says
 /// so, and why where the reason is known (quadratic kappa's partial credit for ties against
 /// gold without ties).
-pub fn ranking_note(run: &Run) -> Option<String> {
-    let headline = run.meta.sort.statistic();
+pub fn ranking_note(run: &Evaluated) -> Option<String> {
+    let headline = run.sort;
     if headline == Statistic::Accuracy {
         return None;
     }
@@ -64,9 +64,9 @@ pub fn ranking_note(run: &Run) -> Option<String> {
 /// One line per comparison that names each metric and keeps its direction, interval and
 /// test together; "better" only where that metric's test found it (see
 /// [`MetricTest::finding`]), and a disagreement between the metrics is said, not resolved.
-pub fn verdict(run: &Run, c: &Comparison) -> String {
+pub fn verdict(run: &Evaluated, c: &Comparison) -> String {
     let (a, b) = (&run.record.configs[c.a].name, &run.record.configs[c.b].name);
-    verdict_line(a, b, c, run.meta.sort.statistic() != Statistic::Accuracy)
+    verdict_line(a, b, c, run.sort != Statistic::Accuracy)
 }
 
 /// "+0.217 [+0.100, +0.333] at 99.4%, McNemar Holm p = 0.001", as seen from `sign` (1: B − A,

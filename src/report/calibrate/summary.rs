@@ -1,12 +1,12 @@
 //! The run's summary tables, built once from the evaluation as rows of text, and rendered by
 //! the terminal (comfy-table) and by the HTML page alike: both show the same numbers.
 
+use crate::evaluation::Evaluated;
 use crate::evaluation::{Headline, Scope};
 use crate::metrics::Statistic;
 use crate::report::calibrate::ranking::{order, verdict};
 use crate::report::media::format::{fixed, p_value, shown_name, with_ci, with_interval};
 use crate::report::media::table::Table;
-use crate::run::record::Run;
 use serde::Serialize;
 
 /// Every summary table of a run, in the terminal's order.
@@ -52,13 +52,13 @@ fn power_cell(p: &crate::evaluation::Power) -> String {
 }
 
 /// The main table: every configuration, best first.
-fn configurations(run: &Run, order: &[usize]) -> Table {
+fn configurations(run: &Evaluated, order: &[usize]) -> Table {
     let rec = &run.record;
     let scope = |i: usize| &run.evaluation.configs[i].overall;
     let mut t = Table::new(
         format!(
             "Configurations, best first by {} (95% CIs; items without a verdict dropped)",
-            run.meta.sort.key()
+            run.sort.key()
         ),
         &[
             "configuration",
@@ -106,7 +106,7 @@ fn configurations(run: &Run, order: &[usize]) -> Table {
 }
 
 /// The headline metrics under the three parse-failure policies.
-fn parse_failures(run: &Run, order: &[usize]) -> Table {
+fn parse_failures(run: &Evaluated, order: &[usize]) -> Table {
     let rec = &run.record;
     let scope = |i: usize| &run.evaluation.configs[i].overall;
     let mut p = Table::new(
@@ -163,10 +163,10 @@ fn parse_failures(run: &Run, order: &[usize]) -> Table {
 }
 
 /// With both orders: position bias by each published rule.
-fn position(run: &Run, order: &[usize]) -> Option<Table> {
+fn position(run: &Evaluated, order: &[usize]) -> Option<Table> {
     let rec = &run.record;
     let scope = |i: usize| &run.evaluation.configs[i].overall;
-    run.meta.head.both_orders.then(|| {
+    run.record.both_orders.then(|| {
         let mut b = Table::new(
             "Position bias (both orders)",
             &[
@@ -235,7 +235,7 @@ fn position(run: &Run, order: &[usize]) -> Option<Table> {
 }
 
 /// Pointwise judges: the grades' statistics.
-fn pointwise(run: &Run, order: &[usize]) -> Option<Table> {
+fn pointwise(run: &Evaluated, order: &[usize]) -> Option<Table> {
     let rec = &run.record;
     let scope = |i: usize| &run.evaluation.configs[i].overall;
     let graded: Vec<usize> = order
@@ -292,7 +292,7 @@ fn pointwise(run: &Run, order: &[usize]) -> Option<Table> {
 }
 
 /// reward-bench's sections and scores under both rules.
-fn sections(run: &Run, order: &[usize]) -> Option<Table> {
+fn sections(run: &Evaluated, order: &[usize]) -> Option<Table> {
     let rec = &run.record;
     run.evaluation
             .configs
@@ -324,7 +324,7 @@ fn sections(run: &Run, order: &[usize]) -> Option<Table> {
 /// Holm's family and the pairs with a verdict, in words: "every pair (36 tests, as the best is
 /// chosen from these data); verdicts for the best, B, against each other configuration" or
 /// "every pair (36 tests)".
-pub fn family_phrase(run: &Run) -> String {
+pub fn family_phrase(run: &Evaluated) -> String {
     let t = &run.evaluation.tested;
     let tests = |m: usize| format!("{m} test{}", if m == 1 { "" } else { "s" });
     match (t.family, t.best) {
@@ -343,7 +343,7 @@ pub fn family_phrase(run: &Run) -> String {
 }
 
 /// The paired comparisons of every two configurations.
-fn comparisons(run: &Run) -> Option<Table> {
+fn comparisons(run: &Evaluated) -> Option<Table> {
     let rec = &run.record;
     (!run.evaluation.comparisons.is_empty()).then(|| {
         let mut c = Table::new(
@@ -398,7 +398,7 @@ fn comparisons(run: &Run) -> Option<Table> {
     })
 }
 
-pub fn summary(run: &Run) -> Summary {
+pub fn summary(run: &Evaluated) -> Summary {
     let order = order(run);
     Summary {
         configurations: configurations(run, &order),

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 /// Horizontal bars with 95% CI whiskers, one row per configuration (best at the top), one
 /// panel per statistic.
 pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
-    let idx = order(run);
+    let idx = order(&run.view());
     let rows: Vec<(String, &Agreement)> = idx
         .iter()
         .map(|&i| {
@@ -28,7 +28,7 @@ pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
 /// Accuracy (items without a verdict dropped) per subset × configuration, cells shaded by
 /// the value and written in.
 pub fn subsets_svg(run: &Run) -> Result<String> {
-    let idx = order(run);
+    let idx = order(&run.view());
     let subsets: Vec<&String> = run
         .evaluation
         .configs

@@ -291,7 +291,7 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
     columns.push(Column::new(
         "verdict".into(),
         cmp.iter()
-            .map(|c| crate::report::calibrate::ranking::verdict(run, c))
+            .map(|c| crate::report::calibrate::ranking::verdict(&run.view(), c))
             .collect::<Vec<_>>(),
     ));
     write_csv(
@@ -312,7 +312,7 @@ pub fn write(run: &Run) -> Result<()> {
     crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
     // The sections' figures are drawn once, for plots/ and for report.html.
-    let order = crate::report::calibrate::ranking::order(run);
+    let order = crate::report::calibrate::ranking::order(&run.view());
     let figures = crate::report::calibrate::sections::figures(&run.view(), &order)?;
     plots::write_all(run, dir, &figures)?;
     crate::report::calibrate::page::write(run, dir, &figures)
