@@ -229,8 +229,9 @@ pub struct Analysis {
     pub sequential: Option<(crate::evaluation::sequential::Sequential, [String; 2])>,
     /// `--estimate`: the corrected estimates (and with --generators, the models ranked).
     pub estimate: Option<crate::evaluation::estimate::Estimate>,
-    /// The rows as `calibrate`'s record (one configuration: the rating column) and its
-    /// evaluation, which every figure above but the annotators' and long form's comes from.
+    /// The rows as `calibrate`'s record (a configuration per rating column) and its
+    /// evaluation, which every figure above comes from (the top-level ones: the first
+    /// column's).
     pub record: crate::evaluation::RunRecord,
     pub evaluation: crate::evaluation::Evaluation,
 }

@@ -1,6 +1,6 @@
-//! `analyze`'s rows as `calibrate`'s record: the rating column is one configuration, each row an
-//! item, and what the options name (probabilities, texts, generators, annotators) the
-//! analytics' inputs.
+//! `analyze`'s rows as `calibrate`'s record: each rating column is a configuration, each row an
+//! item, and what the options name (probabilities, texts, generators, annotators, long form's
+//! preferences) the analytics' inputs.
 
 use crate::dataset::frame::Frame;
 use crate::dataset::labels::{Annotated, LabelPairs, NoMajority};
@@ -126,10 +126,11 @@ pub fn annotated_rows(
     (rows, annotations)
 }
 
-/// The items as `calibrate`'s record: one configuration (the rating column), each row an
-/// item (those without gold kept, unlabelled), in file order, with what the analytics read when
-/// the options name it: the probability column, the two responses (`--texts`: the bias
-/// diagnostics), the generators (`--generators`: the system level).
+/// The items as `calibrate`'s record: a configuration per rating column (`extras.names`, else
+/// the rating column), each row an item (those without gold kept, unlabelled), in file order,
+/// with what the analytics read when the options name it: the probability column, the two
+/// responses (`--texts`: the bias diagnostics), the generators (`--generators`: the system
+/// level), and `extras`.
 pub fn record(
     settings: &Settings,
     rows: Vec<Row>,
