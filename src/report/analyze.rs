@@ -118,16 +118,30 @@ pub fn to_json(a: &Analysis) -> Value {
 /// Tidy rows: every group, then `overall`.
 pub fn to_tidy(a: &Analysis) -> TidyRows {
     let mut rows = TidyRows::default();
-    for (name, g) in &a.groups {
-        rows.add(name, g);
-    }
-    rows.add("overall", &a.overall);
     let view = a.view();
-    for section in SECTIONS {
-        for (i, config) in a.evaluation.configs.iter().enumerate() {
+    let several = a.record.configs.len() > 1;
+    for (i, config) in a.evaluation.configs.iter().enumerate() {
+        // Several rating columns: a `config` column names each one's rows.
+        if several {
+            rows.set_config(&a.record.configs[i].name);
+        }
+        let groups = a
+            .groups
+            .iter()
+            .filter_map(|(name, _)| Some((name.as_str(), &config.by_subset.get(name)?.agreement)));
+        for (name, g) in groups {
+            rows.add(name, g);
+        }
+        rows.add("overall", &config.overall.agreement);
+        for section in SECTIONS {
             section.scope_rows(&mut rows, "overall", &config.overall);
             section.config_rows(&mut rows, &view, i);
         }
+    }
+    if several {
+        rows.set_config("");
+    }
+    for section in SECTIONS {
         section.run_rows(&mut rows, &view);
     }
     if let Some(e) = &a.estimate {
@@ -140,6 +154,19 @@ pub fn to_tidy(a: &Analysis) -> TidyRows {
 /// rating column).
 fn order(a: &Analysis) -> Vec<usize> {
     (0..a.record.configs.len()).collect()
+}
+
+/// Several rating columns: calibrate's answer and its evidence (the configurations and their
+/// paired comparisons); nothing for one column.
+fn compared(a: &Analysis) -> (Vec<String>, Vec<Table>) {
+    if a.record.configs.len() < 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let view = a.view();
+    let summary = crate::report::calibrate::summary::summary(&view);
+    let mut tables = vec![summary.configurations];
+    tables.extend(summary.comparisons);
+    (crate::report::calibrate::answer::answer_of(&view), tables)
 }
 
 /// Every analytic's tables whose inputs the options gave, as `calibrate --details` shows them.
@@ -349,19 +376,13 @@ pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
     // Several rating columns: calibrate's answer (the best, the runner-up's paired verdict),
     // its configurations and their comparisons.
     let several = a.record.configs.len() > 1;
-    let mut sections = Vec::new();
-    if several {
-        let view = a.view();
-        for line in crate::report::calibrate::answer::answer_of(&view) {
-            writeln!(
-                out,
-                "{}",
-                crate::report::media::term::wrap(&line, width, "")
-            )?;
-        }
-        let summary = crate::report::calibrate::summary::summary(&view);
-        sections.push(summary.configurations);
-        sections.extend(summary.comparisons);
+    let (answer, mut sections) = compared(a);
+    for line in answer {
+        writeln!(
+            out,
+            "{}",
+            crate::report::media::term::wrap(&line, width, "")
+        )?;
     }
     // Long form's answer first: the analytics' tables (AlpacaEval's evaluator measures, the
     // annotators), then the agreement figures.
@@ -487,13 +508,17 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
         .as_ref()
         .map(crate::report::estimate::tables)
         .unwrap_or_default();
-    tables.push(metrics_table(&a.overall));
-    if !a.groups.is_empty() {
-        tables.push(groups_table(a));
+    let (answer, several) = compared(a);
+    if several.is_empty() {
+        tables.push(metrics_table(&a.overall));
+        if !a.groups.is_empty() {
+            tables.push(groups_table(a));
+        }
+        tables.push(crate::report::media::table::confusion_table(
+            &a.overall.confusion,
+        ));
     }
-    tables.push(crate::report::media::table::confusion_table(
-        &a.overall.confusion,
-    ));
+    tables.extend(several);
     tables.extend(section_tables(a));
     let mut lines = vec![format!("data {}", a.source)];
     lines.extend(header(a));
@@ -502,7 +527,7 @@ fn analysis_page(a: &Analysis) -> Result<Page> {
             .estimate
             .as_ref()
             .map(crate::report::estimate::answer)
-            .unwrap_or_default(),
+            .unwrap_or(answer),
         title: format!("analyze {}", a.source),
         header: lines,
         command: crate::run::command_line().join(" "),

@@ -326,7 +326,25 @@ fn analyze_on_every_rating_column_compares_them_as_calibrate_does() {
         "--seed",
         "42",
         "--json",
+        "--csv",
+        out.path().join("metrics.csv").to_str().expect("utf-8"),
+        "--html",
+        out.path().join("analysis.html").to_str().expect("utf-8"),
     ]);
+    // The page answers as calibrate's does: the best and the paired comparisons.
+    let page = std::fs::read_to_string(out.path().join("analysis.html")).expect("page");
+    assert!(
+        page.contains("Paired comparisons") && page.contains("Best: "),
+        "{page}"
+    );
+    // metrics.csv names each column's rows.
+    let csv = std::fs::read_to_string(out.path().join("metrics.csv")).expect("metrics.csv");
+    assert!(csv.starts_with("config,scope,n,metric"), "{csv}");
+    for name in &names {
+        let prefix = format!("{name},overall,");
+        let accuracy = |l: &&str| l.starts_with(&prefix) && l.contains(",accuracy,");
+        assert_eq!(csv.lines().filter(accuracy).count(), 1, "{name}\n{csv}");
+    }
     let configs = analyzed["configs"].as_array().expect("configs");
     assert_eq!(configs.len(), 6);
     for c in configs {
