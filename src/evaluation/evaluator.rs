@@ -271,35 +271,6 @@ impl Versus {
     }
 }
 
-/// AlpacaEval's table for one evaluator: the humans, the longest output (with texts) and the
-/// evaluator, which is compared with both on human agreement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvaluatorReport {
-    pub humans: HumanMeasures,
-    pub longest: Option<Measures>,
-    pub evaluator: Measures,
-}
-
-/// The report for the humans' annotations of each item (exactly N readable each) and an
-/// evaluator's (empty where it did not annotate the item). The humans' and the longest's rows
-/// are over every item, as AlpacaEval computes them; the evaluator's and the comparisons over
-/// the items it annotated.
-pub fn report(
-    humans: &[Annotations],
-    judged: &[Annotations],
-    texts: Option<&[TextShape]>,
-    resamples: usize,
-    seed: u64,
-) -> EvaluatorReport {
-    let all = Sheets { humans, texts };
-    let longest_items = texts.map(|t| longest(humans, t));
-    EvaluatorReport {
-        evaluator: judged_row(&all, judged, longest_items.as_deref(), resamples, seed),
-        humans: self::humans(&all, resamples, seed),
-        longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
-    }
-}
-
 /// An evaluator's row over the items it annotated, compared with the humans and (with texts)
 /// the longest output on them.
 fn judged_row(

@@ -429,7 +429,7 @@ pub fn table_on(labels: &Labels, gold: &[i64], rating: &[i64]) -> Contingency {
 /// The wrong answer for an item without a verdict under `as-wrong`, on `labels`: the pairwise
 /// rule (`wrong_for`), else the label furthest from gold.
 pub fn wrong_on(labels: &Labels, gold: i64) -> i64 {
-    if *labels == Labels::pairwise() {
+    if labels.is_pairwise() {
         return wrong_for(gold);
     }
     let set = labels.as_slice();

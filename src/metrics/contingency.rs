@@ -94,6 +94,12 @@ impl Labels {
         self.0 == PAIRWISE
     }
 
+    /// True when every label is a pairwise preference (-1, 0, 1; a subset such as `[-1, 1]`
+    /// too): what the pairwise analytics read.
+    pub fn fits_pairwise(&self) -> bool {
+        self.0.iter().all(|l| PAIRWISE.contains(l))
+    }
+
     pub fn contains(&self, value: i64) -> bool {
         self.0.binary_search(&value).is_ok()
     }

@@ -1,14 +1,13 @@
 //! AlpacaEval's evaluator measures (`evaluation::evaluator`) as a table, JSON and tidy CSV rows,
-//! for `analyze` (long form) and `calibrate` (gold with several annotators, configurations with
-//! samples). Its table reads as AlpacaEval's evaluators leaderboard: the humans first, then the
+//! wherever gold is several annotators' (`calibrate`, `analyze`'s `--annotators` and long form). Its table reads as AlpacaEval's evaluators leaderboard: the humans first, then the
 //! `longest` evaluator, then the judges, in AlpacaEval's column order, as fractions.
 
-use crate::evaluation::evaluator::{EvaluatorReport, HumanMeasures, Intervals, Measures};
+use crate::evaluation::evaluator::{HumanMeasures, Intervals, Measures};
 use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::table::Table;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The figures of a row in the table's order, with their intervals.
 fn figures(values: [Option<f64>; 6], ci: &Intervals) -> [(Option<f64>, Option<[f64; 2]>); 6] {
@@ -121,40 +120,6 @@ pub fn table(
         }
     }
     out
-}
-
-/// The report's table, with `name` for the evaluator.
-pub fn report_table(r: &EvaluatorReport, name: &str) -> Table {
-    table(
-        &r.humans,
-        r.longest.as_ref(),
-        &[(name.to_string(), &r.evaluator)],
-    )
-}
-
-/// `evaluator`, `humans` and `longest` in a JSON document.
-pub fn to_json(r: &EvaluatorReport, doc: &mut Map<String, Value>) -> serde_json::Result<()> {
-    doc.insert("evaluator".into(), serde_json::to_value(&r.evaluator)?);
-    doc.insert("humans".into(), serde_json::to_value(&r.humans)?);
-    if let Some(l) = &r.longest {
-        doc.insert("longest".into(), serde_json::to_value(l)?);
-    }
-    Ok(())
-}
-
-/// Tidy rows: scope `evaluator:<name>` (and `evaluator:humans`, `evaluator:longest`).
-pub fn tidy(r: &EvaluatorReport, name: &str, rows: &mut TidyRows) {
-    add_rows(
-        rows,
-        "evaluator:humans",
-        of_humans(&r.humans),
-        r.humans.parsed,
-    );
-    if let Some(l) = &r.longest {
-        add_rows(rows, "evaluator:longest", of_evaluator(l), l.parsed);
-    }
-    let scope = format!("evaluator:{name}");
-    add_rows(rows, &scope, of_evaluator(&r.evaluator), r.evaluator.parsed);
 }
 
 /// calibrate's table: the humans, the longest output and every configuration with a row (in

@@ -246,16 +246,6 @@ impl Analysis {
             max_tokens: vec![0; self.record.configs.len()],
         }
     }
-
-    /// With --probability: how good the probabilities are (overall).
-    pub fn probability(&self) -> Option<&crate::evaluation::probability::ProbabilityStats> {
-        self.evaluation.configs.first()?.overall.findings.get()
-    }
-
-    /// `--generators`: each model's score and the ranking against the reference.
-    pub fn systems(&self) -> Option<&crate::evaluation::systems::Systems> {
-        self.evaluation.configs.first()?.findings.get()
-    }
 }
 
 /// What long form read and AlpacaEval's measures on it.

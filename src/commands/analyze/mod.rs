@@ -438,7 +438,7 @@ fn long_form(settings: &Settings, gold: &Frame, ratings: &[Frame]) -> Result<Ana
     }
     let judged: Vec<i64> = joined.judge.iter().flatten().flatten().copied().collect();
     let labels = annotated_labels(settings, &annotated, &judged);
-    let pairwise = labels.as_slice().iter().all(|l| (-1..=1).contains(l));
+    let pairwise = labels.fits_pairwise();
     if !pairwise {
         crate::report::media::format::warn(&format!(
             "AlpacaEval's evaluator measures need pairwise labels (-1, 0, 1); the labels are {labels}: map the files' values with --gold-map and --rating-map (e.g. 1=-1,2=1)"

@@ -149,8 +149,7 @@ pub fn record(
             seeded: true,
         })
         .collect();
-    let pairwise =
-        *labels == Labels::pairwise() || labels.as_slice().iter().all(|l| (-1..=1).contains(l));
+    let pairwise = labels.fits_pairwise();
     let needs_pairs = |flag: &str| {
         input_error(format!(
             "{}: {flag} reads pairwise ratings (-1 response 1 better, 0 tie, 1 response 2 better); the labels are {labels}: map them with --rating-map and --gold-map",

@@ -399,7 +399,7 @@ pub fn to_json(run: &Run) -> Value {
         compared: compared(&view),
         ranking_note: ranking_note(&view),
         sequential: run.meta.sequential.as_ref(),
-        analytics: json_keys(|s| s.run_json(&run.view())),
+        analytics: json_keys(|s| s.run_json(&view)),
     })
     .unwrap_or_default()
 }

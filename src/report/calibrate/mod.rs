@@ -45,12 +45,13 @@ pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()>
 /// The run's screen: the answer, then the configurations, the sections' tables and (with
 /// `details`) every other table.
 fn screen_of(run: &Run, details: bool) -> Screen {
-    let order = order(&run.view());
-    let summary = crate::report::calibrate::summary::summary(&run.view());
+    let evaluated = run.view();
+    let order = order(&evaluated);
+    let summary = crate::report::calibrate::summary::summary(&evaluated);
     let view = if details { View::Full } else { View::Brief };
     let mut blocks = vec![Block::Table(summary.configurations)];
     blocks.extend(
-        tables_at(&run.view(), &order, Place::Lead, view)
+        tables_at(&evaluated, &order, Place::Lead, view)
             .into_iter()
             .map(Block::Table),
     );
@@ -60,7 +61,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
         for t in [summary.position, summary.pointwise, summary.sections]
             .into_iter()
             .flatten()
-            .chain(tables_at(&run.view(), &order, Place::Scopes, view))
+            .chain(tables_at(&evaluated, &order, Place::Scopes, view))
         {
             blocks.push(Block::Table(t));
         }
@@ -69,7 +70,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
     // The answer's evidence: the configurations and their paired comparisons.
     blocks.extend(summary.comparisons.map(Block::Table));
     blocks.extend(
-        tables_at(&run.view(), &order, Place::After, view)
+        tables_at(&evaluated, &order, Place::After, view)
             .into_iter()
             .map(Block::Table),
     );

@@ -235,8 +235,9 @@ fn unique(values: impl Iterator<Item = String>) -> String {
 
 /// The run's page as text.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
-    let order = crate::report::calibrate::ranking::order(&run.view());
-    Ok(run_page(run, dir, &sections::figures(&run.view(), &order)?)?.concat())
+    let evaluated = run.view();
+    let order = crate::report::calibrate::ranking::order(&evaluated);
+    Ok(run_page(run, dir, &sections::figures(&evaluated, &order)?)?.concat())
 }
 
 /// The page in its three parts, with the sections' figures already drawn.
@@ -302,8 +303,9 @@ fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
 
 /// The page's tables, in the terminal's order with `--details`.
 fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
-    let s = summary(&run.view());
-    let at = |place| tables_at(&run.view(), order, place, View::Full);
+    let evaluated = run.view();
+    let s = summary(&evaluated);
+    let at = |place| tables_at(&evaluated, order, place, View::Full);
     std::iter::once(s.configurations)
         .chain(at(Place::Lead))
         .chain(std::iter::once(s.parse_failures))

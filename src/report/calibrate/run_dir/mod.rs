@@ -156,6 +156,7 @@ fn write_tables(run: &Run, dir: &Path) -> Result<()> {
 /// metrics.csv: every configuration's scopes and analytics, then the rows of no configuration.
 fn metrics_rows(run: &Run) -> TidyRows {
     let mut rows = TidyRows::default();
+    let evaluated = run.view();
     for (i, (rec, r)) in run
         .record
         .configs
@@ -184,12 +185,12 @@ fn metrics_rows(run: &Run) -> TidyRows {
             rows.push("leaderboard", 0, "published_credit", v, None);
         }
         for section in SECTIONS {
-            section.config_rows(&mut rows, &run.view(), i);
+            section.config_rows(&mut rows, &evaluated, i);
         }
     }
     for section in SECTIONS {
         rows.set_config("");
-        section.run_rows(&mut rows, &run.view());
+        section.run_rows(&mut rows, &evaluated);
     }
     rows
 }
@@ -288,10 +289,11 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
             cmp.iter().map(|c| opt(value(c))).collect::<Vec<_>>(),
         ));
     }
+    let evaluated = run.view();
     columns.push(Column::new(
         "verdict".into(),
         cmp.iter()
-            .map(|c| crate::report::calibrate::ranking::verdict(&run.view(), c))
+            .map(|c| crate::report::calibrate::ranking::verdict(&evaluated, c))
             .collect::<Vec<_>>(),
     ));
     write_csv(
@@ -312,8 +314,9 @@ pub fn write(run: &Run) -> Result<()> {
     crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
     latex::write(run, &dir.join("table.tex"))?;
     // The sections' figures are drawn once, for plots/ and for report.html.
-    let order = crate::report::calibrate::ranking::order(&run.view());
-    let figures = crate::report::calibrate::sections::figures(&run.view(), &order)?;
+    let evaluated = run.view();
+    let order = crate::report::calibrate::ranking::order(&evaluated);
+    let figures = crate::report::calibrate::sections::figures(&evaluated, &order)?;
     plots::write_all(run, dir, &figures)?;
     crate::report::calibrate::page::write(run, dir, &figures)
 }
