@@ -243,10 +243,12 @@ pub fn header(a: &Analysis) -> Vec<String> {
     } else {
         "no confidence intervals (--bootstrap 0)".to_string()
     };
-    let mut out = vec![format!(
-        "{} pairs · labels {} · {ci}",
-        a.overall.n, a.labels
-    )];
+    // Several rating columns: the items, not the first column's rated pairs.
+    let size = match a.record.configs.len() {
+        1 => format!("{} pairs", a.overall.n),
+        k => format!("{} items, {k} rating columns", a.record.items.len()),
+    };
+    let mut out = vec![format!("{size} · labels {} · {ci}", a.labels)];
     if a.only_in_gold > 0 || a.only_in_ratings > 0 {
         let first =
             |key: Option<&String>| key.map(|k| format!(" (first: '{k}')")).unwrap_or_default();

@@ -422,6 +422,11 @@ fn several_rating_columns_say_what_they_cannot_do() {
             "give it with --input",
         ),
     ];
+    // The header counts the items, not one column's rated pairs.
+    let (code, text, err) =
+        crate::common::run(&["analyze", "--input", input, "--rating-col", "a,b"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("2 items, 2 rating columns"), "{text}");
     for (args, says) in cases {
         let mut all = vec!["analyze"];
         all.extend(args);
