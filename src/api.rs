@@ -5,7 +5,7 @@
 use crate::cli::{Cli, Command};
 use crate::dataset::frame::{self, Values};
 use crate::error::input_error;
-use crate::run::analysis::{Input, Settings, Table};
+use crate::run::settings::{AnalyzeInput as Input, AnalyzeSettings as Settings, Table};
 use crate::{commands, report};
 use anyhow::Result;
 use clap::Parser;

@@ -21,7 +21,7 @@ pub mod verdicts;
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Analyze(args) => {
-            let settings = run::analysis::Settings::try_from(*args)?;
+            let settings = run::settings::AnalyzeSettings::try_from(*args)?;
             let analysis = commands::analyze::run(&settings)?;
             report::analyze::emit(&analysis, &settings.output)
         }

@@ -208,8 +208,8 @@ pub struct AnalyzeArgs {
     /// What to do with a missing or unreadable label: stop with an error, or drop the row
     /// (counted in the report).
     #[arg(long, value_name = "error|drop", default_value = "error",
-          value_parser = clap::value_parser!(crate::run::analysis::Unreadable))]
-    pub unreadable: crate::run::analysis::Unreadable,
+          value_parser = clap::value_parser!(crate::run::settings::Unreadable))]
+    pub unreadable: crate::run::settings::Unreadable,
 
     /// Bootstrap resamples for the 95% confidence intervals (0 turns them off).
     #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]

@@ -8,9 +8,8 @@ use super::{
 };
 use crate::dataset::labels::ColumnNames;
 use crate::error::input_error;
-use crate::run::analysis::{
-    parse_labels, parse_reading, parse_texts, writable_folder, Input, Long, Output, Settings,
-    SystemsSettings, Table,
+use crate::run::settings::{
+    AnalyzeInput, AnalyzeOutput, AnalyzeSettings, LongSettings, SystemsSettings, Table, Unreadable,
 };
 use crate::run::settings::{
     BatchSettings, CacheRequest, CalibrateSettings, DataOptions, JudgeSettings, PlanSettings,
@@ -279,14 +278,14 @@ impl From<CacheCommand> for CacheRequest {
     }
 }
 
-impl TryFrom<AnalyzeArgs> for Settings {
+impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
     type Error = anyhow::Error;
 
-    /// The arguments checked into settings (`run::analysis` holds the checks).
+    /// The arguments checked into settings (the checks beside them).
     fn try_from(args: AnalyzeArgs) -> Result<Self> {
         let input = match (args.input, args.gold, args.ratings.is_empty()) {
-            (Some(path), None, true) => Input::One(Table::File(path)),
-            (None, Some(gold), false) => Input::Two {
+            (Some(path), None, true) => AnalyzeInput::One(Table::File(path)),
+            (None, Some(gold), false) => AnalyzeInput::Two {
                 gold: Table::File(gold),
                 ratings: args.ratings.into_iter().map(Table::File).collect(),
             },
@@ -300,8 +299,8 @@ impl TryFrom<AnalyzeArgs> for Settings {
         let policy = args.no_majority;
         let annotators = match (&input, args.annotators.is_empty()) {
             (_, true) => None,
-            (Input::One(_), false) => Some((args.annotators.clone(), policy)),
-            (Input::Two { .. }, false) => return Err(input_error(
+            (AnalyzeInput::One(_), false) => Some((args.annotators.clone(), policy)),
+            (AnalyzeInput::Two { .. }, false) => return Err(input_error(
                 "--annotators reads every annotator and the judge from one file; use --input FILE",
             )),
         };
@@ -333,7 +332,7 @@ impl TryFrom<AnalyzeArgs> for Settings {
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,
         );
-        Ok(Settings {
+        Ok(AnalyzeSettings {
             input,
             reading,
             columns: ColumnNames {
@@ -362,17 +361,96 @@ impl TryFrom<AnalyzeArgs> for Settings {
                     reference: reference_spec(args.reference.as_deref(), &args.reference_map)?,
                 }),
             },
-            long: Long {
+            long: LongSettings {
                 annotation: args.annotator_col,
                 per_item: args.annotations_per_item.map(|n| n as usize),
                 texts: args.texts.as_deref().map(parse_texts).transpose()?,
                 no_majority: policy,
             },
-            output: Output {
+            output: AnalyzeOutput {
                 json: args.json,
                 csv: args.csv,
                 html: args.html,
             },
         })
+    }
+}
+
+/// `--texts COL1,COL2`.
+fn parse_texts(value: &str) -> Result<(String, String)> {
+    match value
+        .split(',')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => Err(input_error(format!(
+            "--texts '{value}': name the two responses' columns, e.g. --texts output_1,output_2"
+        ))),
+    }
+}
+
+/// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable`.
+fn parse_reading(
+    flag: &str,
+    map: &[String],
+    unreadable: Unreadable,
+) -> Result<crate::dataset::frame::LabelReading> {
+    let mut out = crate::dataset::frame::LabelReading::default();
+    for item in map {
+        let (from, to) = item.rsplit_once('=').ok_or_else(|| {
+            input_error(format!("{flag} '{item}': expected VALUE=LABEL, e.g. Tie=0"))
+        })?;
+        let to: i64 = to
+            .trim()
+            .parse()
+            .map_err(|_| input_error(format!("{flag} '{item}': the label must be an integer")))?;
+        out.map.insert(from.trim().to_string(), to);
+    }
+    out.drop_unreadable = unreadable == Unreadable::Drop;
+    Ok(out)
+}
+
+/// Parses `--labels` values ("-1", "0", "1").
+fn parse_labels(values: &[String]) -> Result<crate::metrics::Labels> {
+    let parsed: Result<Vec<i64>> = values
+        .iter()
+        .map(|v| {
+            v.trim().parse::<i64>().map_err(|_| {
+                input_error(format!(
+                    "--labels: '{v}' is not an integer; give whole numbers separated by commas, e.g. --labels=-1,0,1"
+                ))
+            })
+        })
+        .collect();
+    crate::metrics::Labels::new(parsed?)
+        .map_err(|_| input_error("--labels is empty; give e.g. --labels=-1,0,1"))
+}
+
+/// An output file's folder must exist and the path must not be a folder, checked before any
+/// work is done.
+fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(input_error(format!(
+            "{flag} '{}' is a folder; name a file in it, e.g. '{}'",
+            path.display(),
+            path.join(if flag == "--html" {
+                "analysis.html"
+            } else {
+                "metrics.csv"
+            })
+            .display()
+        )));
+    }
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
+            Err(input_error(format!(
+                "{flag} '{}': the folder '{}' does not exist; create it or write elsewhere",
+                path.display(),
+                folder.display()
+            )))
+        }
+        _ => Ok(()),
     }
 }

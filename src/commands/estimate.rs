@@ -7,7 +7,7 @@ use crate::dataset::frame::Frame;
 use crate::dataset::labels::LabelPairs;
 use crate::error::input_error;
 use crate::evaluation::estimate::{self, EstimateSettings, Item, Match};
-use crate::run::analysis::Settings;
+use crate::run::settings::AnalyzeSettings as Settings;
 use anyhow::Result;
 
 /// `--estimate-label` as a label and its name: a number, or a value `--gold-map` maps (the

@@ -122,10 +122,7 @@ pub fn groups(run: &RunRecord, configs: &[ConfigResult]) -> Groups {
     let overall_scopes: Vec<&Scope> = configs.iter().map(|c| &c.overall).collect();
     let mut overall = group(run, &overall_scopes, &all);
     adjust(overall.iter_mut());
-    let mut subsets: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, item) in run.items.iter().enumerate() {
-        subsets.entry(item.subset.as_str()).or_default().push(i);
-    }
+    let subsets = run.subsets();
     let mut by_subset: BTreeMap<String, Group> = subsets
         .iter()
         .filter_map(|(name, items)| {

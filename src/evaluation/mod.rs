@@ -219,10 +219,7 @@ pub fn evaluate(
         settings,
         analytics,
     };
-    let mut subsets: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, item) in run.items.iter().enumerate() {
-        subsets.entry(item.subset.as_str()).or_default().push(i);
-    }
+    let subsets = run.subsets();
     let depth_buckets = depth::buckets(&run.depths);
     let mut configs: Vec<ConfigResult> = run
         .configs

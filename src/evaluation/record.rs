@@ -254,6 +254,18 @@ impl RunRecord {
     pub fn unlabelled(&self) -> usize {
         self.items.iter().filter(|i| i.gold.is_none()).count()
     }
+
+    /// Each subset's items, by name; an item whose subset is empty (`analyze` without a group
+    /// column) is in none.
+    pub fn subsets(&self) -> std::collections::BTreeMap<&str, Vec<usize>> {
+        let mut out: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+        for (i, item) in self.items.iter().enumerate() {
+            if !item.subset.is_empty() {
+                out.entry(item.subset.as_str()).or_default().push(i);
+            }
+        }
+        out
+    }
 }
 
 /// Each item's two generators (as shown) and its prompt, for the system-level analysis.

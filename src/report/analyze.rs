@@ -1,31 +1,33 @@
-//! Output of `raterlab analyze`.
+//! Output of `raterlab analyze`: its record's evaluation through the sections `calibrate`
+//! shows, in the terminal's frame (`Screen`) and report.html's (`Page`), with what is its own:
+//! one rating column's agreement with every statistic and its groups, what the reading left
+//! out, the sequential comparison and the corrected estimate.
 
 use crate::metrics::{Agreement, Statistic};
+use crate::report::calibrate::screen::{self, Block, Screen};
 use crate::report::calibrate::section::{Place, View};
-use crate::report::calibrate::sections::{json_keys, tables_at, SECTIONS};
-use crate::report::media::csv::TidyRows;
+use crate::report::calibrate::sections::{json_keys, tables_at};
 use crate::report::media::html::{self, Page};
 use crate::report::media::json::AgreementJson;
-use crate::report::media::table::Table;
-use crate::report::media::{format, svg as plots, table};
-use crate::run::analysis::{Analysis, Output};
+use crate::report::media::svg as plots;
+use crate::report::media::table::{agreement_table, confusion_table, groups_table, Table};
+use crate::run::analysis::Analysis;
+use crate::run::ratings::{LongForm, Reading};
+use crate::run::settings::AnalyzeOutput;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
 
-/// The JSON document: the overall result's fields, run details, and `groups`.
+/// The JSON document: the first rating column's agreement, what the reading left out, run
+/// details, `groups`, and each column as `calibrate --json` shows a configuration.
 #[derive(Serialize)]
 struct AnalyzeJson<'a> {
     #[serde(flatten)]
     overall: AgreementJson<'a>,
-    only_in_gold: usize,
-    only_in_ratings: usize,
-    unlabelled: usize,
-    dropped_gold: usize,
-    dropped_ratings: usize,
+    #[serde(flatten)]
+    reading: &'a Reading,
     labels: &'a [i64],
     bootstrap: Bootstrap,
     source: &'a str,
@@ -34,14 +36,14 @@ struct AnalyzeJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     judge_vs_annotators: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    long_form: Option<&'a crate::run::analysis::LongForm>,
+    long_form: Option<&'a LongForm>,
     #[serde(skip_serializing_if = "Option::is_none")]
     groups: Option<BTreeMap<&'a str, AgreementJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    sequential: Option<SequentialJson<'a>>,
+    sequential: Option<crate::report::sequential::SequentialJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<&'a crate::evaluation::estimate::Estimate>,
-    /// The rating column as `calibrate --json` shows a configuration: its scopes and every
+    /// Each rating column as `calibrate --json` shows a configuration: its scopes and every
     /// analytic whose inputs the options gave (bias, probabilities, the system level, ...).
     configs: Vec<Value>,
     /// Several rating columns: their paired comparisons, as in `calibrate --json`.
@@ -52,15 +54,6 @@ struct AnalyzeJson<'a> {
     analytics: BTreeMap<&'static str, Value>,
 }
 
-/// `sequential`: the two columns compared, then the sequence's figures.
-#[derive(Serialize)]
-struct SequentialJson<'a> {
-    a: &'a str,
-    b: &'a str,
-    #[serde(flatten)]
-    sequence: &'a crate::evaluation::sequential::Sequential,
-}
-
 #[derive(Serialize)]
 struct Bootstrap {
     resamples: usize,
@@ -68,28 +61,20 @@ struct Bootstrap {
     level: f64,
 }
 
-/// The JSON document: the overall result's fields, run details, and `groups`.
+/// The JSON document.
 pub fn to_json(a: &Analysis) -> Value {
-    let (annotators, judge_vs_annotators) = a
-        .annotators
-        .as_ref()
-        .map(crate::report::annotators::to_json)
-        .unzip();
-    let (view, order) = (a.view(), order(a));
+    let view = a.view();
+    let order = crate::report::calibrate::ranking::order(&view);
+    let annotators = a.evaluation.of_config(0);
+    let (annotators, judge_vs_annotators) =
+        annotators.map(crate::report::annotators::to_json).unzip();
+    let groups = a.groups();
     serde_json::to_value(AnalyzeJson {
-        overall: AgreementJson(&a.overall),
-        only_in_gold: a.only_in_gold,
-        only_in_ratings: a.only_in_ratings,
-        sequential: a.sequential.as_ref().map(|(s, [x, y])| SequentialJson {
-            a: x,
-            b: y,
-            sequence: s,
-        }),
+        overall: AgreementJson(a.overall()),
+        reading: &a.reading,
+        sequential: a.sequential.as_ref().map(crate::report::sequential::json),
         estimate: a.estimate.as_ref(),
-        unlabelled: a.unlabelled,
-        dropped_gold: a.dropped_gold,
-        dropped_ratings: a.dropped_ratings,
-        labels: a.labels.as_slice(),
+        labels: a.record.labels.as_slice(),
         bootstrap: Bootstrap {
             resamples: a.bootstrap,
             seed: a.seed,
@@ -105,136 +90,90 @@ pub fn to_json(a: &Analysis) -> Value {
         compared: (a.record.configs.len() > 1)
             .then(|| crate::report::calibrate::document::compared(&view)),
         analytics: json_keys(|s| s.run_json(&view)),
-        groups: (!a.groups.is_empty()).then(|| {
-            a.groups
-                .iter()
-                .map(|(name, g)| (name.as_str(), AgreementJson(g)))
+        groups: (!groups.is_empty()).then(|| {
+            groups
+                .into_iter()
+                .map(|(n, g)| (n, AgreementJson(g)))
                 .collect()
         }),
     })
     .unwrap_or_default()
 }
 
-/// Tidy rows: every group, then `overall`.
-pub fn to_tidy(a: &Analysis) -> TidyRows {
-    let mut rows = TidyRows::default();
-    let view = a.view();
-    let several = a.record.configs.len() > 1;
-    for (i, config) in a.evaluation.configs.iter().enumerate() {
-        // Several rating columns: a `config` column names each one's rows.
-        if several {
-            rows.set_config(&a.record.configs[i].name);
-        }
-        let groups = a
-            .groups
-            .iter()
-            .filter_map(|(name, _)| Some((name.as_str(), &config.by_subset.get(name)?.agreement)));
-        for (name, g) in groups {
-            rows.add(name, g);
-        }
-        rows.add("overall", &config.overall.agreement);
-        for section in SECTIONS {
-            section.scope_rows(&mut rows, "overall", &config.overall);
-            section.config_rows(&mut rows, &view, i);
-        }
-    }
-    if several {
-        rows.set_config("");
-    }
-    for section in SECTIONS {
-        section.run_rows(&mut rows, &view);
-    }
+/// The answers first: the sequential comparison's, the corrected estimate's, and with several
+/// rating columns `calibrate`'s (the best, the runner-up's paired verdict).
+fn answer(a: &Analysis) -> Vec<String> {
+    let mut out: Vec<String> = a
+        .sequential
+        .iter()
+        .flat_map(|(s, names)| crate::report::sequential::answer(s, names))
+        .collect();
     if let Some(e) = &a.estimate {
-        crate::report::estimate::tidy(e, &mut rows);
+        out.extend(crate::report::estimate::answer(e));
+        out.push(String::new());
     }
-    rows
-}
-
-/// The configurations in the order the sections show them: the record's (one, or one per
-/// rating column).
-fn order(a: &Analysis) -> Vec<usize> {
-    (0..a.record.configs.len()).collect()
-}
-
-/// Several rating columns: calibrate's answer and its evidence (the configurations and their
-/// paired comparisons); nothing for one column.
-fn compared(a: &Analysis) -> (Vec<String>, Vec<Table>) {
-    if a.record.configs.len() < 2 {
-        return (Vec::new(), Vec::new());
+    if a.record.configs.len() > 1 {
+        out.extend(crate::report::calibrate::answer::answer_of(&a.view()));
     }
-    let view = a.view();
-    let summary = crate::report::calibrate::summary::summary(&view);
-    let mut tables = vec![summary.configurations];
-    tables.extend(summary.comparisons);
-    (crate::report::calibrate::answer::answer_of(&view), tables)
-}
-
-/// Every analytic's tables whose inputs the options gave, as `calibrate --details` shows them.
-fn section_tables(a: &Analysis) -> Vec<Table> {
-    let (view, order) = (a.view(), order(a));
-    [Place::Lead, Place::Scopes, Place::After]
-        .into_iter()
-        .flat_map(|place| tables_at(&view, &order, place, View::Full))
-        .collect()
-}
-
-/// Every statistic with its CI and p-value.
-pub fn metrics_table(a: &Agreement) -> Table {
-    let mut out = Table::new(
-        format!("Agreement over {} pairs", a.n),
-        &["metric", "value", "95% CI", "p-value"],
-    );
-    for s in Statistic::ALL {
-        let ci = a.intervals.as_ref().map(|i| i.get(s));
-        let p = match s {
-            Statistic::Spearman => format::p_value(a.spearman_p),
-            Statistic::KendallTauB => format::p_value(a.kendall_p),
-            _ => String::new(),
-        };
-        out.rows.push(vec![
-            format::statistic_name(s).to_string(),
-            format::fixed(a.get(s)),
-            format::interval(ci),
-            p,
-        ]);
+    // The first table's own blank line follows.
+    while out.last().is_some_and(String::is_empty) {
+        out.pop();
     }
     out
 }
 
-const GROUP_STATISTICS: [Statistic; 4] = [
-    Statistic::Accuracy,
-    Statistic::KappaQuadratic,
-    Statistic::Spearman,
-    Statistic::KendallTauB,
-];
-
-/// One row per group, then `overall`.
-pub fn groups_table(a: &Analysis) -> Table {
-    let mut header = vec!["group", "n"];
-    header.extend(GROUP_STATISTICS.iter().map(|&s| format::statistic_name(s)));
-    let mut out = Table::new("By group", &header);
-    for (name, g) in rows(a) {
-        let mut row = vec![name.to_string(), g.n.to_string()];
-        row.extend(
-            GROUP_STATISTICS
-                .iter()
-                .map(|&s| format::with_interval(g, s)),
-        );
-        out.rows.push(row);
+/// The tables, in the order the terminal and the page show them: the estimate's; the
+/// evidence first where there is an answer to back (several rating columns: the
+/// configurations and their paired comparisons; long form: AlpacaEval's evaluator measures
+/// and the annotators), else one column's agreement first; and every analytic's tables, as
+/// `calibrate --details` shows them.
+fn tables(a: &Analysis) -> Vec<Table> {
+    let view = a.view();
+    let order = crate::report::calibrate::ranking::order(&view);
+    let several = a.record.configs.len() > 1;
+    let mut evidence = Vec::new();
+    if several {
+        let summary = crate::report::calibrate::summary::summary(&view);
+        evidence.push(summary.configurations);
+        evidence.extend(summary.comparisons);
+    }
+    evidence.extend(
+        [Place::Lead, Place::Scopes, Place::After]
+            .into_iter()
+            .flat_map(|place| tables_at(&view, &order, place, View::Full)),
+    );
+    let mut agreement = Vec::new();
+    // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
+    // agreement to show.
+    if !several && (a.overall().n > 0 || a.estimate.is_none()) {
+        agreement.push(agreement_table(a.overall()));
+        if !a.groups().is_empty() {
+            agreement.push(groups_table(&rows(a)));
+        }
+        agreement.push(confusion_table(&a.overall().confusion));
+    }
+    let mut out = a
+        .estimate
+        .as_ref()
+        .map(crate::report::estimate::tables)
+        .unwrap_or_default();
+    if a.long.is_some() || several {
+        out.extend(evidence.into_iter().chain(agreement));
+    } else {
+        out.extend(agreement.into_iter().chain(evidence));
     }
     out
 }
 
 /// The groups, then `overall`.
-fn rows(a: &Analysis) -> impl Iterator<Item = (&str, &Agreement)> {
-    a.groups
-        .iter()
-        .map(|(n, g)| (n.as_str(), g))
-        .chain(std::iter::once(("overall", &a.overall)))
+fn rows(a: &Analysis) -> Vec<(&str, &Agreement)> {
+    let mut out = a.groups();
+    out.push(("overall", a.overall()));
+    out
 }
 
-/// The lines under the title: size, labels, CIs, and what was left out.
-pub fn header(a: &Analysis) -> Vec<String> {
+/// The title, then size, labels, CIs, and what was left out.
+fn header(a: &Analysis, title: String) -> Vec<String> {
     let ci = if a.bootstrap > 0 {
         format!(
             "95% CIs from {} bootstrap resamples (seed {})",
@@ -245,42 +184,43 @@ pub fn header(a: &Analysis) -> Vec<String> {
     };
     // Several rating columns: the items, not the first column's rated pairs.
     let size = match a.record.configs.len() {
-        1 => format!("{} pairs", a.overall.n),
+        1 => format!("{} pairs", a.overall().n),
         k => format!("{} items, {k} rating columns", a.record.items.len()),
     };
-    let mut out = vec![format!("{size} · labels {} · {ci}", a.labels)];
-    if a.only_in_gold > 0 || a.only_in_ratings > 0 {
+    let mut out = vec![title, format!("{size} · labels {} · {ci}", a.record.labels)];
+    let r = &a.reading;
+    if r.only_in_gold > 0 || r.only_in_ratings > 0 {
         let first =
             |key: Option<&String>| key.map(|k| format!(" (first: '{k}')")).unwrap_or_default();
         let long = a.long.as_ref();
         out.push(format!(
             "ids in one file only, left out: {} only in gold{}, {} only in ratings{}",
-            a.only_in_gold,
+            r.only_in_gold,
             first(long.and_then(|l| l.only_in_gold.as_ref())),
-            a.only_in_ratings,
+            r.only_in_ratings,
             first(long.and_then(|l| l.only_in_ratings.as_ref()))
         ));
     }
-    if a.unlabelled > 0 {
+    if r.unlabelled > 0 {
         out.push(format!(
             "{} rated items have no gold label (an empty gold cell, or no gold row): unlabelled, in no agreement measure",
-            a.unlabelled
+            r.unlabelled
         ));
     }
     if let Some(l) = &a.long {
-        out.extend(long_form_lines(l));
+        out.extend(long_form_lines(l, a));
     }
-    if a.dropped_gold > 0 || a.dropped_ratings > 0 {
+    if r.dropped_gold > 0 || r.dropped_ratings > 0 {
         out.push(format!(
             "rows left out (unreadable label, --unreadable drop): {} gold, {} ratings",
-            a.dropped_gold, a.dropped_ratings
+            r.dropped_gold, r.dropped_ratings
         ));
     }
     out
 }
 
 /// How long form read the files.
-fn long_form_lines(l: &crate::run::analysis::LongForm) -> Vec<String> {
+fn long_form_lines(l: &LongForm, a: &Analysis) -> Vec<String> {
     let column = |c: &Option<String>, what: &str| match c {
         Some(c) => format!("{what} from column '{c}'"),
         None => format!("{what}: one per key and file"),
@@ -308,15 +248,25 @@ fn long_form_lines(l: &crate::run::analysis::LongForm) -> Vec<String> {
     if l.joined_input {
         out.push("instruction and input joined as AlpacaEval joins them (instruction + blank line + input)".into());
     }
+    if !l.pairwise {
+        out.push(format!(
+            "AlpacaEval's evaluator measures need pairwise labels (-1, 0, 1); the labels are {}: map the files' values with --gold-map and --rating-map (e.g. 1=-1,2=1)",
+            a.record.labels
+        ));
+    }
     if l.texts.is_none() {
         out.push("no --texts: the length and list preferences and the longest evaluator need the two responses' columns".into());
     }
     out
 }
 
-/// The page's plots: metric bars per group with CIs, and the confusion heatmap.
-pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
-    let named: Vec<(String, &Agreement)> = rows(a).map(|(n, g)| (n.to_string(), g)).collect();
+/// The page's plots: metric bars per group with CIs, the confusion heatmap, and the sections',
+/// the estimate's and the sequential comparison's figures.
+fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
+    let named: Vec<(String, &Agreement)> = rows(a)
+        .into_iter()
+        .map(|(n, g)| (n.to_string(), g))
+        .collect();
     let mut out = vec![
         (
             "accuracy and kappa (quadratic) with 95% CIs".to_string(),
@@ -324,169 +274,52 @@ pub fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
         ),
         (
             "confusion matrix".to_string(),
-            plots::confusion_svg("overall", &a.overall.confusion)?,
+            plots::confusion_svg("overall", &a.overall().confusion)?,
         ),
     ];
-    let (view, order) = (a.view(), order(a));
-    out.extend(
-        crate::report::calibrate::sections::figures(&view, &order)?
-            .into_iter()
-            .map(|f| (f.title, f.svg)),
-    );
-    out.extend(
-        a.estimate
-            .as_ref()
-            .map(crate::report::estimate::plot)
-            .transpose()?
-            .flatten(),
-    );
-    if let Some((s, [x, y])) = a.sequential.as_ref().filter(|(s, _)| s.n > 0) {
-        let title = format!(
-            "{x} (A) against {y} (B): anytime-valid {:.0}% interval",
-            100.0 * (1.0 - s.alpha)
-        );
-        let bounds: Vec<(usize, f64, f64)> =
-            s.curve.iter().map(|b| (b.t, b.lower, b.upper)).collect();
-        out.push((
-            "sequential comparison".to_string(),
-            crate::report::media::svg::sequence_svg(&title, &bounds, s.stopped_at)?,
-        ));
-    }
+    let view = a.view();
+    let order = crate::report::calibrate::ranking::order(&view);
+    let figures = crate::report::calibrate::sections::figures(&view, &order)?;
+    out.extend(figures.into_iter().map(|f| (f.title, f.svg)));
+    let estimate = a.estimate.as_ref().map(crate::report::estimate::plot);
+    out.extend(estimate.transpose()?.flatten());
+    let sequential = a.sequential.as_ref();
+    let sequential = sequential.map(|(s, names)| crate::report::sequential::plot(s, names));
+    out.extend(sequential.transpose()?.flatten());
     Ok(out)
 }
 
-/// Human-readable report.
-pub fn write_terminal(a: &Analysis, out: &mut dyn Write) -> Result<()> {
-    let width = crate::report::media::term::width();
-    writeln!(out, "raterlab analyze: {}", a.source)?;
-    for line in header(a) {
-        writeln!(
-            out,
-            "{}",
-            crate::report::media::term::wrap(&line, width, "")
-        )?;
-    }
-    writeln!(out)?;
-    // The sequential comparison and the corrected estimate answer their own questions: first.
-    for line in sequential_lines(a).into_iter().chain(estimate_lines(a)) {
-        writeln!(
-            out,
-            "{}",
-            crate::report::media::term::wrap(&line, width, "")
-        )?;
-    }
-    // Several rating columns: calibrate's answer (the best, the runner-up's paired verdict),
-    // its configurations and their comparisons.
-    let several = a.record.configs.len() > 1;
-    let (answer, mut sections) = compared(a);
-    for line in answer {
-        writeln!(
-            out,
-            "{}",
-            crate::report::media::term::wrap(&line, width, "")
-        )?;
-    }
-    // Long form's answer first: the analytics' tables (AlpacaEval's evaluator measures, the
-    // annotators), then the agreement figures.
-    sections.extend(section_tables(a));
-    let (first, last) = if a.long.is_some() || several {
-        (&sections[..], &[][..])
-    } else {
-        (&[][..], &sections[..])
-    };
-    for t in first {
-        crate::report::calibrate::screen::print_table(out, t, width)?;
-    }
-    if !first.is_empty() {
-        writeln!(out)?;
-    }
-    // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
-    // agreement to show.
-    let agreement = !several && (a.overall.n > 0 || a.estimate.is_none());
-    if agreement {
-        writeln!(out, "{}", table::render(&metrics_table(&a.overall)))?;
-    }
-    let confusion = crate::report::media::table::confusion_table(&a.overall.confusion);
-    let confusion: Vec<&crate::report::media::table::Table> = if agreement {
-        vec![&confusion]
-    } else {
-        Vec::new()
-    };
-    let titled = (!several && !a.groups.is_empty()).then(|| groups_table(a));
-    let estimate = a
-        .estimate
-        .as_ref()
-        .map(crate::report::estimate::tables)
-        .unwrap_or_default();
-    for t in estimate.iter().chain(&titled).chain(confusion).chain(last) {
-        crate::report::calibrate::screen::print_table(out, t, width)?;
-    }
-    Ok(())
-}
-
-/// `--estimate`: the answer's lines, then a blank line.
-fn estimate_lines(a: &Analysis) -> Vec<String> {
-    let Some(e) = &a.estimate else {
-        return Vec::new();
-    };
-    let mut lines = crate::report::estimate::answer(e);
-    lines.push(String::new());
-    lines
-}
-
-/// `--sequential`: what was decided, at which item, and the interval at the items shown.
-fn sequential_lines(a: &Analysis) -> Vec<String> {
-    use crate::report::media::format::thousands;
-    let Some((s, [x, y])) = &a.sequential else {
-        return Vec::new();
-    };
-    let level = format!("{:.0}%", 100.0 * (1.0 - s.alpha));
-    let interval = |lo: f64, hi: f64| format!("[{lo:.4}, {hi:.4}]");
-    let first = match (s.stopped_at, s.better, s.lower, s.upper) {
-        (Some(t), Some(better), Some(lo), Some(hi)) => {
-            let (winner, loser) = if better == "a" { (x, y) } else { (y, x) };
-            format!(
-                "Sequential: {winner} agrees with the gold more often than {loser}, decided at item {} of {}: (1 + accuracy {x} − accuracy {y})/2 lies in {} there, an anytime-valid {level} interval that excludes ½.",
-                thousands(t as u64),
-                thousands(s.n as u64),
-                interval(lo, hi)
-            )
-        }
-        _ => format!(
-            "Sequential: {x} and {y} are not told apart over {} items: the anytime-valid {level} interval for (1 + accuracy {x} − accuracy {y})/2 never excludes ½.",
-            thousands(s.n as u64)
-        ),
-    };
-    let at: Vec<String> =
-        s.at.iter()
-            .map(|b| {
-                format!(
-                    "item {}: {}",
-                    thousands(b.t as u64),
-                    interval(b.lower, b.upper)
-                )
-            })
-            .collect();
-    vec![
-        first,
-        format!("The interval at {}.", at.join(", ")),
-        String::new(),
-    ]
-}
-
 /// Writes the CSV and the HTML page when asked.
-pub fn write_files(a: &Analysis, output: &Output) -> Result<()> {
+pub fn write_files(a: &Analysis, output: &AnalyzeOutput) -> Result<()> {
+    // metrics.csv: `calibrate`'s, a configuration per rating column, then the estimate's rows.
     if let Some(path) = &output.csv {
-        to_tidy(a).write(path)?;
+        let mut rows = crate::report::calibrate::run_dir::metrics_rows(&a.view());
+        if let Some(e) = &a.estimate {
+            crate::report::estimate::tidy(e, &mut rows);
+        }
+        rows.write(path)?;
     }
     if let Some(path) = &output.html {
-        write_analysis(a, path)?;
+        let page = Page {
+            answer: answer(a),
+            title: format!("analyze {}", a.source),
+            header: header(a, format!("data {}", a.source)),
+            command: crate::run::command_line().join(" "),
+            simulated: false,
+            tables: tables(a),
+            plots: plots(a)?
+                .into_iter()
+                .map(|(title, svg)| html::plot(title, svg))
+                .collect(),
+            browser: None,
+        };
+        html::write_page(page, path)?;
     }
     Ok(())
 }
 
-/// Prints to stdout (tables or JSON) and writes the CSV and HTML when asked.
-pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
+/// Prints to stdout (the screen, or JSON) and writes the CSV and HTML when asked.
+pub fn emit(a: &Analysis, output: &AnalyzeOutput) -> Result<()> {
     write_files(a, output)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -494,56 +327,18 @@ pub fn emit(a: &Analysis, output: &Output) -> Result<()> {
         serde_json::to_writer_pretty(&mut out, &to_json(a))?;
         writeln!(out)?;
     } else {
-        write_terminal(a, &mut out)?;
+        let screen = Screen {
+            header: header(a, format!("raterlab analyze: {}", a.source)),
+            answer: answer(a),
+            after: Vec::new(),
+            blocks: tables(a).into_iter().map(Block::Table).collect(),
+            dir: None,
+        };
+        screen::write(&screen, &mut out)?;
         for path in output.csv.iter().chain(&output.html) {
             writeln!(out, "\nwrote {}", path.display())?;
         }
     }
     out.flush()?;
     Ok(())
-}
-
-/// The page of an `analyze` result: its tables and plots (there are no items to browse).
-fn analysis_page(a: &Analysis) -> Result<Page> {
-    let mut tables = a
-        .estimate
-        .as_ref()
-        .map(crate::report::estimate::tables)
-        .unwrap_or_default();
-    let (answer, several) = compared(a);
-    if several.is_empty() {
-        tables.push(metrics_table(&a.overall));
-        if !a.groups.is_empty() {
-            tables.push(groups_table(a));
-        }
-        tables.push(crate::report::media::table::confusion_table(
-            &a.overall.confusion,
-        ));
-    }
-    tables.extend(several);
-    tables.extend(section_tables(a));
-    let mut lines = vec![format!("data {}", a.source)];
-    lines.extend(header(a));
-    Ok(Page {
-        answer: a
-            .estimate
-            .as_ref()
-            .map(crate::report::estimate::answer)
-            .unwrap_or(answer),
-        title: format!("analyze {}", a.source),
-        header: lines,
-        command: crate::run::command_line().join(" "),
-        simulated: false,
-        tables,
-        plots: plots(a)?
-            .into_iter()
-            .map(|(title, svg)| html::plot(title, svg))
-            .collect(),
-        browser: None,
-    })
-}
-
-/// Writes the page of an `analyze` result to `path`.
-pub fn write_analysis(a: &Analysis, path: &Path) -> Result<()> {
-    html::write_page(analysis_page(a)?, path)
 }

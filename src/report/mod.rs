@@ -18,3 +18,4 @@ pub mod media;
 pub mod plan;
 pub mod prompts;
 pub mod rate;
+pub mod sequential;

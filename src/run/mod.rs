@@ -18,6 +18,7 @@ pub mod judges;
 pub mod jury;
 pub mod lines;
 pub mod plan;
+pub mod ratings;
 pub mod read;
 pub mod read_rewardbench2;
 pub mod record;

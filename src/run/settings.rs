@@ -428,3 +428,129 @@ fn parse_flag(text: &str) -> std::result::Result<JuryEntry, String> {
         weights: None,
     })
 }
+
+// `analyze`'s settings.
+
+/// Where a table comes from: a file, or values a program handed over (the Python module's
+/// `analyze`), read alike.
+#[derive(Debug, Clone)]
+pub enum Table {
+    File(PathBuf),
+    Values(crate::dataset::frame::Frame),
+}
+
+impl Table {
+    /// How the table is named in reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Table::File(path) => path.display().to_string(),
+            Table::Values(frame) => frame.path.display().to_string(),
+        }
+    }
+}
+
+/// What `analyze` reads: one table, or a gold table and one ratings table or several (one
+/// judge's samples) to join.
+#[derive(Debug, Clone)]
+pub enum AnalyzeInput {
+    One(Table),
+    Two { gold: Table, ratings: Vec<Table> },
+}
+
+impl AnalyzeInput {
+    /// How the source is named in reports.
+    pub fn describe(&self) -> String {
+        match self {
+            AnalyzeInput::One(table) => table.describe(),
+            AnalyzeInput::Two { gold, ratings } => {
+                let ratings: Vec<String> = ratings.iter().map(Table::describe).collect();
+                format!(
+                    "{} (gold) × {} (ratings)",
+                    gold.describe(),
+                    ratings.join(" + ")
+                )
+            }
+        }
+    }
+}
+
+/// What to print and write.
+#[derive(Debug, Clone)]
+pub struct AnalyzeOutput {
+    pub json: bool,
+    pub csv: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+}
+
+/// Validated settings.
+#[derive(Debug, Clone)]
+pub struct AnalyzeSettings {
+    pub input: AnalyzeInput,
+    pub columns: crate::dataset::labels::ColumnNames,
+    pub labels: Option<crate::metrics::Labels>,
+    /// How gold and rating values are read.
+    pub reading: (
+        crate::dataset::frame::LabelReading,
+        crate::dataset::frame::LabelReading,
+    ),
+    pub bootstrap: usize,
+    pub seed: u64,
+    pub output: AnalyzeOutput,
+    /// Several annotators' columns and what is done with items without a majority.
+    pub annotators: Option<(Vec<String>, crate::dataset::labels::NoMajority)>,
+    /// Several annotations per item in long form (two-file form).
+    pub long: LongSettings,
+    /// `--generators`: the system level (one-file form).
+    pub systems: Option<SystemsSettings>,
+    /// `--estimate [--estimate-label L] [--alpha A]`: the label as given, and α.
+    pub estimate: Option<(Option<String>, f64)>,
+}
+
+/// `analyze --generators COL1,COL2 [--prompt-col COL] [--reference FILE|gold]`.
+#[derive(Debug, Clone)]
+pub struct SystemsSettings {
+    pub generators: (String, String),
+    pub prompt: Option<String>,
+    pub reference: Option<ReferenceSpec>,
+}
+
+/// LongSettings form's options (`dataset::long`).
+#[derive(Debug, Clone, Default)]
+pub struct LongSettings {
+    /// `--annotator-col`: the column naming the annotation.
+    pub annotation: Option<String>,
+    /// `--annotations-per-item`.
+    pub per_item: Option<usize>,
+    /// `--texts`: the two responses' columns.
+    pub texts: Option<(String, String)>,
+    /// `--no-majority`: items whose annotators have no majority.
+    pub no_majority: crate::dataset::labels::NoMajority,
+}
+
+impl LongSettings {
+    /// Whether an option asks for long form even when no file has an annotation column.
+    pub fn asked(&self) -> bool {
+        self.annotation.is_some() || self.per_item.is_some() || self.texts.is_some()
+    }
+}
+
+/// `--unreadable`: what a missing or unreadable label does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unreadable {
+    /// Stops with an error naming the row.
+    #[default]
+    Error,
+    /// Leaves the row out (counted in the report).
+    Drop,
+}
+
+impl std::str::FromStr for Unreadable {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "error" => Ok(Unreadable::Error),
+            "drop" => Ok(Unreadable::Drop),
+            other => Err(format!("'{other}': use error or drop")),
+        }
+    }
+}

@@ -197,11 +197,23 @@ fn tidy_csv_export() {
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&out).expect("csv written");
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("scope,n,metric,value,ci_lo,ci_hi"));
-    assert!(text.contains("overall,8,accuracy,0.625,,\n"), "{text}");
-    assert!(text.contains("chat,4,accuracy,0.5,,\n"), "{text}");
-    // 3 scopes × (8 statistics + 2 p-values) + header
-    assert_eq!(text.lines().count(), 31);
+    // calibrate's metrics.csv, the rating column as the configuration.
+    assert_eq!(
+        lines.next(),
+        Some("config,scope,n,metric,value,ci_lo,ci_hi")
+    );
+    assert!(
+        text.contains("rating,overall,8,accuracy,0.625,,\n"),
+        "{text}"
+    );
+    assert!(text.contains("rating,chat,4,accuracy,0.5,,\n"), "{text}");
+    assert!(
+        text.contains("rating,overall,8,parse_rate,1.0,,\n"),
+        "{text}"
+    );
+    // 3 scopes × (8 statistics + 2 p-values + parse rate + reward-bench's credit + 3 policies
+    // × 2 metrics) + header
+    assert_eq!(text.lines().count(), 55);
 }
 
 fn bad_input(dir: &Path, name: &str, contents: &str, extra: &[&str]) -> String {

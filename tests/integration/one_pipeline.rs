@@ -85,7 +85,10 @@ fn analyze_equals_calibrate(run_dir: &Path, doc: &Value, i: usize, expected: &[&
         "--seed",
         &seed,
         "--json",
+        "--csv",
     ]);
+    let csv = run_dir.with_extension("metrics.csv");
+    args.push(csv.to_str().expect("utf-8"));
     let analyzed = json_of(&args);
     let ours = analyzed["configs"][0].as_object().expect("configs[0]");
     // Who the configuration is, and what only a judge's calls have.
@@ -122,6 +125,24 @@ fn analyze_equals_calibrate(run_dir: &Path, doc: &Value, i: usize, expected: &[&
     }
     // The agreement figures at the top are the configuration's overall ones.
     assert_eq!(analyzed["accuracy"], calibrated["overall"]["accuracy"]);
+    // metrics.csv is calibrate's: every row analyze writes for its column is calibrate's row
+    // for the configuration, value for value.
+    let rows = |path: &Path, config: &str| -> std::collections::HashSet<String> {
+        let text = std::fs::read_to_string(path).expect("metrics.csv");
+        assert!(text.starts_with("config,scope,n,metric,value,ci_lo,ci_hi\n"));
+        let prefix = format!("{config},");
+        let rows = text.lines().filter_map(|l| l.strip_prefix(&prefix));
+        rows.map(String::from).collect()
+    };
+    let ours = rows(&csv, "rating");
+    let theirs = rows(&run_dir.join("metrics.csv"), name);
+    assert!(ours.len() >= 100, "{name}: {} rows", ours.len());
+    let mut missing: Vec<&String> = ours.difference(&theirs).collect();
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "{name}: not calibrate's rows: {missing:?}"
+    );
 }
 
 /// The demo's run in `dir`: its directory and `--json` document.

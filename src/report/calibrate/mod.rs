@@ -79,7 +79,7 @@ fn screen_of(run: &Run, details: bool) -> Screen {
         answer: crate::report::calibrate::answer::answer(run),
         after: after_answer(run, details),
         blocks,
-        dir: run.meta.head.dir.clone(),
+        dir: Some(run.meta.head.dir.clone()),
     }
 }
 

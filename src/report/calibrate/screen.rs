@@ -25,7 +25,8 @@ pub struct Screen {
     /// The lines after the answer: where the details are, what the data left out.
     pub after: Vec<String>,
     pub blocks: Vec<Block>,
-    pub dir: PathBuf,
+    /// The run directory (None: `analyze`, which writes none).
+    pub dir: Option<PathBuf>,
 }
 
 /// Writes `screen`, every line fitted to the terminal's width.
@@ -34,7 +35,10 @@ pub fn write(screen: &Screen, w: &mut dyn Write) -> Result<()> {
     for line in &screen.header {
         writeln!(w, "{}", wrap(line, width, ""))?;
     }
-    writeln!(w)?;
+    // Without an answer (`analyze` on one column), the first table's own blank line follows.
+    if !(screen.answer.is_empty() && screen.after.is_empty()) {
+        writeln!(w)?;
+    }
     for line in screen.answer.iter().chain(&screen.after) {
         writeln!(w, "{}", wrap(line, width, ""))?;
     }
@@ -44,7 +48,9 @@ pub fn write(screen: &Screen, w: &mut dyn Write) -> Result<()> {
             Block::Text(text) => write!(w, "{text}")?,
         }
     }
-    writeln!(w, "\nrun directory: {}", screen.dir.display())?;
+    if let Some(dir) = &screen.dir {
+        writeln!(w, "\nrun directory: {}", dir.display())?;
+    }
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! Tables as text (`Table`: a title, headers, rows and notes), which the terminal and the HTML
 //! page both show, and their terminal rendering (comfy-table).
 
-use crate::metrics::Contingency;
-use crate::report::media::format::confusion_names;
+use crate::metrics::{Agreement, Contingency, Statistic};
+use crate::report::media::format::{self, confusion_names};
 use comfy_table::{presets, CellAlignment, ContentArrangement};
 use serde::Serialize;
 
@@ -158,4 +158,51 @@ pub fn align_numbers(table: &mut comfy_table::Table) {
 
 pub fn confusion(table: &Contingency) -> String {
     render(&confusion_table(table))
+}
+
+/// Every statistic with its CI and p-value.
+pub fn agreement_table(a: &Agreement) -> Table {
+    let mut out = Table::new(
+        format!("Agreement over {} pairs", a.n),
+        &["metric", "value", "95% CI", "p-value"],
+    );
+    for s in Statistic::ALL {
+        let ci = a.intervals.as_ref().map(|i| i.get(s));
+        let p = match s {
+            Statistic::Spearman => format::p_value(a.spearman_p),
+            Statistic::KendallTauB => format::p_value(a.kendall_p),
+            _ => String::new(),
+        };
+        out.rows.push(vec![
+            format::statistic_name(s).to_string(),
+            format::fixed(a.get(s)),
+            format::interval(ci),
+            p,
+        ]);
+    }
+    out
+}
+
+const GROUP_STATISTICS: [Statistic; 4] = [
+    Statistic::Accuracy,
+    Statistic::KappaQuadratic,
+    Statistic::Spearman,
+    Statistic::KendallTauB,
+];
+
+/// One row per group (`rows`: each named, the last `overall`).
+pub fn groups_table(rows: &[(&str, &Agreement)]) -> Table {
+    let mut header = vec!["group", "n"];
+    header.extend(GROUP_STATISTICS.iter().map(|&s| format::statistic_name(s)));
+    let mut out = Table::new("By group", &header);
+    for (name, g) in rows {
+        let mut row = vec![name.to_string(), g.n.to_string()];
+        row.extend(
+            GROUP_STATISTICS
+                .iter()
+                .map(|&s| format::with_interval(g, s)),
+        );
+        out.rows.push(row);
+    }
+    out
 }

@@ -418,7 +418,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             .filter(|(k, _)| shown(*k))
             .map(|(_, t)| Block::Table(t))
             .collect(),
-        dir: run.head.dir.clone(),
+        dir: Some(run.head.dir.clone()),
     };
     crate::report::calibrate::screen::write(&screen, w)
 }

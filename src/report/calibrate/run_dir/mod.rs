@@ -5,7 +5,7 @@
 
 pub mod rewardbench2;
 
-use crate::evaluation::{Comparison, Scope};
+use crate::evaluation::{Comparison, Evaluated, Scope};
 use crate::report::calibrate::latex;
 use crate::report::calibrate::plots;
 use crate::report::calibrate::sections::SECTIONS;
@@ -148,22 +148,17 @@ fn position_rows(rows: &mut TidyRows, name: &str, p: &crate::evaluation::Positio
 }
 
 fn write_tables(run: &Run, dir: &Path) -> Result<()> {
-    metrics_rows(run).write(&dir.join("metrics.csv"))?;
+    metrics_rows(&run.view()).write(&dir.join("metrics.csv"))?;
     write_confusion(run, dir)?;
     write_comparisons(run, dir)
 }
 
-/// metrics.csv: every configuration's scopes and analytics, then the rows of no configuration.
-fn metrics_rows(run: &Run) -> TidyRows {
+/// metrics.csv: every configuration's scopes and analytics, then the rows of no configuration
+/// (`calibrate`'s, and `analyze --csv`'s for its rating columns).
+pub fn metrics_rows(evaluated: &Evaluated) -> TidyRows {
     let mut rows = TidyRows::default();
-    let evaluated = run.view();
-    for (i, (rec, r)) in run
-        .record
-        .configs
-        .iter()
-        .zip(&run.evaluation.configs)
-        .enumerate()
-    {
+    let (record, evaluation) = (evaluated.record, evaluated.evaluation);
+    for (i, (rec, r)) in record.configs.iter().zip(&evaluation.configs).enumerate() {
         rows.set_config(&rec.name);
         scope_rows(&mut rows, "overall", &r.overall);
         for (name, s) in &r.by_subset {
@@ -185,12 +180,12 @@ fn metrics_rows(run: &Run) -> TidyRows {
             rows.push("leaderboard", 0, "published_credit", v, None);
         }
         for section in SECTIONS {
-            section.config_rows(&mut rows, &evaluated, i);
+            section.config_rows(&mut rows, evaluated, i);
         }
     }
     for section in SECTIONS {
         rows.set_config("");
-        section.run_rows(&mut rows, &evaluated);
+        section.run_rows(&mut rows, evaluated);
     }
     rows
 }

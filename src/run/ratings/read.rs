@@ -1,129 +1,96 @@
-//! `analyze`'s rows as `calibrate`'s record: each rating column is a configuration, each row an
-//! item, and what the options name (probabilities, texts, generators, annotators, long form's
-//! preferences) the analytics' inputs.
+//! What `analyze`'s reading gives (the items, what the record carries beside them, what was
+//! left out, long form's account) and the items as `calibrate`'s record: each rating column a
+//! configuration, each row an item, and what the options name (probabilities, texts,
+//! generators, annotators, long form's preferences) the analytics' inputs.
 
 use crate::dataset::frame::Frame;
-use crate::dataset::labels::{Annotated, LabelPairs, NoMajority};
 use crate::error::input_error;
 use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, ProbabilityRecord, RunRecord, Shape,
 };
 use crate::metrics::Labels;
-use crate::run::analysis::Settings;
+use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
 
-/// An item: its row in the file (one-file form), gold (None: unlabelled), each configuration's
-/// rating (None: no readable rating), its probability and group.
+/// An item: its row in the file (the two-file form: its place), gold (None: unlabelled), each
+/// configuration's rating (None: no readable rating), its probability and group.
 pub struct Row {
-    pub row: Option<usize>,
+    pub row: usize,
     pub gold: Option<i64>,
     pub ratings: Vec<Option<i64>>,
     pub p: Option<f64>,
     pub group: String,
 }
 
-/// What the record carries beside its items when the reading gives it: the annotators' votes,
-/// the analytics' own inputs, the two responses' shapes (long form's texts).
+/// What the record carries beside its items when the reading gives it: the configurations'
+/// names, the annotators' votes, the analytics' own inputs, the two responses' shapes (long
+/// form's texts).
 #[derive(Default)]
 pub struct Extras {
-    /// The configurations' names, one per rating of a row (default: the rating column's).
+    /// One per rating of a row (default: the rating column's).
     pub names: Vec<String>,
     pub annotators: Option<Annotations>,
     pub inputs: crate::evaluation::analytic::Inputs,
     pub shapes: Vec<[Shape; 2]>,
 }
 
-/// Aligned pairs as items: the labelled pairs, then the unlabelled ratings, merged back into
-/// file order when the rows are known.
-pub fn pair_rows(
-    settings: &Settings,
-    pairs: &LabelPairs,
-    frame: Option<&Frame>,
-) -> Result<Vec<Row>> {
-    let groups = pairs.groups.as_ref();
-    let mut rows: Vec<Row> = (0..pairs.gold.len())
-        .map(|k| Row {
-            row: pairs.rows.get(k).copied(),
-            gold: Some(pairs.gold[k]),
-            ratings: vec![Some(pairs.rating[k])],
-            p: pairs.probability.as_ref().and_then(|p| p[k]),
-            group: groups.map_or_else(String::new, |g| g.names[g.of_pair[k] as usize].clone()),
-        })
-        .collect();
-    let group_of_row = match (frame, &settings.columns.group) {
-        (Some(f), Some(col)) => Some(f.text(col, "--group-col", "group")?),
-        _ => None,
-    };
-    let probability_of_row = match (frame, &settings.columns.probability) {
-        (Some(f), Some(col)) => Some(f.probabilities(col, "--probability")?),
-        _ => None,
-    };
-    for (k, &rating) in pairs.unlabelled.iter().enumerate() {
-        let row = pairs.unlabelled_rows.get(k).copied();
-        let p = row.zip(probability_of_row.as_ref()).and_then(|(r, p)| p[r]);
-        let group = row.zip(group_of_row.as_ref()).map(|(r, g)| g[r].clone());
-        rows.push(Row {
-            row,
-            gold: None,
-            ratings: vec![Some(rating)],
-            p,
-            group: group.unwrap_or_default(),
-        });
-    }
-    rows.sort_by_key(|r| r.row);
-    Ok(rows)
+/// What `analyze` read: the record, what the reading left out, long form's account, and the
+/// first rating column's aligned pairs (what the sequential comparison and the estimate read).
+#[derive(Debug)]
+pub struct Loaded {
+    pub record: RunRecord,
+    pub reading: Reading,
+    pub pairs: crate::dataset::labels::LabelPairs,
+    pub long: Option<LongForm>,
 }
 
-/// Several rating columns of one file (`--rating-col A,B`), each read as one column is: an
-/// item per row that some column rated, each column's rating or None.
-pub fn column_rows(settings: &Settings, columns: &[LabelPairs], frame: &Frame) -> Result<Vec<Row>> {
-    let groups = match &settings.columns.group {
-        Some(col) => Some(frame.text(col, "--group-col", "group")?),
-        None => None,
-    };
-    let mut by_row: std::collections::BTreeMap<usize, Row> = std::collections::BTreeMap::new();
-    for (j, pairs) in columns.iter().enumerate() {
-        let labelled = pairs.rows.iter().zip(&pairs.gold).zip(&pairs.rating);
-        let labelled = labelled.map(|((&row, &g), &r)| (row, Some(g), r));
-        let unlabelled = pairs.unlabelled_rows.iter().zip(&pairs.unlabelled);
-        for (row, gold, rating) in labelled.chain(unlabelled.map(|(&row, &r)| (row, None, r))) {
-            let item = by_row.entry(row).or_insert_with(|| Row {
-                row: Some(row),
-                gold: None,
-                ratings: vec![None; columns.len()],
-                p: None,
-                group: groups.as_ref().map_or_else(String::new, |g| g[row].clone()),
-            });
-            item.gold = item.gold.or(gold);
-            item.ratings[j] = Some(rating);
+/// What the reading left out.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Reading {
+    /// Ids in one file only (two-file form).
+    pub only_in_gold: usize,
+    pub only_in_ratings: usize,
+    /// Rated items without a gold label (an empty gold cell, or no gold row): counted, in no
+    /// agreement measure.
+    pub unlabelled: usize,
+    /// Rows whose label could not be read (`--unreadable drop`).
+    pub dropped_gold: usize,
+    pub dropped_ratings: usize,
+}
+
+impl Reading {
+    /// What reading `pairs` left out.
+    pub fn of(pairs: &crate::dataset::labels::LabelPairs) -> Reading {
+        Reading {
+            only_in_gold: pairs.only_in_gold,
+            only_in_ratings: pairs.only_in_ratings,
+            unlabelled: pairs.unlabelled.len(),
+            dropped_gold: pairs.dropped_gold,
+            dropped_ratings: pairs.dropped_ratings,
         }
     }
-    Ok(by_row.into_values().collect())
 }
 
-/// Several annotators' items: each one's gold (their majority, or the policy's tie), the
-/// judge's rating, its group (`groups`, one per item), and the annotators' votes.
-pub fn annotated_rows(
-    annotated: &Annotated,
-    groups: Option<Vec<String>>,
-    policy: NoMajority,
-) -> (Vec<Row>, Annotations) {
-    let rows = (0..annotated.votes.len())
-        .map(|k| Row {
-            row: None,
-            gold: annotated.gold[k],
-            ratings: vec![annotated.judge[k]],
-            p: None,
-            group: groups.as_ref().map_or_else(String::new, |g| g[k].clone()),
-        })
-        .collect();
-    let annotations = Annotations {
-        names: annotated.names.clone(),
-        votes: annotated.votes.clone(),
-        no_majority: annotated.no_majority,
-        policy: policy.name().to_string(),
-    };
-    (rows, annotations)
+/// What long form read.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LongForm {
+    /// The gold's and the ratings' annotation columns (None: one annotation per key).
+    pub columns: (Option<String>, Option<String>),
+    pub annotations_per_item: usize,
+    /// Gold items kept (N readable annotations among their first N), and those left out.
+    pub items: usize,
+    pub too_few: usize,
+    /// Kept items whose judge's first sample is unparsed.
+    pub first_unparsed: usize,
+    /// The first key found in one file only, of each file.
+    pub only_in_gold: Option<String>,
+    pub only_in_ratings: Option<String>,
+    /// Where `instruction` was joined with `input`, as AlpacaEval joins them.
+    pub joined_input: bool,
+    pub texts: Option<(String, String)>,
+    /// Whether the labels are pairwise, as AlpacaEval's evaluator measures need.
+    #[serde(skip)]
+    pub pairwise: bool,
 }
 
 /// The items as `calibrate`'s record: a configuration per rating column (`extras.names`, else
@@ -132,13 +99,20 @@ pub fn annotated_rows(
 /// responses (`--texts`: the bias diagnostics), the generators (`--generators`: the system
 /// level), and `extras`.
 pub fn record(
-    settings: &Settings,
+    settings: &AnalyzeSettings,
     rows: Vec<Row>,
     extras: Extras,
     labels: &Labels,
     frame: Option<&Frame>,
 ) -> Result<RunRecord> {
-    let file_row = |k: usize| rows[k].row.unwrap_or(k);
+    if settings.columns.probability.is_some()
+        && crate::evaluation::probability::sides(labels).is_none()
+    {
+        return Err(input_error(format!(
+            "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
+        )));
+    }
+    let file_row = |k: usize| rows[k].row;
     let items: Vec<ItemRow> = (0..rows.len())
         .map(|k| ItemRow {
             id: (file_row(k) + 1).to_string(),
@@ -239,7 +213,7 @@ pub fn record(
 /// `--generators`: each item's two models and its prompt (the unit the bootstrap resamples),
 /// from the file's `rows`, and the reference to rank them against.
 pub fn generators(
-    s: &crate::run::analysis::SystemsSettings,
+    s: &crate::run::settings::SystemsSettings,
     frame: &Frame,
     rows: &[usize],
 ) -> Result<crate::evaluation::Generators> {

@@ -1,0 +1,91 @@
+//! `raterlab analyze`: agreement statistics for existing ratings. Its loader
+//! (`run::ratings`) reads the tables into `calibrate`'s record, which goes through
+//! `calibrate`'s evaluation; the sequential comparison and the corrected estimate are its own.
+
+use crate::dataset::labels::LabelPairs;
+use crate::error::input_error;
+use crate::evaluation::estimate::Estimate;
+use crate::evaluation::sequential::{self, Sequential};
+use crate::evaluation::systems::Systems;
+use crate::run::analysis::Analysis;
+use crate::run::ratings::{self, Loaded, Tables};
+use crate::run::settings::AnalyzeSettings;
+use anyhow::Result;
+
+pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
+    let tables = Tables::read(&settings.input)?;
+    let estimate = settings.estimate.as_ref();
+    let estimate = estimate.map(|(label, alpha)| (label.as_deref(), *alpha));
+    // `--estimate` with numeric ratings (a probability): the estimate alone, no label pair.
+    if let (Some(asked), Some(frame)) = (estimate, tables.one()) {
+        if let Some((e, dropped_ratings)) = super::estimate::of_values(settings, frame, asked)? {
+            let none = LabelPairs {
+                dropped_ratings,
+                ..LabelPairs::default()
+            };
+            let mut loaded = ratings::of_pairs(settings, none)?;
+            loaded.reading.unlabelled = e.n_unlabelled;
+            return analysis(settings, loaded, Some(e));
+        }
+    }
+    let loaded = ratings::load(settings, &tables)?;
+    let estimate = match estimate {
+        Some(asked) => Some(super::estimate::of_pairs(
+            settings,
+            &loaded.pairs,
+            tables.one(),
+            asked,
+        )?),
+        None => None,
+    };
+    analysis(settings, loaded, estimate)
+}
+
+/// The record through `calibrate`'s evaluation: the agreement overall and per group, and every
+/// analytic whose inputs the options gave.
+fn analysis(settings: &AnalyzeSettings, loaded: Loaded, e: Option<Estimate>) -> Result<Analysis> {
+    let evaluation = crate::evaluation::registry::evaluate(
+        &loaded.record,
+        crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
+    );
+    if loaded.record.generators.is_some() && evaluation.of_config::<Systems>(0).is_none() {
+        return Err(input_error("--generators: no row to rank models by"));
+    }
+    Ok(Analysis {
+        source: settings.input.describe(),
+        bootstrap: settings.bootstrap,
+        seed: settings.seed,
+        reading: loaded.reading,
+        long: loaded.long,
+        sequential: compared_as_they_come(settings, &loaded.pairs),
+        estimate: e,
+        record: loaded.record,
+        evaluation,
+    })
+}
+
+/// `--compare-col --sequential`: the rating column (A) against the compare column (B), in file
+/// order, on the items with a gold label that both read.
+fn compared_as_they_come(
+    settings: &AnalyzeSettings,
+    pairs: &LabelPairs,
+) -> Option<(Sequential, [String; 2])> {
+    let compare = pairs.compare.as_ref()?;
+    let mut columns: [Vec<i64>; 3] = Default::default();
+    for ((&g, &a), b) in pairs.gold.iter().zip(&pairs.rating).zip(compare) {
+        if let Some(b) = *b {
+            columns[0].push(g);
+            columns[1].push(a);
+            columns[2].push(b);
+        }
+    }
+    let [gold, a, b] = &columns;
+    let names = &settings.columns;
+    Some((
+        sequential::sequential(gold, a, b, crate::evaluation::paired::ALPHA),
+        [
+            names.rating.clone(),
+            names.compare.clone().unwrap_or_default(),
+        ],
+    ))
+}

@@ -1,0 +1,233 @@
+//! Several annotators per item, gold their majority: one file's annotator columns
+//! (`--annotators`), or long form's annotations joined with a judge's samples.
+
+use super::read::{self, Extras, Loaded, LongForm, Reading, Row};
+use crate::dataset::frame::Frame;
+use crate::dataset::labels::{self, Annotated, NoMajority};
+use crate::dataset::long;
+use crate::error::input_error;
+use crate::evaluation::{evaluator, Annotations, Shape};
+use crate::metrics::Labels;
+use crate::run::settings::AnalyzeSettings;
+use anyhow::Result;
+
+/// `--annotators`: every annotator's column and the judge's, from one file.
+pub fn annotators(
+    settings: &AnalyzeSettings,
+    frame: &Frame,
+    columns: &[String],
+    policy: NoMajority,
+) -> Result<Loaded> {
+    let annotated = labels::load_annotators(
+        frame,
+        &settings.columns,
+        columns,
+        &settings.reading,
+        settings.labels.as_ref(),
+        policy,
+    )?;
+    let groups = match &settings.columns.group {
+        Some(col) => Some(frame.text(col, "--group-col", "group")?),
+        None => None,
+    };
+    let labels = annotated_labels(settings, &annotated, &[]);
+    loaded(
+        settings,
+        annotated,
+        (labels, policy),
+        groups,
+        Extras::default(),
+        Some(frame),
+    )
+}
+
+/// The label set of several annotators' votes and a judge's ratings (`judged`: every label the
+/// judge gave, beside its first ratings): `--labels`, else the labels seen.
+fn annotated_labels(settings: &AnalyzeSettings, annotated: &Annotated, judged: &[i64]) -> Labels {
+    settings.labels.clone().unwrap_or_else(|| {
+        let votes: Vec<i64> = annotated
+            .votes
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        let mut seen: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
+        seen.extend_from_slice(judged);
+        Labels::infer(&votes, &seen)
+    })
+}
+
+/// Several annotators' items as the record's: each one's gold (their majority, or the
+/// policy's tie), the judge's rating and its group (`groups`, one per item), the annotators'
+/// votes beside them.
+fn loaded(
+    settings: &AnalyzeSettings,
+    annotated: Annotated,
+    (labels, policy): (Labels, NoMajority),
+    groups: Option<Vec<String>>,
+    mut extras: Extras,
+    frame: Option<&Frame>,
+) -> Result<Loaded> {
+    if policy == NoMajority::Tie && !labels.contains(0) {
+        return Err(input_error(format!(
+            "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
+        )));
+    }
+    let rows = (0..annotated.votes.len())
+        .map(|k| Row {
+            row: k,
+            gold: annotated.gold[k],
+            ratings: vec![annotated.judge[k]],
+            p: None,
+            group: groups.as_ref().map_or_else(String::new, |g| g[k].clone()),
+        })
+        .collect();
+    extras.annotators = Some(Annotations {
+        names: annotated.names,
+        votes: annotated.votes,
+        no_majority: annotated.no_majority,
+        policy: policy.name().to_string(),
+    });
+    Ok(Loaded {
+        record: read::record(settings, rows, extras, &labels, frame)?,
+        reading: Reading::of(&annotated.pairs),
+        pairs: annotated.pairs,
+        long: None,
+    })
+}
+
+/// Long form's sheets for AlpacaEval's evaluator measures: the humans' and the judge's
+/// preferences on AlpacaEval's scale (the file's own number where it gives one, a weighted
+/// judge's 1.27, else the label's: 1, 1.5, 2).
+fn preferences(annotated: &Annotated, joined: &long::Joined) -> evaluator::Preferences {
+    let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
+        items
+            .iter()
+            .zip(prefs)
+            .map(|(v, p)| {
+                v.iter()
+                    .zip(p)
+                    .map(|(l, p)| p.or_else(|| l.and_then(evaluator::preference)))
+                    .collect()
+            })
+            .collect::<Vec<evaluator::Annotations>>()
+    };
+    evaluator::Preferences {
+        humans: sheet(&annotated.votes, &joined.gold_prefs),
+        judges: vec![sheet(&joined.judge, &joined.judge_prefs)],
+    }
+}
+
+/// The columns of the keys a file is joined on (`--id-col`, default `id`).
+fn key(columns: Option<&str>) -> Vec<String> {
+    columns
+        .unwrap_or("id")
+        .split(',')
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// Long form: the gold's annotations (the annotators) and the judge's samples joined on their
+/// keys; the agreement figures compare the humans' majority with the judge's first sample, and
+/// AlpacaEval's evaluator measures use every annotation.
+pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) -> Result<Loaded> {
+    let columns = &settings.columns;
+    let gold_key = key(columns.id.as_deref());
+    let ratings_key = key(columns.ratings_id.as_deref().or(columns.id.as_deref()));
+    let (named, labels) = (
+        settings.long.annotation.as_deref(),
+        settings.labels.as_ref(),
+    );
+    let gold_items = long::read(
+        gold,
+        &gold_key,
+        (&columns.gold, "--gold-col"),
+        &settings.reading.0,
+        labels,
+        named,
+    )?;
+    let judge_files = ratings
+        .iter()
+        .map(|f| {
+            let rating = (columns.rating.as_str(), "--rating-col");
+            long::read(f, &ratings_key, rating, &settings.reading.1, labels, named)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let annotation_columns = (
+        gold_items.annotation.clone(),
+        judge_files.iter().find_map(|f| f.annotation.clone()),
+    );
+    let joined_input = gold_items.joined_input || judge_files.iter().any(|f| f.joined_input);
+    let texts_named = settings.long.texts.clone().or_else(|| {
+        let names = gold.column_names();
+        let has = |c: &str| names.iter().any(|n| n == c);
+        (has("output_1") && has("output_2"))
+            .then(|| ("output_1".to_string(), "output_2".to_string()))
+    });
+    let texts = match &texts_named {
+        Some((a, b)) => Some((
+            gold.text(a, "--texts", "response")?,
+            gold.text(b, "--texts", "response")?,
+        )),
+        None => None,
+    };
+    let policy = settings.long.no_majority;
+    let judge = long::concat(judge_files);
+    let joined = long::join(gold_items, judge, settings.long.per_item, policy)?;
+    let mut annotated = joined.annotated.clone();
+    let mut groups = None;
+    if let Some(col) = &columns.group {
+        annotated.pairs.groups = Some(long::groups(gold, col, &joined)?);
+        let values = gold.text(col, "--group-col", "group")?;
+        groups = Some(
+            joined
+                .item_rows
+                .iter()
+                .map(|&r| values[r].clone())
+                .collect(),
+        );
+    }
+    if annotated.pairs.gold.is_empty() {
+        return Err(input_error(format!(
+            "no item has both a majority of its {} gold annotations and a readable first rating; check the files' keys (--id-col) and labels",
+            joined.annotations_per_item
+        )));
+    }
+    let judged: Vec<i64> = joined.judge.iter().flatten().flatten().copied().collect();
+    let labels = annotated_labels(settings, &annotated, &judged);
+    let pairwise = labels.fits_pairwise();
+    // AlpacaEval's measures read the files' own preferences (a weighted judge's 1.27) and every
+    // sample of the judge; the texts give the length and list preferences. The judge's files
+    // are one configuration, however their column is named.
+    let mut extras = Extras {
+        names: vec!["judge".into()],
+        ..Extras::default()
+    };
+    if pairwise {
+        extras
+            .inputs
+            .put(Box::new(preferences(&annotated, &joined)));
+    }
+    if let Some((a, b)) = &texts {
+        extras.shapes = joined
+            .item_rows
+            .iter()
+            .map(|&r| [Shape::of(&a[r]), Shape::of(&b[r])])
+            .collect();
+    }
+    let mut loaded = loaded(settings, annotated, (labels, policy), groups, extras, None)?;
+    loaded.long = Some(LongForm {
+        columns: annotation_columns,
+        annotations_per_item: joined.annotations_per_item,
+        items: joined.keys.len(),
+        too_few: joined.too_few,
+        first_unparsed: joined.first_unparsed,
+        only_in_gold: joined.only_in_gold.1.clone(),
+        only_in_ratings: joined.only_in_ratings.1.clone(),
+        joined_input,
+        texts: texts_named,
+        pairwise,
+    });
+    Ok(loaded)
+}
