@@ -256,7 +256,6 @@ fn main() {
             policy: "drop".into(),
         }),
         shapes,
-        depths: Vec::new(),
         generators: None,
     };
     let evaluation = evaluate(&record, EvalSettings::new(1000, 0));

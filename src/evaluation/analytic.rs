@@ -51,8 +51,23 @@ impl Context<'_> {
     }
 }
 
-/// An analytic's evaluation. Both methods have a default for an analytic without that part.
+/// An analytic's own grouping of the items (conversations by depth): each group is scored
+/// as a scope of every configuration (`ConfigResult::grouped`), shown under `key` in a
+/// configuration's `--json` object and as `{prefix}{name}` scopes in metrics.csv.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grouping {
+    pub key: &'static str,
+    pub prefix: &'static str,
+    /// Each group's name and items, in the order shown.
+    pub groups: Vec<(String, Vec<usize>)>,
+}
+
+/// An analytic's evaluation. Every method has a default for an analytic without that part.
 pub trait Analytic: Sync + fmt::Debug {
+    /// Its grouping of the items, scored as scopes like the subsets (None: none).
+    fn grouping(&self, _cx: &Context) -> Option<Grouping> {
+        None
+    }
     /// Its result for the items at `indices` of one configuration (a subset, a depth, all).
     fn scope(
         &self,

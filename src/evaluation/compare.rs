@@ -270,7 +270,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let settings = EvalSettings {
@@ -337,7 +336,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let c = &crate::evaluation::evaluate(

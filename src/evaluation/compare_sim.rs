@@ -51,7 +51,6 @@ fn run(judges: &[Judge], rng: &mut ChaCha8Rng) -> RunRecord {
         both_orders: false,
         annotators: None,
         shapes: Vec::new(),
-        depths: Vec::new(),
         generators: None,
     }
 }

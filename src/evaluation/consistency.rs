@@ -323,7 +323,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         }
     }

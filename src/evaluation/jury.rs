@@ -247,7 +247,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let j = Jury {

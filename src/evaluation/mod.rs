@@ -35,7 +35,7 @@ mod shape;
 pub mod standing;
 pub mod systems;
 
-pub use analytic::{Analytic, Context, Findings, Found};
+pub use analytic::{Analytic, Context, Findings, Found, Grouping};
 #[cfg(test)]
 pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Power, Tested};
@@ -48,7 +48,7 @@ pub use record::{
     ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
 };
 use record::{headline_on, table_on, wrong_on};
-pub use result::{ConfigResult, Policies, Scope};
+pub use result::{ConfigResult, Grouped, Policies, Scope};
 pub use settings::{EvalSettings, Options, DEFAULT_BOOTSTRAP};
 pub use shape::Shape;
 pub use standing::{standing, Against, Standing};
@@ -164,13 +164,13 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
     }
 }
 
-/// One configuration's scopes (all items, each subset, each depth) and reward-bench's
-/// section scores over its subsets.
+/// One configuration's scopes (all items, each subset, each analytic's groups) and
+/// reward-bench's section scores over its subsets.
 fn config_result(
     cx: &Context,
     config: &ConfigRecord,
     subsets: &BTreeMap<&str, Vec<usize>>,
-    depth_buckets: &[(String, Vec<usize>)],
+    groupings: &[Grouping],
 ) -> ConfigResult {
     let by_subset: BTreeMap<String, Scope> = subsets
         .iter()
@@ -194,9 +194,15 @@ fn config_result(
     let (sections_published, leaderboard_published) = scores(&published);
     let all: Vec<usize> = (0..cx.run.items.len()).collect();
     ConfigResult {
-        by_depth: depth_buckets
+        grouped: groupings
             .iter()
-            .map(|(name, idx)| (name.clone(), cx.scope(config, idx)))
+            .map(|g| Grouped {
+                key: g.key,
+                prefix: g.prefix,
+                scopes: (g.groups.iter())
+                    .map(|(name, idx)| (name.clone(), cx.scope(config, idx)))
+                    .collect(),
+            })
             .collect(),
         overall: cx.scope(config, &all),
         leaderboard,
@@ -220,11 +226,11 @@ pub fn evaluate(
         analytics,
     };
     let subsets = run.subsets();
-    let depth_buckets = depth::buckets(&run.depths);
+    let groupings: Vec<Grouping> = analytics.iter().filter_map(|a| a.grouping(&cx)).collect();
     let mut configs: Vec<ConfigResult> = run
         .configs
         .iter()
-        .map(|config| config_result(&cx, config, &subsets, &depth_buckets))
+        .map(|config| config_result(&cx, config, &subsets, &groupings))
         .collect();
     let mut findings = Findings::default();
     let found: Vec<Found> = analytics.iter().map(|a| a.run(&cx, &configs)).collect();
@@ -275,7 +281,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let cx = Context {
@@ -336,7 +341,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let e = evaluate(&run, EvalSettings::new(0, 0), &[]);

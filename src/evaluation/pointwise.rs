@@ -187,7 +187,6 @@ mod tests {
             both_orders: false,
             annotators: None,
             shapes: Vec::new(),
-            depths: Vec::new(),
             generators: None,
         };
         let rec = record(vec![

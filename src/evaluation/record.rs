@@ -211,9 +211,6 @@ pub struct RunRecord {
     /// Each item's two responses as shown (length, lists, headers, bold), for the bias
     /// diagnostics; empty when the texts are not at hand (a run directory without items.jsonl).
     pub shapes: Vec<[Shape; 2]>,
-    /// Conversations: each item's depth, the user turns up to the judged reply (1 for a single
-    /// turn); empty when every item is single-turn.
-    pub depths: Vec<u32>,
     /// Which model wrote each item's responses, when the data says for every item.
     pub generators: Option<Generators>,
 }

@@ -8,7 +8,7 @@ use super::{Analytic, EvalSettings, Evaluation, RunRecord};
 
 /// Every analytic, one line each, in the order they run and show: its evaluation (a type of
 /// `evaluation/<file>.rs`) `=>` its section (a type of `report/<path>.rs`); `-` where there is
-/// none (the conversation depth is no analytic: its scopes are the evaluation's own). The
+/// none. The
 /// macro hands the list to `$expand`, which keeps its part: `evaluations` below keeps the
 /// evaluations, `report::calibrate::sections` the sections. The evaluation names no section:
 /// the section's part is tokens it drops, so it depends on nothing above it.
@@ -21,7 +21,7 @@ macro_rules! analytics {
             systems::SystemsAnalytic => calibrate::systems::SystemsSection;
             probability::ProbabilityAnalytic => calibrate::probability::ProbabilitySection;
             cost::CostAnalytic => calibrate::cost::CostSection;
-            - => calibrate::depth::DepthSection;
+            depth::DepthAnalytic => calibrate::depth::DepthSection;
             groups::GroupsAnalytic => calibrate::groups::GroupsSection;
             bias::BiasAnalytic => calibrate::bias::BiasSection;
             consistency::ConsistencyAnalytic => calibrate::consistency::ConsistencySection;

@@ -42,9 +42,8 @@ pub struct Scope {
 pub struct ConfigResult {
     pub overall: Scope,
     pub by_subset: BTreeMap<String, Scope>,
-    /// Conversations: the items by depth (user turns up to the judged reply), in `depth`'s
-    /// buckets; empty when every item is single-turn.
-    pub by_depth: Vec<(String, Scope)>,
+    /// The analytics' groupings of the items (`Analytic::grouping`), each group a scope.
+    pub grouped: Vec<Grouped>,
     /// reward-bench section scores (accuracy, items without a verdict counted wrong), for the
     /// sections whose subsets are all present, and the leaderboard score when all four are.
     pub sections: BTreeMap<&'static str, f64>,
@@ -55,4 +54,12 @@ pub struct ConfigResult {
     pub leaderboard_published: Option<f64>,
     /// The analytics' results for this configuration (`Analytic::run`).
     pub findings: Findings,
+}
+
+/// One analytic's grouping, scored: its `Grouping`'s key and prefix, each group's scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grouped {
+    pub key: &'static str,
+    pub prefix: &'static str,
+    pub scopes: Vec<(String, Scope)>,
 }

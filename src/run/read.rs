@@ -293,9 +293,9 @@ fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
         .unwrap_or_default()
 }
 
-/// Each item's conversation depth from items.jsonl's turns (empty when every item is
-/// single-turn, or the file is missing).
-fn depths(dir: &Path, items: &[ItemRow]) -> Vec<u32> {
+/// The analytics' inputs from items.jsonl: each item's conversation depth (none when every
+/// item is single-turn, or the file is missing).
+fn inputs(dir: &Path, items: &[ItemRow]) -> crate::evaluation::analytic::Inputs {
     let of: HashMap<String, u32> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
         .into_iter()
         .map(|t| (t.id, crate::dataset::conversation::depth(&t.turns)))
@@ -304,11 +304,11 @@ fn depths(dir: &Path, items: &[ItemRow]) -> Vec<u32> {
         .iter()
         .map(|i| of.get(&i.id).copied().unwrap_or(1))
         .collect();
-    if depths.iter().all(|&d| d == 1) {
-        Vec::new()
-    } else {
-        depths
+    let mut inputs = crate::evaluation::analytic::Inputs::default();
+    if let Some(d) = crate::evaluation::depth::Depths::of(depths) {
+        inputs.put(Box::new(d));
     }
+    inputs
 }
 
 /// Each item's generators and prompt, from items.jsonl (None unless every item has both).
@@ -433,10 +433,9 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
     }
     let record = RunRecord {
         labels: crate::metrics::Labels::pairwise(),
-        inputs: Default::default(),
+        inputs: inputs(dir, &items),
         generators,
         shapes: shapes(dir, &items),
-        depths: depths(dir, &items),
         items,
         configs,
         both_orders: meta.head.both_orders,

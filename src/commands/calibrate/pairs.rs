@@ -118,9 +118,16 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
             ..base_record(m, r, cost)
         });
     }
+    // Conversations: each item's depth, the depth analytic's input.
+    let mut inputs = evaluation::analytic::Inputs::default();
+    let depths = dataset.examples.iter();
+    let depths = depths.map(|e| crate::dataset::conversation::depth(&e.history));
+    if let Some(d) = evaluation::depth::Depths::of(depths.collect()) {
+        inputs.put(Box::new(d));
+    }
     RunRecord {
         labels: crate::metrics::Labels::pairwise(),
-        inputs: Default::default(),
+        inputs,
         items: items(dataset),
         configs: records,
         both_orders: dataset.both_orders,
@@ -141,15 +148,6 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
                 ]
             })
             .collect(),
-        depths: if dataset.examples.iter().all(|e| e.history.is_empty()) {
-            Vec::new()
-        } else {
-            dataset
-                .examples
-                .iter()
-                .map(|e| crate::dataset::conversation::depth(&e.history))
-                .collect()
-        },
     }
 }
 

@@ -3,17 +3,25 @@
 //! terminal and report.html (`--json` `configs[i].by_depth` and metrics.csv's `depth:` scopes
 //! are written with the other scopes).
 
-use crate::evaluation::Evaluated;
+use crate::evaluation::{ConfigResult, Evaluated, Scope};
 use crate::metrics::Statistic;
 use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::format::with_interval;
 use crate::report::media::table::Table;
 
+/// A configuration's scopes by depth bucket (none without conversations).
+fn by_depth(c: &ConfigResult) -> &[(String, Scope)] {
+    let grouped = c
+        .grouped
+        .iter()
+        .find(|g| g.key == crate::evaluation::depth::KEY);
+    grouped.map_or(&[][..], |g| &g.scopes[..])
+}
+
 /// Configurations (in the ranking's order) × depth buckets: accuracy and κq with 95% CIs, n
 /// rated, and the excess preference for the longer final reply; None without conversations.
 fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
-    let first = run.evaluation.configs.first()?;
-    if first.by_depth.is_empty() {
+    if by_depth(run.evaluation.configs.first()?).is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -22,7 +30,7 @@ fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
     );
     for &i in order {
         let c = &run.evaluation.configs[i];
-        for (k, (bucket, s)) in c.by_depth.iter().enumerate() {
+        for (k, (bucket, s)) in by_depth(c).iter().enumerate() {
             let longer =
                 s.findings
                     .get::<crate::evaluation::bias::Bias>()

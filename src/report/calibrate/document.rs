@@ -163,8 +163,9 @@ struct ConfigJson<'a> {
     counts: &'a crate::evaluation::Counts,
     overall: ScopeJson<'a>,
     by_subset: BTreeMap<&'a str, ScopeJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_depth: Option<BTreeMap<&'a str, ScopeJson<'a>>>,
+    /// The analytics' groupings (`by_depth`), each group's scope by name.
+    #[serde(flatten)]
+    grouped: BTreeMap<&'static str, BTreeMap<&'a str, ScopeJson<'a>>>,
     sections: BTreeMap<String, f64>,
     leaderboard: Option<f64>,
     sections_published: BTreeMap<String, f64>,
@@ -224,7 +225,9 @@ fn config_document<'a>(
         counts: &r.overall.counts,
         overall: scope_json(&r.overall),
         by_subset: scopes(r.by_subset.iter()),
-        by_depth: (!r.by_depth.is_empty()).then(|| scopes(r.by_depth.iter().map(|(k, s)| (k, s)))),
+        grouped: (r.grouped.iter())
+            .map(|g| (g.key, scopes(g.scopes.iter().map(|(k, s)| (k, s)))))
+            .collect(),
         sections: r
             .sections
             .iter()

@@ -205,7 +205,6 @@ pub fn record(
         both_orders: false,
         annotators: extras.annotators,
         shapes,
-        depths: Vec::new(),
         generators,
     })
 }

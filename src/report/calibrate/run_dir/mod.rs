@@ -164,8 +164,10 @@ pub fn metrics_rows(evaluated: &Evaluated) -> TidyRows {
         for (name, s) in &r.by_subset {
             scope_rows(&mut rows, name, s);
         }
-        for (bucket, s) in &r.by_depth {
-            scope_rows(&mut rows, &format!("depth:{bucket}"), s);
+        for g in &r.grouped {
+            for (name, s) in &g.scopes {
+                scope_rows(&mut rows, &format!("{}{name}", g.prefix), s);
+            }
         }
         for (k, v) in &r.sections {
             rows.push(&format!("section:{k}"), 0, "accuracy", *v, None);
