@@ -61,6 +61,43 @@ pub fn buckets(depths: &[u32]) -> Vec<(String, Vec<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluation::record::fixtures::{config, item};
+    use crate::evaluation::{EvalSettings, Outcome, RunRecord};
+
+    #[test]
+    fn conversations_are_scored_by_depth_and_single_turns_are_not() {
+        assert_eq!(Depths::of(vec![1, 1, 1]), None);
+        let gold = [-1, 1, 1, -1, 1, -1];
+        let rated = [-1, 1, -1, -1, 1, 1];
+        let mut run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
+            items: gold.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
+            configs: vec![config(
+                "c",
+                rated.iter().map(|&r| Outcome::Rated(r)).collect(),
+            )],
+            both_orders: false,
+            annotators: None,
+            shapes: Vec::new(),
+            generators: None,
+        };
+        let analytics: &[&dyn Analytic] = &[&DepthAnalytic];
+        let settings = EvalSettings::new(0, 0);
+        let flat = crate::evaluation::evaluate(&run, settings.clone(), analytics);
+        assert!(flat.configs[0].grouped.is_empty());
+        let depths = Depths::of(vec![1, 1, 2, 2, 5, 12]).expect("conversations");
+        run.inputs.put(Box::new(depths));
+        let e = crate::evaluation::evaluate(&run, settings, analytics);
+        let g = &e.configs[0].grouped[0];
+        assert_eq!((g.key, g.prefix), ("by_depth", "depth:"));
+        let names: Vec<&str> = g.scopes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["1", "2", "4–5", "10+"]);
+        // Each bucket is a scope of its items: depth 2 holds items 2 (wrong) and 3 (right).
+        let two = &g.scopes[1].1;
+        let accuracy = two.agreement.get(crate::metrics::Statistic::Accuracy);
+        assert_eq!((two.counts.examples, accuracy), (2, 0.5));
+    }
 
     #[test]
     fn depths_fall_in_their_buckets() {

@@ -54,7 +54,7 @@ fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
-fn strip_comments(src: &str) -> String {
+pub(crate) fn strip_comments(src: &str) -> String {
     let mut out = String::new();
     let mut rest = src;
     while let Some(start) = rest.find("/*") {
@@ -243,7 +243,7 @@ fn read_tree(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, String>) {
     }
 }
 
-fn sources() -> BTreeMap<PathBuf, String> {
+pub(crate) fn sources() -> BTreeMap<PathBuf, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = BTreeMap::new();
     read_tree(&root, &root, &mut files);

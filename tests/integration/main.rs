@@ -44,6 +44,7 @@ mod rewardbench2;
 mod rewardbench2_judges;
 mod rewardbench2_ties;
 mod rmbench;
+mod rules;
 mod sequential;
 mod systems;
 mod terminal;
