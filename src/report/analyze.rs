@@ -202,9 +202,12 @@ fn header(a: &Analysis, title: String) -> Vec<String> {
         ));
     }
     if r.unlabelled > 0 {
+        let (n, have) = match r.unlabelled {
+            1 => ("1 rated item".to_string(), "has"),
+            n => (format!("{n} rated items"), "have"),
+        };
         out.push(format!(
-            "{} rated items have no gold label (an empty gold cell, or no gold row): unlabelled, in no agreement measure",
-            r.unlabelled
+            "{n} {have} no gold label (an empty gold cell, or no gold row): unlabelled, in no agreement measure"
         ));
     }
     if let Some(l) = &a.long {

@@ -289,6 +289,9 @@ fn error_null_label() {
         (Some(2), Some(1))
     );
     assert_eq!(doc["accuracy"], 0.5);
+    let (code, out, err) = run(&["analyze", "--input", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\n1 rated item has no gold label"), "{out}");
 }
 
 #[test]
