@@ -7,8 +7,7 @@
 use super::{Analytic, EvalSettings, Evaluation, RunRecord};
 
 /// Every analytic, one line each, in the order they run and show: its evaluation (a type of
-/// `evaluation/<file>.rs`) `=>` its section (a type of `report/<path>.rs`); `-` where there is
-/// none. The
+/// `evaluation/<file>.rs`) `=>` its section (a type of `report/<path>.rs`). The
 /// macro hands the list to `$expand`, which keeps its part: `evaluations` below keeps the
 /// evaluations, `report::calibrate::sections` the sections. The evaluation names no section:
 /// the section's part is tokens it drops, so it depends on nothing above it.
@@ -32,12 +31,9 @@ macro_rules! analytics {
     };
 }
 
-/// The list's evaluations, in its order (an entry without one is skipped).
+/// The list's evaluations, in its order.
 macro_rules! evaluations {
     (@kept [$($kept:tt)*]) => { &[$($kept)*] };
-    (@kept [$($kept:tt)*] - => $($section:ident)::+; $($rest:tt)*) => {
-        evaluations!(@kept [$($kept)*] $($rest)*)
-    };
     (@kept [$($kept:tt)*] $file:ident :: $analytic:ident => $($section:ident)::+; $($rest:tt)*) => {
         evaluations!(@kept [$($kept)* &super::$file::$analytic,] $($rest)*)
     };

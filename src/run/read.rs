@@ -280,30 +280,39 @@ fn annotations(
     })
 }
 
-/// The responses' shapes for the bias diagnostics, from items.jsonl (absent: none).
-fn shapes(dir: &Path, items: &[ItemRow]) -> Vec<[Shape; 2]> {
-    let texts: HashMap<String, [Shape; 2]> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
+/// items.jsonl's lines by id (absent: none), read once for the shapes, the depths and the
+/// generators.
+fn texts(dir: &Path) -> HashMap<String, ItemTexts> {
+    read_lines::<ItemTexts>(&dir.join("items.jsonl"))
         .into_iter()
-        .map(|t| (t.id, [Shape::of(&t.response1), Shape::of(&t.response2)]))
-        .collect();
+        .map(|t| (t.id.clone(), t))
+        .collect()
+}
+
+/// The responses' shapes for the bias diagnostics (none unless every item has its texts).
+fn shapes(texts: &HashMap<String, ItemTexts>, items: &[ItemRow]) -> Vec<[Shape; 2]> {
     items
         .iter()
-        .map(|i| texts.get(&i.id).copied())
+        .map(|i| {
+            let t = texts.get(&i.id)?;
+            Some([Shape::of(&t.response1), Shape::of(&t.response2)])
+        })
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default()
 }
 
 /// The analytics' inputs from items.jsonl: each item's conversation depth (none when every
 /// item is single-turn, or the file is missing).
-fn inputs(dir: &Path, items: &[ItemRow]) -> crate::evaluation::analytic::Inputs {
-    let of: HashMap<String, u32> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
-        .into_iter()
-        .map(|t| (t.id, crate::dataset::conversation::depth(&t.turns)))
-        .collect();
-    let depths: Vec<u32> = items
-        .iter()
-        .map(|i| of.get(&i.id).copied().unwrap_or(1))
-        .collect();
+fn inputs(
+    texts: &HashMap<String, ItemTexts>,
+    items: &[ItemRow],
+) -> crate::evaluation::analytic::Inputs {
+    let depth = |i: &ItemRow| {
+        texts
+            .get(&i.id)
+            .map(|t| crate::dataset::conversation::depth(&t.turns))
+    };
+    let depths: Vec<u32> = items.iter().map(|i| depth(i).unwrap_or(1)).collect();
     let mut inputs = crate::evaluation::analytic::Inputs::default();
     if let Some(d) = crate::evaluation::depth::Depths::of(depths) {
         inputs.put(Box::new(d));
@@ -312,11 +321,10 @@ fn inputs(dir: &Path, items: &[ItemRow]) -> crate::evaluation::analytic::Inputs 
 }
 
 /// Each item's generators and prompt, from items.jsonl (None unless every item has both).
-fn generators(dir: &Path, items: &[ItemRow]) -> Option<crate::evaluation::Generators> {
-    let texts: HashMap<String, ItemTexts> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
-        .into_iter()
-        .map(|t| (t.id.clone(), t))
-        .collect();
+fn generators(
+    texts: &HashMap<String, ItemTexts>,
+    items: &[ItemRow],
+) -> Option<crate::evaluation::Generators> {
     let rows: Vec<(Option<[String; 2]>, &str)> = items
         .iter()
         .map(|i| {
@@ -420,7 +428,8 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         sequential: doc.sequential.as_deref().cloned(),
         estimate: doc.estimate,
     };
-    let mut generators = generators(dir, &items);
+    let texts = texts(dir);
+    let mut generators = generators(&texts, &items);
     if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {
         g.reference = Some(if r.gold {
             crate::evaluation::Reference::Gold
@@ -433,9 +442,9 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
     }
     let record = RunRecord {
         labels: crate::metrics::Labels::pairwise(),
-        inputs: inputs(dir, &items),
+        inputs: inputs(&texts, &items),
         generators,
-        shapes: shapes(dir, &items),
+        shapes: shapes(&texts, &items),
         items,
         configs,
         both_orders: meta.head.both_orders,

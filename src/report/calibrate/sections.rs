@@ -12,9 +12,6 @@ use std::collections::BTreeMap;
 /// The list's sections, in its order.
 macro_rules! sections {
     (@kept [$($kept:tt)*]) => { &[$($kept)*] };
-    (@kept [$($kept:tt)*] - => $($section:ident)::+; $($rest:tt)*) => {
-        sections!(@kept [$($kept)* &crate::report::$($section)::+,] $($rest)*)
-    };
     (@kept [$($kept:tt)*] $file:ident :: $analytic:ident => $($section:ident)::+; $($rest:tt)*) => {
         sections!(@kept [$($kept)* &crate::report::$($section)::+,] $($rest)*)
     };
