@@ -88,6 +88,7 @@ fn measure(path: &str) {
         seed: 42,
         both_orders: false,
         unshared: Default::default(),
+        labels: None,
     };
     let start = Instant::now();
     let dataset = load(&settings, &Quiet).expect("loads");

@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod error;
 pub mod evaluation;
 pub mod judge;
+pub mod label;
 pub mod metrics;
 pub mod prompts;
 pub mod raters;
@@ -20,6 +21,10 @@ pub mod verdicts;
 /// Runs one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
+        cli::Command::Label(args) => {
+            commands::label::label(&run::settings::LabelSettings::from(*args))
+        }
+        cli::Command::Labels(args) => commands::label::labels(&args.command.into()),
         cli::Command::Analyze(args) => {
             let settings = run::settings::AnalyzeSettings::try_from(*args)?;
             let analysis = commands::analyze::run(&settings)?;

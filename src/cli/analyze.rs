@@ -178,14 +178,20 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "COL")]
     pub group_col: Option<String>,
 
-    /// The label set, in order [default: -1,0,1 when every label fits, else the labels seen]
+    /// The label set, in order [default: -1,0,1 when every label fits, else the labels seen];
+    /// or a label store (`raterlab label`): one existing file, whose labels are the gold of
+    /// --input's rows by id (the file's own gold column wins unless --labels-override)
     #[arg(
         long,
-        value_name = "L1,L2,...",
+        value_name = "L1,L2,...|STORE",
         value_delimiter = ',',
         allow_hyphen_values = true
     )]
     pub labels: Option<Vec<String>>,
+
+    /// With --labels STORE: the store's gold even where the file has a gold column.
+    #[arg(long)]
+    pub labels_override: bool,
 
     /// Read these gold values as these labels, e.g. 1=-1,2=1,0=0.
     #[arg(

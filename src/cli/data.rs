@@ -63,6 +63,16 @@ pub struct DataArgs {
     /// in the run's summary).
     #[arg(long, value_name = "error|skip", default_value = "error", value_parser = unshared)]
     pub unshared: crate::dataset::conversation_file::Unshared,
+
+    /// Gold from a label store (`raterlab label`): an item's gold is the label most of its
+    /// annotators gave (none when two labels tie: contested); several annotators feed the
+    /// human ceiling. Where the file has gold too, the file's is kept (see --labels-override).
+    #[arg(long, value_name = "STORE")]
+    pub labels: Option<PathBuf>,
+
+    /// With --labels: the store's gold replaces the file's where both have one.
+    #[arg(long, requires = "labels")]
+    pub labels_override: bool,
 }
 
 fn unshared(s: &str) -> Result<crate::dataset::conversation_file::Unshared, String> {

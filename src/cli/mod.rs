@@ -8,6 +8,7 @@ mod cache;
 mod calibrate;
 mod data;
 mod judge;
+mod label;
 mod plan;
 mod prompts;
 mod rate;
@@ -20,6 +21,7 @@ pub use cache::*;
 pub use calibrate::*;
 pub use data::*;
 pub use judge::*;
+pub use label::*;
 pub use plan::*;
 pub use prompts::*;
 pub use rate::*;
@@ -47,4 +49,6 @@ pub enum Command {
     Batch(Box<BatchArgs>),
     Cache(CacheArgs),
     Plan(PlanSizeArgs),
+    Label(Box<LabelArgs>),
+    Labels(LabelsArgs),
 }

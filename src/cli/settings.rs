@@ -31,6 +31,8 @@ impl From<DataArgs> for DataOptions {
             seed: a.seed,
             both_orders: a.both_orders,
             unshared: a.unshared,
+            labels: a.labels,
+            labels_override: a.labels_override,
         }
     }
 }
@@ -295,7 +297,22 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
                 ))
             }
         };
-        let labels = args.labels.as_deref().map(parse_labels).transpose()?;
+        // One value naming an existing file is a label store; anything else a label set.
+        let store = match args.labels.as_deref() {
+            Some([one]) if std::path::Path::new(one).is_file() => {
+                Some((std::path::PathBuf::from(one), args.labels_override))
+            }
+            _ if args.labels_override => {
+                return Err(input_error(
+                    "--labels-override takes a label store's gold over the file's: name the store with --labels STORE (an existing file)",
+                ))
+            }
+            _ => None,
+        };
+        let labels = match store {
+            Some(_) => None,
+            None => args.labels.as_deref().map(parse_labels).transpose()?,
+        };
         let policy = args.no_majority;
         let annotators = match (&input, args.annotators.is_empty()) {
             (_, true) => None,
@@ -334,6 +351,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
         );
         Ok(AnalyzeSettings {
             input,
+            store,
             reading,
             columns: ColumnNames {
                 id: args.id_col,
@@ -452,5 +470,53 @@ fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
             )))
         }
         _ => Ok(()),
+    }
+}
+
+impl From<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
+    fn from(a: crate::cli::LabelArgs) -> Self {
+        Self {
+            data: a.data.into(),
+            store: a.store,
+            annotator: a.annotator,
+            addr: std::net::SocketAddr::new(a.host, a.port),
+            guidelines: a.guidelines,
+            overlap: a.overlap,
+        }
+    }
+}
+
+impl From<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
+    fn from(c: crate::cli::LabelsCommand) -> Self {
+        use crate::cli::{ExportFormat, LabelsCommand};
+        use crate::dataset::frame::Format;
+        match c {
+            LabelsCommand::Export {
+                store,
+                format,
+                out,
+                history,
+            } => Self::Export {
+                store,
+                format: match format {
+                    ExportFormat::Jsonl => Format::JsonLines,
+                    ExportFormat::Csv => Format::Csv,
+                    ExportFormat::Parquet => Format::Parquet,
+                },
+                out,
+                history,
+            },
+            LabelsCommand::Stats {
+                store,
+                bootstrap,
+                alpha,
+                seed,
+            } => Self::Stats {
+                store,
+                bootstrap,
+                alpha,
+                seed,
+            },
+        }
     }
 }

@@ -13,6 +13,12 @@ use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
 
 pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
+    if settings.store.is_some() {
+        let (settings, gold) = super::label::analyze_gold(settings)?;
+        let mut analysis = run(&settings)?;
+        analysis.source = format!("{} · {gold}", analysis.source);
+        return Ok(analysis);
+    }
     let tables = Tables::read(&settings.input)?;
     let estimate = settings.estimate.as_ref();
     let estimate = estimate.map(|(label, alpha)| (label.as_deref(), *alpha));

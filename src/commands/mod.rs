@@ -6,6 +6,7 @@ pub mod cache;
 pub mod calibrate;
 pub mod data;
 pub mod estimate;
+pub mod label;
 pub mod out;
 pub mod plan;
 pub mod rate;

@@ -47,14 +47,39 @@ pub struct Example {
     /// Whether this is the order drawn for the pair without `--both-orders` (its seeded
     /// position); always true in a one-order run.
     pub seeded: bool,
-    /// Each annotator's label in this order (flipped with gold when swapped); empty without
-    /// several annotators.
-    pub votes: Vec<i64>,
+    /// Each annotator's label in this order (flipped with gold when swapped; `None`: that
+    /// annotator gave none, as in a label store); empty without several annotators.
+    pub votes: Vec<Option<i64>>,
     /// The models that wrote response 1 and response 2 as shown, when the data says.
     pub generators: Option<[String; 2]>,
     /// A conversation's turns before `prompt` (the same in either order; empty for a single
     /// turn).
     pub history: std::sync::Arc<[super::conversation::Turn]>,
+}
+
+impl Example {
+    /// Its two responses in the data's order (as the pair was loaded, before positions).
+    pub fn in_source_order(&self) -> [&str; 2] {
+        match self.order {
+            Order::AsSource => [&self.response1, &self.response2],
+            Order::Swapped => [&self.response2, &self.response1],
+        }
+    }
+
+    /// Its content id (`pairs::content_hash` of its turns, prompt and responses in the data's
+    /// order): the same whatever the file's name, shape or id column.
+    pub fn content_id(&self) -> String {
+        let [first, second] = self.in_source_order();
+        super::pairs::content_hash(&self.history, &self.prompt, first, second)
+    }
+
+    /// A label in the data's order, in this item's order.
+    pub fn shown(&self, label: i64) -> i64 {
+        match self.order {
+            Order::AsSource => label,
+            Order::Swapped => -label,
+        }
+    }
 }
 
 /// Whether pair `id` is shown swapped under `seed`: a ChaCha8 draw seeded from the seed and
@@ -75,14 +100,14 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
             pair.first,
             pair.second,
             pair.gold,
-            pair.votes,
+            pair.votes.into_iter().map(Some).collect(),
             pair.generators,
         ),
         Order::Swapped => (
             pair.second,
             pair.first,
             pair.gold.map(|g| -g),
-            pair.votes.iter().map(|v| -v).collect(),
+            pair.votes.iter().map(|v| Some(-v)).collect(),
             pair.generators.map(|[a, b]| [b, a]),
         ),
     };

@@ -503,9 +503,13 @@ impl Frame {
 
 /// Writes a frame in the format named by the file's extension, atomically (a temporary file
 /// renamed into place), so a failed write leaves no half file behind.
-pub fn write(mut df: DataFrame, path: &Path) -> Result<()> {
+pub fn write(df: DataFrame, path: &Path) -> Result<()> {
+    write_as(df, path, Format::from_path(path)?)
+}
+
+/// Writes a frame in `format`, atomically, whatever the file's extension.
+pub fn write_as(mut df: DataFrame, path: &Path, format: Format) -> Result<()> {
     use anyhow::Context;
-    let format = Format::from_path(path)?;
     let tmp = path.with_extension("partial");
     let mut file = File::create(&tmp).with_context(|| format!("creating '{}'", tmp.display()))?;
     let written = match format {

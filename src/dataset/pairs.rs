@@ -105,20 +105,31 @@ fn check_schema(frame: &Frame) -> Result<()> {
 /// file name, or in another published shape of the same conversations, get the same ids, so
 /// the same positions and cache keys.
 pub fn content_id(p: &Pair) -> String {
+    content_hash(&p.history, &p.prompt, &p.first, &p.second)
+}
+
+/// `content_id` of a pair's parts: its earlier turns, its prompt and its two responses in the
+/// data's order.
+pub fn content_hash(
+    history: &[super::conversation::Turn],
+    prompt: &str,
+    first: &str,
+    second: &str,
+) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     let mut field = |bytes: &[u8]| {
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(bytes);
     };
-    for turn in &p.history {
+    for turn in history {
         field(turn.role.label().as_bytes());
         field(turn.content.as_bytes());
     }
     field(b"prompt");
-    field(p.prompt.as_bytes());
-    field(p.first.as_bytes());
-    field(p.second.as_bytes());
+    field(prompt.as_bytes());
+    field(first.as_bytes());
+    field(second.as_bytes());
     let digest = h.finalize();
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -116,10 +116,12 @@ impl Mapping {
                 })?;
             gold.insert(from.to_string(), to);
         }
-        for required in ["response1", "response2", "label"] {
+        // Without label=COL the pairs have no gold: rated and kept, or labelled by people
+        // (`raterlab label`, then `--labels STORE`).
+        for required in ["response1", "response2"] {
             if !fields.contains_key(required) {
                 return Err(input_error(format!(
-                    "--map lacks '{required}'; a pairwise file needs at least response1=COL,response2=COL,label=COL"
+                    "--map lacks '{required}'; a pairwise file needs at least response1=COL,response2=COL (and label=COL for its gold)"
                 )));
             }
         }

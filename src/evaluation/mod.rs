@@ -17,6 +17,7 @@ mod family;
 pub mod groups;
 pub mod jury;
 mod kept;
+pub mod labelling;
 pub mod paired;
 pub mod plan;
 mod pointwise;

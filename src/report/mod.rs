@@ -14,6 +14,7 @@ pub mod calibrate;
 pub mod data;
 pub mod estimate;
 pub mod evaluator;
+pub mod label;
 pub mod media;
 pub mod plan;
 pub mod prompts;

@@ -20,6 +20,8 @@ pub struct DataSettings {
     pub seed: u64,
     pub both_orders: bool,
     pub unshared: crate::dataset::conversation_file::Unshared,
+    /// `--labels STORE` and whether its gold overrides the file's.
+    pub labels: Option<(std::path::PathBuf, bool)>,
 }
 
 impl DataSettings {
@@ -55,6 +57,7 @@ impl DataSettings {
             seed: args.seed,
             both_orders: args.both_orders,
             unshared: args.unshared,
+            labels: args.labels.map(|p| (p, args.labels_override)),
         })
     }
 }
@@ -93,11 +96,7 @@ impl Dataset {
     pub fn annotations(&self) -> Option<crate::evaluation::Annotations> {
         (!self.annotators.is_empty()).then(|| crate::evaluation::Annotations {
             names: self.annotators.clone(),
-            votes: self
-                .examples
-                .iter()
-                .map(|e| e.votes.iter().copied().map(Some).collect())
-                .collect(),
+            votes: self.examples.iter().map(|e| e.votes.clone()).collect(),
             no_majority: self.no_majority,
             policy: self.no_majority_policy.name().to_string(),
         })
@@ -128,6 +127,12 @@ pub fn load_rows(settings: &DataSettings, progress: &dyn Progress) -> Result<Row
         progress,
     )?;
     if let Some(rows) = loaded.rewardbench2.take() {
+        if settings.labels.is_some() {
+            return Err(input_error(format!(
+                "{}: --labels gives gold to pairs; RewardBench 2's rows carry their own (one chosen of four)",
+                loaded.source
+            )));
+        }
         return Ok(Rows::RewardBench2(Rb2Set {
             source: loaded.source,
             seed: settings.seed,
@@ -155,7 +160,7 @@ fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Data
         Some(prompts) => crate::dataset::rmbench::pairs(settings.selection.apply(prompts)?),
         None => settings.selection.apply(loaded.pairs)?,
     };
-    Ok(Dataset {
+    let mut dataset = Dataset {
         rmbench,
         unshared: loaded.unshared,
         source: loaded.source,
@@ -168,5 +173,9 @@ fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Data
             .mapping
             .as_ref()
             .map_or(NoMajority::Drop, |m| m.no_majority),
-    })
+    };
+    if let Some((store, overrides)) = &settings.labels {
+        crate::run::gold::apply(&mut dataset, store, *overrides)?;
+    }
+    Ok(dataset)
 }

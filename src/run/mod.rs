@@ -14,6 +14,7 @@ pub mod cache;
 pub mod data;
 pub mod file;
 pub mod forms;
+pub mod gold;
 pub mod judges;
 pub mod jury;
 pub mod lines;

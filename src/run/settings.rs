@@ -19,6 +19,9 @@ pub struct DataOptions {
     pub seed: u64,
     pub both_orders: bool,
     pub unshared: crate::dataset::conversation_file::Unshared,
+    /// `--labels STORE`: gold from a label store; `--labels-override`: over the file's.
+    pub labels: Option<PathBuf>,
+    pub labels_override: bool,
 }
 
 /// How to reach and call the judges.
@@ -486,6 +489,8 @@ pub struct AnalyzeOutput {
 #[derive(Debug, Clone)]
 pub struct AnalyzeSettings {
     pub input: AnalyzeInput,
+    /// `--labels STORE [--labels-override]`: the gold from a label store.
+    pub store: Option<(PathBuf, bool)>,
     pub columns: crate::dataset::labels::ColumnNames,
     pub labels: Option<crate::metrics::Labels>,
     /// How gold and rating values are read.
@@ -553,4 +558,32 @@ impl std::str::FromStr for Unreadable {
             other => Err(format!("'{other}': use error or drop")),
         }
     }
+}
+
+/// `label`: the page's data, store, annotator, address, guidelines and overlap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelSettings {
+    pub data: DataOptions,
+    pub store: PathBuf,
+    pub annotator: String,
+    pub addr: std::net::SocketAddr,
+    pub guidelines: Option<PathBuf>,
+    pub overlap: usize,
+}
+
+/// `labels export` and `labels stats`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelsRequest {
+    Export {
+        store: PathBuf,
+        format: crate::dataset::frame::Format,
+        out: PathBuf,
+        history: bool,
+    },
+    Stats {
+        store: PathBuf,
+        bootstrap: usize,
+        alpha: f64,
+        seed: u64,
+    },
 }

@@ -32,7 +32,7 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["evaluation"],
     &["raters"],
-    &["judge"],
+    &["judge", "label"],
     &["dataset", "prompts"],
     &["metrics", "verdicts"],
     &["error"],

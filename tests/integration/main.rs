@@ -25,6 +25,7 @@ mod hub_download;
 mod judge_cli;
 mod judgebench;
 mod juries;
+mod label_page;
 mod layers;
 mod llmbar_replay;
 mod logprobs;

@@ -1,0 +1,304 @@
+//! `raterlab label`: the data's pairs served as a labelling page over a label store, and
+//! `raterlab labels`: the store's labels exported or summarised.
+
+use crate::error::input_error;
+use crate::label::queue::Queue;
+use crate::label::server::{self, Config, Item, Turn};
+use crate::label::store::{Session, Store};
+use crate::run::data::{self, DataSettings};
+use crate::run::settings::{LabelSettings, LabelsRequest};
+use anyhow::{Context, Result};
+use rand::Rng;
+use std::collections::HashSet;
+
+/// The items to label: each pair once (in whichever order the data shows it, the responses
+/// kept in the data's order), keyed by content id.
+fn items(examples: &[crate::dataset::examples::Example]) -> Vec<Item> {
+    let mut seen = HashSet::new();
+    examples
+        .iter()
+        .filter_map(|e| {
+            let id = e.content_id();
+            seen.insert(id.clone()).then(|| {
+                let [first, second] = e.in_source_order();
+                Item {
+                    id,
+                    pair_id: e.pair_id.clone(),
+                    subset: e.subset.clone(),
+                    history: e
+                        .history
+                        .iter()
+                        .map(|t| Turn {
+                            role: t.role.label().to_string(),
+                            content: t.content.clone(),
+                        })
+                        .collect(),
+                    prompt: e.prompt.clone(),
+                    responses: [first.to_string(), second.to_string()],
+                }
+            })
+        })
+        .collect()
+}
+
+/// Serves the page until Ctrl-C or SIGTERM.
+pub fn label(s: &LabelSettings) -> Result<()> {
+    if s.data.labels.is_some() {
+        return Err(input_error(
+            "label writes its labels to --store; --labels reads a store as gold (calibrate, analyze, data): drop --labels here",
+        ));
+    }
+    if !server::valid_annotator(&s.annotator) {
+        return Err(input_error(format!(
+            "--annotator '{}': use letters, digits and _ . @ - (at most 64 characters)",
+            s.annotator
+        )));
+    }
+    if s.overlap == 0 {
+        return Err(input_error(
+            "--overlap 0: each item needs at least one annotator; use 1 (the default) or more",
+        ));
+    }
+    let guidelines = match &s.guidelines {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| {
+            input_error(format!(
+                "--guidelines '{}': {e}; name a markdown file",
+                path.display()
+            ))
+        })?,
+        None => String::new(),
+    };
+    let settings = DataSettings::from_options(s.data.clone())?;
+    let dataset = data::load(
+        &settings,
+        &crate::report::media::progress::Download::default(),
+    )?;
+    let items = items(&dataset.examples);
+    if items.is_empty() {
+        return Err(input_error(format!(
+            "{}: no pairs to label after selection; check --subset, --limit and the file",
+            dataset.source
+        )));
+    }
+    let store = Store::open(&s.store, true)?;
+    store.begin(&Session {
+        annotator: s.annotator.clone(),
+        data: dataset.source.clone(),
+        seed: settings.seed,
+        overlap: s.overlap,
+        items: items.len(),
+        order: "random".into(),
+    })?;
+    let queue = Queue::new(
+        items.iter().map(|i| i.id.clone()).collect(),
+        settings.seed,
+        s.overlap,
+    );
+    if !s.addr.ip().is_loopback() {
+        crate::report::media::format::warn(&format!(
+            "--host {}: the page (unpublished data, and writes) is reachable from other machines to anyone with the token; prefer 127.0.0.1 and an SSH tunnel",
+            s.addr.ip()
+        ));
+    }
+    let token: String = {
+        let bytes: [u8; 24] = rand::rng().random();
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    // The page's title: the source as named, without the loader's description of its shape.
+    let title = dataset.source.split(" (").next().unwrap_or(&dataset.source);
+    let page = crate::report::label::page(title)?;
+    let n = items.len();
+    let config = Config {
+        addr: s.addr,
+        token: token.clone(),
+        annotator: s.annotator.clone(),
+        guidelines,
+        page,
+    };
+    let store_path = s.store.clone();
+    let stopped = server::serve(config, store, items, queue, |addr| {
+        let host = if addr.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else {
+            addr.ip().to_string()
+        };
+        let host = if addr.is_ipv6() && !addr.ip().is_unspecified() {
+            format!("[{host}]")
+        } else {
+            host
+        };
+        crate::report::label::ready(
+            &format!("http://{host}:{}/?token={token}", addr.port()),
+            &[format!(
+                "{n} items from {} · annotator {} · overlap {} · store '{}' · seed {} · Ctrl-C stops",
+                dataset.source,
+                s.annotator,
+                s.overlap,
+                store_path.display(),
+                settings.seed
+            )],
+        )
+    })?;
+    crate::report::label::stopped(&stopped, &s.store);
+    Ok(())
+}
+
+/// `labels export` and `labels stats`.
+pub fn labels(r: &LabelsRequest) -> Result<()> {
+    match r {
+        LabelsRequest::Export {
+            store,
+            format,
+            out,
+            history,
+        } => {
+            let store = Store::open(store, false)?;
+            let (frame, rows, what) = if *history {
+                let events = store.events()?;
+                (
+                    crate::report::label::history_frame(&events)?,
+                    events.len(),
+                    "events",
+                )
+            } else {
+                let labels = store.current()?;
+                (
+                    crate::report::label::labels_frame(&labels)?,
+                    labels.len(),
+                    "labels",
+                )
+            };
+            crate::report::label::write_export(frame, rows, what, out, *format)
+                .with_context(|| format!("exporting to '{}'", out.display()))
+        }
+        LabelsRequest::Stats {
+            store: path,
+            bootstrap,
+            alpha,
+            seed,
+        } => {
+            if !(*alpha > 0.0 && *alpha < 1.0) {
+                return Err(input_error(format!(
+                    "--alpha {alpha}: a level between 0 and 1, e.g. 0.05"
+                )));
+            }
+            let store = Store::open(path, false)?;
+            let stats =
+                crate::evaluation::labelling::stats(&store.current()?, *alpha, *bootstrap, *seed);
+            crate::report::label::emit_stats(&stats, path)
+        }
+    }
+}
+
+/// `analyze --labels STORE`: the settings that read the store's labels as the gold of the
+/// input's rows, in long form (one row per annotator's label, its `annotator_index` column naming them, joined on the
+/// ids), and what the
+/// header says of the gold's sources. `None` when the input's own gold column wins (then the
+/// note says the store was not used). A row's id may carry `rate`'s `#ab`/`#ba` suffix, and a
+/// row whose `order` column says `swapped` has its store label flipped to the order shown.
+pub fn analyze_gold(
+    settings: &crate::run::settings::AnalyzeSettings,
+) -> Result<(crate::run::settings::AnalyzeSettings, String)> {
+    use crate::dataset::frame::{self, Values};
+    use crate::run::settings::{AnalyzeInput, Table};
+    let Some((path, overrides)) = &settings.store else {
+        return Ok((settings.clone(), String::new()));
+    };
+    let AnalyzeInput::One(table) = &settings.input else {
+        return Err(input_error(
+            "--labels STORE gives the gold: give the ratings with --input FILE, not --gold/--ratings",
+        ));
+    };
+    let tables = crate::run::ratings::Tables::read(&settings.input)?;
+    let Some(input) = tables.one() else {
+        return Err(input_error("--labels STORE reads one --input file"));
+    };
+    let labels = Store::open(path, false)?.current()?;
+    let mut out = settings.clone();
+    out.store = None;
+    let gold_col = &settings.columns.gold;
+    if input.column_names().contains(gold_col) && !overrides {
+        return Ok((
+            out,
+            format!(
+                "gold: from the file's column '{gold_col}'; the label store '{}' ({} labels) not used (--labels-override takes its gold)",
+                path.display(),
+                labels.len()
+            ),
+        ));
+    }
+    let id_col = settings.columns.id.clone().unwrap_or_else(|| "id".into());
+    if id_col.contains(',') {
+        return Err(input_error(format!(
+            "--labels STORE joins on one id column; --id-col {id_col} names several"
+        )));
+    }
+    let ids = input.text(&id_col, "--id-col", "item id")?;
+    let orders = if input.column_names().iter().any(|c| c == "order") {
+        input.optional_text("order", "order", "order")?
+    } else {
+        vec![None; ids.len()]
+    };
+    let gold = crate::label::Gold::of(&labels);
+    let (mut row_ids, mut names, mut values) = (vec![], vec![], vec![]);
+    let (mut given, mut contested) = (0usize, 0usize);
+    for (id, order) in ids.iter().zip(&orders) {
+        let base = id
+            .strip_suffix("#ab")
+            .or_else(|| id.strip_suffix("#ba"))
+            .unwrap_or(id);
+        let Some((votes, most)) = gold.of_item(base) else {
+            continue;
+        };
+        match most {
+            Some(_) => given += 1,
+            None => contested += 1,
+        }
+        let sign = if order.as_deref() == Some("swapped") {
+            -1
+        } else {
+            1
+        };
+        for (name, v) in gold.annotators.iter().zip(votes) {
+            if let Some(v) = v {
+                row_ids.push(Some(id.clone()));
+                names.push(Some(name.clone()));
+                values.push(Some(sign * v));
+            }
+        }
+    }
+    if row_ids.is_empty() {
+        return Err(input_error(format!(
+            "--labels '{}': none of the {} rows of {} has a label in the store; the store keys items by content id (the ids `rate` and a run's ratings.csv give an item of a file without an id column), check --id-col",
+            path.display(),
+            ids.len(),
+            table.describe()
+        )));
+    }
+    let store_table = frame::from_values(
+        &path.display().to_string(),
+        vec![
+            (id_col, Values::Text(row_ids)),
+            // The name long form finds by itself in the gold table alone.
+            ("annotator_index".into(), Values::Text(names)),
+            (gold_col.clone(), Values::Int(values)),
+        ],
+    )?;
+    out.input = AnalyzeInput::Two {
+        gold: Table::Values(store_table),
+        ratings: vec![table.clone()],
+    };
+    Ok((
+        out,
+        format!(
+            "gold: {given} items from the label store '{}' ({} annotator{}{}), 0 from the file",
+            path.display(),
+            gold.annotators.len(),
+            if gold.annotators.len() == 1 { "" } else { "s" },
+            match contested {
+                0 => String::new(),
+                n => format!(", {n} contested"),
+            }
+        ),
+    ))
+}
