@@ -191,24 +191,31 @@ pub fn labels(r: &LabelsRequest) -> Result<()> {
 }
 
 /// `analyze --labels STORE`: the settings that read the store's labels as the gold of the
-/// input's rows, in long form (one row per annotator's label, its `annotator_index` column naming them, joined on the
-/// ids), and what the
-/// header says of the gold's sources. `None` when the input's own gold column wins (then the
-/// note says the store was not used). A row's id may carry `rate`'s `#ab`/`#ba` suffix, and a
-/// row whose `order` column says `swapped` has its store label flipped to the order shown.
+/// input's rows (joined on the id column), and what the header says of the gold's sources.
+/// One annotator's labels become the gold column; from two on, each annotator's labels are a
+/// column of their own and the gold their majority, as `--annotators` reads it (an item they
+/// split has none). A row's id may carry `rate`'s `#ab`/`#ba` suffix, and a row whose `order`
+/// column says `swapped` has its store label flipped to the order shown. When the input has a
+/// gold column of its own, it wins unless `--labels-override`: then the note says the store
+/// was not used.
 pub fn analyze_gold(
     settings: &crate::run::settings::AnalyzeSettings,
 ) -> Result<(crate::run::settings::AnalyzeSettings, String)> {
-    use crate::dataset::frame::{self, Values};
+    use crate::dataset::frame::Values;
     use crate::run::settings::{AnalyzeInput, Table};
     let Some((path, overrides)) = &settings.store else {
         return Ok((settings.clone(), String::new()));
     };
-    let AnalyzeInput::One(table) = &settings.input else {
+    let AnalyzeInput::One(_) = &settings.input else {
         return Err(input_error(
             "--labels STORE gives the gold: give the ratings with --input FILE, not --gold/--ratings",
         ));
     };
+    if settings.annotators.is_some() {
+        return Err(input_error(
+            "--labels STORE gives the annotators: drop --annotators",
+        ));
+    }
     let tables = crate::run::ratings::Tables::read(&settings.input)?;
     let Some(input) = tables.one() else {
         return Err(input_error("--labels STORE reads one --input file"));
@@ -240,61 +247,64 @@ pub fn analyze_gold(
         vec![None; ids.len()]
     };
     let gold = crate::label::Gold::of(&labels);
-    let (mut row_ids, mut names, mut values) = (vec![], vec![], vec![]);
+    let k = gold.annotators.len();
+    let mut columns: Vec<Vec<Option<i64>>> = vec![Vec::with_capacity(ids.len()); k + 1];
     let (mut given, mut contested) = (0usize, 0usize);
     for (id, order) in ids.iter().zip(&orders) {
         let base = id
             .strip_suffix("#ab")
             .or_else(|| id.strip_suffix("#ba"))
             .unwrap_or(id);
-        let Some((votes, most)) = gold.of_item(base) else {
-            continue;
-        };
-        match most {
-            Some(_) => given += 1,
-            None => contested += 1,
-        }
         let sign = if order.as_deref() == Some("swapped") {
             -1
         } else {
             1
         };
-        for (name, v) in gold.annotators.iter().zip(votes) {
-            if let Some(v) = v {
-                row_ids.push(Some(id.clone()));
-                names.push(Some(name.clone()));
-                values.push(Some(sign * v));
+        let (votes, most) = match gold.of_item(base) {
+            Some((votes, most)) => {
+                match most {
+                    Some(_) => given += 1,
+                    None => contested += 1,
+                }
+                (votes.to_vec(), most)
             }
+            None => (vec![None; k], None),
+        };
+        columns[0].push(most.map(|g| sign * g));
+        for (a, v) in votes.iter().enumerate() {
+            columns[a + 1].push(v.map(|v| sign * v));
         }
     }
-    if row_ids.is_empty() {
+    if given + contested == 0 {
         return Err(input_error(format!(
             "--labels '{}': none of the {} rows of {} has a label in the store; the store keys items by content id (the ids `rate` and a run's ratings.csv give an item of a file without an id column), check --id-col",
             path.display(),
             ids.len(),
-            table.describe()
+            settings.input.describe()
         )));
     }
-    let store_table = frame::from_values(
-        &path.display().to_string(),
-        vec![
-            (id_col, Values::Text(row_ids)),
-            // The name long form finds by itself in the gold table alone.
-            ("annotator_index".into(), Values::Text(names)),
-            (gold_col.clone(), Values::Int(values)),
-        ],
-    )?;
-    out.input = AnalyzeInput::Two {
-        gold: Table::Values(store_table),
-        ratings: vec![table.clone()],
-    };
+    let names: Vec<String> = gold
+        .annotators
+        .iter()
+        .map(|a| format!("label:{a}"))
+        .collect();
+    let mut added = vec![(gold_col.clone(), Values::Int(columns.remove(0)))];
+    if k >= 2 {
+        added.extend(
+            names
+                .iter()
+                .cloned()
+                .zip(columns.into_iter().map(Values::Int)),
+        );
+        out.annotators = Some((names, crate::dataset::labels::NoMajority::Drop));
+    }
+    out.input = AnalyzeInput::One(Table::Values(input.with_columns(added)?));
     Ok((
         out,
         format!(
-            "gold: {given} items from the label store '{}' ({} annotator{}{}), 0 from the file",
+            "gold: {given} items from the label store '{}' ({k} annotator{}{}), 0 from the file",
             path.display(),
-            gold.annotators.len(),
-            if gold.annotators.len() == 1 { "" } else { "s" },
+            if k == 1 { "" } else { "s" },
             match contested {
                 0 => String::new(),
                 n => format!(", {n} contested"),

@@ -175,7 +175,17 @@ fn pairs_dataset(settings: &DataSettings, loaded: source::Loaded) -> Result<Data
             .map_or(NoMajority::Drop, |m| m.no_majority),
     };
     if let Some((store, overrides)) = &settings.labels {
-        crate::run::gold::apply(&mut dataset, store, *overrides)?;
+        let file_annotators = !dataset.annotators.is_empty();
+        let (sources, annotators) = crate::run::gold::apply(
+            &mut dataset.examples,
+            (&mut dataset.source, file_annotators),
+            store,
+            *overrides,
+        )?;
+        if let Some(names) = annotators {
+            dataset.annotators = names;
+            dataset.no_majority = sources.contested;
+        }
     }
     Ok(dataset)
 }

@@ -2,9 +2,9 @@
 //! labelled it on `raterlab label`'s page, matched by content id, so a renamed or reshaped
 //! file keeps them.
 
+use crate::dataset::examples::Example;
 use crate::label::store::Store;
 use crate::label::Gold;
-use crate::run::data::Dataset;
 use anyhow::Result;
 use std::path::Path;
 
@@ -20,10 +20,17 @@ pub struct GoldSources {
     pub annotators: usize,
 }
 
-/// Puts the store's gold on the dataset's items: where the file has none, or everywhere with
-/// `overrides`. The store's annotators become the data's (their votes feed the human ceiling
-/// and the judge-against-annotators figures) unless the file's own annotators are kept.
-pub fn apply(dataset: &mut Dataset, path: &Path, overrides: bool) -> Result<GoldSources> {
+/// Puts the store's gold on the items: where the file has none, or everywhere with
+/// `overrides`. From two annotators on, their votes go on the items too (they feed the human
+/// ceiling and the judge-against-annotators figures) unless `file_annotators` are kept; then
+/// the store's annotators are returned, for the data to name. `source` gains what each
+/// source gave.
+pub fn apply(
+    examples: &mut [Example],
+    (source, file_annotators): (&mut String, bool),
+    path: &Path,
+    overrides: bool,
+) -> Result<(GoldSources, Option<Vec<String>>)> {
     let store = Store::open(path, false)?;
     let gold = Gold::of(&store.current()?);
     let mut sources = GoldSources {
@@ -31,8 +38,8 @@ pub fn apply(dataset: &mut Dataset, path: &Path, overrides: bool) -> Result<Gold
         ..GoldSources::default()
     };
     // One annotator is no panel: the votes feed the analytics of several only from two on.
-    let take_votes = gold.annotators.len() >= 2 && (dataset.annotators.is_empty() || overrides);
-    for e in &mut dataset.examples {
+    let take_votes = gold.annotators.len() >= 2 && (!file_annotators || overrides);
+    for e in examples.iter_mut() {
         let from_store = gold.of_item(&e.content_id());
         let file_gold = e.gold.filter(|_| !overrides);
         match (file_gold, from_store) {
@@ -54,13 +61,9 @@ pub fn apply(dataset: &mut Dataset, path: &Path, overrides: bool) -> Result<Gold
             };
         }
     }
-    if take_votes {
-        dataset.annotators = gold.annotators;
-        dataset.no_majority = sources.contested;
-    }
-    dataset.source = format!(
+    *source = format!(
         "{} · gold: {} items from the label store '{}' ({} annotator{}{}), {} from the file",
-        dataset.source,
+        source,
         sources.store,
         path.display(),
         sources.annotators,
@@ -71,5 +74,5 @@ pub fn apply(dataset: &mut Dataset, path: &Path, overrides: bool) -> Result<Gold
         },
         sources.file
     );
-    Ok(sources)
+    Ok((sources, take_votes.then_some(gold.annotators)))
 }

@@ -490,6 +490,15 @@ fn two_people_label_through_a_kill_and_nothing_is_lost_or_doubled() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect();
+    let (code, stats, err) = run(&["labels", "stats", "--store", store.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "raterlab labels: 33 labels of 30 items by 2 annotators",
+        "3 items labelled by two or more",
+        "Pairwise Cohen's kappa between annotators",
+    ] {
+        assert!(stats.contains(line), "{line}: {stats}");
+    }
     let kinds = |k: &str| events.iter().filter(|e| e["kind"] == k).count();
     assert_eq!((kinds("label"), kinds("undo"), kinds("skip")), (34, 1, 1));
 

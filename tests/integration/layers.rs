@@ -471,12 +471,14 @@ fn registered(registry: &str) -> Vec<PathBuf> {
 }
 
 /// Who may use an analytic's report file besides the registry: the other commands and forms
-/// that show the same measures (`analyze`, `data`'s annotator summary, RewardBench 2's run and
-/// its run directory with the cost analysis), each for its own document.
+/// that show the same measures (`analyze`, `data`'s annotator summary, `labels stats`'
+/// annotator panel, RewardBench 2's run and its run directory with the cost analysis), each
+/// for its own document.
 const ANALYTIC_USERS: &[&str] = &[
     "report/calibrate/sections.rs",
     "report/analyze.rs",
     "report/data.rs",
+    "report/label.rs",
     "report/calibrate/rewardbench2/mod.rs",
     "report/calibrate/run_dir/rewardbench2.rs",
 ];
