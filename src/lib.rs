@@ -24,7 +24,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Label(args) => {
             commands::label::label(&run::settings::LabelSettings::from(*args))
         }
-        cli::Command::Labels(args) => commands::label::labels(&args.command.into()),
+        cli::Command::Labels(args) => commands::label::labels(&args.command.try_into()?),
         cli::Command::Analyze(args) => {
             let settings = run::settings::AnalyzeSettings::try_from(*args)?;
             let analysis = commands::analyze::run(&settings)?;

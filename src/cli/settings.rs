@@ -486,11 +486,16 @@ impl From<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
     }
 }
 
-impl From<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
-    fn from(c: crate::cli::LabelsCommand) -> Self {
+impl TryFrom<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
+    type Error = anyhow::Error;
+
+    fn try_from(c: crate::cli::LabelsCommand) -> Result<Self> {
         use crate::cli::{ExportFormat, LabelsCommand};
         use crate::dataset::frame::Format;
-        match c {
+        if let LabelsCommand::Export { out, .. } = &c {
+            writable_folder("--out", out)?;
+        }
+        Ok(match c {
             LabelsCommand::Export {
                 store,
                 format,
@@ -517,6 +522,6 @@ impl From<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
                 alpha,
                 seed,
             },
-        }
+        })
     }
 }

@@ -230,20 +230,33 @@ pub fn emit_stats(s: &LabelStats, store: &Path) -> Result<()> {
         s.shared,
         s.contested), width(), "")
     )?;
-    let biased: Vec<&str> = s
+    // Each annotator the exact test finds biased, with the direction and the interval beside.
+    let biased: Vec<String> = s
         .annotators
         .iter()
         .filter(|a| a.position_bias)
-        .map(|a| a.annotator.as_str())
+        .filter_map(|a| {
+            let (share, ci) = (a.first_share?, a.first_ci?);
+            Some(format!(
+                "{} chose the response shown first {} than half the time ({}, p = {})",
+                a.annotator,
+                if share > 0.5 {
+                    "more often"
+                } else {
+                    "less often"
+                },
+                with_ci(share, ci),
+                p_value(a.first_p?)
+            ))
+        })
         .collect();
     if !biased.is_empty() {
-        writeln!(
-            out,
-            "{}",
-            wrap(&format!("Position bias (exact test at α = {}): {} chose the response shown first more often than one half",
+        let text = format!(
+            "Position bias (exact binomial test at α = {}): {}.",
             s.alpha,
-            biased.join(", ")), width(), "")
-        )?;
+            biased.join("; ")
+        );
+        writeln!(out, "{}", wrap(&text, width(), ""))?;
     }
     let t = annotators_table(s);
     writeln!(out, "\n{}\n{}", t.title, table::render(&t))?;

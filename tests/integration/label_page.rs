@@ -307,6 +307,7 @@ fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
 }
 
 #[test]
+#[allow(clippy::print_stderr)] // the measured times, for the log
 fn two_people_label_through_a_kill_and_nothing_is_lost_or_doubled() {
     let (Some(chromium), Some(chromedriver)) = (
         find(&["chromium", "chromium-browser", "google-chrome"]),
@@ -866,5 +867,55 @@ fn real_conversations_are_served_with_their_turns_and_their_labels_become_gold()
         source.contains("gold: 6 items from the label store")
             && source.ends_with("0 from the file"),
         "{source}"
+    );
+}
+
+/// Another address than loopback warns; SIGTERM stops the server cleanly (exit 0, the store
+/// closed with its labels).
+#[test]
+fn an_open_address_warns_and_sigterm_closes_the_store() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = data(dir.path());
+    let store = dir.path().join("labels.sqlite");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
+        .args([
+            "label",
+            "--port",
+            "0",
+            "--host",
+            "0.0.0.0",
+            "--annotator",
+            "ann",
+        ])
+        .args(["--map", "prompt=question,response1=a,response2=b", "--data"])
+        .arg(&data)
+        .arg("--store")
+        .arg(&store)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut first = String::new();
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    out.read_line(&mut first).expect("first line");
+    assert!(
+        first.starts_with("raterlab label: http://127.0.0.1:"),
+        "{first}"
+    );
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let done = child.wait_with_output().expect("stops");
+    assert!(done.status.success(), "{:?}", done.status);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        err.contains("warning: --host 0.0.0.0: the page") && err.contains("SSH tunnel"),
+        "{err}"
+    );
+    assert!(
+        err.contains("raterlab label: stopped; 0 labels in force"),
+        "{err}"
     );
 }
