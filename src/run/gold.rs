@@ -41,18 +41,20 @@ pub fn apply(
     let take_votes = gold.annotators.len() >= 2 && (!file_annotators || overrides);
     for e in examples.iter_mut() {
         let from_store = gold.of_item(&e.content_id());
-        let file_gold = e.gold.filter(|_| !overrides);
-        match (file_gold, from_store) {
-            (Some(_), _) => sources.file += 1,
-            (None, Some((_, Some(g)))) => {
+        // The store's gold where it has the item and the file has none (or is overridden);
+        // the file's everywhere else.
+        let store_decides = from_store.is_some() && (e.gold.is_none() || overrides);
+        match (store_decides, from_store, e.gold) {
+            (true, Some((_, Some(g))), _) => {
                 e.gold = Some(e.shown(g));
                 sources.store += 1;
             }
-            (None, Some((_, None))) => {
+            (true, _, _) => {
                 e.gold = None;
                 sources.contested += 1;
             }
-            (None, None) => e.gold = None,
+            (false, _, Some(_)) => sources.file += 1,
+            (false, _, None) => {}
         }
         if take_votes {
             e.votes = match from_store {
@@ -75,4 +77,72 @@ pub fn apply(
         sources.file
     );
     Ok((sources, take_votes.then_some(gold.annotators)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::label::store::{NewLabel, Store};
+    use crate::label::ShownFirst;
+
+    #[test]
+    fn each_item_takes_the_store_or_the_file_by_the_rule() {
+        let pairs: Vec<crate::dataset::pairs::Pair> = (0..4)
+            .map(|k| crate::dataset::pairs::Pair {
+                id: format!("p{k}"),
+                subset: "data".into(),
+                prompt: format!("q{k}"),
+                first: "a".into(),
+                second: "b".into(),
+                // p0, p1 have the file's gold; p2, p3 none.
+                gold: (k < 2).then_some(-1),
+                reference: None,
+                randomize: true,
+                votes: vec![],
+                generators: None,
+                history: vec![],
+            })
+            .collect();
+        let examples = crate::dataset::examples::build(pairs, 3, false);
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("l.sqlite");
+        let store = Store::open(&path, true).expect("store");
+        // The store: p1 (1), p2 (1, then contested by bob's 0), p3 (0); p0 not labelled.
+        for (k, who, label) in [(1, "ann", 1), (2, "ann", 1), (2, "bob", 0), (3, "ann", 0)] {
+            store
+                .label(&NewLabel {
+                    item_id: &examples[k].content_id(),
+                    annotator: who,
+                    label,
+                    shown_first: ShownFirst::Response1,
+                    seconds: 1.0,
+                    note: None,
+                })
+                .expect("label");
+        }
+        let gold_of = |overrides: bool| {
+            let mut ex = examples.clone();
+            let mut source = String::from("f");
+            let (sources, names) =
+                apply(&mut ex, (&mut source, false), &path, overrides).expect("apply");
+            // Golds in the data's order.
+            let golds: Vec<Option<i64>> = ex.iter().map(|e| e.gold.map(|g| e.shown(g))).collect();
+            (golds, sources, names, source)
+        };
+        let (golds, s, names, source) = gold_of(false);
+        assert_eq!(golds, [Some(-1), Some(-1), None, Some(0)]);
+        assert_eq!((s.store, s.file, s.contested), (1, 2, 1));
+        assert_eq!(names, Some(vec!["ann".to_string(), "bob".to_string()]));
+        assert!(
+            source.ends_with("(2 annotators, 1 contested), 2 from the file"),
+            "{source}"
+        );
+        let (golds, s, _, _) = gold_of(true);
+        assert_eq!(
+            golds,
+            [Some(-1), Some(1), None, Some(0)],
+            "p0 keeps the file's"
+        );
+        assert_eq!((s.store, s.file, s.contested), (2, 1, 1));
+    }
 }
