@@ -150,9 +150,34 @@ pub struct AnalyzeArgs {
     )]
     pub estimate_label: Option<String>,
 
-    /// --estimate: the intervals' error level: each covers with probability 1 − α.
-    #[arg(long, value_name = "ALPHA", requires = "estimate", default_value_t = crate::evaluation::paired::ALPHA)]
+    /// --estimate: the intervals' error level: each covers with probability 1 − α; --pac: the
+    /// guarantee's (error at most ε with probability at least 1 − α).
+    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
     pub alpha: f64,
+
+    /// PAC labelling (Candès, Ilyas and Zrnic, 2025): the rows with gold are the humans'
+    /// uniform first round; says which of the rest must go to a human (uncertainty at or above
+    /// the threshold) so that every label has error at most ε with probability 1 − α.
+    #[arg(long, requires = "uncertainty_col")]
+    pub pac: bool,
+
+    /// --pac: the judge's uncertainty per row (e.g. 1 − its stated confidence).
+    #[arg(long, value_name = "COL", requires = "pac")]
+    pub uncertainty_col: Option<String>,
+
+    /// --pac: the error the labelled set may have at most.
+    #[arg(long, value_name = "E", default_value_t = 0.05)]
+    pub epsilon: f64,
+
+    /// --pac: the authors' asymptotic bound (clt) or their betting bound (betting, valid at
+    /// any sample size).
+    #[arg(long, value_name = "clt|betting", default_value = "betting",
+          value_parser = clap::value_parser!(crate::metrics::pac::Bound))]
+    pub pac_bound: crate::metrics::pac::Bound,
+
+    /// --pac: write the ids to label (column `id`) to this CSV file.
+    #[arg(long, value_name = "FILE.csv", requires = "pac")]
+    pub pac_out: Option<PathBuf>,
 
     /// The system level: the columns naming the models that wrote response 1 and response 2
     /// (e.g. a run's ratings.csv generator1,generator2): each model's win rate (or

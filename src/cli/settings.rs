@@ -339,7 +339,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             }
             _ => {}
         }
-        if args.estimate && !(args.alpha > 0.0 && args.alpha < 1.0) {
+        if (args.estimate || args.pac) && !(args.alpha > 0.0 && args.alpha < 1.0) {
             return Err(input_error(format!(
                 "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
                 args.alpha
@@ -349,9 +349,32 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,
         );
+        if args.pac && !(args.epsilon > 0.0 && args.epsilon < 1.0) {
+            return Err(input_error(format!(
+                "--epsilon {}: the error the labels may have, a number between 0 and 1, e.g. 0.05",
+                args.epsilon
+            )));
+        }
+        if let Some(path) = &args.pac_out {
+            writable_folder("--pac-out", path)?;
+        }
+        let pac = match (args.pac, &args.uncertainty_col) {
+            (true, Some(col)) => Some((
+                col.clone(),
+                crate::evaluation::pac::PacSettings {
+                    epsilon: args.epsilon,
+                    alpha: args.alpha,
+                    bound: args.pac_bound,
+                    seed: args.seed,
+                },
+                args.pac_out.clone(),
+            )),
+            _ => None,
+        };
         Ok(AnalyzeSettings {
             input,
             store,
+            pac,
             reading,
             columns: ColumnNames {
                 id: args.id_col,

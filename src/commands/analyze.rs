@@ -34,6 +34,15 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
             return analysis(settings, loaded, Some(e));
         }
     }
+    let pac = match (&settings.pac, tables.one()) {
+        (Some(asked), Some(frame)) => Some(super::pac::of_frame(settings, frame, asked)?),
+        (Some(_), None) => {
+            return Err(input_error(
+                "--pac reads the judge, its uncertainty and the first round's gold from one --input file",
+            ))
+        }
+        _ => None,
+    };
     let loaded = ratings::load(settings, &tables)?;
     let estimate = match estimate {
         Some(asked) => Some(super::estimate::of_pairs(
@@ -44,7 +53,9 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         )?),
         None => None,
     };
-    analysis(settings, loaded, estimate)
+    let mut analysis = analysis(settings, loaded, estimate)?;
+    analysis.pac = pac;
+    Ok(analysis)
 }
 
 /// The record through `calibrate`'s evaluation: the agreement overall and per group, and every
@@ -65,6 +76,7 @@ fn analysis(settings: &AnalyzeSettings, loaded: Loaded, e: Option<Estimate>) -> 
         long: loaded.long,
         sequential: compared_as_they_come(settings, &loaded.pairs),
         estimate: e,
+        pac: None,
         record: loaded.record,
         evaluation,
     })

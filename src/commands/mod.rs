@@ -8,6 +8,7 @@ pub mod data;
 pub mod estimate;
 pub mod label;
 pub mod out;
+pub mod pac;
 pub mod plan;
 pub mod rate;
 pub mod report;

@@ -214,32 +214,6 @@ pub fn from_values(name: &str, columns: Vec<(String, Values)>) -> Result<Frame> 
     })
 }
 
-impl Frame {
-    /// This table with `columns` added beside its own (one of the same name replaced), as
-    /// `from_values` makes them.
-    pub fn with_columns(&self, columns: Vec<(String, Values)>) -> Result<Frame> {
-        let added = from_values(&self.path.display().to_string(), columns)?;
-        let mut df = self.df.clone();
-        for column in added.df.columns() {
-            if column.len() != df.height() {
-                return Err(input_error(format!(
-                    "{}: '{}' has {} values for {} rows",
-                    self.path.display(),
-                    column.name(),
-                    column.len(),
-                    df.height()
-                )));
-            }
-            df.with_column(column.clone())
-                .map_err(|e| input_error(format!("{}: {e}", self.path.display())))?;
-        }
-        Ok(Frame {
-            path: self.path.clone(),
-            df,
-        })
-    }
-}
-
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s).trim()
 }
@@ -380,6 +354,17 @@ impl Frame {
         reading: &LabelReading,
     ) -> Result<Vec<Option<i64>>> {
         self.labels_read(name, flag, reading, false)
+    }
+
+    /// `mapped_labels`, a missing label (null or empty) `None` rather than an error: a row
+    /// without gold.
+    pub fn mapped_labels_or_missing(
+        &self,
+        name: &str,
+        flag: &str,
+        reading: &LabelReading,
+    ) -> Result<Vec<Option<i64>>> {
+        self.labels_read(name, flag, reading, true)
     }
 
     /// An annotator's votes: a missing value is a missing vote (None), an unreadable one an

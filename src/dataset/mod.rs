@@ -15,6 +15,7 @@
 //! - `sections`: reward-bench's section table and leaderboard weighting.
 
 pub mod alpacaeval;
+pub mod columns;
 pub mod conversation;
 pub mod conversation_file;
 pub mod examples;

@@ -18,6 +18,7 @@ pub mod groups;
 pub mod jury;
 mod kept;
 pub mod labelling;
+pub mod pac;
 pub mod paired;
 pub mod plan;
 mod pointwise;

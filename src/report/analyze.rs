@@ -43,6 +43,9 @@ struct AnalyzeJson<'a> {
     sequential: Option<crate::report::sequential::SequentialJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<&'a crate::evaluation::estimate::Estimate>,
+    /// `--pac`: PAC labelling's threshold and the rows to label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pac: Option<&'a crate::evaluation::pac::Pac>,
     /// Each rating column as `calibrate --json` shows a configuration: its scopes and every
     /// analytic whose inputs the options gave (bias, probabilities, the system level, ...).
     configs: Vec<Value>,
@@ -74,6 +77,7 @@ pub fn to_json(a: &Analysis) -> Value {
         reading: &a.reading,
         sequential: a.sequential.as_ref().map(crate::report::sequential::json),
         estimate: a.estimate.as_ref(),
+        pac: a.pac.as_ref(),
         labels: a.record.labels.as_slice(),
         bootstrap: Bootstrap {
             resamples: a.bootstrap,
@@ -108,6 +112,10 @@ fn answer(a: &Analysis) -> Vec<String> {
         .iter()
         .flat_map(|(s, names)| crate::report::sequential::answer(s, names))
         .collect();
+    if let Some(p) = &a.pac {
+        out.extend(pac_answer(p));
+        out.push(String::new());
+    }
     if let Some(e) = &a.estimate {
         out.extend(crate::report::estimate::answer(e));
         out.push(String::new());
@@ -120,6 +128,47 @@ fn answer(a: &Analysis) -> Vec<String> {
         out.pop();
     }
     out
+}
+
+/// PAC labelling's answer: how many rows a human must still label, from which uncertainty,
+/// and what the guarantee is.
+fn pac_answer(p: &crate::evaluation::pac::Pac) -> Vec<String> {
+    let bound = match p.bound {
+        crate::metrics::pac::Bound::Clt => "the CLT bound",
+        crate::metrics::pac::Bound::Betting => "the betting bound",
+    };
+    let mut out = vec![match p.threshold {
+        Some(t) => format!(
+            "PAC labelling ({bound}, ε = {}, α = {}): label the {} rows with uncertainty ≥ {} that have no gold yet; the judge keeps the rest, {:.1}% of the items. Then every label has error at most ε with probability at least 1 − α.",
+            p.epsilon,
+            p.alpha,
+            p.n_to_label,
+            crate::report::media::format::fixed(t),
+            100.0 * p.saved
+        ),
+        None => format!(
+            "PAC labelling ({bound}, ε = {}, α = {}): no uncertainty threshold holds the bound on these {} first-round labels; every item goes to a human ({} still to label).",
+            p.epsilon, p.alpha, p.n_labelled, p.n_to_label
+        ),
+    }];
+    if let Some(e) = p.error {
+        out.push(format!(
+            "Retrospective check (every item has gold): the final labels' error is {:.4}.",
+            e
+        ));
+    }
+    out
+}
+
+/// Writes PAC labelling's rows to label, one `id` a line under its header (a queue for
+/// `label`).
+pub fn write_pac_queue(p: &crate::evaluation::pac::Pac, path: &std::path::Path) -> Result<()> {
+    let ids = polars::prelude::Column::new("id".into(), p.to_label.clone());
+    crate::dataset::frame::write_as(
+        polars::prelude::DataFrame::new_infer_height(vec![ids])?,
+        path,
+        crate::dataset::frame::Format::Csv,
+    )
 }
 
 /// The tables, in the order the terminal and the page show them: the estimate's; the

@@ -19,6 +19,8 @@ pub struct Analysis {
     pub sequential: Option<(crate::evaluation::sequential::Sequential, [String; 2])>,
     /// `--estimate`: the corrected estimates (and with --generators, the models ranked).
     pub estimate: Option<crate::evaluation::estimate::Estimate>,
+    /// `--pac`: the rows to send to a human.
+    pub pac: Option<crate::evaluation::pac::Pac>,
     /// The rows as `calibrate`'s record (a configuration per rating column) and its
     /// evaluation, which every figure comes from (the top-level ones: the first column's).
     pub record: RunRecord,

@@ -491,6 +491,8 @@ pub struct AnalyzeSettings {
     pub input: AnalyzeInput,
     /// `--labels STORE [--labels-override]`: the gold from a label store.
     pub store: Option<(PathBuf, bool)>,
+    /// `--pac --uncertainty-col U [--pac-out FILE]`: PAC labelling's column, settings and file.
+    pub pac: Option<(String, crate::evaluation::pac::PacSettings, Option<PathBuf>)>,
     pub columns: crate::dataset::labels::ColumnNames,
     pub labels: Option<crate::metrics::Labels>,
     /// How gold and rating values are read.

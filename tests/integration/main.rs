@@ -32,6 +32,7 @@ mod logprobs;
 mod metrics_fixtures;
 mod mock_http;
 mod one_pipeline;
+mod pac;
 mod plan;
 mod pointwise;
 mod ppi;

@@ -1,0 +1,65 @@
+//! `analyze --pac`: the one file's rows (ids, the judge's labels, its uncertainty, the first
+//! round's gold) handed to `evaluation::pac`, and the ids to label written when asked.
+
+use crate::dataset::frame::Frame;
+use crate::error::input_error;
+use crate::evaluation::pac::{pac, Pac, PacSettings};
+use crate::run::settings::AnalyzeSettings;
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// PAC labelling of the file's rows.
+pub fn of_frame(
+    settings: &AnalyzeSettings,
+    frame: &Frame,
+    (uncertainty_col, s, out): &(String, PacSettings, Option<PathBuf>),
+) -> Result<Pac> {
+    let columns = &settings.columns;
+    let ids = match columns.id.as_deref() {
+        Some(col) => frame.text(col, "--id-col", "item id")?,
+        None if frame.column_names().iter().any(|c| c == "id") => {
+            frame.text("id", "--id-col", "item id")?
+        }
+        None => (1..=frame.height()).map(|r| r.to_string()).collect(),
+    };
+    let judge = frame.mapped_labels(&columns.rating, "--rating-col", &settings.reading.1)?;
+    let judge: Vec<i64> = judge
+        .into_iter()
+        .enumerate()
+        .map(|(row, v)| {
+            v.ok_or_else(|| {
+                input_error(format!(
+                    "{}: --pac needs the judge's label on every row",
+                    frame.at(&columns.rating, row)
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let gold = frame.mapped_labels_or_missing(&columns.gold, "--gold-col", &settings.reading.0)?;
+    let uncertainty = frame
+        .numbers(uncertainty_col, "--uncertainty-col")?
+        .into_iter()
+        .enumerate()
+        .map(|(row, u)| {
+            u.ok_or_else(|| {
+                input_error(format!(
+                    "{}: --pac needs the judge's uncertainty on every row",
+                    frame.at(uncertainty_col, row)
+                ))
+            })
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    let first: Vec<bool> = gold.iter().map(Option::is_some).collect();
+    if !first.iter().any(|&f| f) {
+        return Err(input_error(format!(
+            "--pac: no row of '{}' has gold in column '{}'; label a uniform first round (e.g. 500 rows drawn at random) and give it there",
+            frame.path.display(),
+            columns.gold
+        )));
+    }
+    let result = pac(&ids, &judge, (&gold, &first), &uncertainty, s);
+    if let Some(path) = out {
+        crate::report::analyze::write_pac_queue(&result, path)?;
+    }
+    Ok(result)
+}

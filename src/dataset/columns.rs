@@ -1,0 +1,57 @@
+//! A table's columns beyond reading labels: real numbers, and columns added beside a file's
+//! own (the values a command computes for a file, e.g. a label store's gold).
+
+use super::frame::{from_values, Frame, Values};
+use crate::error::input_error;
+use anyhow::Result;
+use polars::prelude::*;
+
+impl Frame {
+    /// A column of real numbers (numbers, or numbers as text); a missing value stays missing,
+    /// anything else that is not a finite number is an error naming the row.
+    pub fn numbers(&self, name: &str, flag: &str) -> Result<Vec<Option<f64>>> {
+        let column = self.column(name, flag)?;
+        let text = column
+            .as_materialized_series()
+            .cast(&DataType::String)
+            .map_err(anyhow::Error::from)?;
+        let text = text.str().map_err(anyhow::Error::from)?;
+        text.iter()
+            .enumerate()
+            .map(|(row, v)| match v.map(str::trim) {
+                None | Some("") => Ok(None),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() => Ok(Some(x)),
+                    _ => Err(input_error(format!(
+                        "{}: '{v}' is not a number; {flag} takes finite numbers, empty where there is none",
+                        self.at(name, row)
+                    ))),
+                },
+            })
+            .collect()
+    }
+
+    /// This table with `columns` added beside its own (one of the same name replaced), as
+    /// `from_values` makes them.
+    pub fn with_columns(&self, columns: Vec<(String, Values)>) -> Result<Frame> {
+        let added = from_values(&self.path.display().to_string(), columns)?;
+        let mut df = self.df.clone();
+        for column in added.df.columns() {
+            if column.len() != df.height() {
+                return Err(input_error(format!(
+                    "{}: '{}' has {} values for {} rows",
+                    self.path.display(),
+                    column.name(),
+                    column.len(),
+                    df.height()
+                )));
+            }
+            df.with_column(column.clone())
+                .map_err(|e| input_error(format!("{}: {e}", self.path.display())))?;
+        }
+        Ok(Frame {
+            path: self.path.clone(),
+            df,
+        })
+    }
+}
