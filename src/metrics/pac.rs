@@ -181,8 +181,10 @@ mod tests {
     fn the_grid_is_numpys_linspace() {
         assert_eq!(grid(0), 1e-5);
         assert_eq!(grid(GRID - 1), 1.0 - 1e-5);
-        // np.linspace(1e-5, 1-1e-5, 100000)[50000] == 0.5000049999500005
-        assert!((grid(50_000) - 0.500_004_999_950_000_5).abs() < 1e-15);
+        // np.linspace(1e-5, 1 - 1e-5, 100000) at 1, 12345 and 50000, to the bit.
+        assert_eq!(grid(1), 1.999_989_999_899_999e-5);
+        assert_eq!(grid(12_345), 0.123_458_765_487_654_87);
+        assert_eq!(grid(50_000), 0.500_004_999_949_999_5);
     }
 
     #[test]
