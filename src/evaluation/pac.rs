@@ -132,7 +132,10 @@ mod tests {
         let t = p.threshold.expect("a threshold holds");
         // The judge keeps what is below: its wrong items there are at most ε of all.
         let kept_wrong = (360..n).filter(|&i| uncertainty[i] < t).count();
-        assert!(kept_wrong as f64 / n as f64 <= 0.05, "{kept_wrong} wrong kept below {t}");
+        assert!(
+            kept_wrong as f64 / n as f64 <= 0.05,
+            "{kept_wrong} wrong kept below {t}"
+        );
         assert!(t > 0.5, "the certain, right half stays with the judge: {t}");
         assert!(p
             .to_label
