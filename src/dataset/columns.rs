@@ -4,31 +4,14 @@
 use super::frame::{from_values, Frame, Values};
 use crate::error::input_error;
 use anyhow::Result;
-use polars::prelude::*;
 
 impl Frame {
     /// A column of real numbers (numbers, or numbers as text); a missing value stays missing,
     /// anything else that is not a finite number is an error naming the row.
     pub fn numbers(&self, name: &str, flag: &str) -> Result<Vec<Option<f64>>> {
-        let column = self.column(name, flag)?;
-        let text = column
-            .as_materialized_series()
-            .cast(&DataType::String)
-            .map_err(anyhow::Error::from)?;
-        let text = text.str().map_err(anyhow::Error::from)?;
-        text.iter()
-            .enumerate()
-            .map(|(row, v)| match v.map(str::trim) {
-                None | Some("") => Ok(None),
-                Some(v) => match v.parse::<f64>() {
-                    Ok(x) if x.is_finite() => Ok(Some(x)),
-                    _ => Err(input_error(format!(
-                        "{}: '{v}' is not a number; {flag} takes finite numbers, empty where there is none",
-                        self.at(name, row)
-                    ))),
-                },
-            })
-            .collect()
+        self.numbers_where(name, flag, f64::is_finite, |v| {
+            format!("'{v}' is not a number; {flag} takes finite numbers, empty where there is none")
+        })
     }
 
     /// This table with `columns` added beside its own (one of the same name replaced), as

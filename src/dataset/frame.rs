@@ -451,9 +451,23 @@ impl Frame {
     /// A column of probabilities in [0, 1] (numbers, or numbers as text); a missing value stays
     /// missing, anything else outside [0, 1] is an error naming the row.
     pub fn probabilities(&self, name: &str, flag: &str) -> Result<Vec<Option<f64>>> {
+        self.numbers_where(name, flag, |p| (0.0..=1.0).contains(&p), |v| {
+            format!("'{v}' is not a probability; {flag} takes numbers from 0 to 1 (P(label +1), e.g. P(response 2 better)), empty where there is none")
+        })
+    }
+
+    /// A column of numbers (or numbers as text) that `accept` takes; a missing value stays
+    /// missing, anything else is an error naming the row, `reason` saying why.
+    pub(super) fn numbers_where(
+        &self,
+        name: &str,
+        flag: &str,
+        accept: impl Fn(f64) -> bool,
+        reason: impl Fn(&str) -> String,
+    ) -> Result<Vec<Option<f64>>> {
         let column = self.column(name, flag)?;
-        let series = column.as_materialized_series();
-        let text = series
+        let text = column
+            .as_materialized_series()
             .cast(&DataType::String)
             .map_err(anyhow::Error::from)?;
         let text = text.str().map_err(anyhow::Error::from)?;
@@ -462,10 +476,11 @@ impl Frame {
             .map(|(row, v)| match v.map(str::trim) {
                 None | Some("") => Ok(None),
                 Some(v) => match v.parse::<f64>() {
-                    Ok(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
+                    Ok(x) if accept(x) => Ok(Some(x)),
                     _ => Err(input_error(format!(
-                        "{}: '{v}' is not a probability; {flag} takes numbers from 0 to 1 (P(label +1), e.g. P(response 2 better)), empty where there is none",
-                        self.at(name, row)
+                        "{}: {}",
+                        self.at(name, row),
+                        reason(v)
                     ))),
                 },
             })
