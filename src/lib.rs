@@ -22,7 +22,7 @@ pub mod verdicts;
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Label(args) => {
-            commands::label::label(&run::settings::LabelSettings::from(*args))
+            commands::label::label(&run::settings::LabelSettings::try_from(*args)?)
         }
         cli::Command::Labels(args) => commands::label::labels(&args.command.try_into()?),
         cli::Command::Analyze(args) => {
@@ -45,7 +45,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             }
         },
         cli::Command::Plan(args) => {
-            let args = run::settings::SizeSettings::from(args);
+            let args = run::settings::SizeSettings::try_from(args)?;
             report::plan::emit(&commands::plan::run(&args)?, args.json)
         }
         cli::Command::Batch(args) => match args.command {

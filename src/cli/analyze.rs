@@ -155,6 +155,12 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
     pub alpha: f64,
 
+    /// --estimate: each row's chance of being labelled (active labelling's π, e.g. plan
+    /// --active --out's label_prob), gold only on the drawn rows: adds the active estimate
+    /// mean(p + (y − p)·ξ/π) (Zrnic and Candès, 2024). One-file form.
+    #[arg(long, value_name = "COL", requires = "estimate")]
+    pub label_prob: Option<String>,
+
     /// PAC labelling (Candès, Ilyas and Zrnic, 2025): the rows with gold are the humans'
     /// uniform first round; says which of the rest must go to a human (uncertainty at or above
     /// the threshold) so that every label has error at most ε with probability 1 − α.

@@ -17,6 +17,10 @@ Examples:
   # human labels for --estimate, from a pilot: 300 split by class, and for a 0.05-wide interval
   raterlab plan --labels 300 --width 0.05 --pilot pilot.csv
 
+  # active labelling: which of the judged items to label, 10% of them on average
+  raterlab plan --active --input judged.csv --probability p --budget 0.1 --pilot pilot.csv \
+      --out queue.csv
+
 Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real";
 
 /// How many items an evaluation needs before a difference between two judges is real; with
@@ -30,7 +34,7 @@ Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real"
 #[command(after_help = PLAN_EXAMPLES)]
 pub struct PlanSizeArgs {
     /// The difference to detect (accuracy points as a fraction, e.g. 0.03; or kappa).
-    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["labels", "width"])]
+    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["labels", "width", "active"])]
     pub diff: Option<f64>,
 
     /// Human labels for --estimate: split M calibration labels between items without and with
@@ -48,6 +52,43 @@ pub struct PlanSizeArgs {
     /// unlabelled) and `rating` columns (e.g. a one-configuration run's ratings.csv).
     #[arg(long, value_name = "FILE")]
     pub pilot: Option<PathBuf>,
+
+    /// Active labelling (Zrnic and Candès, 2024): each item of --input gets the chance
+    /// π = clip((1 − τ)·η·u + τ·B, 0, 1) of going to a human, u = min(p, 1 − p), τ tuned on
+    /// --pilot; then a seeded Bernoulli(π) draw of the items to label.
+    #[arg(long, requires_all = ["input", "probability", "budget", "pilot"], conflicts_with_all = ["diff", "labels", "width"])]
+    pub active: bool,
+
+    /// With --active: the judged items (an `id` column, or --id-col; and --probability).
+    #[arg(long, value_name = "FILE", requires = "active")]
+    pub input: Option<PathBuf>,
+
+    /// With --active: the column of the judge's probability of label 1, in --input and
+    /// --pilot.
+    #[arg(long, value_name = "COL", requires = "active")]
+    pub probability: Option<String>,
+
+    /// With --active: the labels to pay for, as a share of the items (0.1) or a number (200);
+    /// the draw asks for this many on average.
+    #[arg(long, value_name = "B", requires = "active")]
+    pub budget: Option<f64>,
+
+    /// With --active: the pilot's gold column (read with --gold-map).
+    #[arg(long, value_name = "COL", default_value = "gold")]
+    pub gold_col: String,
+
+    /// With --active: read these gold values as these labels, e.g. agrees=1,disagrees=0.
+    #[arg(long, value_name = "VALUE=LABEL,...", value_delimiter = ',', allow_hyphen_values = true)]
+    pub gold_map: Vec<String>,
+
+    /// With --active: the id column of --input [default: id, else the row number].
+    #[arg(long, value_name = "COL")]
+    pub id_col: Option<String>,
+
+    /// With --active: write the plan as a table (id, p, label_prob, drawn) that
+    /// `label --order active --queue` reads.
+    #[arg(long, value_name = "FILE", requires = "active")]
+    pub out: Option<PathBuf>,
 
     /// With --width: the unlabelled items the judge will rate [default: the pilot's].
     #[arg(long, value_name = "N", requires = "width")]

@@ -228,9 +228,35 @@ impl From<RateArgs> for RateSettings {
     }
 }
 
-impl From<PlanSizeArgs> for SizeSettings {
-    fn from(a: PlanSizeArgs) -> Self {
-        Self {
+impl TryFrom<PlanSizeArgs> for SizeSettings {
+    type Error = anyhow::Error;
+
+    fn try_from(a: PlanSizeArgs) -> Result<Self> {
+        let active = if a.active {
+            if let Some(out) = &a.out {
+                writable_folder("--out", out)?;
+            }
+            let budget = a.budget.unwrap_or_default();
+            if !(budget.is_finite() && budget > 0.0) {
+                return Err(input_error(format!(
+                    "--budget {budget}: the labels to pay for, a share of the items (e.g. 0.1) or a number of labels (e.g. 200)"
+                )));
+            }
+            Some(crate::run::labelling::ActiveRequest {
+                input: a.input.clone().unwrap_or_default(),
+                probability: a.probability.clone().unwrap_or_default(),
+                budget,
+                pilot: a.pilot.clone().unwrap_or_default(),
+                gold_col: a.gold_col.clone(),
+                gold: parse_reading("--gold-map", &a.gold_map, Unreadable::Error)?,
+                id_col: a.id_col.clone(),
+                out: a.out.clone(),
+            })
+        } else {
+            None
+        };
+        Ok(Self {
+            active,
             diff: a.diff,
             labels: a.labels,
             width: a.width,
@@ -247,7 +273,7 @@ impl From<PlanSizeArgs> for SizeSettings {
             runs: a.runs,
             seed: a.seed,
             json: a.json,
-        }
+        })
     }
 }
 
@@ -390,6 +416,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             seed: args.seed,
             annotators,
             estimate: args.estimate.then(|| (args.estimate_label.clone(), args.alpha)),
+            label_prob: args.label_prob.clone(),
             systems: match args.generators.as_deref() {
                 None => None,
                 Some(g) => Some(SystemsSettings {
@@ -433,7 +460,7 @@ fn parse_texts(value: &str) -> Result<(String, String)> {
 }
 
 /// `--gold-map`/`--rating-map VALUE=LABEL,...` and `--unreadable`.
-fn parse_reading(
+pub(super) fn parse_reading(
     flag: &str,
     map: &[String],
     unreadable: Unreadable,
@@ -471,7 +498,7 @@ fn parse_labels(values: &[String]) -> Result<crate::metrics::Labels> {
 
 /// An output file's folder must exist and the path must not be a folder, checked before any
 /// work is done.
-fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
+pub(super) fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
     if path.is_dir() {
         return Err(input_error(format!(
             "{flag} '{}' is a folder; name a file in it, e.g. '{}'",
@@ -496,55 +523,3 @@ fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> {
     }
 }
 
-impl From<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
-    fn from(a: crate::cli::LabelArgs) -> Self {
-        Self {
-            data: a.data.into(),
-            store: a.store,
-            annotator: a.annotator,
-            addr: std::net::SocketAddr::new(a.host, a.port),
-            guidelines: a.guidelines,
-            overlap: a.overlap,
-        }
-    }
-}
-
-impl TryFrom<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
-    type Error = anyhow::Error;
-
-    fn try_from(c: crate::cli::LabelsCommand) -> Result<Self> {
-        use crate::cli::{ExportFormat, LabelsCommand};
-        use crate::dataset::frame::Format;
-        if let LabelsCommand::Export { out, .. } = &c {
-            writable_folder("--out", out)?;
-        }
-        Ok(match c {
-            LabelsCommand::Export {
-                store,
-                format,
-                out,
-                history,
-            } => Self::Export {
-                store,
-                format: match format {
-                    ExportFormat::Jsonl => Format::JsonLines,
-                    ExportFormat::Csv => Format::Csv,
-                    ExportFormat::Parquet => Format::Parquet,
-                },
-                out,
-                history,
-            },
-            LabelsCommand::Stats {
-                store,
-                bootstrap,
-                alpha,
-                seed,
-            } => Self::Stats {
-                store,
-                bootstrap,
-                alpha,
-                seed,
-            },
-        })
-    }
-}

@@ -56,12 +56,27 @@ pub fn of_pairs(
     (label, alpha): (Option<&str>, f64),
 ) -> Result<crate::evaluation::estimate::Estimate> {
     let (label, name) = resolve(settings, label)?;
+    let pi = label_probs(settings, frame)?;
+    let pi_of = |row: usize| pi.as_ref().map(|pi| pi[row]);
     let items: Vec<Item> = pairs
         .gold
         .iter()
         .zip(&pairs.rating)
-        .map(|(&g, &r)| Item::label(Some(g), r))
-        .chain(pairs.unlabelled.iter().map(|&r| Item::label(None, r)))
+        .zip(&pairs.rows)
+        .map(|((&g, &r), &row)| Item {
+            label_prob: pi_of(row),
+            ..Item::label(Some(g), r)
+        })
+        .chain(
+            pairs
+                .unlabelled
+                .iter()
+                .zip(&pairs.unlabelled_rows)
+                .map(|(&r, &row)| Item {
+                    label_prob: pi_of(row),
+                    ..Item::label(None, r)
+                }),
+        )
         .collect();
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
@@ -129,18 +144,46 @@ pub fn of_values(
         &settings.reading.0,
         settings.labels.as_ref(),
     )?;
+    let pi = label_probs(settings, Some(frame))?;
     let items: Vec<Item> = gold
         .iter()
         .zip(&values)
-        .filter_map(|(&g, v)| {
+        .enumerate()
+        .filter_map(|(row, (&g, v))| {
             v.map(|value| Item {
                 gold: g,
                 judge: 0,
                 value: Some(value),
+                label_prob: pi.as_ref().map(|pi| pi[row]),
             })
         })
         .collect();
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
     Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
+}
+
+/// `--label-prob COL`: every row's π, each in (0, 1] (one-file form).
+fn label_probs(settings: &Settings, frame: Option<&Frame>) -> Result<Option<Vec<f64>>> {
+    let Some(col) = &settings.label_prob else {
+        return Ok(None);
+    };
+    let Some(frame) = frame else {
+        return Err(input_error(
+            "--label-prob reads each row's chance of being labelled beside its rating and gold: give one --input file",
+        ));
+    };
+    frame
+        .probabilities(col, "--label-prob")?
+        .into_iter()
+        .enumerate()
+        .map(|(row, p)| match p {
+            Some(p) if p > 0.0 => Ok(p),
+            _ => Err(input_error(format!(
+                "{}: --label-prob needs every row's chance of being labelled, above 0 (plan --active --out's label_prob)",
+                frame.at(col, row)
+            ))),
+        })
+        .collect::<Result<Vec<f64>>>()
+        .map(Some)
 }

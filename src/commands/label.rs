@@ -81,19 +81,36 @@ pub fn label(s: &LabelSettings) -> Result<()> {
         )));
     }
     let store = Store::open(&s.store, true)?;
+    let queue = Queue::new(
+        items.iter().map(|i| i.id.clone()).collect(),
+        settings.seed,
+        s.overlap,
+    );
+    let plain = s.asks == crate::run::labelling::Asks {
+        estimate_label: s.asks.estimate_label,
+        alpha: s.asks.alpha,
+        first_round: s.asks.first_round,
+        ..Default::default()
+    };
+    let (asks, order): (Box<dyn crate::label::queue::Asks>, String) = if plain {
+        (Box::new(crate::label::queue::Everything), "random".into())
+    } else {
+        let keys: Vec<(String, String)> = items
+            .iter()
+            .map(|i| (i.pair_id.clone(), i.id.clone()))
+            .collect();
+        let rule = super::asks::Rule::new(&s.asks, &keys, &queue.ids, &store)?;
+        let order = rule.record(settings.seed, &s.asks);
+        (Box::new(rule), order)
+    };
     store.begin(&Session {
         annotator: s.annotator.clone(),
         data: dataset.source.clone(),
         seed: settings.seed,
         overlap: s.overlap,
         items: items.len(),
-        order: "random".into(),
+        order,
     })?;
-    let queue = Queue::new(
-        items.iter().map(|i| i.id.clone()).collect(),
-        settings.seed,
-        s.overlap,
-    );
     if !s.addr.ip().is_loopback() {
         crate::report::media::format::warn(&format!(
             "--host {}: the page (unpublished data, and writes) is reachable from other machines to anyone with the token; prefer 127.0.0.1 and an SSH tunnel",
@@ -114,6 +131,7 @@ pub fn label(s: &LabelSettings) -> Result<()> {
         annotator: s.annotator.clone(),
         guidelines,
         page,
+        asks,
     };
     let store_path = s.store.clone();
     let stopped = server::serve(config, store, items, queue, |addr| {

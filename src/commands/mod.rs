@@ -1,6 +1,8 @@
 //! One module per subcommand: validate settings, then run the stages in order.
 
+pub mod active;
 pub mod analyze;
+pub mod asks;
 pub mod batch;
 pub mod cache;
 pub mod calibrate;

@@ -15,13 +15,7 @@ pub fn of_frame(
     (uncertainty_col, s, out): &(String, PacSettings, Option<PathBuf>),
 ) -> Result<Pac> {
     let columns = &settings.columns;
-    let ids = match columns.id.as_deref() {
-        Some(col) => frame.text(col, "--id-col", "item id")?,
-        None if frame.column_names().iter().any(|c| c == "id") => {
-            frame.text("id", "--id-col", "item id")?
-        }
-        None => (1..=frame.height()).map(|r| r.to_string()).collect(),
-    };
+    let ids = super::active::ids(frame, columns.id.as_deref(), "--id-col")?;
     let judge = frame.mapped_labels(&columns.rating, "--rating-col", &settings.reading.1)?;
     let judge: Vec<i64> = judge
         .into_iter()

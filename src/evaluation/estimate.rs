@@ -78,6 +78,19 @@ pub struct Means {
     pub ppi: Option<Interval>,
     pub ppi_plus: Option<Tuned>,
     pub rogan_gladen: Option<RoganGladen>,
+    /// `--label-prob`: active labelling's estimate, mean(p + (y − p)·ξ/π).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<Active>,
+}
+
+/// The active estimate (Zrnic and Candès, 2024), and whether it leads: it does unless every
+/// item had the same π (a uniform draw, where PPI++ is at least as narrow).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Active {
+    #[serde(flatten)]
+    pub interval: Interval,
+    pub constant_pi: bool,
+    pub leads: bool,
 }
 
 /// One model's win rate from one source, with its rank-set at 1 − α: `se` and `rank_set` as
@@ -139,6 +152,8 @@ pub struct Item {
     pub gold: Option<i64>,
     pub judge: i64,
     pub value: Option<f64>,
+    /// The chance the item had of being labelled (active labelling's π), when it was drawn so.
+    pub label_prob: Option<f64>,
 }
 
 impl Item {
@@ -148,6 +163,7 @@ impl Item {
             gold,
             judge,
             value: None,
+            label_prob: None,
         }
     }
 
@@ -230,7 +246,7 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
         (Some(rg), Some((p, _))) => rg.interval.ci[1] < p.ci.0 || p.ci.1 < rg.interval.ci[0],
         _ => false,
     };
-    Estimate {
+    let mut e = Estimate {
         label: l,
         label_name: None,
         n_labelled: n,
@@ -245,13 +261,55 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
                 lambda,
             }),
             rogan_gladen,
+            active: None,
         },
         worth,
         notes,
         numeric,
         disagree,
         systems: None,
+    };
+    active(items, l, alpha, &mut e);
+    e
+}
+
+/// With every item's π (`--label-prob`): the active estimate. Where π varies, the labelled
+/// items are no uniform sample, so the methods that take them as one (humans alone, PPI,
+/// PPI++, Rogan–Gladen) are withdrawn with a note; where it is constant they stay, PPI++
+/// leading.
+fn active(items: &[Item], l: i64, alpha: f64, e: &mut Estimate) {
+    let Some(pi) = items.iter().map(|i| i.label_prob).collect::<Option<Vec<f64>>>() else {
+        return;
+    };
+    if items.is_empty() {
+        return;
     }
+    let p: Vec<f64> = items.iter().map(|i| i.outcome(l)).collect();
+    let y: Vec<Option<f64>> = items
+        .iter()
+        .map(|i| i.gold.map(|g| f64::from(u8::from(g == l))))
+        .collect();
+    let m = crate::metrics::active::estimate(&p, &y, &pi, alpha);
+    let constant = crate::evaluation::active::constant(&pi);
+    if constant {
+        e.notes.push(format!(
+            "every item had the same chance of being labelled (π = {}): the labels are a uniform draw, so PPI++ (at least as narrow) leads and the active estimate is beside it",
+            pi[0]
+        ));
+    } else {
+        e.notes.push("the labelled items were drawn with unequal chances (active labelling): they are no uniform sample, so the humans-alone, PPI, PPI++ and Rogan–Gladen estimates, which take them as one, are not made; the active estimate weighs each by 1/π".into());
+        e.mean.humans = None;
+        e.mean.ppi = None;
+        e.mean.ppi_plus = None;
+        e.mean.rogan_gladen = None;
+        e.worth = None;
+        e.disagree = false;
+    }
+    e.mean.active = Some(Active {
+        interval: m.into(),
+        constant_pi: constant,
+        leads: !constant,
+    });
 }
 
 /// Rogan–Gladen on the judge's rate over the unlabelled items, with the sensitivity and

@@ -2,6 +2,7 @@
 //! items → per-scope agreement, parse-failure policies, position bias, reward-bench section
 //! scores and paired comparisons. Pure: the input is a [`RunRecord`], the output plain values.
 
+pub mod active;
 mod alpacaeval;
 pub mod analytic;
 pub mod annotators;

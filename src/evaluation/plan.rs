@@ -136,4 +136,9 @@ pub enum PlanResult {
     /// `--labels`/`--width`: the human labels to collect for `--estimate`.
     #[serde(rename = "labels")]
     Labels(crate::evaluation::estimate::LabelsPlan),
+    /// `--active`: each item's chance of going to a human, and the seeded draw.
+    #[serde(rename = "active")]
+    Active {
+        active: crate::evaluation::active::ActivePlan,
+    },
 }

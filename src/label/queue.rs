@@ -13,6 +13,49 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, HashSet};
 
+/// What the page shows of the labels so far beside the item: the corrected estimate as labels
+/// arrive (`--stop-at`), or where PAC labelling stands.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Status {
+    /// What is being done, e.g. "PAC labelling: round 2 of 2".
+    pub stage: String,
+    /// One line: the estimate and its interval, the round's progress, the verdict.
+    pub text: String,
+    /// The estimate and its interval `[estimate, low, high]`, when one is made.
+    pub interval: Option<[f64; 3]>,
+    /// The target width (`--stop-at`).
+    pub target: Option<f64>,
+    /// Enough labels: the interval is at most the target wide, or the guarantee holds. The
+    /// page stays usable after.
+    pub enough: bool,
+}
+
+/// Which items are asked now, from every event so far, and what the page says of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stage {
+    /// Only these items (None: all).
+    pub asked: Option<HashSet<String>>,
+    pub status: Option<Status>,
+    /// Decisions taken now from the labels, to record in the store: (kind, detail as JSON).
+    pub decided: Vec<(String, String)>,
+}
+
+/// The rule that decides which items are asked (random, PAC, active: made by the command,
+/// which knows the judge).
+pub trait Asks: Send + Sync + std::fmt::Debug {
+    fn stage(&self, events: &[Event]) -> Stage;
+}
+
+/// Every item, nothing said beside them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Everything;
+
+impl Asks for Everything {
+    fn stage(&self, _events: &[Event]) -> Stage {
+        Stage::default()
+    }
+}
+
 /// The items in the order they are offered.
 #[derive(Debug, Clone)]
 pub struct Queue {
@@ -53,6 +96,17 @@ impl Queue {
             ids: keyed.into_iter().map(|(_, id)| id).collect(),
             seed,
             overlap: overlap.max(1),
+        }
+    }
+
+    /// This queue kept to the items `asked` (None: all), in the same order.
+    pub fn only(&self, asked: Option<&HashSet<String>>) -> Queue {
+        match asked {
+            None => self.clone(),
+            Some(set) => Queue {
+                ids: self.ids.iter().filter(|id| set.contains(*id)).cloned().collect(),
+                ..self.clone()
+            },
         }
     }
 

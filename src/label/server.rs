@@ -9,7 +9,7 @@
 //! are JSON, at most `BODY_LIMIT` bytes; a malformed or unknown request gets a 4xx and writes
 //! nothing. No path reaches the file system: the routes are all there is.
 
-use super::queue::{Progress, Queue};
+use super::queue::{Asks, Progress, Queue, Status};
 use super::store::{NewLabel, Store};
 use anyhow::{Context, Result};
 use axum::body::Body;
@@ -66,6 +66,8 @@ pub struct Config {
     /// The labelling guidelines (markdown), shown above the first item.
     pub guidelines: String,
     pub page: Page,
+    /// Which items are asked, and what the page says beside them.
+    pub asks: Box<dyn Asks>,
 }
 
 struct Shared {
@@ -79,6 +81,7 @@ struct Shared {
     annotator: String,
     guidelines: String,
     page: Page,
+    asks: Box<dyn Asks>,
 }
 
 /// What the page is told after each step.
@@ -95,6 +98,9 @@ struct StateView<'a> {
     /// What the last write did ("saved", "undone", "skipped", "nothing to undo").
     #[serde(skip_serializing_if = "Option::is_none")]
     did: Option<&'static str>,
+    /// The estimate as labels arrive, or where PAC labelling stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Status>,
 }
 
 #[derive(Debug, Serialize)]
@@ -198,8 +204,14 @@ impl Shared {
         guidelines: bool,
     ) -> Result<Response, Refusal> {
         let events = self.store.events().map_err(failed)?;
-        let position = match show {
-            Some(k) => self.queue.ids.iter().position(|id| *id == self.items[k].id),
+        let stage = self.asks.stage(&events);
+        for (kind, detail) in &stage.decided {
+            self.store.decide(kind, detail).map_err(failed)?;
+        }
+        let queue = self.queue.only(stage.asked.as_ref());
+        let shown = show.and_then(|k| queue.ids.iter().position(|id| *id == self.items[k].id));
+        let position = match shown {
+            Some(p) => Some(p),
             None => {
                 let open = self
                     .open
@@ -210,7 +222,7 @@ impl Shared {
                     .map(|(_, id)| id.clone())
                     .collect::<Vec<_>>();
                 let open: HashSet<&str> = open.iter().map(String::as_str).collect();
-                self.queue.next(annotator, &events, &open)
+                queue.next(annotator, &events, &open)
             }
         };
         {
@@ -219,12 +231,12 @@ impl Shared {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             match position {
-                Some(p) => open.insert(annotator.to_string(), self.queue.ids[p].clone()),
+                Some(p) => open.insert(annotator.to_string(), queue.ids[p].clone()),
                 None => open.remove(annotator),
             };
         }
         let item = position.map(|p| {
-            let it = &self.items[self.index[&self.queue.ids[p]]];
+            let it = &self.items[self.index[&queue.ids[p]]];
             let swapped = self.queue.shown_first(annotator, &it.id) == super::ShownFirst::Response2;
             let (first, second) = if swapped { (1, 0) } else { (0, 1) };
             ItemView {
@@ -240,11 +252,12 @@ impl Shared {
         });
         let view = StateView {
             annotator,
-            progress: self.queue.progress(annotator, &events),
-            overlap: self.queue.overlap,
+            progress: queue.progress(annotator, &events),
+            overlap: queue.overlap,
             item,
             guidelines: guidelines.then_some(self.guidelines.as_str()),
             did,
+            status: stage.status,
         };
         Ok(Json(view).into_response())
     }
@@ -435,6 +448,7 @@ pub fn serve(
         annotator: config.annotator,
         guidelines: config.guidelines,
         page: config.page,
+        asks: config.asks,
     });
     let app = Router::new()
         .route("/", get(page))

@@ -4,7 +4,10 @@
 //! seconds, at_ms, note, undoes) holds everything people did; nothing is updated or deleted,
 //! so an undo is an event that names the label it takes back. Table `sessions` records what
 //! decided each server's order (data, seed, overlap, items, annotator, start), so a reader can
-//! reproduce it. A write returns only once committed: the page acknowledges a label after
+//! reproduce it (`item_order`: `random`, or a JSON document of the rule: the seed, the queue's
+//! file, the π of active labelling). Table `decisions` (at_ms, kind, detail as JSON) records
+//! what was decided from the labels as they came (PAC labelling's threshold after its first
+//! round). A write returns only once committed: the page acknowledges a label after
 //! that, so a process killed at any point loses no acknowledged label. Several servers (and
 //! `labels export` while they run) share one store, each waiting its turn for the write lock.
 //! Users may open the file with `sqlite3`, pandas or DuckDB.
@@ -40,6 +43,12 @@ CREATE TABLE IF NOT EXISTS sessions (
     overlap INTEGER NOT NULL,
     items INTEGER NOT NULL,
     item_order TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
 );
 ";
 
@@ -252,6 +261,30 @@ impl Store {
         Ok(super::current(&self.events()?))
     }
 
+    /// Records a decision taken from the labels (`kind`, and its `detail` as JSON).
+    pub fn decide(&self, kind: &str, detail: &str) -> Result<()> {
+        self.conn()
+            .execute(
+                "INSERT INTO decisions (at_ms, kind, detail) VALUES (?1, ?2, ?3)",
+                params![now_ms(), kind, detail],
+            )
+            .map_err(db(&self.path))?;
+        Ok(())
+    }
+
+    /// The decisions of one kind, oldest first: their details.
+    pub fn decisions(&self, kind: &str) -> Result<Vec<String>> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT detail FROM decisions WHERE kind = ?1 ORDER BY id")
+            .map_err(db(&self.path))?;
+        let rows = stmt
+            .query_map([kind], |r| r.get(0))
+            .map_err(db(&self.path))?;
+        rows.collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(db(&self.path))
+    }
+
     /// What decided each server's order, oldest first.
     pub fn sessions(&self) -> Result<Vec<Session>> {
         let conn = self.conn();
@@ -323,6 +356,15 @@ mod tests {
             events.iter().filter(|e| e.kind == EventKind::Undo).count(),
             2
         );
+        s.decide("pac-threshold", r#"{"threshold":0.4}"#)
+            .expect("decide");
+        drop(s);
+        let s = Store::open(&path, false).expect("reopen");
+        assert_eq!(
+            s.decisions("pac-threshold").expect("read"),
+            [r#"{"threshold":0.4}"#]
+        );
+        assert!(s.decisions("other").expect("read").is_empty());
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod confseq;
 mod contingency;
 pub mod general;
 mod kappa;
+pub mod active;
 pub mod pac;
 pub mod paired;
 pub mod power;

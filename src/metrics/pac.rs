@@ -7,7 +7,7 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Which bound `pac_labeling` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
     /// The central limit theorem's (`asymptotic=True`).

@@ -52,7 +52,26 @@ fn interval(i: &Interval) -> String {
 pub fn answer(e: &Estimate) -> Vec<String> {
     let level = format!("{:.0}%", 100.0 * (1.0 - e.alpha));
     let what = stated(e);
+    let lead_active = e.mean.active.filter(|a| a.leads);
     let mut out = vec![match (&e.mean.ppi_plus, &e.mean.judge) {
+        _ if lead_active.is_some() => {
+            let a = lead_active.map(|a| a.interval).unwrap_or(Interval {
+                estimate: f64::NAN,
+                ci: [f64::NAN; 2],
+            });
+            let judge = e.mean.judge.map_or(String::new(), |j| {
+                format!(
+                    "; the judge alone says {} (its bias, {:+.4})",
+                    fixed(j.estimate),
+                    j.estimate - a.estimate
+                )
+            });
+            format!(
+                "Corrected by active labelling with {} human labels (each weighed by 1/π): {what} {}{judge}.",
+                thousands(e.n_labelled as u64),
+                interval(&a)
+            )
+        }
         (Some(plus), Some(judge)) => {
             let p = plus.interval.estimate;
             let worth = e.worth.map_or(String::new(), |w| {
@@ -92,7 +111,9 @@ pub fn answer(e: &Estimate) -> Vec<String> {
     out.extend(
         e.notes
             .iter()
-            .skip(usize::from(e.mean.ppi_plus.is_none()))
+            .skip(usize::from(
+                e.mean.ppi_plus.is_none() && lead_active.is_none(),
+            ))
             .map(|n| format!("Note: {n}.")),
     );
     out
@@ -154,6 +175,16 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
             }),
         ),
     ];
+    if let Some(a) = &m.active {
+        t.rows.push(row(
+            "active",
+            Some(&a.interval),
+            format!(
+                "both, each label weighed by 1/π{}",
+                if a.leads { " (leads)" } else { "" }
+            ),
+        ));
+    }
     if let Some(w) = e.worth {
         t.notes.push(format!(
             "The corrected (PPI++) estimate is as precise as {} human labels alone (n·var(humans)/var(PPI++)).",
@@ -220,6 +251,7 @@ pub fn tidy(e: &Estimate, rows: &mut TidyRows) {
         ("ppi", m.ppi),
         ("ppi_plus", m.ppi_plus.map(|p| p.interval)),
         ("rogan_gladen", m.rogan_gladen.map(|r| r.interval)),
+        ("active", m.active.map(|a| a.interval)),
     ] {
         if let Some(i) = i {
             rows.push(

@@ -17,6 +17,7 @@ pub mod forms;
 pub mod gold;
 pub mod judges;
 pub mod jury;
+pub mod labelling;
 pub mod lines;
 pub mod plan;
 pub mod ratings;

@@ -233,6 +233,7 @@ pub struct SizeSettings {
     pub runs: usize,
     pub seed: u64,
     pub json: bool,
+    pub active: Option<crate::run::labelling::ActiveRequest>,
 }
 
 /// `cache stats | export | prune`.
@@ -511,6 +512,8 @@ pub struct AnalyzeSettings {
     pub systems: Option<SystemsSettings>,
     /// `--estimate [--estimate-label L] [--alpha A]`: the label as given, and α.
     pub estimate: Option<(Option<String>, f64)>,
+    /// `--label-prob COL`: each row's chance of being labelled (active labelling's π).
+    pub label_prob: Option<String>,
 }
 
 /// `analyze --generators COL1,COL2 [--prompt-col COL] [--reference FILE|gold]`.
@@ -571,6 +574,8 @@ pub struct LabelSettings {
     pub addr: std::net::SocketAddr,
     pub guidelines: Option<PathBuf>,
     pub overlap: usize,
+    /// Which items are asked, in what order, and when to say enough.
+    pub asks: crate::run::labelling::Asks,
 }
 
 /// `labels export` and `labels stats`.
