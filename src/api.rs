@@ -119,7 +119,9 @@ pub fn plan(flags: &[String]) -> Result<Value> {
         Command::Plan(args) => Some(args),
         _ => None,
     })?;
-    Ok(report::plan::to_json(&commands::plan::run(&args.try_into()?)?))
+    Ok(report::plan::to_json(&commands::plan::run(
+        &args.try_into()?,
+    )?))
 }
 
 #[cfg(test)]

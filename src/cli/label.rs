@@ -2,9 +2,9 @@
 //! and summarised).
 
 use super::DataArgs;
-use clap::{Args, Subcommand, ValueEnum};
 use crate::error::input_error;
 use anyhow::Result;
+use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 const LABEL_EXAMPLES: &str = "\
@@ -94,7 +94,13 @@ pub struct LabelArgs {
     pub rating_col: String,
 
     /// --judge: read these rating values as these labels, e.g. A=-1,B=1,tie=0.
-    #[arg(long, value_name = "VALUE=LABEL,...", value_delimiter = ',', allow_hyphen_values = true, requires = "judge")]
+    #[arg(
+        long,
+        value_name = "VALUE=LABEL,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        requires = "judge"
+    )]
     pub rating_map: Vec<String>,
 
     /// --order pac: the judge's uncertainty per item in --judge (e.g. 1 − its confidence).
@@ -212,7 +218,11 @@ impl TryFrom<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
                 path: path.clone(),
                 id_col: a.judge_id_col.clone(),
                 rating_col: a.rating_col.clone(),
-                rating: super::settings::parse_reading("--rating-map", &a.rating_map, crate::run::settings::Unreadable::Error)?,
+                rating: super::settings::parse_reading(
+                    "--rating-map",
+                    &a.rating_map,
+                    crate::run::settings::Unreadable::Error,
+                )?,
                 uncertainty_col: a.uncertainty_col.clone(),
             }),
             None => None,

@@ -78,7 +78,12 @@ pub struct PlanSizeArgs {
     pub gold_col: String,
 
     /// With --active: read these gold values as these labels, e.g. agrees=1,disagrees=0.
-    #[arg(long, value_name = "VALUE=LABEL,...", value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "VALUE=LABEL,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
     pub gold_map: Vec<String>,
 
     /// With --active: the id column of --input [default: id, else the row number].

@@ -522,4 +522,3 @@ pub(super) fn writable_folder(flag: &str, path: &std::path::Path) -> Result<()> 
         _ => Ok(()),
     }
 }
-

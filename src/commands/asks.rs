@@ -24,6 +24,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+/// The labels an interval waits for before it is shown.
+pub const FEWEST: usize = 10;
+
 /// What PAC labelling decided after its first round (recorded in the store as
 /// `pac-threshold`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,10 +92,7 @@ fn rows_of<'a>(
             items.len()
         )));
     }
-    Ok(items
-        .iter()
-        .map(|(d, c)| (c.as_str(), rows[d]))
-        .collect())
+    Ok(items.iter().map(|(d, c)| (c.as_str(), rows[d])).collect())
 }
 
 impl Rule {
@@ -234,13 +234,21 @@ impl Rule {
         doc.to_string()
     }
 
-    /// PPI++ over the rule's items, the labelled ones those `counted` with gold.
-    fn corrected(&self, gold: &dyn Fn(&str) -> Option<i64>, counted: &dyn Fn(&str) -> bool) -> Option<[f64; 3]> {
+    /// PPI++ over the rule's items, the labelled ones those `counted` with gold (None before
+    /// `FEWEST` of them).
+    fn corrected(
+        &self,
+        gold: &dyn Fn(&str) -> Option<i64>,
+        counted: &dyn Fn(&str) -> bool,
+    ) -> Option<[f64; 3]> {
         let items: Vec<Item> = self
             .ids
             .iter()
             .map(|c| Item::label(gold(c).filter(|_| counted(c)), self.judge[c]))
             .collect();
+        if items.iter().filter(|i| i.gold.is_some()).count() < FEWEST {
+            return None;
+        }
         let e = estimate(
             &items,
             EstimateSettings {
@@ -253,7 +261,10 @@ impl Rule {
     }
 
     /// The active estimate over the items up to the first drawn one without gold.
-    fn active_estimate(&self, gold: &dyn Fn(&str) -> Option<i64>) -> (Option<[f64; 3]>, usize, bool) {
+    fn active_estimate(
+        &self,
+        gold: &dyn Fn(&str) -> Option<i64>,
+    ) -> (Option<[f64; 3]>, usize, bool) {
         let mut p = Vec::new();
         let mut y = Vec::new();
         let mut pi = Vec::new();
@@ -269,7 +280,7 @@ impl Rule {
             pi.push(d.pi);
             y.push(g.filter(|_| d.drawn).map(|g| f64::from(u8::from(g == 1))));
         }
-        if p.len() < 2 {
+        if y.iter().flatten().count() < FEWEST {
             return (None, p.len(), whole);
         }
         let m = crate::metrics::active::estimate(&p, &y, &pi, self.alpha);
@@ -280,19 +291,27 @@ impl Rule {
     fn interval_status(&self, stage: String, what: &str, interval: Option<[f64; 3]>) -> Status {
         let level = format!("{:.0}%", 100.0 * (1.0 - self.alpha));
         let (text, enough) = match (interval, self.stop_at) {
-            (None, _) => (format!("{what}: no estimate yet (it needs labels)"), false),
+            (None, _) => (
+                format!("{what}: no estimate before {FEWEST} labels (a normal interval from fewer means little)"),
+                false,
+            ),
             (Some([e, lo, hi]), target) => {
                 let width = hi - lo;
+                // A zero width is every label alike, not certainty.
+                let enough = target.is_some_and(|w| width <= w) && width > 0.0;
                 let verdict = match target {
-                    Some(w) if width <= w => format!(
-                        " · narrow enough (≤ {w}): you may stop; the page stays open"
-                    ),
+                    Some(w) if enough => {
+                        format!(" · narrow enough (≤ {w}): you may stop; the page stays open")
+                    }
+                    Some(_) if width == 0.0 => {
+                        " · a zero width: every label alike so far, which says nothing yet; keep going".into()
+                    }
                     Some(w) => format!(" · target width {w}: keep going"),
                     None => String::new(),
                 };
                 (
                     format!("{what}: {e:.3} [{lo:.3}, {hi:.3}] ({level}, width {width:.3}){verdict}"),
-                    target.is_some_and(|w| width <= w),
+                    enough,
                 )
             }
         };
@@ -434,16 +453,17 @@ impl Asks for Rule {
             },
             Order::Active => {
                 let (interval, n, whole) = self.active_estimate(&gold);
-                let mut status = self.interval_status(
-                    "Active estimate".into(),
-                    "share of label 1",
-                    interval,
-                );
+                let mut status =
+                    self.interval_status("Active estimate".into(), "share of label 1", interval);
                 status.text = format!(
                     "{} (over {n} of {} items{})",
                     status.text,
                     self.ids.len(),
-                    if whole { ", every drawn item labelled" } else { "" }
+                    if whole {
+                        ", every drawn item labelled"
+                    } else {
+                        ""
+                    }
                 );
                 Stage {
                     asked: Some(

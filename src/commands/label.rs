@@ -86,12 +86,13 @@ pub fn label(s: &LabelSettings) -> Result<()> {
         settings.seed,
         s.overlap,
     );
-    let plain = s.asks == crate::run::labelling::Asks {
-        estimate_label: s.asks.estimate_label,
-        alpha: s.asks.alpha,
-        first_round: s.asks.first_round,
-        ..Default::default()
-    };
+    let plain = s.asks
+        == crate::run::labelling::Asks {
+            estimate_label: s.asks.estimate_label,
+            alpha: s.asks.alpha,
+            first_round: s.asks.first_round,
+            ..Default::default()
+        };
     let (asks, order): (Box<dyn crate::label::queue::Asks>, String) = if plain {
         (Box::new(crate::label::queue::Everything), "random".into())
     } else {

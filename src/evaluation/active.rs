@@ -51,8 +51,11 @@ pub struct ActivePlan {
 /// Whether the seeded draw labels an item of this id with probability `pi`: its own stream,
 /// keyed by the seed and the id, so that no other item moves it.
 pub fn drawn(seed: u64, id: &str, pi: f64) -> bool {
-    let mut rng =
-        ChaCha8Rng::seed_from_u64(stable_hash(&[b"active-draw", &seed.to_le_bytes(), id.as_bytes()]));
+    let mut rng = ChaCha8Rng::seed_from_u64(stable_hash(&[
+        b"active-draw",
+        &seed.to_le_bytes(),
+        id.as_bytes(),
+    ]));
     rng.random::<f64>() < pi
 }
 
@@ -119,7 +122,10 @@ mod tests {
         let ids: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
         let p: Vec<f64> = (0..n).map(|i| (i % 100) as f64 / 100.0).collect();
         let pilot_p: Vec<f64> = p[..300].to_vec();
-        let pilot_y: Vec<f64> = pilot_p.iter().map(|&v| f64::from(u8::from(v > 0.3))).collect();
+        let pilot_y: Vec<f64> = pilot_p
+            .iter()
+            .map(|&v| f64::from(u8::from(v > 0.3)))
+            .collect();
         let a = plan(&ids, &p, (&pilot_y, &pilot_p), 0.1, 7);
         let sd = a.expected_labels.sqrt();
         assert!(

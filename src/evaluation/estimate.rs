@@ -278,7 +278,11 @@ pub fn estimate(items: &[Item], settings: EstimateSettings) -> Estimate {
 /// PPI++, Rogan–Gladen) are withdrawn with a note; where it is constant they stay, PPI++
 /// leading.
 fn active(items: &[Item], l: i64, alpha: f64, e: &mut Estimate) {
-    let Some(pi) = items.iter().map(|i| i.label_prob).collect::<Option<Vec<f64>>>() else {
+    let Some(pi) = items
+        .iter()
+        .map(|i| i.label_prob)
+        .collect::<Option<Vec<f64>>>()
+    else {
         return;
     };
     if items.is_empty() {

@@ -104,7 +104,12 @@ impl Queue {
         match asked {
             None => self.clone(),
             Some(set) => Queue {
-                ids: self.ids.iter().filter(|id| set.contains(*id)).cloned().collect(),
+                ids: self
+                    .ids
+                    .iter()
+                    .filter(|id| set.contains(*id))
+                    .cloned()
+                    .collect(),
                 ..self.clone()
             },
         }

@@ -117,9 +117,17 @@ mod tests {
     #[test]
     fn an_informative_uncertainty_favours_a_small_tau() {
         // The model errs only where it is unsure: the best π follows u (τ at the grid's start).
-        let p: Vec<f64> = (0..200).map(|i| if i % 4 == 0 { 0.5 } else { 0.98 }).collect();
+        let p: Vec<f64> = (0..200)
+            .map(|i| if i % 4 == 0 { 0.5 } else { 0.98 })
+            .collect();
         let y: Vec<f64> = (0..200)
-            .map(|i| if i % 4 == 0 { f64::from(u8::from(i % 8 == 0)) } else { 1.0 })
+            .map(|i| {
+                if i % 4 == 0 {
+                    f64::from(u8::from(i % 8 == 0))
+                } else {
+                    1.0
+                }
+            })
             .collect();
         assert_eq!(tune_tau(&y, &p, 0.1), 0.01);
         // Uninformative (every u alike): every τ gives the same π; the first is kept.

@@ -5,6 +5,7 @@
 //! and every bootstrap resample is derived from that table. `general` keeps the sort-based
 //! path for non-integer scores.
 
+pub mod active;
 mod agreement;
 mod align;
 mod bootstrap;
@@ -13,7 +14,6 @@ pub mod confseq;
 mod contingency;
 pub mod general;
 mod kappa;
-pub mod active;
 pub mod pac;
 pub mod paired;
 pub mod power;

@@ -204,13 +204,19 @@ pub fn write_active_queue(
     use polars::prelude::Column;
     let rows = &a.label_prob;
     let columns = vec![
-        Column::new("id".into(), rows.iter().map(|r| r.id.clone()).collect::<Vec<_>>()),
+        Column::new(
+            "id".into(),
+            rows.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+        ),
         Column::new("p".into(), rows.iter().map(|r| r.p).collect::<Vec<_>>()),
         Column::new(
             "label_prob".into(),
             rows.iter().map(|r| r.label_prob).collect::<Vec<_>>(),
         ),
-        Column::new("drawn".into(), rows.iter().map(|r| r.drawn).collect::<Vec<_>>()),
+        Column::new(
+            "drawn".into(),
+            rows.iter().map(|r| r.drawn).collect::<Vec<_>>(),
+        ),
     ];
     crate::dataset::frame::write_as(
         polars::prelude::DataFrame::new_infer_height(columns)?,

@@ -1,5 +1,6 @@
 //! The one integration-test binary: metric fixtures from scipy/sklearn and the CLI end to end.
 
+mod active;
 mod alpacaeval;
 mod analyze_cli;
 mod annotators;

@@ -92,6 +92,24 @@
     var pace = p.seconds_per_item === null ? "" : " · " + p.seconds_per_item.toFixed(1) + " s per item";
     $("progress").textContent = state.annotator + ": " + p.labelled + " labelled · " + p.left + " left of " + p.total + pace +
       " · " + p.complete + " of " + p.total + " items have " + state.overlap + " label" + (state.overlap === 1 ? "" : "s");
+    var est = state.status;
+    document.body.dataset.enough = est && est.enough ? "true" : "false";
+    if (est) {
+      $("estimate").hidden = false;
+      $("estimate").className = "estimate" + (est.enough ? " enough" : "");
+      $("estimate-stage").textContent = est.stage + ":";
+      $("estimate-text").textContent = est.text;
+      var iv = est.interval;
+      $("estimate-track").hidden = !iv;
+      if (iv) {
+        var pct = function (v) { return (100 * Math.min(1, Math.max(0, v))).toFixed(2) + "%"; };
+        $("estimate-band").style.left = pct(iv[1]);
+        $("estimate-band").style.width = (100 * Math.max(0, Math.min(1, iv[2]) - Math.max(0, iv[1]))).toFixed(2) + "%";
+        $("estimate-point").style.left = pct(iv[0]);
+      }
+    } else {
+      $("estimate").hidden = true;
+    }
     if (state.guidelines !== undefined) {
       if (state.guidelines) { markdown($("guidelines-text"), state.guidelines); $("guidelines").hidden = false; guidesShown = true; }
     }
