@@ -300,6 +300,10 @@ impl Rule {
                 // A zero width is every label alike, not certainty.
                 let enough = target.is_some_and(|w| width <= w) && width > 0.0;
                 let verdict = match target {
+                    // PAC's labels need both rounds, whatever the estimate's width.
+                    Some(w) if enough && self.order == Order::Pac => format!(
+                        " · narrow enough for the estimate (≤ {w}); the PAC labels need both rounds"
+                    ),
                     Some(w) if enough => {
                         format!(" · narrow enough (≤ {w}): you may stop; the page stays open")
                     }
@@ -311,7 +315,7 @@ impl Rule {
                 };
                 (
                     format!("{what}: {e:.3} [{lo:.3}, {hi:.3}] ({level}, width {width:.3}){verdict}"),
-                    enough,
+                    enough && self.order != Order::Pac,
                 )
             }
         };
@@ -331,7 +335,7 @@ impl Rule {
             1 => " (response 2 better)",
             _ => "",
         };
-        format!("share of label {}{side}", self.label)
+        format!("Share of label {}{side}", self.label)
     }
 
     fn pac_stage(
@@ -454,7 +458,7 @@ impl Asks for Rule {
             Order::Active => {
                 let (interval, n, whole) = self.active_estimate(&gold);
                 let mut status =
-                    self.interval_status("Active estimate".into(), "share of label 1", interval);
+                    self.interval_status("Active estimate".into(), "Share of label 1", interval);
                 status.text = format!(
                     "{} (over {n} of {} items{})",
                     status.text,

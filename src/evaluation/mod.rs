@@ -13,6 +13,7 @@ pub mod cost;
 pub mod credit;
 pub mod depth;
 pub mod estimate;
+mod estimate_systems;
 pub mod evaluator;
 mod family;
 pub mod groups;

@@ -20,9 +20,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A `raterlab label` server: its process and the address it printed.
-struct Server {
-    child: Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) url: String,
 }
 
 impl Server {
@@ -48,7 +48,7 @@ impl Server {
     }
 
     /// `raterlab label --port 0 ARGS...`, once it has printed its address.
-    fn with(args: &[&str]) -> Self {
+    pub(crate) fn with(args: &[&str]) -> Self {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("raterlab"))
             .args(["label", "--port", "0"])
             .args(args)
@@ -73,11 +73,11 @@ impl Server {
         Self { child, url }
     }
 
-    fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         &self.url[..self.url.find("/?").expect("path")]
     }
 
-    fn token(&self) -> &str {
+    pub(crate) fn token(&self) -> &str {
         &self.url[self.url.find("token=").expect("token") + 6..]
     }
 }
@@ -90,14 +90,14 @@ impl Drop for Server {
 }
 
 /// A WebDriver session on headless Chromium (W3C protocol over chromedriver's HTTP).
-struct Browser {
+pub(crate) struct Browser {
     http: reqwest::blocking::Client,
     driver: String,
     session: String,
 }
 
 impl Browser {
-    fn new(driver: &str, chromium: &Path, profile: &Path) -> Self {
+    pub(crate) fn new(driver: &str, chromium: &Path, profile: &Path) -> Self {
         let http = reqwest::blocking::Client::builder()
             .timeout(Duration::from_secs(60))
             .build()
@@ -146,11 +146,11 @@ impl Browser {
         r["value"].clone()
     }
 
-    fn open(&self, url: &str) {
+    pub(crate) fn open(&self, url: &str) {
         self.call("POST", "/url", json!({ "url": url }));
     }
 
-    fn js(&self, script: &str) -> Value {
+    pub(crate) fn js(&self, script: &str) -> Value {
         self.call(
             "POST",
             "/execute/sync",
@@ -158,7 +158,7 @@ impl Browser {
         )
     }
 
-    fn key(&self, key: &str) {
+    pub(crate) fn key(&self, key: &str) {
         self.call(
             "POST",
             "/actions",
@@ -168,7 +168,7 @@ impl Browser {
     }
 
     /// Waits (up to 20 s) until `script` returns something truthy; returns it.
-    fn until(&self, script: &str) -> Value {
+    pub(crate) fn until(&self, script: &str) -> Value {
         let start = Instant::now();
         loop {
             let v = self.js(script);
@@ -184,7 +184,7 @@ impl Browser {
     }
 
     /// The item shown and the labels saved, once the page has loaded one.
-    fn shown(&self) -> (String, u64) {
+    pub(crate) fn shown(&self) -> (String, u64) {
         let v = self.until(
             "return document.body.dataset.labelled !== undefined && [document.body.dataset.item, Number(document.body.dataset.labelled)]",
         );
@@ -195,7 +195,7 @@ impl Browser {
     }
 
     /// Presses a label key on the item shown; waits for the next item. Returns the item.
-    fn label(&self, key: &str) -> String {
+    pub(crate) fn label(&self, key: &str) -> String {
         let (item, n) = self.shown();
         self.key(key);
         self.until(&format!(
@@ -205,7 +205,7 @@ impl Browser {
         item
     }
 
-    fn screenshot(&self) -> Vec<u8> {
+    pub(crate) fn screenshot(&self) -> Vec<u8> {
         let b64 = self.call("GET", "/screenshot", Value::Null);
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_str().expect("base64"))
@@ -222,15 +222,29 @@ impl Drop for Browser {
     }
 }
 
-fn find(names: &[&str]) -> Option<PathBuf> {
+pub(crate) fn find(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .flat_map(|d| names.iter().map(move |n| d.join(n)))
         .find(|p| p.is_file())
 }
 
+/// Chromium and chromedriver, or None after the skip notice (a failure where
+/// `RATERLAB_REQUIRE_CHROMIUM` is set).
+pub(crate) fn browser_here() -> Option<(PathBuf, PathBuf)> {
+    let found =
+        find(&["chromium", "chromium-browser", "google-chrome"]).zip(find(&["chromedriver"]));
+    if found.is_none() {
+        missing(
+            "RATERLAB_REQUIRE_CHROMIUM",
+            "no chromium and chromedriver are installed (apt-get install chromium chromium-driver)",
+        );
+    }
+    found
+}
+
 /// chromedriver on a free loopback port, stopped on drop.
-struct Driver(Child, String);
+pub(crate) struct Driver(Child, pub(crate) String);
 
 impl Drop for Driver {
     fn drop(&mut self) {
@@ -239,7 +253,7 @@ impl Drop for Driver {
     }
 }
 
-fn driver(path: &Path) -> Driver {
+pub(crate) fn driver(path: &Path) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .expect("a free port")
         .local_addr()
@@ -309,14 +323,7 @@ fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
 #[test]
 #[allow(clippy::print_stderr)] // the measured times, for the log
 fn two_people_label_through_a_kill_and_nothing_is_lost_or_doubled() {
-    let (Some(chromium), Some(chromedriver)) = (
-        find(&["chromium", "chromium-browser", "google-chrome"]),
-        find(&["chromedriver"]),
-    ) else {
-        missing(
-            "RATERLAB_REQUIRE_CHROMIUM",
-            "no chromium and chromedriver are installed (apt-get install chromium chromium-driver)",
-        );
+    let Some((chromium, chromedriver)) = browser_here() else {
         return;
     };
     let dir = tempfile::tempdir().expect("dir");

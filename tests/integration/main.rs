@@ -26,6 +26,7 @@ mod hub_download;
 mod judge_cli;
 mod judgebench;
 mod juries;
+mod label_order;
 mod label_page;
 mod layers;
 mod llmbar_replay;

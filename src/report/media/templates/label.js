@@ -117,6 +117,7 @@
     if (state.did === "saved" && guidesShown) { $("guidelines").hidden = true; guidesShown = false; }
     item = state.item;
     document.body.dataset.item = item ? item.id : "";
+    document.body.dataset.dataId = item ? item.data_id : "";
     document.body.dataset.labelled = String(p.labelled);
     if (!item) {
       $("work").hidden = true; $("done").hidden = false;
@@ -139,7 +140,7 @@
     }
     shownAt = performance.now();
     if (keyAt !== null) { window.raterlabTimings.push(shownAt - keyAt); keyAt = null; }
-    if (state.did) status(state.did + (item ? "" : " · every item is labelled") + " · " + p.labelled + " labels saved", false);
+    if (state.did) status(state.did + (item ? "" : " · every item asked is labelled") + " · " + p.labelled + " labels saved", false);
   }
 
   function act(key) {
