@@ -71,7 +71,8 @@ pub struct LabelArgs {
     /// Which items, in what order: random (every item, seeded), pac (a uniform first round,
     /// then the items at or above PAC labelling's threshold; needs --judge and
     /// --uncertainty-col), active (the items of --queue that plan --active drew).
-    #[arg(long, value_enum, default_value_t = crate::run::labelling::Order::Random)]
+    #[arg(long, value_name = "random|pac|active", default_value = "random",
+          value_parser = clap::value_parser!(crate::run::labelling::Order))]
     pub order: crate::run::labelling::Order,
 
     /// Only the items of this table's `id` column (e.g. analyze --pac-out's, plan --active

@@ -122,7 +122,6 @@ mod tests {
     /// population's mean near 1 − α, and it is narrower than uniform sampling's at the same
     /// budget (the uncertainty is informative).
     #[test]
-    #[allow(clippy::print_stderr)] // the measured coverage and widths, for the log
     fn the_interval_covers_near_one_minus_alpha_and_beats_uniform_when_informative() {
         let mut rng = ChaCha8Rng::seed_from_u64(66);
         let n = 2000;
@@ -167,11 +166,6 @@ mod tests {
         }
         let coverage = covered as f64 / draws as f64;
         let uniform = uniform_covered as f64 / draws as f64;
-        eprintln!(
-            "coverage: active {coverage}, uniform {uniform}; mean width: active {:.4}, uniform {:.4}",
-            width / draws as f64,
-            uniform_width / draws as f64
-        );
         // 1,000 draws: a binomial standard error of 0.007 at 0.95.
         assert!(
             (0.93..=0.97).contains(&coverage),

@@ -164,15 +164,16 @@ fn active_lines(a: &crate::evaluation::active::ActivePlan) -> Vec<String> {
     let ratio = a.pilot_variance.active / a.pilot_variance.uniform;
     let mut out = vec![
         format!(
-            "Label {} of {} items: the seeded draw (seed {}) of active labelling, {} expected at a budget of {:.1}%.",
+            "Label {} of {} items: the seeded draw (seed {}) of active labelling, {:.1} expected at a budget of {:.1}%.",
             count(a.n_drawn as f64),
             count(a.n_items as f64),
             a.seed,
-            fixed(a.expected_labels),
+            a.expected_labels,
             100.0 * a.budget
         ),
+        "Rule: π = clip((1 − τ)·η·u + τ·B, 0, 1), u = min(p, 1 − p).".into(),
         format!(
-            "Rule: π = clip((1 − τ)·η·u + τ·B, 0, 1), u = min(p, 1 − p); τ = {} (tuned on {} pilot items), η = {}.",
+            "τ = {}, tuned on {} pilot items; η = {}.",
             fixed(a.tau),
             a.n_pilot,
             fixed(a.eta)
@@ -182,9 +183,9 @@ fn active_lines(a: &crate::evaluation::active::ActivePlan) -> Vec<String> {
         "Every item has the same π: the draw is uniform, and PPI++ on its labels is at least as narrow as the active estimate.".into()
     } else if ratio < 1.0 {
         format!(
-            "On the pilot, the active estimate's variance is {:.0}% of uniform sampling's at the same budget (interval width × {}).",
+            "On the pilot, the active estimate's variance is {:.0}% of uniform sampling's at the same budget (interval width × {:.2}).",
             100.0 * ratio,
-            fixed(ratio.sqrt())
+            ratio.sqrt()
         )
     } else {
         format!(

@@ -34,7 +34,7 @@ pub struct JudgeFile {
 }
 
 /// The order `label` asks in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Order {
     /// Every item, in a seeded random order (a stop at any point leaves a uniform sample).
     #[default]
@@ -43,6 +43,18 @@ pub enum Order {
     Pac,
     /// Active labelling: the items `plan --active` drew (`--queue`), in a seeded order.
     Active,
+}
+
+impl std::str::FromStr for Order {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(Order::Random),
+            "pac" => Ok(Order::Pac),
+            "active" => Ok(Order::Active),
+            other => Err(format!("'{other}': use random, pac or active")),
+        }
+    }
 }
 
 impl Order {
