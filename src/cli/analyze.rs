@@ -141,7 +141,7 @@ pub struct AnalyzeArgs {
 
     /// --estimate: the label whose share is estimated, as the gold reads it after --gold-map (a
     /// number, e.g. -1, or a value --gold-map maps, e.g. model_a) [default: -1, response 1
-    /// better]
+    /// better; with --label-prob, 1]
     #[arg(
         long,
         value_name = "L",
@@ -157,7 +157,9 @@ pub struct AnalyzeArgs {
 
     /// --estimate: each row's chance of being labelled (active labelling's π, e.g. plan
     /// --active --out's label_prob), gold only on the drawn rows: adds the active estimate
-    /// mean(p + (y − p)·ξ/π) (Zrnic and Candès, 2024). One-file form.
+    /// mean(p + (y − p)·ξ/π) (Zrnic and Candès, 2024), of label 1's share unless
+    /// --estimate-label says otherwise (p is the probability of label 1, as plan --active
+    /// reads it). One-file form.
     #[arg(long, value_name = "COL", requires = "estimate")]
     pub label_prob: Option<String>,
 

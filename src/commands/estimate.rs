@@ -11,7 +11,8 @@ use crate::run::settings::AnalyzeSettings as Settings;
 use anyhow::Result;
 
 /// `--estimate-label` as a label and its name: a number, or a value `--gold-map` maps (the
-/// name is the value it maps, the first in order when several).
+/// name is the value it maps, the first in order when several). Unsaid, -1 (response 1
+/// better); with `--label-prob`, 1 (active labelling's p is the probability of label 1).
 fn resolve(settings: &Settings, label: Option<&str>) -> Result<(i64, Option<String>)> {
     let map = &settings.reading.0.map;
     let named = |l: i64| {
@@ -21,6 +22,8 @@ fn resolve(settings: &Settings, label: Option<&str>) -> Result<(i64, Option<Stri
             .min()
     };
     Ok(match label {
+        // Active labelling's p is the probability of label 1 (`plan --active`).
+        None if settings.label_prob.is_some() => (1, named(1)),
         None => (-1, named(-1)),
         Some(text) => match (text.trim().parse::<i64>(), map.get(text.trim())) {
             (_, Some(&l)) => (l, Some(text.trim().to_string())),

@@ -113,8 +113,6 @@ fn the_rule_and_the_estimate_are_the_authors_on_the_stance_set() {
             "--gold-map",
             "agrees=1,disagrees=0,neutral=0",
             "--estimate",
-            "--estimate-label",
-            "1",
             "--label-prob",
             "label_prob",
             "--json",
@@ -134,6 +132,7 @@ fn the_rule_and_the_estimate_are_the_authors_on_the_stance_set() {
             assert!((o - t).abs() < 1e-9, "seed {}: {o} vs {t}", draw["seed"]);
         }
         assert_eq!(active["leads"], Value::Bool(true));
+        assert_eq!(e["label"], 1);
         assert!(
             e["mean"]["ppi_plus"].is_null(),
             "a draw with unequal π is no uniform sample"
