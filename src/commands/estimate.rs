@@ -60,27 +60,32 @@ pub fn of_pairs(
 ) -> Result<crate::evaluation::estimate::Estimate> {
     let (label, name) = resolve(settings, label)?;
     let pi = label_probs(settings, frame)?;
-    let pi_of = |row: usize| pi.as_ref().map(|pi| pi[row]);
+    // Each pair's π by its row in the file (the one-file form, the only one --label-prob
+    // reads; the two-file form has no rows).
+    if pi.is_some()
+        && (pairs.rows.len() != pairs.gold.len()
+            || pairs.unlabelled_rows.len() != pairs.unlabelled.len())
+    {
+        return Err(input_error(
+            "--label-prob reads each row's π beside its gold and rating in one --input file (one rating column, no --annotators)",
+        ));
+    }
+    let pi_of = |rows: &[usize], k: usize| pi.as_ref().map(|pi| pi[rows[k]]);
     let items: Vec<Item> = pairs
         .gold
         .iter()
         .zip(&pairs.rating)
-        .zip(&pairs.rows)
-        .map(|((&g, &r), &row)| Item {
-            label_prob: pi_of(row),
+        .enumerate()
+        .map(|(k, (&g, &r))| Item {
+            label_prob: pi_of(&pairs.rows, k),
             ..Item::label(Some(g), r)
         })
-        .chain(
-            pairs
-                .unlabelled
-                .iter()
-                .zip(&pairs.unlabelled_rows)
-                .map(|(&r, &row)| Item {
-                    label_prob: pi_of(row),
-                    ..Item::label(None, r)
-                }),
-        )
+        .chain(pairs.unlabelled.iter().enumerate().map(|(k, &r)| Item {
+            label_prob: pi_of(&pairs.unlabelled_rows, k),
+            ..Item::label(None, r)
+        }))
         .collect();
+    present(label, &items)?;
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
     if let (Some(s), Some(frame)) = (&settings.systems, frame) {
@@ -161,6 +166,7 @@ pub fn of_values(
             })
         })
         .collect();
+    present(label, &items)?;
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
     Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
@@ -189,4 +195,24 @@ fn label_probs(settings: &Settings, frame: Option<&Frame>) -> Result<Option<Vec<
         })
         .collect::<Result<Vec<f64>>>()
         .map(Some)
+}
+
+/// `--estimate-label` must be a label the gold or the judge's labels hold: a typo would
+/// otherwise be estimated as a share of exactly 0.
+fn present(label: i64, items: &[Item]) -> Result<()> {
+    let mut seen: Vec<i64> = items
+        .iter()
+        .flat_map(|i| [i.gold, i.value.is_none().then_some(i.judge)])
+        .flatten()
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.is_empty() || seen.contains(&label) {
+        return Ok(());
+    }
+    let list: Vec<String> = seen.iter().map(i64::to_string).collect();
+    Err(input_error(format!(
+        "--estimate-label {label}: no gold label or rating is {label}; the labels present are {} (after --gold-map and --rating-map)",
+        list.join(", ")
+    )))
 }

@@ -33,6 +33,15 @@ fn stated(e: &Estimate) -> String {
     }
 }
 
+/// "1 human label", "12 human labels".
+fn human_labels(n: u64) -> String {
+    format!(
+        "{} human label{}",
+        thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 fn fixed(v: f64) -> String {
     crate::report::media::format::fixed(v)
 }
@@ -67,23 +76,26 @@ pub fn answer(e: &Estimate) -> Vec<String> {
                 )
             });
             format!(
-                "Corrected by active labelling with {} human labels (each weighed by 1/π): {what} {}{judge}.",
-                thousands(e.n_labelled as u64),
+                "Corrected by active labelling with {} (each weighed by 1/π): {what} {}{judge}.",
+                human_labels(e.n_labelled as u64),
                 interval(&a)
             )
         }
         (Some(plus), Some(judge)) => {
             let p = plus.interval.estimate;
             let worth = e.worth.map_or(String::new(), |w| {
-                format!(
-                    "; its {} verdicts are worth {} human labels",
-                    thousands(e.n_unlabelled as u64),
-                    thousands((w - e.n_labelled as f64).max(0.0).round() as u64)
-                )
+                let (verdicts, add, are) = match e.n_unlabelled {
+                    1 => ("1 verdict".to_string(), "adds", "is"),
+                    n => (format!("{} verdicts", thousands(n as u64)), "add", "are"),
+                };
+                match (w - e.n_labelled as f64).max(0.0).round() as u64 {
+                    0 => format!("; its {verdicts} {add} nothing the human labels do not give"),
+                    k => format!("; its {verdicts} {are} worth {}", human_labels(k)),
+                }
             });
             format!(
-                "Corrected with {} human labels: {what} {}; the judge alone says {} (its bias, {:+.4}){worth}.",
-                thousands(e.n_labelled as u64),
+                "Corrected with {}: {what} {}; the judge alone says {} (its bias, {:+.4}){worth}.",
+                human_labels(e.n_labelled as u64),
                 interval(&plus.interval),
                 fixed(judge.estimate),
                 judge.estimate - p
@@ -187,8 +199,8 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
     }
     if let Some(w) = e.worth {
         t.notes.push(format!(
-            "The corrected (PPI++) estimate is as precise as {} human labels alone (n·var(humans)/var(PPI++)).",
-            thousands(w.round() as u64)
+            "The corrected (PPI++) estimate is as precise as {} alone (n·var(humans)/var(PPI++)).",
+            human_labels(w.round() as u64)
         ));
     }
     let mut out = vec![t];

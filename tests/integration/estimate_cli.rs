@@ -304,6 +304,41 @@ fn estimate_refuses_what_it_cannot_read() {
     assert!(e.contains("--alpha 1.5"), "{e}");
     let (code, _, e) = run(&["analyze", "--input", path, "--estimate-label", "-1"]);
     assert!(code == 2 && e.contains("--estimate"), "{e}");
+    // A label neither the gold nor the ratings hold (a typo) is no certain zero.
+    let e = error_of(&[
+        "analyze",
+        "--input",
+        path,
+        "--estimate",
+        "--estimate-label",
+        "5",
+    ]);
+    assert!(
+        e.contains(
+            "--estimate-label 5: no gold label or rating is 5; the labels present are -1, 1"
+        ),
+        "{e}"
+    );
+    // One label, one verdict: said in the singular.
+    let one = write(
+        dir.path(),
+        "one.csv",
+        "id,gold,rating\n1,-1,-1\n2,,1\n3,1,1\n",
+    );
+    let (code, out, err) = run(&[
+        "analyze",
+        "--input",
+        one.to_str().expect("utf-8"),
+        "--estimate",
+        "--bootstrap",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Corrected with 2 human labels"), "{out}");
+    assert!(
+        !out.contains("1 human labels") && !out.contains("1 verdicts"),
+        "{out}"
+    );
 }
 
 /// `calibrate --estimate` on LLMBar's pairs with three labels in four emptied, rated by the
