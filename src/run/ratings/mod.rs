@@ -13,7 +13,6 @@ use crate::metrics::Labels;
 use crate::run::settings::{AnalyzeInput, AnalyzeSettings, Table};
 use anyhow::Result;
 pub use read::{Loaded, LongForm, Reading};
-use std::collections::BTreeMap;
 
 /// The tables as read: one, or the gold and the ratings to join.
 #[derive(Debug)]
@@ -162,15 +161,33 @@ fn rated(
             first.unlabelled.len()
         )));
     }
+    // The group column read again only for rows the pairs' own groups do not cover (the
+    // unlabelled ones).
+    let uncovered = columns
+        .iter()
+        .any(|p| p.groups.is_none() || !p.unlabelled.is_empty());
     let group_of_row = match (frame, &settings.columns.group) {
-        (Some(f), Some(col)) => Some(f.text(col, "--group-col", "group")?),
+        (Some(f), Some(col)) if uncovered => Some(f.text(col, "--group-col", "group")?),
         _ => None,
     };
     let p_of_row = match (frame, &settings.columns.probability) {
         (Some(f), Some(col)) => Some(f.probabilities(col, "--probability")?),
         _ => None,
     };
-    let mut by_row: BTreeMap<usize, read::Row> = BTreeMap::new();
+    // Each row's item, at its row (the rows are the file's, or the two-file form's places).
+    let row_of = |rows: &[usize], k: usize, base: usize| rows.get(k).copied().unwrap_or(base + k);
+    let height = columns
+        .iter()
+        .flat_map(|p| {
+            let n = p.gold.len();
+            (0..n)
+                .map(move |k| row_of(&p.rows, k, 0))
+                .chain((0..p.unlabelled.len()).map(move |k| row_of(&p.unlabelled_rows, k, n)))
+        })
+        .max()
+        .map_or(0, |last| last + 1);
+    let mut by_row: Vec<Option<read::Row>> = Vec::new();
+    by_row.resize_with(height, || None);
     for (j, pairs) in columns.iter().enumerate() {
         let n = pairs.gold.len();
         let group = |k: usize| {
@@ -178,15 +195,20 @@ fn rated(
             Some(g.names[g.of_pair[k] as usize].clone())
         };
         let labelled = (0..n).map(|k| {
-            let row = pairs.rows.get(k).copied().unwrap_or(k);
-            (row, Some(pairs.gold[k]), pairs.rating[k], group(k))
+            (
+                row_of(&pairs.rows, k, 0),
+                Some(pairs.gold[k]),
+                pairs.rating[k],
+                group(k),
+            )
         });
-        let unlabelled = pairs.unlabelled.iter().enumerate().map(|(k, &r)| {
-            let row = pairs.unlabelled_rows.get(k).copied().unwrap_or(n + k);
-            (row, None, r, None)
-        });
+        let unlabelled = pairs
+            .unlabelled
+            .iter()
+            .enumerate()
+            .map(|(k, &r)| (row_of(&pairs.unlabelled_rows, k, n), None, r, None));
         for (row, gold, rating, group) in labelled.chain(unlabelled) {
-            let item = by_row.entry(row).or_insert_with(|| read::Row {
+            let item = by_row[row].get_or_insert_with(|| read::Row {
                 row,
                 gold: None,
                 ratings: vec![None; columns.len()],
@@ -199,7 +221,7 @@ fn rated(
             item.ratings[j] = Some(rating);
         }
     }
-    let rows: Vec<read::Row> = by_row.into_values().collect();
+    let rows: Vec<read::Row> = by_row.into_iter().flatten().collect();
     // Nothing read (`--estimate` on numbers): the pairwise labels.
     let labels = settings.labels.clone().unwrap_or_else(|| {
         if rows.is_empty() {

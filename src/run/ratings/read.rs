@@ -100,7 +100,7 @@ pub struct LongForm {
 /// level), and `extras`.
 pub fn record(
     settings: &AnalyzeSettings,
-    rows: Vec<Row>,
+    mut rows: Vec<Row>,
     extras: Extras,
     labels: &Labels,
     frame: Option<&Frame>,
@@ -112,17 +112,22 @@ pub fn record(
             "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
         )));
     }
-    let file_row = |k: usize| rows[k].row;
-    let items: Vec<ItemRow> = (0..rows.len())
-        .map(|k| ItemRow {
-            id: (file_row(k) + 1).to_string(),
-            pair_id: (file_row(k) + 1).to_string(),
-            subset: rows[k].group.clone(),
-            order: crate::dataset::examples::Order::AsSource,
-            gold: rows[k].gold,
-            seeded: true,
+    // Each row's group moves into its item.
+    let items: Vec<ItemRow> = rows
+        .iter_mut()
+        .map(|r| {
+            let id = (r.row + 1).to_string();
+            ItemRow {
+                pair_id: id.clone(),
+                id,
+                subset: std::mem::take(&mut r.group),
+                order: crate::dataset::examples::Order::AsSource,
+                gold: r.gold,
+                seeded: true,
+            }
         })
         .collect();
+    let file_row = |k: usize| rows[k].row;
     let pairwise = labels.fits_pairwise();
     let needs_pairs = |flag: &str| {
         input_error(format!(
