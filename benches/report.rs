@@ -93,8 +93,8 @@ fn main() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let items: Vec<ItemRow> = (0..n)
         .map(|i| ItemRow {
-            id: format!("{}-{i}", SUBSETS[i % 23]),
-            pair_id: format!("{}-{i}", SUBSETS[i % 23]),
+            id: format!("{}-{i}", SUBSETS[i % 23]).into(),
+            pair_id: format!("{}-{i}", SUBSETS[i % 23]).into(),
             subset: SUBSETS[i % 23].to_string(),
             order: Order::AsSource,
             gold: Some(if rng.random_bool(0.5) { -1 } else { 1 }),
@@ -127,7 +127,7 @@ fn main() {
                     rating.map_or(0, |r| r + 2)
                 );
                 Rating {
-                    id: item.id.clone(),
+                    id: item.id.to_string(),
                     rating,
                     status,
                     used: u32::from(rating.is_some()),

@@ -14,6 +14,26 @@ impl Frame {
         })
     }
 
+    /// Which cells of a column are empty (null, or blank text), read in place: no text is
+    /// copied per row.
+    pub fn blank(&self, name: &str, flag: &str) -> Result<Vec<bool>> {
+        let series = self.column(name, flag)?.as_materialized_series();
+        if let Ok(text) = series.str() {
+            return Ok(text
+                .iter()
+                .map(|v| v.is_none_or(|t| t.trim().is_empty()))
+                .collect());
+        }
+        if series.dtype().is_primitive_numeric() || series.dtype().is_bool() {
+            return Ok(series.is_null().iter().map(|v| v.unwrap_or(true)).collect());
+        }
+        Ok(self
+            .optional_text(name, flag, "value")?
+            .iter()
+            .map(|v| v.as_deref().is_none_or(|t| t.trim().is_empty()))
+            .collect())
+    }
+
     /// This table with `columns` added beside its own (one of the same name replaced), as
     /// `from_values` makes them.
     pub fn with_columns(&self, columns: Vec<(String, Values)>) -> Result<Frame> {

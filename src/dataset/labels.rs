@@ -133,11 +133,7 @@ pub fn read_gold(
     labels: Option<&Labels>,
 ) -> Result<(Vec<Option<i64>>, Vec<bool>)> {
     let flag = "--gold-col";
-    let missing: Vec<bool> = frame
-        .optional_text(column, flag, "gold label")?
-        .iter()
-        .map(|v| v.as_deref().is_none_or(|t| t.trim().is_empty()))
-        .collect();
+    let missing = frame.blank(column, flag)?;
     let values = if reading.is_plain() {
         frame.int_labels_or_missing(column, flag, true)?
     } else {

@@ -311,8 +311,8 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &g)| ItemRow {
-                    id: i.to_string(),
-                    pair_id: i.to_string(),
+                    id: i.to_string().into(),
+                    pair_id: i.to_string().into(),
                     subset: "s".into(),
                     order: Order::AsSource,
                     gold: Some(g),

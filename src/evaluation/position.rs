@@ -138,7 +138,7 @@ pub fn position(run: &RunRecord, config: &ConfigRecord, indices: &[usize]) -> Po
     let mut slots: BTreeMap<&str, (Option<usize>, Option<usize>)> = BTreeMap::new();
     for &i in indices {
         let item = &run.items[i];
-        let slot = slots.entry(item.pair_id.as_str()).or_default();
+        let slot = slots.entry(&*item.pair_id).or_default();
         match item.order {
             Order::AsSource => slot.0 = Some(i),
             Order::Swapped => slot.1 = Some(i),

@@ -23,8 +23,8 @@ pub fn share(part: u64, of: u64) -> f64 {
 /// One item as the judge saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRow {
-    pub id: String,
-    pub pair_id: String,
+    pub id: std::sync::Arc<str>,
+    pub pair_id: std::sync::Arc<str>,
     pub subset: String,
     pub order: Order,
     /// `None`: the data gives no label. The item is rated and kept, and no agreement measure
@@ -547,8 +547,8 @@ pub(crate) mod fixtures {
     /// Item `i` of subset "s", shown as in the source.
     pub fn item(i: usize, gold: i64) -> ItemRow {
         ItemRow {
-            id: format!("s-{i}"),
-            pair_id: format!("s-{i}"),
+            id: format!("s-{i}").into(),
+            pair_id: format!("s-{i}").into(),
             subset: "s".into(),
             order: Order::AsSource,
             gold: Some(gold),

@@ -147,8 +147,8 @@ fn items(r: &Ratings) -> Vec<ItemRow> {
     (0..r.config.len())
         .take_while(|&i| r.config[i] == first)
         .map(|i| ItemRow {
-            id: r.id[i].clone(),
-            pair_id: r.pair[i].clone(),
+            id: r.id[i].as_str().into(),
+            pair_id: r.pair[i].as_str().into(),
             subset: r.subset[i].clone(),
             order: if r.order[i] == "swapped" {
                 Order::Swapped
@@ -294,7 +294,7 @@ fn shapes(texts: &HashMap<String, ItemTexts>, items: &[ItemRow]) -> Vec<[Shape; 
     items
         .iter()
         .map(|i| {
-            let t = texts.get(&i.id)?;
+            let t = texts.get(&*i.id)?;
             Some([Shape::of(&t.response1), Shape::of(&t.response2)])
         })
         .collect::<Option<Vec<_>>>()
@@ -309,7 +309,7 @@ fn inputs(
 ) -> crate::evaluation::analytic::Inputs {
     let depth = |i: &ItemRow| {
         texts
-            .get(&i.id)
+            .get(&*i.id)
             .map(|t| crate::dataset::conversation::depth(&t.turns))
     };
     let depths: Vec<u32> = items.iter().map(|i| depth(i).unwrap_or(1)).collect();
@@ -328,7 +328,7 @@ fn generators(
     let rows: Vec<(Option<[String; 2]>, &str)> = items
         .iter()
         .map(|i| {
-            let t = texts.get(&i.id);
+            let t = texts.get(&*i.id);
             let pair = t.and_then(|t| Some([t.generator1.clone()?, t.generator2.clone()?]));
             (pair, t.map_or("", |t| t.prompt.as_str()))
         })

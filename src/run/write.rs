@@ -40,7 +40,7 @@ fn write_items(run: &Run, dir: &Path) -> Result<()> {
             [Some(g1.clone()), Some(g2.clone())]
         });
         let line = ItemTexts {
-            id: item.id.clone(),
+            id: item.id.to_string(),
             prompt: prompt.clone(),
             response1: r1.clone(),
             response2: r2.clone(),
@@ -104,8 +104,8 @@ pub fn ratings(run: &Run, dir: &Path) -> Result<()> {
             let first_line = line + 1;
             line += r.samples();
             config.push(c.name.clone());
-            id.push(item.id.clone());
-            pair.push(item.pair_id.clone());
+            id.push(&*item.id);
+            pair.push(&*item.pair_id);
             subset.push(item.subset.clone());
             order.push(item.order.key().to_string());
             seeded.push(item.seeded);

@@ -49,8 +49,8 @@ pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
         .examples
         .iter()
         .map(|e| ItemRow {
-            id: e.id.clone(),
-            pair_id: e.pair_id.clone(),
+            id: e.id.as_str().into(),
+            pair_id: e.pair_id.as_str().into(),
             subset: e.subset.clone(),
             order: e.order,
             gold: e.gold,

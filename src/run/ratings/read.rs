@@ -116,7 +116,7 @@ pub fn record(
     let items: Vec<ItemRow> = rows
         .iter_mut()
         .map(|r| {
-            let id = (r.row + 1).to_string();
+            let id: std::sync::Arc<str> = (r.row + 1).to_string().into();
             ItemRow {
                 pair_id: id.clone(),
                 id,
