@@ -42,6 +42,29 @@ pub struct PacDecision {
     pub to_label: Vec<String>,
 }
 
+/// What decided an order (the store's `sessions.item_order`, as JSON).
+#[derive(Debug, Serialize)]
+struct OrderRecord {
+    order: &'static str,
+    seed: u64,
+    queue: Option<String>,
+    judge: Option<String>,
+    items: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pac: Option<PacRecord>,
+    /// Every item's π (content id → π).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label_prob: Option<std::collections::BTreeMap<String, f64>>,
+}
+
+#[derive(Debug, Serialize)]
+struct PacRecord {
+    epsilon: f64,
+    alpha: f64,
+    bound: crate::metrics::pac::Bound,
+    first_round: usize,
+}
+
 /// An item of active labelling's queue.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Drawn {
@@ -211,27 +234,26 @@ impl Rule {
         if self.order == Order::Random && asks.queue.is_none() {
             return "random".into();
         }
-        let mut doc = serde_json::json!({
-            "order": self.order.name(),
-            "seed": seed,
-            "queue": asks.queue.as_ref().map(|p| p.display().to_string()),
-            "judge": asks.judge.as_ref().map(|j| j.path.display().to_string()),
-            "items": self.ids.len(),
-        });
-        if let Some((s, first)) = &self.pac {
-            doc["pac"] = serde_json::json!({
-                "epsilon": s.epsilon, "alpha": s.alpha, "bound": s.bound, "first_round": first,
-            });
-        }
-        if self.order == Order::Active {
-            let pi: serde_json::Map<String, serde_json::Value> = self
-                .ids
-                .iter()
-                .map(|c| (c.clone(), serde_json::json!(self.active[c].pi)))
-                .collect();
-            doc["label_prob"] = serde_json::Value::Object(pi);
-        }
-        doc.to_string()
+        let record = OrderRecord {
+            order: self.order.name(),
+            seed,
+            queue: asks.queue.as_ref().map(|p| p.display().to_string()),
+            judge: asks.judge.as_ref().map(|j| j.path.display().to_string()),
+            items: self.ids.len(),
+            pac: self.pac.map(|(s, first_round)| PacRecord {
+                epsilon: s.epsilon,
+                alpha: s.alpha,
+                bound: s.bound,
+                first_round,
+            }),
+            label_prob: (self.order == Order::Active).then(|| {
+                self.ids
+                    .iter()
+                    .map(|c| (c.clone(), self.active[c].pi))
+                    .collect()
+            }),
+        };
+        serde_json::to_string(&record).unwrap_or_default()
     }
 
     /// PPI++ over the rule's items, the labelled ones those `counted` with gold (None before

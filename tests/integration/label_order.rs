@@ -93,6 +93,23 @@ impl<'a> Api<'a> {
     }
 }
 
+/// `raterlab label` on the 60 pairs and `store` for ann, with `extra`.
+fn serve(pairs: &Path, store: &Path, extra: &[&str]) -> Server {
+    let (pairs, store) = (s(pairs), s(store));
+    let mut args = vec![
+        "--data",
+        &pairs,
+        "--map",
+        MAP,
+        "--store",
+        &store,
+        "--annotator",
+        "ann",
+    ];
+    args.extend(extra);
+    Server::with(&args)
+}
+
 /// Presses the key that gives the item shown its true label; the item's data id.
 fn label_truly(page: &Browser) -> String {
     let data_id = page
@@ -295,20 +312,7 @@ fn pac_order_in_the_browser_asks_the_first_round_then_the_threshold_items() {
     // Random order with --stop-at: the page turns green when the interval is narrow enough,
     // and goes on asking.
     let other = dir.path().join("random.sqlite");
-    let random = Server::with(&[
-        "--data",
-        &s(&pairs),
-        "--map",
-        MAP,
-        "--store",
-        &s(&other),
-        "--annotator",
-        "ann",
-        "--judge",
-        &s(&judge),
-        "--stop-at",
-        "0.4",
-    ]);
+    let random = serve(&pairs, &other, &["--judge", &s(&judge), "--stop-at", "0.4"]);
     page.open(&random.url);
     page.shown();
     let mut n = 0;
@@ -344,20 +348,7 @@ fn stop_at_shows_analyzes_ppi_plus_and_active_asks_what_plan_drew() {
 
     // Random order with --stop-at: the page's interval is analyze's PPI++ on the same labels.
     let store = dir.path().join("random.sqlite");
-    let server = Server::with(&[
-        "--data",
-        &s(&pairs),
-        "--map",
-        MAP,
-        "--store",
-        &s(&store),
-        "--annotator",
-        "ann",
-        "--judge",
-        &s(&judge),
-        "--stop-at",
-        "0.3",
-    ]);
+    let server = serve(&pairs, &store, &["--judge", &s(&judge), "--stop-at", "0.3"]);
     let api = Api::new(&server);
     let first = api.state();
     assert!(first["status"]["text"]
@@ -467,22 +458,18 @@ fn stop_at_shows_analyzes_ppi_plus_and_active_asks_what_plan_drew() {
         .collect();
     assert!(drawn.len() >= 10, "{} drawn", drawn.len());
     let store = dir.path().join("active.sqlite");
-    let server = Server::with(&[
-        "--data",
-        &s(&pairs),
-        "--map",
-        MAP,
-        "--store",
-        &s(&store),
-        "--annotator",
-        "ann",
-        "--order",
-        "active",
-        "--queue",
-        &s(&queue),
-        "--stop-at",
-        "0.9",
-    ]);
+    let server = serve(
+        &pairs,
+        &store,
+        &[
+            "--order",
+            "active",
+            "--queue",
+            &s(&queue),
+            "--stop-at",
+            "0.9",
+        ],
+    );
     let api = Api::new(&server);
     let mut st = api.state();
     let mut asked = HashSet::new();
