@@ -86,14 +86,7 @@ pub fn label(s: &LabelSettings) -> Result<()> {
         settings.seed,
         s.overlap,
     );
-    let plain = s.asks
-        == crate::run::labelling::Asks {
-            estimate_label: s.asks.estimate_label,
-            alpha: s.asks.alpha,
-            first_round: s.asks.first_round,
-            ..Default::default()
-        };
-    let (asks, order): (Box<dyn crate::label::queue::Asks>, String) = if plain {
+    let (asks, order): (Box<dyn crate::label::queue::Asks>, String) = if s.asks.every_item() {
         (Box::new(crate::label::queue::Everything), "random".into())
     } else {
         let keys: Vec<(String, String)> = items

@@ -84,3 +84,13 @@ pub struct Asks {
     pub estimate_label: i64,
     pub alpha: f64,
 }
+
+impl Asks {
+    /// Every item in the seeded order, nothing read beside the data and nothing shown.
+    pub fn every_item(&self) -> bool {
+        self.order == Order::Random
+            && self.queue.is_none()
+            && self.judge.is_none()
+            && self.stop_at.is_none()
+    }
+}
