@@ -20,28 +20,15 @@ pub fn ids(frame: &Frame, col: Option<&str>, flag: &str) -> Result<Vec<String>> 
     Ok(ids)
 }
 
-/// Every row's probability in `col`: a missing one is an error naming the row.
-fn every_probability(frame: &Frame, col: &str) -> Result<Vec<f64>> {
-    frame
-        .probabilities(col, "--probability")?
-        .into_iter()
-        .enumerate()
-        .map(|(row, p)| {
-            p.ok_or_else(|| {
-                input_error(format!(
-                    "{}: --active needs the judge's probability on every row",
-                    frame.at(col, row)
-                ))
-            })
-        })
-        .collect()
-}
-
 /// The plan, written to `--out` when asked.
 pub fn plan(req: &ActiveRequest, seed: u64) -> Result<ActivePlan> {
     let input = frame::read(&req.input)?;
     let ids = ids(&input, req.id_col.as_deref(), "--id-col")?;
-    let p = every_probability(&input, &req.probability)?;
+    let p = input.every(
+        &req.probability,
+        input.probabilities(&req.probability, "--probability")?,
+        "--active needs the judge's probability on every row",
+    )?;
     if p.is_empty() {
         return Err(input_error(format!(
             "--input '{}' has no rows: give the items the judge rated",

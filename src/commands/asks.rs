@@ -77,6 +77,8 @@ struct Drawn {
 #[derive(Debug)]
 pub struct Rule {
     order: Order,
+    /// `--queue` keeps to some of the data's items (else every item is the rule's).
+    restricted: bool,
     /// The items the rule may ask, in the seeded queue order.
     ids: Vec<String>,
     judge: HashMap<String, i64>,
@@ -217,6 +219,7 @@ impl Rule {
         };
         Ok(Self {
             order: asks.order,
+            restricted: asks.queue.is_some(),
             pac: asks.pac.map(|s| (s, asks.first_round.min(ids.len()))),
             ids,
             judge,
@@ -464,10 +467,9 @@ impl Asks for Rule {
         let g = Gold::of(&labels);
         let gold = |c: &str| g.of_item(c).and_then(|(_, v)| v);
         let labelled = |c: &str| g.votes.contains_key(c);
-        let all: HashSet<String> = self.ids.iter().cloned().collect();
         match self.order {
             Order::Random => Stage {
-                asked: Some(all),
+                asked: self.restricted.then(|| self.ids.iter().cloned().collect()),
                 status: self.stop_at.map(|_| {
                     self.interval_status(
                         "Corrected estimate (PPI++)".into(),

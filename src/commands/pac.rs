@@ -16,33 +16,17 @@ pub fn of_frame(
 ) -> Result<Pac> {
     let columns = &settings.columns;
     let ids = super::active::ids(frame, columns.id.as_deref(), "--id-col")?;
-    let judge = frame.mapped_labels(&columns.rating, "--rating-col", &settings.reading.1)?;
-    let judge: Vec<i64> = judge
-        .into_iter()
-        .enumerate()
-        .map(|(row, v)| {
-            v.ok_or_else(|| {
-                input_error(format!(
-                    "{}: --pac needs the judge's label on every row",
-                    frame.at(&columns.rating, row)
-                ))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let judge = frame.every(
+        &columns.rating,
+        frame.mapped_labels(&columns.rating, "--rating-col", &settings.reading.1)?,
+        "--pac needs the judge's label on every row",
+    )?;
     let gold = frame.mapped_labels_or_missing(&columns.gold, "--gold-col", &settings.reading.0)?;
-    let uncertainty = frame
-        .numbers(uncertainty_col, "--uncertainty-col")?
-        .into_iter()
-        .enumerate()
-        .map(|(row, u)| {
-            u.ok_or_else(|| {
-                input_error(format!(
-                    "{}: --pac needs the judge's uncertainty on every row",
-                    frame.at(uncertainty_col, row)
-                ))
-            })
-        })
-        .collect::<Result<Vec<f64>>>()?;
+    let uncertainty = frame.every(
+        uncertainty_col,
+        frame.numbers(uncertainty_col, "--uncertainty-col")?,
+        "--pac needs the judge's uncertainty on every row",
+    )?;
     let first: Vec<bool> = gold.iter().map(Option::is_some).collect();
     if !first.iter().any(|&f| f) {
         return Err(input_error(format!(

@@ -14,6 +14,16 @@ impl Frame {
         })
     }
 
+    /// Column `name`'s `values` with none missing: a missing one is an error naming its row,
+    /// `why` saying what needs every row.
+    pub fn every<T>(&self, name: &str, values: Vec<Option<T>>, why: &str) -> Result<Vec<T>> {
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(row, v)| v.ok_or_else(|| input_error(format!("{}: {why}", self.at(name, row)))))
+            .collect()
+    }
+
     /// Which cells of a column are empty (null, or blank text), read in place: no text is
     /// copied per row.
     pub fn blank(&self, name: &str, flag: &str) -> Result<Vec<bool>> {

@@ -100,18 +100,19 @@ impl Queue {
     }
 
     /// This queue kept to the items `asked` (None: all), in the same order.
-    pub fn only(&self, asked: Option<&HashSet<String>>) -> Queue {
+    pub fn only(&self, asked: Option<&HashSet<String>>) -> std::borrow::Cow<'_, Queue> {
         match asked {
-            None => self.clone(),
-            Some(set) => Queue {
+            None => std::borrow::Cow::Borrowed(self),
+            Some(set) => std::borrow::Cow::Owned(Queue {
                 ids: self
                     .ids
                     .iter()
                     .filter(|id| set.contains(*id))
                     .cloned()
                     .collect(),
-                ..self.clone()
-            },
+                seed: self.seed,
+                overlap: self.overlap,
+            }),
         }
     }
 
