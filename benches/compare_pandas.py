@@ -2,7 +2,9 @@
 """Time `raterlab analyze --json` against the equivalent pandas + scipy + sklearn script.
 
 Both read the same 2*10^6-row parquet file from disk in a fresh process (start-up and file
-loading included) and compute the same statistics; the values are checked to agree.
+loading included) and compute the same statistics; the values are checked to agree. Each
+command's median wall time and peak resident memory are printed, the ratio against pandas;
+the commands take turns, run by run.
 
     pip install -r requirements-dev.txt
     cargo build --release
@@ -64,13 +66,33 @@ def make_file(path, rows):
     pd.DataFrame({"id": ids, "subset": subset, "gold": gold, "rating": rating}).to_parquet(path, index=False)
 
 
-def timed(cmd, runs):
-    times, out = [], None
+def once(cmd):
+    """One fresh process: its wall time, peak resident memory (MB) and JSON output."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as sink:
+        child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise SystemExit(f"{' '.join(cmd)} exited {code}")
+        sink.seek(0)
+        out = json.loads(sink.read().decode())
+    return seconds, usage.ru_maxrss * 1024 / 1e6, out
+
+
+def paired(commands, runs):
+    """Each command run `runs` times, the commands taking turns (so that a slower moment of
+    the machine falls on all of them): each one's median time and peak memory, and output."""
+    times = {name: [] for name in commands}
+    peaks = {name: [] for name in commands}
+    outs = {}
     for _ in range(runs):
-        start = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), json.loads(out)
+        for name, cmd in commands.items():
+            t, m, outs[name] = once(cmd)
+            times[name].append(t)
+            peaks[name].append(m)
+    return {n: (statistics.median(times[n]), statistics.median(peaks[n]), outs[n]) for n in commands}
 
 
 def main():
@@ -82,17 +104,20 @@ def main():
         path = os.path.join(tmp, "pairs.parquet")
         make_file(path, args.rows)
         size = os.path.getsize(path) / 1e6
-        t_pandas, ref = timed([sys.executable, "-c", PANDAS_SCRIPT, path], args.runs)
-        t_nb, ours = timed([binary(), "analyze", "--input", path, "--json", "--bootstrap", "0"], args.runs)
-        t_bs, _ = timed([binary(), "analyze", "--input", path, "--json"], args.runs)
+        r = paired({
+            "pandas": [sys.executable, "-c", PANDAS_SCRIPT, path],
+            "nb": [binary(), "analyze", "--input", path, "--json", "--bootstrap", "0"],
+            "bs": [binary(), "analyze", "--input", path, "--json"],
+        }, args.runs)
+    (t_pandas, m_pandas, ref), (t_nb, m_nb, ours), (t_bs, m_bs, _) = r["pandas"], r["nb"], r["bs"]
     for key in ["accuracy", "kappa", "kappa_linear", "kappa_quadratic", "spearman", "kendall_tau_b"]:
         assert abs(ours[key] - ref[key]) < 1e-9, (key, ours[key], ref[key])
     assert ours["confusion"]["matrix"] == ref["confusion"], "confusion matrices differ"
-    print(f"{args.rows} rows, {size:.1f} MB parquet, median of {args.runs} runs, values agree to 1e-9")
-    print(f"{'command':<52} {'time':>9} {'ratio':>9}")
-    print(f"{'pandas + scipy + sklearn (reference)':<52} {t_pandas:>8.3f}s {1:>8.1f}x")
-    print(f"{'raterlab analyze --json --bootstrap 0':<52} {t_nb:>8.3f}s {t_pandas / t_nb:>8.1f}x")
-    print(f"{'raterlab analyze --json (1000 bootstrap resamples)':<52} {t_bs:>8.3f}s {t_pandas / t_bs:>8.1f}x")
+    print(f"{args.rows} rows, {size:.1f} MB parquet, median of {args.runs} paired runs, values agree to 1e-9")
+    print(f"{'command':<52} {'time':>9} {'ratio':>9} {'peak':>9}")
+    print(f"{'pandas + scipy + sklearn (reference)':<52} {t_pandas:>8.3f}s {1:>8.1f}x {m_pandas:>6.0f} MB")
+    print(f"{'raterlab analyze --json --bootstrap 0':<52} {t_nb:>8.3f}s {t_pandas / t_nb:>8.1f}x {m_nb:>6.0f} MB")
+    print(f"{'raterlab analyze --json (1000 bootstrap resamples)':<52} {t_bs:>8.3f}s {t_pandas / t_bs:>8.1f}x {m_bs:>6.0f} MB")
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ fn main() {
         .map(|i| ItemRow {
             id: format!("{}-{i}", SUBSETS[i % 23]).into(),
             pair_id: format!("{}-{i}", SUBSETS[i % 23]).into(),
-            subset: SUBSETS[i % 23].to_string(),
+            subset: SUBSETS[i % 23].into(),
             order: Order::AsSource,
             gold: Some(if rng.random_bool(0.5) { -1 } else { 1 }),
             seeded: true,
@@ -246,7 +246,7 @@ fn main() {
     let record = RunRecord {
         labels: raterlab::metrics::Labels::pairwise(),
         inputs: Default::default(),
-        items,
+        items: items.into_iter().collect(),
         configs: records,
         both_orders: false,
         annotators: Some(Annotations {

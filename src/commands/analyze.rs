@@ -19,17 +19,29 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         analysis.source = format!("{} · {gold}", analysis.source);
         return Ok(analysis);
     }
-    let tables = Tables::read(&settings.input)?;
+    let mut tables = Tables::read(&settings.input)?;
+    // --pac names the items to label by id; nothing else reads them after this.
+    tables.check_ids(settings.columns.id.as_deref(), settings.pac.is_some())?;
     let estimate = settings.estimate.as_ref();
     let estimate = estimate.map(|(label, alpha)| (label.as_deref(), *alpha));
-    // `--estimate` with numeric ratings (a probability): the estimate alone, no label pair.
-    if let (Some(asked), Some(frame)) = (estimate, tables.one()) {
+    // `--estimate` with numeric ratings (a probability): the estimate alone, no label pair;
+    // two files are joined on their ids first.
+    let two_as_one = match (&tables, estimate) {
+        // --label-prob reads π beside each row: one file (`label_probs` says so).
+        (Tables::Two { gold, ratings }, Some(_))
+            if ratings.len() == 1 && settings.label_prob.is_none() =>
+        {
+            Some(super::estimate::joined(settings, gold, &ratings[0])?)
+        }
+        _ => None,
+    };
+    if let (Some(asked), Some(frame)) = (estimate, tables.one().or(two_as_one.as_ref())) {
         if let Some((e, dropped_ratings)) = super::estimate::of_values(settings, frame, asked)? {
             let none = LabelPairs {
                 dropped_ratings,
                 ..LabelPairs::default()
             };
-            let mut loaded = ratings::of_pairs(settings, none)?;
+            let mut loaded = ratings::of_pairs(settings, none)?.loaded(settings);
             loaded.reading.unlabelled = e.n_unlabelled;
             return analysis(settings, loaded, Some(e));
         }
@@ -43,16 +55,19 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         }
         _ => None,
     };
-    let loaded = ratings::load(settings, &tables)?;
+    let read = ratings::load(settings, &tables)?;
     let estimate = match estimate {
         Some(asked) => Some(super::estimate::of_pairs(
             settings,
-            &loaded.pairs,
+            &read.pairs,
             tables.one(),
             asked,
         )?),
         None => None,
     };
+    // The tables are read: the record is built, and evaluated, without them in memory.
+    drop(tables);
+    let loaded = read.loaded(settings);
     let mut analysis = analysis(settings, loaded, estimate)?;
     analysis.pac = pac;
     Ok(analysis)

@@ -172,6 +172,43 @@ pub fn of_values(
     Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
 }
 
+/// The two-file form as one table for `of_values`: each ratings row, its rating as written and
+/// the gold of its id (empty where the gold file has none: unlabelled), ids checked unique in
+/// each file. Gold rows without a rating are left out, as the label pairs' join leaves them.
+pub fn joined(settings: &Settings, gold: &Frame, ratings: &Frame) -> Result<Frame> {
+    use crate::dataset::frame::Values;
+    let columns = &settings.columns;
+    let gold_id = columns.id.as_deref().unwrap_or("id");
+    let ratings_id = columns.ratings_id.as_deref().unwrap_or(gold_id);
+    crate::dataset::labels::check_ids(gold, Some(gold_id))?;
+    crate::dataset::labels::check_ids(ratings, Some(ratings_id))?;
+    let gold_ids = gold.text(gold_id, "--id-col", "id")?;
+    let gold_values = gold.optional_text(&columns.gold, "--gold-col", "gold label")?;
+    let by_id: std::collections::HashMap<&str, &Option<String>> = gold_ids
+        .iter()
+        .map(String::as_str)
+        .zip(&gold_values)
+        .collect();
+    let rating_ids = ratings.text(ratings_id, "--ratings-id-col", "id")?;
+    let gold_of_rating: Vec<Option<String>> = rating_ids
+        .iter()
+        .map(|id| by_id.get(id.as_str()).and_then(|g| (*g).clone()))
+        .collect();
+    let rating = ratings.optional_text(&columns.rating, "--rating-col", "rating")?;
+    let name = format!(
+        "{} joined with {}",
+        ratings.path.display(),
+        gold.path.display()
+    );
+    crate::dataset::frame::from_values(
+        &name,
+        vec![
+            (columns.gold.clone(), Values::Text(gold_of_rating)),
+            (columns.rating.clone(), Values::Text(rating)),
+        ],
+    )
+}
+
 /// `--label-prob COL`: every row's π, each in (0, 1] (one-file form).
 fn label_probs(settings: &Settings, frame: Option<&Frame>) -> Result<Option<Vec<f64>>> {
     let Some(col) = &settings.label_prob else {

@@ -128,6 +128,7 @@ fn labels(args: &SizeSettings) -> Result<PlanResult> {
         drop_unreadable: true,
         ..Default::default()
     };
+    crate::dataset::labels::check_ids(&frame, names.id.as_deref())?;
     let pairs =
         crate::dataset::labels::load_one(&frame, &names, &(reading.clone(), reading), None)?;
     if pairs.gold.is_empty() {

@@ -304,6 +304,9 @@ impl Frame {
                 .cast(&DataType::Int64)
                 .map_err(|e| input_error(format!("{}: {e}", self.at(name, 0))))?;
             let ints = ints.i64().map_err(anyhow::Error::from)?;
+            if ints.null_count() == 0 {
+                return Ok(ints.into_no_null_iter().map(Some).collect());
+            }
             return ints
                 .iter()
                 .enumerate()
@@ -385,15 +388,7 @@ impl Frame {
         reading: &LabelReading,
         missing_ok: bool,
     ) -> Result<Vec<Option<i64>>> {
-        let column = self.column(name, flag)?;
-        let series = column.as_materialized_series();
-        let text = series.cast(&DataType::String).map_err(|_| {
-            input_error(format!(
-                "'{}', column '{name}': has type {}, not labels",
-                self.path.display(),
-                series.dtype()
-            ))
-        })?;
+        let text = self.as_text(name, flag, "not labels")?;
         let text = text.str().map_err(anyhow::Error::from)?;
         text.iter()
             .enumerate()
@@ -433,17 +428,25 @@ impl Frame {
             .collect()
     }
 
-    /// A column as text, a missing value (null) as `None`.
-    pub fn optional_text(&self, name: &str, flag: &str, what: &str) -> Result<Vec<Option<String>>> {
-        let column = self.column(name, flag)?;
-        let series = column.as_materialized_series();
-        let cast = series.cast(&DataType::String).map_err(|_| {
+    /// Column `name` cast to text; a type that cannot be is an error ending in `why`.
+    pub(super) fn as_text(&self, name: &str, flag: &str, why: &str) -> Result<Series> {
+        let series = self.column(name, flag)?.as_materialized_series();
+        series.cast(&DataType::String).map_err(|_| {
             input_error(format!(
-                "'{}', column '{name}': has type {}, which cannot serve as {what}; use text or integers",
+                "'{}', column '{name}': has type {}, {why}",
                 self.path.display(),
                 series.dtype()
             ))
-        })?;
+        })
+    }
+
+    /// A column as text, a missing value (null) as `None`.
+    pub fn optional_text(&self, name: &str, flag: &str, what: &str) -> Result<Vec<Option<String>>> {
+        let cast = self.as_text(
+            name,
+            flag,
+            &format!("which cannot serve as {what}; use text or integers"),
+        )?;
         let text = cast.str().map_err(anyhow::Error::from)?;
         Ok(text.iter().map(|v| v.map(str::to_owned)).collect())
     }
@@ -509,21 +512,6 @@ impl Frame {
                 }
             })
             .collect()
-    }
-
-    /// Fails on the first id seen twice, naming both rows.
-    pub fn check_unique(&self, ids: &[String], column: &str) -> Result<()> {
-        let mut first: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
-        for (row, id) in ids.iter().enumerate() {
-            if let Some(seen) = first.insert(id.as_str(), row) {
-                return Err(input_error(format!(
-                    "{}: duplicate id '{id}' (first seen at row {}); ids must be unique, remove or rename one",
-                    self.at(column, row),
-                    seen + 1
-                )));
-            }
-        }
-        Ok(())
     }
 }
 

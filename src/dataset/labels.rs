@@ -50,29 +50,7 @@ pub struct LabelPairs {
     pub rows: Vec<usize>,
 }
 
-/// Group names and each pair's group as an index into them (first-seen order).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Groups {
-    pub names: Vec<String>,
-    pub of_pair: Vec<u32>,
-}
-
-impl Groups {
-    pub(crate) fn from_names(values: &[String]) -> Self {
-        let mut index: HashMap<&str, u32> = HashMap::new();
-        let mut names = Vec::new();
-        let of_pair = values
-            .iter()
-            .map(|v| {
-                *index.entry(v.as_str()).or_insert_with(|| {
-                    names.push(v.clone());
-                    (names.len() - 1) as u32
-                })
-            })
-            .collect();
-        Self { names, of_pair }
-    }
-}
+pub use super::columns::Groups;
 
 fn non_empty(frame: &Frame) -> Result<()> {
     if frame.height() == 0 {
@@ -112,11 +90,7 @@ fn read_labels(
     labels: Option<&Labels>,
 ) -> Result<Vec<Option<i64>>> {
     let values = if reading.is_plain() {
-        frame
-            .int_labels(column, flag)?
-            .into_iter()
-            .map(Some)
-            .collect()
+        frame.int_labels_or_missing(column, flag, false)?
     } else {
         frame.mapped_labels(column, flag, reading)?
     };
@@ -167,7 +141,10 @@ fn id_hash(text: &str) -> u64 {
 
 /// Checks an id column for duplicates without materializing the ids (one-file form); the
 /// slow path that names the rows runs only when there is a duplicate.
-fn check_ids(frame: &Frame, name: Option<&str>) -> Result<()> {
+/// One table's ids unique (`name`, else `id` when the table has it), or an error naming the
+/// first id seen twice. `load_one` and `load_annotators` leave it to their callers, which may
+/// then let the column go.
+pub fn check_ids(frame: &Frame, name: Option<&str>) -> Result<()> {
     let column = name.unwrap_or("id");
     let unique = match frame.df.column(column) {
         Err(_) if name.is_none() => return Ok(()),
@@ -193,7 +170,8 @@ fn check_ids(frame: &Frame, name: Option<&str>) -> Result<()> {
     ids(frame, name, true).map(|_| ())
 }
 
-/// One table (a file, or values a program gave) with a gold column and a rating column.
+/// One table (a file, or values a program gave) with a gold column and a rating column. Its
+/// ids are the caller's to check (`check_ids`).
 pub fn load_one(
     frame: &Frame,
     names: &ColumnNames,
@@ -208,9 +186,8 @@ pub fn load_one(
         .filter(|&r| missing[r] && rating[r].is_some())
         .collect();
     let unlabelled: Vec<i64> = unlabelled_rows.iter().filter_map(|&r| rating[r]).collect();
-    check_ids(frame, names.id.as_deref())?;
     let group_names = match &names.group {
-        Some(col) => Some(frame.text(col, "--group-col", "group")?),
+        Some(col) => Some(frame.groups(col, "--group-col")?),
         None => None,
     };
     let probability = match &names.probability {
@@ -251,14 +228,13 @@ pub fn load_one(
         };
         (pick(&gold), pick(&rating))
     };
-    let groups = group_names.map(|names| {
-        let kept: Vec<String> = names
-            .into_iter()
-            .zip(&keep)
-            .filter(|(_, &k)| k)
-            .map(|(n, _)| n)
-            .collect();
-        Groups::from_names(&kept)
+    let rows: Vec<usize> = (0..keep.len()).filter(|&r| keep[r]).collect();
+    let groups = group_names.map(|all| {
+        if rows.len() == keep.len() {
+            all
+        } else {
+            all.pick(rows.iter().copied())
+        }
     });
     let probability = probability.map(|p| {
         p.into_iter()
@@ -293,7 +269,7 @@ pub fn load_one(
         dropped_ratings,
         probability,
         compare,
-        rows: (0..keep.len()).filter(|&r| keep[r]).collect(),
+        rows,
     })
 }
 
@@ -473,7 +449,6 @@ pub fn load_annotators(
         )));
     }
     non_empty(frame)?;
-    check_ids(frame, names.id.as_deref())?;
     let mut columns = Vec::with_capacity(annotators.len());
     for name in annotators {
         let values = frame.votes(name, "--annotators", &reading.0)?;

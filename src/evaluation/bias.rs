@@ -159,7 +159,7 @@ pub fn bias(
     let (mut longer_right, mut n) = (0u64, 0u64);
     for &i in idx {
         let [a, b] = run.shapes[i];
-        let Some(gold) = run.items[i].gold else {
+        let Some(gold) = run.items.gold[i] else {
             continue;
         };
         let judge = rating(&outcomes[i]);

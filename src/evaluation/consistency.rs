@@ -301,7 +301,7 @@ impl super::Analytic for ConsistencyAnalytic {
 mod tests {
     use super::*;
     use crate::dataset::examples::Order;
-    use crate::evaluation::record::ItemRow;
+    use crate::evaluation::items::ItemRow;
 
     fn run(golds: &[i64]) -> RunRecord {
         RunRecord {

@@ -485,7 +485,7 @@ fn of_config(
         .collect();
     let items: Vec<Item> = rated
         .iter()
-        .map(|&(i, judge)| Item::label(run.items[i].gold, judge))
+        .map(|&(i, judge)| Item::label(run.items.gold[i], judge))
         .collect();
     let mut e = estimate(&items, settings);
     if let Some(g) = &run.generators {
@@ -493,7 +493,7 @@ fn of_config(
             .iter()
             .map(|&(i, judge)| Match {
                 models: g.of_item[i].clone(),
-                gold: run.items[i].gold,
+                gold: run.items.gold[i],
                 judge,
             })
             .collect();

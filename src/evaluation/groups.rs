@@ -70,7 +70,7 @@ fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize]) -> Option<Group> {
             let (mut n, mut only_best, mut only_other) = (0, 0, 0);
             for &i in items {
                 let (Some(gold), Some(a), Some(b)) = (
-                    run.items[i].gold,
+                    run.items.gold[i],
                     run.configs[best].outcomes[i].rating(),
                     run.configs[c].outcomes[i].rating(),
                 ) else {

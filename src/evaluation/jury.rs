@@ -242,7 +242,7 @@ mod tests {
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
             inputs: Default::default(),
-            items,
+            items: items.into_iter().collect(),
             configs: vec![config("a", a), config("b", b), config("c", c)],
             both_orders: false,
             annotators: None,

@@ -17,6 +17,7 @@ mod estimate_systems;
 pub mod evaluator;
 mod family;
 pub mod groups;
+pub mod items;
 pub mod jury;
 mod kept;
 pub mod labelling;
@@ -44,14 +45,15 @@ pub use analytic::{Analytic, Context, Findings, Found, Grouping};
 pub(crate) use compare::metric_test;
 pub use compare::{compare_all, Comparison, Power, Tested};
 pub use family::Family;
+pub use items::{ItemRef, ItemRow, Items, Texts};
 pub use paired::{adjust_holm, Finding, MetricTest};
 pub use pointwise::{pointwise, PointwiseStats};
 pub use position::{position, JudgeBench, LlmBar, Position};
 pub use record::{
     counts, share, tally, wrong_for, Annotations, ConfigRecord, Cost, Counts, Generators, Headline,
-    ItemRow, Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
+    Outcome, PointwiseRecord, ProbabilityRecord, Reference, RunRecord,
 };
-use record::{headline_on, table_on, wrong_on};
+use record::{headline_of, table_of, wrong_on};
 pub use result::{ConfigResult, Grouped, Policies, Scope};
 pub use settings::{EvalSettings, Options, DEFAULT_BOOTSTRAP};
 pub use shape::Shape;
@@ -105,43 +107,39 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
     let (run, settings) = (cx.run, &cx.settings);
     let (counted, left_out) = run.counted(config, indices);
     let indices = &counted[..];
-    let outcomes: Vec<Outcome> = indices.iter().map(|&i| config.outcomes[i]).collect();
-    let golds: Vec<i64> = indices.iter().filter_map(|&i| run.items[i].gold).collect();
+    // Every counted item has gold; each policy's table is tabulated as the items come, with
+    // no list of them kept (a scope of 10^6 items would hold several).
+    let at = |i: usize| (run.items.gold[i].unwrap_or_default(), config.outcomes[i]);
     let c = Counts {
         not_asked: left_out.not_asked,
         unlabelled: left_out.unlabelled,
-        ..counts(&outcomes)
+        ..counts(indices.iter().map(|&i| &config.outcomes[i]))
     };
-    let (mut g_drop, mut r_drop) = (Vec::new(), Vec::new());
-    let (mut r_wrong, mut r_tie) = (
-        Vec::with_capacity(golds.len()),
-        Vec::with_capacity(golds.len()),
-    );
-    for (o, &g) in outcomes.iter().zip(&golds) {
-        match o.rating() {
-            Some(r) => {
-                g_drop.push(g);
-                r_drop.push(r);
-                r_wrong.push(r);
-                r_tie.push(r);
-            }
-            None => {
-                r_wrong.push(wrong_on(&run.labels, g));
-                r_tie.push(0);
-            }
-        }
-    }
-    let drop_table = table_on(&run.labels, &g_drop, &r_drop);
+    let labels = &run.labels;
+    let rated = indices.iter().filter_map(|&i| {
+        let (g, o) = at(i);
+        o.rating().map(|r| (g, r))
+    });
+    let drop_table = table_of(labels, rated);
+    let policy = |unrated: &dyn Fn(i64) -> i64| {
+        headline_of(table_of(
+            labels,
+            indices.iter().map(|&i| {
+                let (g, o) = at(i);
+                (g, o.rating().unwrap_or_else(|| unrated(g)))
+            }),
+        ))
+    };
+    let policies = Policies {
+        drop: headline_of(drop_table.clone()),
+        as_wrong: policy(&|g| wrong_on(labels, g)),
+        as_tie: policy(&|_| 0),
+    };
     let intervals = (settings.bootstrap > 0)
         .then(|| bootstrap_table(&drop_table, settings.bootstrap, settings.seed));
     let agreement = Agreement {
         intervals,
         ..Agreement::of(drop_table)
-    };
-    let policies = Policies {
-        drop: headline_on(&run.labels, &g_drop, &r_drop),
-        as_wrong: headline_on(&run.labels, &golds, &r_wrong),
-        as_tie: headline_on(&run.labels, &golds, &r_tie),
     };
     let mut findings = Findings::default();
     for a in cx.analytics {
@@ -158,7 +156,7 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
         counts: c,
         agreement,
         policies,
-        published: credit::mean_credit(golds.iter().copied().zip(outcomes.iter().copied())),
+        published: credit::mean_credit(indices.iter().map(|&i| at(i))),
         position: run.both_orders.then(|| position(run, config, indices)),
         pointwise: config
             .pointwise
@@ -280,7 +278,7 @@ mod tests {
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
             inputs: Default::default(),
-            items,
+            items: items.into_iter().collect(),
             configs: vec![config.clone()],
             both_orders: false,
             annotators: None,
@@ -327,7 +325,7 @@ mod tests {
         for (i, row) in rows.iter().enumerate() {
             let gold = row["gold"].as_i64().expect("gold");
             let mut it = item(i, gold);
-            it.subset = row["subset"].as_str().expect("subset").to_string();
+            it.subset = row["subset"].as_str().expect("subset").into();
             items.push(it);
             outcomes.push(match row["outcome"].as_str().expect("outcome") {
                 "right" => Outcome::Rated(gold),
@@ -340,7 +338,7 @@ mod tests {
         let run = RunRecord {
             labels: crate::metrics::Labels::pairwise(),
             inputs: Default::default(),
-            items,
+            items: items.into_iter().collect(),
             configs: vec![config("judge", outcomes)],
             both_orders: false,
             annotators: None,

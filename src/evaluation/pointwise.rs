@@ -103,7 +103,7 @@ pub fn pointwise(
     let (mut diff, mut gold_of_diff) = (Vec::new(), Vec::new());
     let (mut g_drop, mut r_drop, mut g_low, mut r_low) = (vec![], vec![], vec![], vec![]);
     for &i in indices {
-        let item = &run.items[i];
+        let item = run.items.get(i);
         let Some(gold) = item.gold else {
             continue;
         };

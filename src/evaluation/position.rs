@@ -137,8 +137,8 @@ pub fn position(run: &RunRecord, config: &ConfigRecord, indices: &[usize]) -> Po
     // pair id → (as-source index, swapped index)
     let mut slots: BTreeMap<&str, (Option<usize>, Option<usize>)> = BTreeMap::new();
     for &i in indices {
-        let item = &run.items[i];
-        let slot = slots.entry(&*item.pair_id).or_default();
+        let item = run.items.get(i);
+        let slot = slots.entry(item.pair_id).or_default();
         match item.order {
             Order::AsSource => slot.0 = Some(i),
             Order::Swapped => slot.1 = Some(i),
@@ -149,10 +149,10 @@ pub fn position(run: &RunRecord, config: &ConfigRecord, indices: &[usize]) -> Po
         .filter_map(|&(a, b)| {
             let (a, b) = (a?, b?);
             Some(PairVerdicts {
-                gold: run.items[a].gold?,
+                gold: run.items.gold[a]?,
                 first: config.outcomes[a].rating(),
                 second: config.outcomes[b].rating().map(|v| -v),
-                seeded_swapped: run.items[b].seeded,
+                seeded_swapped: run.items.seeded[b],
             })
         })
         .collect();

@@ -37,7 +37,7 @@ pub fn probability(
     let sides = sides(&run.labels)?;
     let rows = indices.iter().filter_map(|&i| {
         let p = record.p[i]?;
-        Some((run.items[i].gold?, config.outcomes[i].rating(), p))
+        Some((run.items.gold[i]?, config.outcomes[i].rating(), p))
     });
     Some(stats(&record.source, indices.len(), rows, sides, settings))
 }

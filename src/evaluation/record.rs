@@ -3,7 +3,6 @@
 //! analytic computes the same way. The analytics import it; `mod.rs` orchestrates them.
 
 use super::shape::Shape;
-use crate::dataset::examples::Order;
 use crate::metrics::{Agreement, Contingency, Labels, Statistic};
 
 /// A figure as a serialized result holds it: None where it is not a number.
@@ -18,20 +17,6 @@ pub fn share(part: u64, of: u64) -> f64 {
     } else {
         part as f64 / of as f64
     }
-}
-
-/// One item as the judge saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemRow {
-    pub id: std::sync::Arc<str>,
-    pub pair_id: std::sync::Arc<str>,
-    pub subset: String,
-    pub order: Order,
-    /// `None`: the data gives no label. The item is rated and kept, and no agreement measure
-    /// counts it (`RunRecord::labelled`).
-    pub gold: Option<i64>,
-    /// Whether this is the pair's seeded position (the order a one-order run shows).
-    pub seeded: bool,
 }
 
 /// How an item ended for a configuration (mirrors `raters::Status`, kept here so that
@@ -203,7 +188,7 @@ pub struct RunRecord {
     /// The analytics' own inputs, one value per type (`evaluator::Preferences`, ...), so that
     /// an analytic's input is no field here. An analytic reads its own with `inputs.get::<T>()`.
     pub inputs: super::kept::Inputs,
-    pub items: Vec<ItemRow>,
+    pub items: super::items::Items,
     pub configs: Vec<ConfigRecord>,
     pub both_orders: bool,
     /// Several annotators' labels per item, when gold is their majority.
@@ -236,7 +221,7 @@ impl RunRecord {
                 if config.outcomes[i] == Outcome::NotAsked {
                     left.not_asked += 1;
                     false
-                } else if self.items[i].gold.is_none() {
+                } else if self.items.gold[i].is_none() {
                     left.unlabelled += 1;
                     false
                 } else {
@@ -249,7 +234,7 @@ impl RunRecord {
 
     /// Items without a gold label.
     pub fn unlabelled(&self) -> usize {
-        self.items.iter().filter(|i| i.gold.is_none()).count()
+        self.items.gold.iter().filter(|g| g.is_none()).count()
     }
 
     /// Each subset's items, by name; an item whose subset is empty (`analyze` without a group
@@ -258,7 +243,7 @@ impl RunRecord {
         let mut out: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
         for (i, item) in self.items.iter().enumerate() {
             if !item.subset.is_empty() {
-                out.entry(item.subset.as_str()).or_default().push(i);
+                out.entry(item.subset).or_default().push(i);
             }
         }
         out
@@ -408,7 +393,7 @@ pub fn wrong_for(gold: i64) -> i64 {
 }
 
 /// Counts of outcomes.
-pub fn counts(outcomes: &[Outcome]) -> Counts {
+pub fn counts<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Counts {
     let mut c = Counts::default();
     for o in outcomes {
         c.examples += usize::from(*o != Outcome::NotAsked);
@@ -429,7 +414,12 @@ pub fn counts(outcomes: &[Outcome]) -> Counts {
 /// The contingency table on `labels`, which every gold and rating of a record takes (an
 /// empty table otherwise, which the record's readers rule out).
 pub fn table_on(labels: &Labels, gold: &[i64], rating: &[i64]) -> Contingency {
-    Contingency::from_pairs(labels, gold, rating).unwrap_or_else(|_| {
+    table_of(labels, gold.iter().copied().zip(rating.iter().copied()))
+}
+
+/// `table_on` of (gold, rating) pairs as they come.
+pub fn table_of(labels: &Labels, pairs: impl IntoIterator<Item = (i64, i64)>) -> Contingency {
+    Contingency::tabulate(labels, pairs).unwrap_or_else(|_| {
         let k = labels.as_slice().len();
         Contingency::from_counts(labels.clone(), vec![0; k * k])
     })
@@ -456,7 +446,12 @@ pub fn headline(gold: &[i64], rating: &[i64]) -> Headline {
 
 /// `headline` on `labels`.
 pub fn headline_on(labels: &Labels, gold: &[i64], rating: &[i64]) -> Headline {
-    let a = Agreement::of(table_on(labels, gold, rating));
+    headline_of(table_on(labels, gold, rating))
+}
+
+/// The headline metrics of a table.
+pub fn headline_of(table: Contingency) -> Headline {
+    let a = Agreement::of(table);
     Headline {
         n: a.n,
         accuracy: a.get(Statistic::Accuracy),
@@ -543,6 +538,7 @@ pub const DEFAULT_MARGIN: f64 = 0.02;
 pub(crate) mod fixtures {
     use super::*;
     use crate::dataset::examples::Order;
+    use crate::evaluation::items::ItemRow;
 
     /// Item `i` of subset "s", shown as in the source.
     pub fn item(i: usize, gold: i64) -> ItemRow {

@@ -36,8 +36,8 @@ pub struct Layout {
 pub fn layout(run: &RunRecord) -> Option<Layout> {
     let mut by: BTreeMap<usize, BTreeMap<&str, [Vec<usize>; 9]>> = BTreeMap::new();
     for (k, item) in run.items.iter().enumerate() {
-        let (prompt, i, j) = cell(&item.pair_id)?;
-        let domain = domain_of(&item.subset)?;
+        let (prompt, i, j) = cell(item.pair_id)?;
+        let domain = domain_of(item.subset)?;
         let d = DOMAINS.iter().position(|x| *x == domain)?;
         by.entry(d).or_default().entry(prompt).or_default()[i * 3 + j].push(k);
     }
@@ -170,7 +170,7 @@ fn prompt_cells(run: &RunRecord, config: usize, items: &[[Vec<usize>; 9]]) -> Ve
                 let wins = ks
                     .iter()
                     .filter(|&&k| {
-                        let gold = run.items[k].gold;
+                        let gold = run.items.gold[k];
                         gold.is_some() && outcomes[k].rating() == gold
                     })
                     .count();

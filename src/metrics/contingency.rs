@@ -53,18 +53,27 @@ impl Labels {
 
     /// The default label set: `[-1, 0, 1]` when every value lies in it, else the sorted union.
     pub fn infer(gold: &[i64], rating: &[i64]) -> Self {
+        Self::infer_from(gold.iter().chain(rating).copied())
+    }
+
+    /// `infer` on the values as they come (gold's and ratings' alike), with no list of them
+    /// kept while they are few.
+    pub fn infer_from(values: impl Iterator<Item = i64>) -> Self {
         let mut seen: Vec<i64> = Vec::new();
-        for &v in gold.iter().chain(rating) {
-            if !seen.contains(&v) {
+        let mut many: Option<std::collections::BTreeSet<i64>> = None;
+        for v in values {
+            if let Some(set) = many.as_mut() {
+                set.insert(v);
+            } else if !seen.contains(&v) {
                 seen.push(v);
                 if seen.len() > 64 {
-                    // Many distinct values: fall back to a full sort of the union.
-                    let mut all: Vec<i64> = gold.iter().chain(rating).copied().collect();
-                    all.sort_unstable();
-                    all.dedup();
-                    return Self(all);
+                    // Many distinct values: a sorted set of the union.
+                    many = Some(seen.drain(..).collect());
                 }
             }
+        }
+        if let Some(set) = many {
+            return Self(set.into_iter().collect());
         }
         if seen.iter().all(|v| PAIRWISE.contains(v)) {
             return Self(PAIRWISE.to_vec());
@@ -168,6 +177,14 @@ impl Contingency {
                 rating: rating.len(),
             });
         }
+        Self::tabulate(labels, gold.iter().copied().zip(rating.iter().copied()))
+    }
+
+    /// Tabulates (gold, rating) pairs as they come, with no list of them kept.
+    pub fn tabulate(
+        labels: &Labels,
+        pairs: impl IntoIterator<Item = (i64, i64)>,
+    ) -> Result<Self, LabelError> {
         let k = labels.len();
         let indexer = labels.indexer();
         let mut counts = vec![0u64; k * k];
@@ -177,7 +194,7 @@ impl Contingency {
             value,
             labels: labels.clone(),
         };
-        for (index, (&g, &r)) in gold.iter().zip(rating).enumerate() {
+        for (index, (g, r)) in pairs.into_iter().enumerate() {
             let gi = indexer
                 .index(g)
                 .ok_or_else(|| outside(Side::Gold, index, g))?;

@@ -144,12 +144,16 @@ fn ratings(dir: &Path, doc: &PairsRunFile) -> Result<Ratings> {
 /// The items, from the first configuration's rows.
 fn items(r: &Ratings) -> Vec<ItemRow> {
     let first = r.config.first().cloned().unwrap_or_default();
-    (0..r.config.len())
+    let n = (0..r.config.len())
         .take_while(|&i| r.config[i] == first)
-        .map(|i| ItemRow {
+        .count();
+    let subsets = crate::evaluation::items::interned(r.subset[..n].iter().map(String::as_str));
+    (0..n)
+        .zip(subsets)
+        .map(|(i, subset)| ItemRow {
             id: r.id[i].as_str().into(),
             pair_id: r.pair[i].as_str().into(),
-            subset: r.subset[i].clone(),
+            subset,
             order: if r.order[i] == "swapped" {
                 Order::Swapped
             } else {
@@ -445,7 +449,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         inputs: inputs(&texts, &items),
         generators,
         shapes: shapes(&texts, &items),
-        items,
+        items: items.into_iter().collect(),
         configs,
         both_orders: meta.head.both_orders,
         annotators,

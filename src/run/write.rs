@@ -104,9 +104,9 @@ pub fn ratings(run: &Run, dir: &Path) -> Result<()> {
             let first_line = line + 1;
             line += r.samples();
             config.push(c.name.clone());
-            id.push(&*item.id);
-            pair.push(&*item.pair_id);
-            subset.push(item.subset.clone());
+            id.push(item.id);
+            pair.push(item.pair_id);
+            subset.push(item.subset);
             order.push(item.order.key().to_string());
             seeded.push(item.seeded);
             gold.push(item.gold);

@@ -284,6 +284,22 @@ fn arena_ranking_equals_prediction_powered_ranking() {
     }
 }
 
+/// `analyze --estimate`'s galaxies: 1,000 labelled, 15,743 not, and ppi_py's README interval.
+fn the_readmes_interval(e: &Value, what: &str) {
+    assert_eq!(
+        (e["n_labelled"].as_u64(), e["n_unlabelled"].as_u64()),
+        (Some(1000), Some(15743))
+    );
+    pair(
+        (
+            e["mean"]["ppi_plus"]["ci"][0].as_f64().expect("lo"),
+            e["mean"]["ppi_plus"]["ci"][1].as_f64().expect("hi"),
+        ),
+        &serde_json::json!([0.2322466630315982, 0.2626038799812829]),
+        what,
+    );
+}
+
 /// The galaxies through `analyze --estimate`: a rating column of probabilities is used as it
 /// is, and the command prints ppi_py's README interval.
 #[test]
@@ -317,18 +333,55 @@ fn analyze_estimates_the_galaxies_from_probabilities() {
         "0",
     ]);
     let e = &out["estimate"];
-    assert_eq!(
-        (e["n_labelled"].as_u64(), e["n_unlabelled"].as_u64()),
-        (Some(1000), Some(15743))
-    );
-    pair(
-        (
-            e["mean"]["ppi_plus"]["ci"][0].as_f64().expect("lo"),
-            e["mean"]["ppi_plus"]["ci"][1].as_f64().expect("hi"),
-        ),
-        &serde_json::json!([0.2322466630315982, 0.2626038799812829]),
-        "the README's interval through the command",
-    );
+    the_readmes_interval(e, "the README's interval through the command");
     assert!(e["mean"]["rogan_gladen"].is_null());
     assert!(e["notes"].to_string().contains("these ratings are numbers"));
+}
+
+/// The galaxies as two files joined on their ids (the gold file holds the 1,000 labelled
+/// galaxies, the ratings file every galaxy's probability): the same interval as one file.
+#[test]
+fn analyze_estimates_the_galaxies_from_two_files() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let doc = fixture_doc();
+    let path = shared.join("ppi/galaxies.npz");
+    let (y, yhat) = (npz_member(&path, "Y.npy"), npz_member(&path, "Yhat.npy"));
+    let labelled: Vec<usize> = doc["galaxies"]["labelled"]
+        .as_array()
+        .expect("labelled")
+        .iter()
+        .map(|i| i.as_u64().expect("index") as usize)
+        .collect();
+    // The gold file lists its galaxies in another order than the ratings file.
+    let mut gold = String::from("id,gold\n");
+    for &i in labelled.iter().rev() {
+        gold.push_str(&format!("g{i},{}\n", y[i] as i64));
+    }
+    let mut ratings = String::from("id,rating\n");
+    for &i in &labelled {
+        ratings.push_str(&format!("g{i},{:?}\n", yhat[i]));
+    }
+    for (k, v) in yhat[1000..].iter().enumerate() {
+        ratings.push_str(&format!("u{k},{v:?}\n"));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gold = crate::common::write(dir.path(), "gold.csv", &gold);
+    let ratings = crate::common::write(dir.path(), "ratings.csv", &ratings);
+    let out = crate::common::json_of(&[
+        "analyze",
+        "--gold",
+        gold.to_str().expect("utf-8"),
+        "--ratings",
+        ratings.to_str().expect("utf-8"),
+        "--estimate",
+        "--estimate-label",
+        "1",
+        "--alpha",
+        "0.1",
+        "--bootstrap",
+        "0",
+    ]);
+    the_readmes_interval(&out["estimate"], "the README's interval from two files");
 }

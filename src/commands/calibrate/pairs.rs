@@ -45,13 +45,16 @@ fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>)
 
 /// Items as the evaluation sees them.
 pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
+    let subsets =
+        crate::evaluation::items::interned(dataset.examples.iter().map(|e| e.subset.as_str()));
     dataset
         .examples
         .iter()
-        .map(|e| ItemRow {
+        .zip(subsets)
+        .map(|(e, subset)| ItemRow {
             id: e.id.as_str().into(),
             pair_id: e.pair_id.as_str().into(),
-            subset: e.subset.clone(),
+            subset,
             order: e.order,
             gold: e.gold,
             seeded: e.seeded,
@@ -128,7 +131,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
     RunRecord {
         labels: crate::metrics::Labels::pairwise(),
         inputs,
-        items: items(dataset),
+        items: items(dataset).into_iter().collect(),
         configs: records,
         both_orders: dataset.both_orders,
         annotators: dataset.annotations(),

@@ -139,7 +139,7 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .items
         .iter()
         .enumerate()
-        .map(|(i, it)| (&*it.id, i))
+        .map(|(i, it)| (it.id, i))
         .collect();
     let config_index: HashMap<&str, usize> = rec
         .configs
@@ -175,12 +175,12 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .iter()
         .enumerate()
         .map(|(i, it)| {
-            let t = texts.get(&*it.id);
+            let t = texts.get(it.id);
             let text = |f: fn(&ItemTexts) -> &str| t.map(f).unwrap_or("");
             BrowserItem {
-                id: &it.id,
-                pair: &it.pair_id,
-                subset: &it.subset,
+                id: it.id,
+                pair: it.pair_id,
+                subset: it.subset,
                 order: it.order.key(),
                 gold: it.gold,
                 prompt: text(|t| &t.prompt),

@@ -1,7 +1,7 @@
 //! Several annotators per item, gold their majority: one file's annotator columns
 //! (`--annotators`), or long form's annotations joined with a judge's samples.
 
-use super::read::{self, Extras, Loaded, LongForm, Reading, Row};
+use super::read::{self, Extras, LongForm, Read, Reading};
 use crate::dataset::frame::Frame;
 use crate::dataset::labels::{self, Annotated, NoMajority};
 use crate::dataset::long;
@@ -17,7 +17,7 @@ pub fn annotators(
     frame: &Frame,
     columns: &[String],
     policy: NoMajority,
-) -> Result<Loaded> {
+) -> Result<Read> {
     let annotated = labels::load_annotators(
         frame,
         &settings.columns,
@@ -68,29 +68,35 @@ fn loaded(
     groups: Option<Vec<String>>,
     mut extras: Extras,
     frame: Option<&Frame>,
-) -> Result<Loaded> {
+) -> Result<Read> {
     if policy == NoMajority::Tie && !labels.contains(0) {
         return Err(input_error(format!(
             "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
         )));
     }
-    let rows = (0..annotated.votes.len())
-        .map(|k| Row {
-            row: k,
-            gold: annotated.gold[k],
-            ratings: vec![annotated.judge[k]],
-            p: None,
-            group: groups.as_ref().map_or_else(String::new, |g| g[k].clone()),
-        })
-        .collect();
+    let n = annotated.votes.len();
+    let items = read::Items {
+        rows: (0..n).collect(),
+        gold: annotated.gold[..n].to_vec(),
+        outcomes: vec![(annotated.judge[..n].iter())
+            .map(|r| {
+                r.map_or(
+                    crate::evaluation::Outcome::NoVerdict,
+                    crate::evaluation::Outcome::Rated,
+                )
+            })
+            .collect()],
+        p: None,
+        groups: groups.map(|g| labels::Groups::from_names(&g[..n])),
+    };
     extras.annotators = Some(Annotations {
         names: annotated.names,
         votes: annotated.votes,
         no_majority: annotated.no_majority,
         policy: policy.name().to_string(),
     });
-    Ok(Loaded {
-        record: read::record(settings, rows, extras, &labels, frame)?,
+    Ok(Read {
+        unbuilt: read::record(settings, items, extras, &labels, frame)?,
         reading: Reading::of(&annotated.pairs),
         pairs: annotated.pairs,
         long: None,
@@ -131,7 +137,7 @@ fn key(columns: Option<&str>) -> Vec<String> {
 /// Long form: the gold's annotations (the annotators) and the judge's samples joined on their
 /// keys; the agreement figures compare the humans' majority with the judge's first sample, and
 /// AlpacaEval's evaluator measures use every annotation.
-pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) -> Result<Loaded> {
+pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) -> Result<Read> {
     let columns = &settings.columns;
     let gold_key = key(columns.id.as_deref());
     let ratings_key = key(columns.ratings_id.as_deref().or(columns.id.as_deref()));

@@ -6,13 +6,14 @@ mod annotated;
 mod read;
 
 use crate::dataset::frame::{self, Frame};
-use crate::dataset::labels::{self, LabelPairs};
+use crate::dataset::labels::{self, Groups, LabelPairs};
 use crate::dataset::long;
 use crate::error::input_error;
+use crate::evaluation::Outcome;
 use crate::metrics::Labels;
 use crate::run::settings::{AnalyzeInput, AnalyzeSettings, Table};
 use anyhow::Result;
-pub use read::{Loaded, LongForm, Reading};
+pub use read::{Loaded, LongForm, Read, Reading};
 
 /// The tables as read: one, or the gold and the ratings to join.
 #[derive(Debug)]
@@ -37,6 +38,20 @@ impl Tables {
         })
     }
 
+    /// The one file's ids unique (`--id-col`, else `id` when it has one). Its items are its
+    /// rows, so unless `keep` (a later step reads the ids) the column is then let go: it is
+    /// most of the table's memory. Two files are joined on their ids, checked as they are read.
+    pub fn check_ids(&mut self, id: Option<&str>, keep: bool) -> Result<()> {
+        let Tables::One(frame) = self else {
+            return Ok(());
+        };
+        labels::check_ids(frame, id)?;
+        if !keep {
+            frame.forget(id.unwrap_or("id"))?;
+        }
+        Ok(())
+    }
+
     /// The one file (None: two joined).
     pub fn one(&self) -> Option<&Frame> {
         match self {
@@ -48,7 +63,7 @@ impl Tables {
 
 /// The tables as `calibrate`'s record: long form when the files or the options say so,
 /// several annotators (`--annotators`), else one configuration per rating column.
-pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Loaded> {
+pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Read> {
     let columns: Vec<&str> = settings.columns.rating.split(',').map(str::trim).collect();
     match tables {
         Tables::Two { gold, ratings } if long_form(settings, gold, ratings) => {
@@ -81,7 +96,7 @@ pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Loaded> {
 }
 
 /// Aligned pairs read elsewhere (`--estimate`'s numbers) as the record of one configuration.
-pub fn of_pairs(settings: &AnalyzeSettings, pairs: LabelPairs) -> Result<Loaded> {
+pub fn of_pairs(settings: &AnalyzeSettings, pairs: LabelPairs) -> Result<Read> {
     rated(
         settings,
         vec![pairs],
@@ -112,7 +127,7 @@ fn several_columns(
     settings: &AnalyzeSettings,
     frame: Option<&Frame>,
     columns: &[&str],
-) -> Result<Loaded> {
+) -> Result<Read> {
     let Some(frame) = frame else {
         return Err(input_error(format!(
             "--rating-col {}: several rating columns are read from one file; give it with --input (the two-file form joins one ratings column)",
@@ -152,7 +167,7 @@ fn rated(
     columns: Vec<LabelPairs>,
     frame: Option<&Frame>,
     names: &[&str],
-) -> Result<Loaded> {
+) -> Result<Read> {
     let first = &columns[0];
     if first.gold.is_empty() && settings.estimate.is_none() {
         return Err(input_error(format!(
@@ -161,93 +176,120 @@ fn rated(
             first.unlabelled.len()
         )));
     }
-    // The group column read again only for rows the pairs' own groups do not cover (the
-    // unlabelled ones).
-    let uncovered = columns
-        .iter()
-        .any(|p| p.groups.is_none() || !p.unlabelled.is_empty());
-    let group_of_row = match (frame, &settings.columns.group) {
-        (Some(f), Some(col)) if uncovered => Some(f.text(col, "--group-col", "group")?),
-        _ => None,
-    };
-    let p_of_row = match (frame, &settings.columns.probability) {
-        (Some(f), Some(col)) => Some(f.probabilities(col, "--probability")?),
-        _ => None,
-    };
-    // Each row's item, at its row (the rows are the file's, or the two-file form's places).
-    let row_of = |rows: &[usize], k: usize, base: usize| rows.get(k).copied().unwrap_or(base + k);
     let height = columns
         .iter()
-        .flat_map(|p| {
-            let n = p.gold.len();
-            (0..n)
-                .map(move |k| row_of(&p.rows, k, 0))
-                .chain((0..p.unlabelled.len()).map(move |k| row_of(&p.unlabelled_rows, k, n)))
-        })
+        .flat_map(|p| rated_rows(p).map(|(row, _)| row))
         .max()
         .map_or(0, |last| last + 1);
-    let mut by_row: Vec<Option<read::Row>> = Vec::new();
-    by_row.resize_with(height, || None);
-    for (j, pairs) in columns.iter().enumerate() {
-        let n = pairs.gold.len();
-        let group = |k: usize| {
-            let g = pairs.groups.as_ref()?;
-            Some(g.names[g.of_pair[k] as usize].clone())
-        };
-        let labelled = (0..n).map(|k| {
-            (
-                row_of(&pairs.rows, k, 0),
-                Some(pairs.gold[k]),
-                pairs.rating[k],
-                group(k),
-            )
-        });
-        let unlabelled = pairs
-            .unlabelled
-            .iter()
-            .enumerate()
-            .map(|(k, &r)| (row_of(&pairs.unlabelled_rows, k, n), None, r, None));
-        for (row, gold, rating, group) in labelled.chain(unlabelled) {
-            let item = by_row[row].get_or_insert_with(|| read::Row {
-                row,
-                gold: None,
-                ratings: vec![None; columns.len()],
-                p: p_of_row.as_ref().and_then(|p| p[row]),
-                group: group
-                    .or_else(|| group_of_row.as_ref().map(|g| g[row].clone()))
-                    .unwrap_or_default(),
-            });
-            item.gold = item.gold.or(gold);
-            item.ratings[j] = Some(rating);
+    const NONE: u32 = u32::MAX;
+    let mut slot = vec![NONE; height];
+    for pairs in &columns {
+        for (row, _) in rated_rows(pairs) {
+            slot[row] = 0;
         }
     }
-    let rows: Vec<read::Row> = by_row.into_iter().flatten().collect();
+    let rows: Vec<usize> = (0..height).filter(|&r| slot[r] != NONE).collect();
+    for (k, &row) in rows.iter().enumerate() {
+        slot[row] = k as u32;
+    }
+    let n = rows.len();
+    let mut gold: Vec<Option<i64>> = vec![None; n];
+    // Each column's ratings, as the configuration's outcomes (no readable rating: no verdict).
+    let mut outcomes: Vec<Vec<Outcome>> = vec![vec![Outcome::NoVerdict; n]; columns.len()];
+    // An item's group: the file's group column at its row (one file), else its pair's group
+    // in the first column that has it (the two-file form; an unlabelled item has none).
+    let mut group_of: Vec<Option<std::sync::Arc<str>>> = Vec::new();
+    let file_groups = match (frame, &settings.columns.group) {
+        (Some(f), Some(col)) => {
+            let all = f.groups(col, "--group-col")?;
+            Some(if n == f.height() {
+                all
+            } else {
+                all.pick(rows.iter().copied())
+            })
+        }
+        _ => None,
+    };
+    let pair_groups = file_groups.is_none() && columns.iter().any(|p| p.groups.is_some());
+    if pair_groups {
+        group_of = vec![None; n];
+    }
+    for (j, pairs) in columns.iter().enumerate() {
+        for (row, pair) in rated_rows(pairs) {
+            let k = slot[row] as usize;
+            match pair {
+                Ok(q) => {
+                    gold[k] = gold[k].or(Some(pairs.gold[q]));
+                    outcomes[j][k] = Outcome::Rated(pairs.rating[q]);
+                    if let (true, Some(g)) = (pair_groups, &pairs.groups) {
+                        group_of[k].get_or_insert_with(|| g.of(q).clone());
+                    }
+                }
+                Err(rating) => outcomes[j][k] = Outcome::Rated(rating),
+            }
+        }
+    }
+    drop(slot);
+    let groups = file_groups.or_else(|| {
+        pair_groups.then(|| {
+            let names: Vec<std::sync::Arc<str>> = (group_of.into_iter())
+                .map(|g| g.unwrap_or_else(|| "".into()))
+                .collect();
+            Groups::from_names(&names)
+        })
+    });
+    let p = match (frame, &settings.columns.probability) {
+        (Some(f), Some(col)) => {
+            let p = f.probabilities(col, "--probability")?;
+            Some(rows.iter().map(|&r| p[r]).collect())
+        }
+        _ => None,
+    };
+    let items = read::Items {
+        rows,
+        gold,
+        outcomes,
+        p,
+        groups,
+    };
     // Nothing read (`--estimate` on numbers): the pairwise labels.
     let labels = settings.labels.clone().unwrap_or_else(|| {
-        if rows.is_empty() {
+        if items.is_empty() {
             return Labels::pairwise();
         }
-        let labelled = rows.iter().any(|r| r.gold.is_some());
-        let kept = || rows.iter().filter(|r| r.gold.is_some() || !labelled);
-        let gold: Vec<i64> = kept().filter_map(|r| r.gold).collect();
-        let rated: Vec<i64> = kept()
-            .flat_map(|r| r.ratings.iter().flatten())
-            .copied()
-            .collect();
-        Labels::infer(&gold, &rated)
+        let labelled = items.gold.iter().any(Option::is_some);
+        let kept = |k: &usize| items.gold[*k].is_some() || !labelled;
+        let gold = (0..items.len()).filter(kept).filter_map(|k| items.gold[k]);
+        let rated = (items.outcomes.iter()).flat_map(|column| {
+            (0..items.len())
+                .filter(kept)
+                .filter_map(|k| column[k].rating())
+        });
+        Labels::infer_from(gold.chain(rated))
     });
     // What the reading left out, over every column; the first column's pairs stand at the top.
     let mut reading = Reading::of(first);
-    reading.unlabelled = rows.iter().filter(|r| r.gold.is_none()).count();
+    reading.unlabelled = items.gold.iter().filter(|g| g.is_none()).count();
     reading.dropped_ratings = columns.iter().map(|p| p.dropped_ratings).sum();
     let extras = read::Extras {
         names: names.iter().map(|c| c.to_string()).collect(),
         ..read::Extras::default()
     };
-    Ok(Loaded {
-        record: read::record(settings, rows, extras, &labels, frame)?,
+    Ok(Read {
+        unbuilt: read::record(settings, items, extras, &labels, frame)?,
         reading,
         pairs: columns.into_iter().next().unwrap_or_default(),
         long: None,
     })
+}
+
+/// Each rated row of a column's pairs: its row (the file's, or the two-file form's place), and
+/// its pair (Err: unlabelled, with its rating).
+fn rated_rows(p: &LabelPairs) -> impl Iterator<Item = (usize, Result<usize, i64>)> + '_ {
+    let row_of = |rows: &[usize], k: usize, base: usize| rows.get(k).copied().unwrap_or(base + k);
+    let n = p.gold.len();
+    let labelled = (0..n).map(move |k| (row_of(&p.rows, k, 0), Ok(k)));
+    let unlabelled = (p.unlabelled.iter().enumerate())
+        .map(move |(k, &r)| (row_of(&p.unlabelled_rows, k, n), Err(r)));
+    labelled.chain(unlabelled)
 }

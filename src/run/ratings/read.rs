@@ -6,26 +6,40 @@
 use crate::dataset::frame::Frame;
 use crate::error::input_error;
 use crate::evaluation::{
-    Annotations, ConfigRecord, Cost, ItemRow, Outcome, ProbabilityRecord, RunRecord, Shape,
+    Annotations, ConfigRecord, Cost, Outcome, ProbabilityRecord, RunRecord, Shape,
 };
 use crate::metrics::Labels;
 use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
 
-/// An item: its row in the file (the two-file form: its place), gold (None: unlabelled), each
-/// configuration's rating (None: no readable rating), its probability and group.
-pub struct Row {
-    pub row: usize,
-    pub gold: Option<i64>,
-    pub ratings: Vec<Option<i64>>,
-    pub p: Option<f64>,
-    pub group: String,
+/// The items, a column each: every item's row in the file (the two-file form: its place),
+/// gold (None: unlabelled), each configuration's rating (None: no readable rating), its
+/// probability and its group.
+#[derive(Debug)]
+pub struct Items {
+    pub rows: Vec<usize>,
+    pub gold: Vec<Option<i64>>,
+    /// One column per configuration, one outcome per item (no readable rating: no verdict).
+    pub outcomes: Vec<Vec<Outcome>>,
+    pub p: Option<Vec<Option<f64>>>,
+    /// Each item's group, interned (None: no group column).
+    pub groups: Option<crate::dataset::labels::Groups>,
+}
+
+impl Items {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
 }
 
 /// What the record carries beside its items when the reading gives it: the configurations'
 /// names, the annotators' votes, the analytics' own inputs, the two responses' shapes (long
 /// form's texts).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Extras {
     /// One per rating of a row (default: the rating column's).
     pub names: Vec<String>,
@@ -93,18 +107,51 @@ pub struct LongForm {
     pub pairwise: bool,
 }
 
-/// The items as `calibrate`'s record: a configuration per rating column (`extras.names`, else
-/// the rating column), each row an item (those without gold kept, unlabelled), in file order,
-/// with what the analytics read when the options name it: the probability column, the two
-/// responses (`--texts`: the bias diagnostics), the generators (`--generators`: the system
-/// level), and `extras`.
+/// A record read and not yet built: the items' columns, what the options had read from the
+/// file beside them (the responses' shapes, the generators), and the label set. It holds
+/// nothing of the file, so the caller lets the tables go before building it.
+#[derive(Debug)]
+pub struct Unbuilt {
+    items: Items,
+    extras: Extras,
+    labels: Labels,
+    generators: Option<crate::evaluation::Generators>,
+}
+
+/// What `analyze` read, its record not yet built (`Read::loaded` builds it).
+#[derive(Debug)]
+pub struct Read {
+    pub unbuilt: Unbuilt,
+    pub reading: Reading,
+    pub pairs: crate::dataset::labels::LabelPairs,
+    pub long: Option<LongForm>,
+}
+
+impl Read {
+    /// The record built: the loader's answer.
+    pub fn loaded(self, settings: &AnalyzeSettings) -> Loaded {
+        Loaded {
+            record: self.unbuilt.build(settings),
+            reading: self.reading,
+            pairs: self.pairs,
+            long: self.long,
+        }
+    }
+}
+
+/// The items, read for `calibrate`'s record: a configuration per rating column
+/// (`extras.names`, else the rating column), each row an item (those without gold kept,
+/// unlabelled), in file order, with what the analytics read when the options name it: the
+/// probability column, the two responses (`--texts`: the bias diagnostics), the generators
+/// (`--generators`: the system level), and `extras`. What the options name is read from
+/// `frame` here; `Unbuilt::build` needs no file.
 pub fn record(
     settings: &AnalyzeSettings,
-    mut rows: Vec<Row>,
-    extras: Extras,
+    items: Items,
+    mut extras: Extras,
     labels: &Labels,
     frame: Option<&Frame>,
-) -> Result<RunRecord> {
+) -> Result<Unbuilt> {
     if settings.columns.probability.is_some()
         && crate::evaluation::probability::sides(labels).is_none()
     {
@@ -112,22 +159,7 @@ pub fn record(
             "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
         )));
     }
-    // Each row's group moves into its item.
-    let items: Vec<ItemRow> = rows
-        .iter_mut()
-        .map(|r| {
-            let id: std::sync::Arc<str> = (r.row + 1).to_string().into();
-            ItemRow {
-                pair_id: id.clone(),
-                id,
-                subset: std::mem::take(&mut r.group),
-                order: crate::dataset::examples::Order::AsSource,
-                gold: r.gold,
-                seeded: true,
-            }
-        })
-        .collect();
-    let file_row = |k: usize| rows[k].row;
+    let file_row = |k: usize| items.rows[k];
     let pairwise = labels.fits_pairwise();
     let needs_pairs = |flag: &str| {
         input_error(format!(
@@ -135,83 +167,95 @@ pub fn record(
             settings.input.describe()
         ))
     };
-    let texts = match (frame, &settings.long.texts) {
-        (Some(f), Some((a, b))) => {
-            if !pairwise {
-                return Err(needs_pairs("--texts"));
-            }
-            Some((
-                f.text(a, "--texts", "response")?,
-                f.text(b, "--texts", "response")?,
-            ))
+    if let (Some(f), Some((a, b))) = (frame, &settings.long.texts) {
+        if !pairwise {
+            return Err(needs_pairs("--texts"));
         }
-        _ => None,
-    };
-    let shapes = texts.map_or(extras.shapes, |(a, b)| {
-        (0..rows.len())
+        let (a, b) = (
+            f.text(a, "--texts", "response")?,
+            f.text(b, "--texts", "response")?,
+        );
+        extras.shapes = (0..items.len())
             .map(|k| [Shape::of(&a[file_row(k)]), Shape::of(&b[file_row(k)])])
-            .collect()
-    });
+            .collect();
+    }
     let generators = match (frame, &settings.systems) {
         (Some(f), Some(s)) => {
             if !pairwise {
                 return Err(needs_pairs("--generators"));
             }
-            Some(generators(
-                s,
-                f,
-                &(0..rows.len()).map(file_row).collect::<Vec<_>>(),
-            )?)
+            Some(generators(s, f, &items.rows)?)
         }
         _ => None,
     };
-    let names = if extras.names.is_empty() {
-        vec![settings.columns.rating.clone()]
-    } else {
-        extras.names.clone()
-    };
-    let configs = names
-        .into_iter()
-        .enumerate()
-        .map(|(j, name)| ConfigRecord {
-            name,
-            prompt: String::new(),
-            rater: "basic".into(),
-            kind: Some(crate::raters::RaterKind::Basic),
-            judge: String::new(),
-            simulated: false,
-            outcomes: rows
-                .iter()
-                .map(|r| r.ratings[j].map_or(Outcome::NoVerdict, Outcome::Rated))
-                .collect(),
-            cost: Cost::default(),
-            reasons: Vec::new(),
-            pointwise: None,
-            samples: None,
-            // The probability column belongs to the one rating column.
-            probability: settings
-                .columns
-                .probability
-                .as_ref()
-                .filter(|_| j == 0)
-                .map(|column| ProbabilityRecord {
-                    source: column.clone(),
-                    p: rows.iter().map(|r| r.p).collect(),
-                    missing: Vec::new(),
-                }),
-            jury: None,
-        })
-        .collect();
-    Ok(RunRecord {
-        labels: labels.clone(),
-        inputs: extras.inputs,
+    Ok(Unbuilt {
         items,
-        configs,
-        both_orders: false,
-        annotators: extras.annotators,
-        shapes,
+        extras,
+        labels: labels.clone(),
         generators,
     })
+}
+
+impl Unbuilt {
+    /// The record: the items' columns moved into it, one configuration per rating column.
+    pub fn build(self, settings: &AnalyzeSettings) -> RunRecord {
+        let Unbuilt {
+            mut items,
+            extras,
+            labels,
+            generators,
+        } = self;
+        let n = items.len();
+        let item_rows = crate::evaluation::Items::as_source(
+            crate::evaluation::Texts::numbers(items.rows.iter().map(|r| r + 1)),
+            items.groups,
+            items.gold,
+        );
+        let names = if extras.names.is_empty() {
+            vec![settings.columns.rating.clone()]
+        } else {
+            extras.names
+        };
+        let configs = names
+            .into_iter()
+            .enumerate()
+            .map(|(j, name)| ConfigRecord {
+                name,
+                prompt: String::new(),
+                rater: "basic".into(),
+                kind: Some(crate::raters::RaterKind::Basic),
+                judge: String::new(),
+                simulated: false,
+                outcomes: std::mem::take(&mut items.outcomes[j]),
+                cost: Cost::default(),
+                reasons: Vec::new(),
+                pointwise: None,
+                samples: None,
+                // The probability column belongs to the one rating column.
+                probability: settings
+                    .columns
+                    .probability
+                    .as_ref()
+                    .filter(|_| j == 0)
+                    .map(|column| ProbabilityRecord {
+                        source: column.clone(),
+                        p: items.p.take().unwrap_or_else(|| vec![None; n]),
+                        missing: Vec::new(),
+                    }),
+                jury: None,
+            })
+            .collect();
+        RunRecord {
+            labels,
+            inputs: extras.inputs,
+            items: item_rows,
+            configs,
+            both_orders: false,
+            annotators: extras.annotators,
+            shapes: extras.shapes,
+            generators,
+        }
+    }
 }
 
 /// `--generators`: each item's two models and its prompt (the unit the bootstrap resamples),
