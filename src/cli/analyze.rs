@@ -150,8 +150,9 @@ pub struct AnalyzeArgs {
     )]
     pub estimate_label: Option<String>,
 
-    /// --estimate: the intervals' error level: each covers with probability 1 − α; --pac: the
-    /// guarantee's (error at most ε with probability at least 1 − α).
+    /// The error level: --estimate's intervals each cover with probability 1 − α; --sequential's
+    /// comparison errs with probability at most α; --pac's guarantee holds with probability at
+    /// least 1 − α.
     #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
     pub alpha: f64,
 

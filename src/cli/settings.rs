@@ -365,7 +365,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             }
             _ => {}
         }
-        if (args.estimate || args.pac) && !(args.alpha > 0.0 && args.alpha < 1.0) {
+        if !(args.alpha > 0.0 && args.alpha < 1.0) {
             return Err(input_error(format!(
                 "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
                 args.alpha
@@ -398,6 +398,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             _ => None,
         };
         Ok(AnalyzeSettings {
+            alpha: args.alpha,
             input,
             store,
             pac,

@@ -115,7 +115,7 @@ fn compared_as_they_come(
     let [gold, a, b] = &columns;
     let names = &settings.columns;
     Some((
-        sequential::sequential(gold, a, b, crate::evaluation::paired::ALPHA),
+        sequential::sequential(gold, a, b, settings.alpha),
         [
             names.rating.clone(),
             names.compare.clone().unwrap_or_default(),

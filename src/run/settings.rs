@@ -512,6 +512,9 @@ pub struct AnalyzeSettings {
     pub systems: Option<SystemsSettings>,
     /// `--estimate [--estimate-label L] [--alpha A]`: the label as given, and α.
     pub estimate: Option<(Option<String>, f64)>,
+    /// `--alpha`: the error level of the sequential comparison (`--compare-col
+    /// --sequential`), the estimate's intervals and PAC's guarantee.
+    pub alpha: f64,
     /// `--label-prob COL`: each row's chance of being labelled (active labelling's π).
     pub label_prob: Option<String>,
 }

@@ -182,4 +182,17 @@ fn analyze_decides_the_arena_comparison_where_confseq_does() {
     );
     let err = crate::common::error_of(&["analyze", "--input", path, "--compare-col", "gpt"]);
     assert!(err.ends_with("add --sequential"), "{err}");
+    // --alpha sets the sequence's level: at 0.2 its intervals are narrower, so it decides no
+    // later, and the output states the level.
+    let mut loose = args.to_vec();
+    loose.extend(["--alpha", "0.2"]);
+    let s = crate::common::json_of(&loose)["sequential"].clone();
+    assert_eq!(s["alpha"].as_f64(), Some(0.2), "{s}");
+    let at = s["stopped_at"].as_u64().expect("decided");
+    assert!(at < 483, "decided at {at}");
+    let (code, out, err) = crate::common::run(&loose);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("80%"), "{out}");
+    let err = crate::common::error_of(&["analyze", "--input", path, "--alpha", "1.5"]);
+    assert!(err.contains("between 0 and 1"), "{err}");
 }
