@@ -29,7 +29,9 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
     let two_as_one = match (&tables, estimate) {
         // --label-prob reads π beside each row: one file (`label_probs` says so).
         (Tables::Two { gold, ratings }, Some(_))
-            if ratings.len() == 1 && settings.label_prob.is_none() =>
+            if ratings.len() == 1
+                && settings.label_prob.is_none()
+                && super::estimate::numbers(&ratings[0], &settings.columns.rating).is_some() =>
         {
             Some(super::estimate::joined(settings, gold, &ratings[0])?)
         }

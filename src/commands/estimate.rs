@@ -128,23 +128,9 @@ pub fn of_values(
     frame: &Frame,
     (given, alpha): (Option<&str>, f64),
 ) -> Result<Option<(estimate::Estimate, usize)>> {
-    let column = &settings.columns.rating;
-    let Ok(text) = frame.optional_text(column, "--rating-col", "rating") else {
+    let Some(values) = numbers(frame, &settings.columns.rating) else {
         return Ok(None);
     };
-    let values: Option<Vec<Option<f64>>> = text
-        .iter()
-        .map(|v| match v.as_deref().map(str::trim) {
-            None | Some("") => Some(None),
-            Some(t) => t.parse::<f64>().ok().filter(|x| x.is_finite()).map(Some),
-        })
-        .collect();
-    let Some(values) = values else {
-        return Ok(None);
-    };
-    if values.iter().flatten().all(|v| v.fract() == 0.0) {
-        return Ok(None);
-    }
     let (label, name) = resolve(settings, given)?;
     let (gold, _) = crate::dataset::labels::read_gold(
         frame,
@@ -170,6 +156,19 @@ pub fn of_values(
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
     Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
+}
+
+/// Column `column` as numbers when they are not all labels (a probability), else None.
+pub fn numbers(frame: &Frame, column: &str) -> Option<Vec<Option<f64>>> {
+    let text = frame.optional_text(column, "--rating-col", "rating").ok()?;
+    let values: Vec<Option<f64>> = text
+        .iter()
+        .map(|v| match v.as_deref().map(str::trim) {
+            None | Some("") => Some(None),
+            Some(t) => t.parse::<f64>().ok().filter(|x| x.is_finite()).map(Some),
+        })
+        .collect::<Option<_>>()?;
+    (!values.iter().flatten().all(|v| v.fract() == 0.0)).then_some(values)
 }
 
 /// The two-file form as one table for `of_values`: each ratings row, its rating as written and

@@ -450,7 +450,7 @@ mod tests {
         dominated.outcomes = r.configs[0]
             .outcomes
             .iter()
-            .zip(&r.items)
+            .zip(r.items.iter())
             .map(|(_, item)| item.gold.map_or(Outcome::NotAsked, |g| Outcome::Rated(-g)))
             .collect();
         r.configs.push(dominated);

@@ -143,11 +143,6 @@ impl Items {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = ItemRef<'_>> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
-
-    /// Item `i`'s subset, shared with the other items of its subset.
-    pub fn subset_name(&self, i: usize) -> &Arc<str> {
-        &self.subset_names[self.subset_of[i] as usize]
-    }
 }
 
 impl FromIterator<ItemRow> for Items {
@@ -172,14 +167,6 @@ impl FromIterator<ItemRow> for Items {
         }
         out.pair_ids = distinct_pairs.then_some(pair_ids);
         out
-    }
-}
-
-impl<'a> IntoIterator for &'a Items {
-    type Item = ItemRef<'a>;
-    type IntoIter = Box<dyn ExactSizeIterator<Item = ItemRef<'a>> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
     }
 }
 

@@ -132,7 +132,7 @@ fn design(run: &RunRecord, g: &Generators) -> (Option<String>, Vec<String>) {
             let first_in_source = |m: &str| {
                 g.of_item
                     .iter()
-                    .zip(&run.items)
+                    .zip(run.items.iter())
                     .filter(|(pair, item)| {
                         let k = usize::from(item.order == crate::dataset::examples::Order::Swapped);
                         pair[k] == m

@@ -284,6 +284,23 @@ fn arena_ranking_equals_prediction_powered_ranking() {
     }
 }
 
+/// ppi_py's galaxies: every galaxy's label and the model's probability, and which 1,000 are
+/// labelled (the fixture's draw).
+fn galaxies(shared: &Path) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let path = shared.join("ppi/galaxies.npz");
+    let labelled = fixture_doc()["galaxies"]["labelled"]
+        .as_array()
+        .expect("labelled")
+        .iter()
+        .map(|i| i.as_u64().expect("index") as usize)
+        .collect();
+    (
+        npz_member(&path, "Y.npy"),
+        npz_member(&path, "Yhat.npy"),
+        labelled,
+    )
+}
+
 /// `analyze --estimate`'s galaxies: 1,000 labelled, 15,743 not, and ppi_py's README interval.
 fn the_readmes_interval(e: &Value, what: &str) {
     assert_eq!(
@@ -307,12 +324,9 @@ fn analyze_estimates_the_galaxies_from_probabilities() {
     let Some(shared) = shared_data() else {
         return;
     };
-    let doc = fixture_doc();
-    let path = shared.join("ppi/galaxies.npz");
-    let (y, yhat) = (npz_member(&path, "Y.npy"), npz_member(&path, "Yhat.npy"));
+    let (y, yhat, labelled) = galaxies(&shared);
     let mut csv = String::from("gold,rating\n");
-    for i in doc["galaxies"]["labelled"].as_array().expect("labelled") {
-        let i = i.as_u64().expect("index") as usize;
+    for &i in &labelled {
         csv.push_str(&format!("{},{:?}\n", y[i] as i64, yhat[i]));
     }
     for v in &yhat[1000..] {
@@ -345,15 +359,7 @@ fn analyze_estimates_the_galaxies_from_two_files() {
     let Some(shared) = shared_data() else {
         return;
     };
-    let doc = fixture_doc();
-    let path = shared.join("ppi/galaxies.npz");
-    let (y, yhat) = (npz_member(&path, "Y.npy"), npz_member(&path, "Yhat.npy"));
-    let labelled: Vec<usize> = doc["galaxies"]["labelled"]
-        .as_array()
-        .expect("labelled")
-        .iter()
-        .map(|i| i.as_u64().expect("index") as usize)
-        .collect();
+    let (y, yhat, labelled) = galaxies(&shared);
     // The gold file lists its galaxies in another order than the ratings file.
     let mut gold = String::from("id,gold\n");
     for &i in labelled.iter().rev() {
