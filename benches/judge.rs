@@ -5,7 +5,11 @@
 //!   concurrency); goal: within 1.3×;
 //! - the notebook-style sequential baseline (concurrency 1) on the same latency;
 //! - client CPU per call; goal: under 0.5 ms;
-//! - a fully cached re-run of 10,000 calls; goal: under 1 s.
+//! - a fully cached re-run of 10,000 calls; goal: under 1 s;
+//! - answers that stream: `calibrate --sequential`'s scheduling (chunks the size of the
+//!   concurrency) of 640 calls at concurrency 8, every 40th call to reach the server taking 2 s
+//!   and the rest 20 ms, beside the same calls sent a block of 8 at a time with a barrier after
+//!   each (what it did before), runs taking turns, and the ideal (the work over the slots).
 //!
 //!     cargo bench --bench judge
 
@@ -26,17 +30,25 @@ use std::time::{Duration, Instant};
 
 const REPLY: &str = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Response 1 is better. <winner>1</winner>"}}],"usage":{"prompt_tokens":120,"completion_tokens":9}}"#;
 
-fn serve(latency_ms: u64) -> ! {
+/// Serves with `latency_ms` per request; with `slow_every`, every so many requests to arrive
+/// take 2 s instead.
+fn serve(latency_ms: u64, slow_every: Option<usize>) -> ! {
+    let count = std::sync::atomic::AtomicUsize::new(0);
     let server = mock_http::MockServer::start(move |_| {
         let reply = mock_http::Reply::Full {
             status: 200,
             headers: vec![("Content-Type".into(), "application/json".into())],
             body: REPLY.as_bytes().to_vec(),
         };
-        if latency_ms == 0 {
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let wait = match slow_every {
+            Some(k) if n % k == 0 => 2000,
+            _ => latency_ms,
+        };
+        if wait == 0 {
             reply
         } else {
-            mock_http::Reply::Delayed(Duration::from_millis(latency_ms), Box::new(reply))
+            mock_http::Reply::Delayed(Duration::from_millis(wait), Box::new(reply))
         }
     });
     println!("{}", server.url);
@@ -53,8 +65,16 @@ struct Server {
 
 impl Server {
     fn start(latency_ms: u64) -> Self {
+        Self::start_with(latency_ms, None)
+    }
+
+    fn start_with(latency_ms: u64, slow_every: Option<usize>) -> Self {
         let mut child = Command::new(std::env::current_exe().expect("bench binary"))
             .env("RATERLAB_BENCH_SERVE_MS", latency_ms.to_string())
+            .env(
+                "RATERLAB_BENCH_SLOW_EVERY",
+                slow_every.map_or(String::new(), |k| k.to_string()),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -138,6 +158,74 @@ fn client(url: &str) -> Arc<dyn Judge> {
     Arc::new(OpenAi::new(config).expect("client"))
 }
 
+/// The 640 calls rated as `calibrate --sequential` sends them: seconds, and calls failed.
+fn streamed(url: &str, concurrency: usize) -> (f64, usize) {
+    let pairs = (0..320)
+        .map(|i| raterlab::dataset::pairs::Pair {
+            id: format!("p{i}"),
+            subset: "s".into(),
+            prompt: format!("question {i}"),
+            first: "a".repeat(400),
+            second: "b".repeat(400),
+            gold: Some(-1),
+            reference: None,
+            randomize: true,
+            votes: Vec::new(),
+            generators: None,
+            history: Vec::new(),
+        })
+        .collect();
+    let examples = raterlab::dataset::examples::build(pairs, 42, true);
+    let config = raterlab::raters::Config {
+        name: "bench".into(),
+        template: raterlab::prompts::resolve("simple_no_tie").expect("built-in"),
+        rater: raterlab::raters::RaterKind::parse("basic", 0).expect("rater"),
+        judge: client(url),
+        params: jobs(client(url), 1)[0].call.params.clone(),
+        pointwise: Default::default(),
+    };
+    let parts = [(&config, &examples[..])];
+    let mut failed = 0;
+    let start = Instant::now();
+    raterlab::raters::rate_parts(
+        &parts,
+        Budget {
+            concurrency,
+            requests_per_minute: None,
+        },
+        Arc::new(Silent),
+        &mut |_, _, r| {
+            failed += usize::from(r.samples.iter().any(|s| s.completion.is_none()));
+            raterlab::raters::Flow::Go
+        },
+        raterlab::raters::Blocks::Concurrency,
+    );
+    (start.elapsed().as_secs_f64(), failed)
+}
+
+/// The same number of calls a block of `concurrency` at a time, each block waiting for its
+/// slowest call: seconds, and calls failed.
+fn barrier(url: &str, calls: usize, concurrency: usize) -> (f64, usize) {
+    let executor = raterlab::judge::execute::Executor::new(
+        Budget {
+            concurrency,
+            requests_per_minute: None,
+        },
+        Arc::new(Silent),
+    );
+    let mut all = jobs(client(url), calls).into_iter();
+    let mut failed = 0;
+    let start = Instant::now();
+    loop {
+        let block: Vec<Job> = all.by_ref().take(concurrency).collect();
+        if block.is_empty() {
+            break;
+        }
+        failed += executor.run(block).iter().filter(|o| o.is_err()).count();
+    }
+    (start.elapsed().as_secs_f64(), failed)
+}
+
 fn timed(jobs: Vec<Job>, concurrency: usize) -> (f64, f64, usize) {
     let cpu = cpu_seconds();
     let start = Instant::now();
@@ -155,7 +243,8 @@ fn timed(jobs: Vec<Job>, concurrency: usize) -> (f64, f64, usize) {
 
 fn main() {
     if let Ok(ms) = std::env::var("RATERLAB_BENCH_SERVE_MS") {
-        serve(ms.parse().unwrap_or(50));
+        let slow = std::env::var("RATERLAB_BENCH_SLOW_EVERY").ok();
+        serve(ms.parse().unwrap_or(50), slow.and_then(|k| k.parse().ok()));
     }
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -222,4 +311,31 @@ fn main() {
         "{:<58} {:>9.3}s {:>11.3}s {:>7.2}x",
         "fully cached re-run of 10,000 calls (ref: 1 s budget)", rerun, 1.0, rerun
     );
+
+    // Answers that stream: 640 calls at concurrency 8, every 40th 2 s, the rest 20 ms.
+    let (calls, concurrency, every) = (640, 8, 40);
+    let ideal = ((calls - calls / every) as f64 * 0.020 + (calls / every) as f64 * 2.0)
+        / concurrency as f64;
+    for round in 1..=2 {
+        let server = Server::start_with(20, Some(every));
+        let (flow, flow_failed) = streamed(&server.url, concurrency);
+        drop(server);
+        let server = Server::start_with(20, Some(every));
+        let (blocked, blocked_failed) = barrier(&server.url, calls, concurrency);
+        drop(server);
+        println!(
+            "{:<58} {:>9.3}s {:>11.3}s {:>7.2}x",
+            format!("640 calls streamed, c=8, 1/40 slow (ref: barrier) #{round}"),
+            flow,
+            blocked,
+            flow / blocked
+        );
+        println!(
+            "{:<58} {:>9.3}s {:>11.3}s {:>7.2}x",
+            format!("  the same against the ideal (failed: {flow_failed}, {blocked_failed})"),
+            flow,
+            ideal,
+            flow / ideal
+        );
+    }
 }

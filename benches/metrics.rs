@@ -81,7 +81,7 @@ fn bench(c: &mut Criterion) {
     let (gold, rating) = pairs(1_000_000);
     let table = Contingency::from_pairs(&labels, &gold, &rating).expect("labels fit");
     group.bench_function("table_1e6", |b| {
-        b.iter(|| bootstrap_table(black_box(&table), 1000, 0))
+        b.iter(|| bootstrap_table(black_box(&table), 1000, 0, 0.95))
     });
     group.finish();
 }
@@ -125,7 +125,7 @@ fn summary() {
     let (gold, rating) = pairs(1_000_000);
     let table = Contingency::from_pairs(&labels, &gold, &rating).expect("labels fit");
     let t = median_time(5, || {
-        black_box(bootstrap_table(&table, 1000, 0));
+        black_box(bootstrap_table(&table, 1000, 0, 0.95));
     });
     let budget = Duration::from_secs(1);
     println!(

@@ -298,6 +298,7 @@ fn main() {
             unshared: Vec::new(),
             sequential: None,
             estimate: None,
+            alpha: raterlab::evaluation::paired::ALPHA,
         },
         record,
         evaluation,

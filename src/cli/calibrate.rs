@@ -125,8 +125,9 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "L", requires = "estimate", allow_hyphen_values = true, default_value_t = -1)]
     pub estimate_label: i64,
 
-    /// --estimate: the intervals' error level: each covers with probability 1 − α.
-    #[arg(long, value_name = "ALPHA", requires = "estimate", default_value_t = crate::evaluation::paired::ALPHA)]
+    /// The significance level: every paired test, the family's Holm steps, the significance
+    /// groups, the race of --sequential, --estimate's intervals, and every interval at 1 − α.
+    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
     pub alpha: f64,
 }
 

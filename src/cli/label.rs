@@ -280,7 +280,7 @@ impl TryFrom<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
     }
 }
 
-impl TryFrom<crate::cli::LabelsCommand> for crate::run::settings::LabelsRequest {
+impl TryFrom<crate::cli::LabelsCommand> for crate::run::labelling::LabelsRequest {
     type Error = anyhow::Error;
 
     fn try_from(c: crate::cli::LabelsCommand) -> Result<Self> {

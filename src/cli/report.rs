@@ -34,6 +34,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FAMILY", value_parser = clap::value_parser!(crate::evaluation::Family))]
     pub family: Option<crate::evaluation::Family>,
 
+    /// The significance level of every test and interval (1 − α) [default: the run's own]
+    #[arg(long, value_name = "ALPHA")]
+    pub alpha: Option<f64>,
+
     #[command(flatten)]
     pub cost: crate::cli::calibrate::CostArgs,
 

@@ -144,10 +144,13 @@ fn sequential(
     }))
 }
 
+use crate::evaluation::alpha;
+
 /// `--estimate [--estimate-label L] [--alpha A]`: the label a pairwise one, α in (0, 1).
 fn estimate(
     a: &crate::cli::calibrate::EstimateArgs,
 ) -> Result<Option<crate::evaluation::estimate::EstimateSettings>> {
+    alpha(a.alpha)?;
     if !a.estimate {
         return Ok(None);
     }
@@ -155,12 +158,6 @@ fn estimate(
         return Err(input_error(format!(
             "--estimate-label {}: calibrate's labels are -1 (response 1 better), 0 (a tie) and 1 (response 2 better)",
             a.estimate_label
-        )));
-    }
-    if !(a.alpha > 0.0 && a.alpha < 1.0) {
-        return Err(input_error(format!(
-            "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
-            a.alpha
         )));
     }
     Ok(Some(crate::evaluation::estimate::EstimateSettings {
@@ -185,6 +182,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             name: a.name,
             sequential: sequential(&a.sequential, a.batch.batch)?,
             estimate: estimate(&a.estimate)?,
+            alpha: alpha(a.estimate.alpha)?,
             batch: a.batch.into(),
             reference,
             cost: a.cost.into(),
@@ -199,6 +197,7 @@ impl From<ReportArgs> for ReportSettings {
             bootstrap: a.bootstrap,
             sort: a.sort,
             family: a.family,
+            alpha: a.alpha,
             json: a.json,
             details: a.details,
             cost: a.cost.into(),
@@ -365,12 +364,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             }
             _ => {}
         }
-        if !(args.alpha > 0.0 && args.alpha < 1.0) {
-            return Err(input_error(format!(
-                "--alpha {}: the intervals' error level is a number between 0 and 1, e.g. 0.05 for 95% intervals",
-                args.alpha
-            )));
-        }
+        alpha(args.alpha)?;
         let reading = (
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,

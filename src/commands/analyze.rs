@@ -80,7 +80,10 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
 fn analysis(settings: &AnalyzeSettings, loaded: Loaded, e: Option<Estimate>) -> Result<Analysis> {
     let evaluation = crate::evaluation::registry::evaluate(
         &loaded.record,
-        crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed),
+        crate::evaluation::EvalSettings {
+            alpha: settings.alpha,
+            ..crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed)
+        },
     );
     if loaded.record.generators.is_some() && evaluation.of_config::<Systems>(0).is_none() {
         return Err(input_error("--generators: no row to rank models by"));

@@ -62,8 +62,8 @@ pub struct Power {
 }
 
 impl Power {
-    fn new(n: u64, only_a: u64, only_b: u64) -> Self {
-        use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable, ALPHA, POWER};
+    fn new(n: u64, only_a: u64, only_b: u64, alpha: f64) -> Self {
+        use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable, POWER};
         if n == 0 {
             return Self {
                 discordance: f64::NAN,
@@ -75,8 +75,8 @@ impl Power {
         let diff = (only_b as f64 - only_a as f64) / n as f64;
         Self {
             discordance,
-            min_detectable: mcnemar_min_detectable(n as f64, discordance, ALPHA, POWER),
-            items_needed: mcnemar_items_needed(discordance, diff, ALPHA, POWER).ceil(),
+            min_detectable: mcnemar_min_detectable(n as f64, discordance, alpha, POWER),
+            items_needed: mcnemar_items_needed(discordance, diff, alpha, POWER).ceil(),
         }
     }
 }
@@ -172,7 +172,7 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
         },
         only_a_right: only_a,
         only_b_right: only_b,
-        power: Power::new(n, only_a, only_b),
+        power: Power::new(n, only_a, only_b, settings.alpha),
     }
 }
 
@@ -197,7 +197,8 @@ pub fn compare_all(
         .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
         .map(|(a, b)| compare(run, a, b, settings.clone()))
         .collect();
-    let best = super::ranking::best(run, &super::ranking::order(configs, settings.sort()));
+    let order = super::ranking::order(configs, settings.sort());
+    let best = super::ranking::best(run, configs, &order);
     // A jury's pairs with its members answer the jury's own question: they join the family.
     let jury_pair = |c: &Comparison| {
         let of = |j: usize, m: usize| {
@@ -216,8 +217,8 @@ pub fn compare_all(
     // pair: Holm counts every pair (over the best's k − 1 alone, nine equal configurations
     // would be told apart 13.6% of the time at α = 0.05), and `best` keeps the verdicts of
     // the best's pairs (and the juries') only.
-    let accuracy_tests = adjust_holm(out.iter_mut().map(|c| &mut c.accuracy));
-    let kappa_quadratic_tests = adjust_holm(out.iter_mut().map(|c| &mut c.kappa));
+    let accuracy_tests = adjust_holm(out.iter_mut().map(|c| &mut c.accuracy), settings.alpha);
+    let kappa_quadratic_tests = adjust_holm(out.iter_mut().map(|c| &mut c.kappa), settings.alpha);
     for c in out.iter_mut().filter(|c| !in_family(c)) {
         c.accuracy = c.accuracy.without_verdict();
         c.kappa = c.kappa.without_verdict();
@@ -227,7 +228,7 @@ pub fn compare_all(
         best,
         accuracy_tests,
         kappa_quadratic_tests,
-        alpha: super::paired::ALPHA,
+        alpha: settings.alpha,
     };
     (out, tested)
 }

@@ -13,7 +13,7 @@ pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations,
 use super::paired::MetricTest;
 use super::record::{defined, ConfigRecord, RunRecord};
 use super::settings::EvalSettings;
-use crate::metrics::{interval95_defined, redraws};
+use crate::metrics::{interval_defined, redraws};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -76,16 +76,9 @@ pub struct Intervals {
     pub prefer_first: Option<[f64; 2]>,
 }
 
-/// A paired comparison of two evaluators' human agreement on the same items.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Versus {
-    pub against: String,
-    /// This evaluator's human agreement minus the other's.
-    pub difference: Option<f64>,
-    pub ci: Option<[f64; 2]>,
-    /// Two-sided paired-bootstrap p-value (normal approximation from the resamples' SE).
-    pub p_value: Option<f64>,
-}
+/// A paired comparison of an evaluator's human agreement (B, named `evaluator`) with the
+/// humans' or the longest output's (A) on the same items: a family of one.
+pub type Versus = super::paired::PairedTest;
 
 /// Who is measured against the humans.
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +150,7 @@ fn intervals(
     let width = figures(&vec![1; n]).len();
     redraws(&vec![1; n], resamples, width, &mut rng, figures)
         .iter_mut()
-        .map(|draws| interval95_defined(draws))
+        .map(|draws| interval_defined(draws, 0.95))
         .collect()
 }
 
@@ -238,8 +231,17 @@ pub fn longest(humans: &[Annotations], texts: &[TextShape]) -> Vec<Annotations> 
 }
 
 /// Human agreement of `a` minus that of `b` on the same resamples of the items.
-pub fn versus(sheets: &Sheets, a: Who, b: (&str, Who), resamples: usize, seed: u64) -> Versus {
-    Versus::of(b.0, agreement_test(sheets, (a, b.1), resamples, seed))
+pub fn versus(
+    sheets: &Sheets,
+    a: Who,
+    b: (&str, Who),
+    (resamples, seed): (usize, u64),
+    alpha: f64,
+) -> Versus {
+    // A family of one: Holm leaves p as it is, and the interval is at 1 − α.
+    let mut test = agreement_test(sheets, (a, b.1), resamples, seed);
+    super::paired::adjust_holm(std::iter::once(&mut test), alpha);
+    test.shaped(b.0, "evaluator", "human_agreement")
 }
 
 /// The paired test of `a`'s human agreement minus `b`'s on the same resamples of the items.
@@ -259,26 +261,14 @@ fn agreement_test(sheets: &Sheets, (a, b): (Who, Who), resamples: usize, seed: u
     MetricTest::from_draws(point, &draws)
 }
 
-impl Versus {
-    /// One comparison on its own (no family): the unadjusted 95% interval of its test.
-    fn of(against: &str, t: MetricTest) -> Self {
-        Self {
-            against: against.to_string(),
-            difference: defined(t.diff),
-            ci: (t.ci.0.is_finite() && t.ci.1.is_finite()).then_some([t.ci.0, t.ci.1]),
-            p_value: defined(t.p),
-        }
-    }
-}
-
 /// An evaluator's row over the items it annotated, compared with the humans and (with texts)
 /// the longest output on them.
 fn judged_row(
     all: &Sheets,
     judged: &[Annotations],
     longest_items: Option<&[Annotations]>,
-    resamples: usize,
-    seed: u64,
+    (resamples, seed): (usize, u64),
+    alpha: f64,
 ) -> Measures {
     let (humans, texts) = (all.humans, all.texts);
     let keep: Vec<usize> = (0..humans.len())
@@ -297,8 +287,8 @@ fn judged_row(
         &sub,
         Who::Evaluator(&sub_judged),
         ("humans", Who::Humans),
-        resamples,
-        seed,
+        (resamples, seed),
+        alpha,
     ));
     if let Some(l) = longest_items {
         let sub_longest = pick(l);
@@ -306,8 +296,8 @@ fn judged_row(
             &sub,
             Who::Evaluator(&sub_judged),
             ("longest", Who::Evaluator(&sub_longest)),
-            resamples,
-            seed,
+            (resamples, seed),
+            alpha,
         ));
     }
     evaluator_row
@@ -333,9 +323,6 @@ pub fn config_sheet(run: &RunRecord, config: &ConfigRecord) -> Vec<Annotations> 
         .collect()
 }
 
-/// The best configuration by human agreement against another, on the same resamples.
-pub use super::record::AgainstBest;
-
 /// The sheets as a file gives them (AlpacaEval's annotations: the weighted judge's preference,
 /// a human's where given, every sample of the judge), read in place of the labels' 1, 1.5, 2:
 /// `analyze`'s long form puts them into the record's inputs.
@@ -353,7 +340,7 @@ pub struct Preferences {
 pub struct RunMeasures {
     pub humans: HumanMeasures,
     pub longest: Option<Measures>,
-    pub against_best: Vec<AgainstBest>,
+    pub against_best: Vec<super::paired::PairedTest>,
 }
 
 /// Every configuration's row (None for a configuration without a readable rating) and the
@@ -404,7 +391,10 @@ pub fn of_run(
         .iter()
         .map(|judged| {
             let any = judged.iter().flatten().any(Option::is_some);
-            any.then(|| judged_row(&all, judged, longest_items.as_deref(), resamples, seed))
+            any.then(|| {
+                let longest = longest_items.as_deref();
+                judged_row(&all, judged, longest, (resamples, seed), settings.alpha)
+            })
         })
         .collect();
     let best = super::ranking::best_of(
@@ -412,10 +402,11 @@ pub fn of_run(
             .enumerate()
             .filter_map(|(i, r)| Some((i, r.as_ref()?.human_agreement?))),
     );
-    let against_best: Vec<AgainstBest> = match best {
+    let against_best = match best {
         None => Vec::new(),
-        Some(b) => AgainstBest::family(
+        Some(b) => super::paired::against_best(
             &run.configs[b].name,
+            "human_agreement",
             (0..run.configs.len())
                 .filter(|&i| i != b && rows[i].is_some())
                 .map(|i| {
@@ -424,6 +415,7 @@ pub fn of_run(
                     (run.configs[i].name.clone(), test)
                 })
                 .collect(),
+            settings.alpha,
         ),
     };
     Some((

@@ -14,9 +14,6 @@ use crate::metrics::paired::{holm, mcnemar_exact};
 use crate::metrics::Statistic;
 use std::collections::BTreeMap;
 
-/// The level below which a configuration is distinguishable from the best.
-pub const ALPHA: f64 = 0.05;
-
 /// One configuration against the scope's best.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersusBest {
@@ -29,12 +26,45 @@ pub struct VersusBest {
     pub p_holm: f64,
 }
 
+impl VersusBest {
+    /// This test as the outputs write a paired test: the configuration (B) against the
+    /// scope's best (A) on accuracy over the items both rated, McNemar's exact p (no
+    /// interval), found as every paired test is (`MetricTest::finding`).
+    pub fn shaped(&self, best: &str, config: &str, alpha: f64) -> super::paired::PairedTest {
+        let diff = if self.n == 0 {
+            f64::NAN
+        } else {
+            (self.only_other_right as f64 - self.only_best_right as f64) / self.n as f64
+        };
+        let test = super::paired::MetricTest {
+            diff,
+            ci: (f64::NAN, f64::NAN),
+            level: f64::NAN,
+            p: self.p,
+            p_holm: self.p_holm,
+            basis: super::paired::Basis::McNemar {
+                only_a: self.only_best_right,
+                only_b: self.only_other_right,
+                n: self.n,
+            },
+            alpha,
+        };
+        super::paired::PairedTest {
+            ci: None,
+            ci_level: None,
+            ..test.shaped(best, config, "accuracy")
+        }
+    }
+}
+
 /// A scope's best configuration and the tests against it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub best: usize,
     pub best_accuracy: f64,
     pub tests: Vec<VersusBest>,
+    /// The level below which an adjusted p tells a configuration apart from the best.
+    pub alpha: f64,
 }
 
 impl Group {
@@ -44,7 +74,7 @@ impl Group {
             .chain(
                 self.tests
                     .iter()
-                    .filter(|t| t.p_holm >= ALPHA)
+                    .filter(|t| t.p_holm >= self.alpha)
                     .map(|t| t.config),
             )
             .collect()
@@ -56,9 +86,11 @@ impl Group {
 pub struct Groups {
     pub overall: Option<Group>,
     pub by_subset: BTreeMap<String, Group>,
+    /// The level below which an adjusted p tells a configuration apart from the best.
+    pub alpha: f64,
 }
 
-fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize]) -> Option<Group> {
+fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize], alpha: f64) -> Option<Group> {
     let best = super::ranking::best_of(
         (0..scopes.len())
             .filter(|&c| scopes[c].counts.rated > 0)
@@ -98,6 +130,7 @@ fn group(run: &RunRecord, scopes: &[&Scope], items: &[usize]) -> Option<Group> {
         best,
         best_accuracy: scopes[best].agreement.get(Statistic::Accuracy),
         tests,
+        alpha,
     })
 }
 
@@ -114,13 +147,16 @@ fn adjust<'a>(groups: impl Iterator<Item = &'a mut Group>) {
 }
 
 /// The groups of a run's evaluated configurations.
-pub fn groups(run: &RunRecord, configs: &[ConfigResult]) -> Groups {
+pub fn groups(run: &RunRecord, configs: &[ConfigResult], alpha: f64) -> Groups {
     if configs.len() < 2 {
-        return Groups::default();
+        return Groups {
+            alpha,
+            ..Groups::default()
+        };
     }
     let all: Vec<usize> = (0..run.items.len()).collect();
     let overall_scopes: Vec<&Scope> = configs.iter().map(|c| &c.overall).collect();
-    let mut overall = group(run, &overall_scopes, &all);
+    let mut overall = group(run, &overall_scopes, &all, alpha);
     adjust(overall.iter_mut());
     let subsets = run.subsets();
     let mut by_subset: BTreeMap<String, Group> = subsets
@@ -128,11 +164,15 @@ pub fn groups(run: &RunRecord, configs: &[ConfigResult]) -> Groups {
         .filter_map(|(name, items)| {
             let scopes: Option<Vec<&Scope>> =
                 configs.iter().map(|c| c.by_subset.get(*name)).collect();
-            Some((name.to_string(), group(run, &scopes?, items)?))
+            Some((name.to_string(), group(run, &scopes?, items, alpha)?))
         })
         .collect();
     adjust(by_subset.values_mut());
-    Groups { overall, by_subset }
+    Groups {
+        overall,
+        by_subset,
+        alpha,
+    }
 }
 
 /// Per scope, the configurations indistinguishable from the best.
@@ -141,6 +181,7 @@ pub struct GroupsAnalytic;
 
 impl super::Analytic for GroupsAnalytic {
     fn run(&self, cx: &super::Context, configs: &[ConfigResult]) -> super::Found {
-        super::Found::of_run(super::analytic::kept(Some(groups(cx.run, configs))))
+        let found = groups(cx.run, configs, cx.settings.alpha);
+        super::Found::of_run(super::analytic::kept(Some(found)))
     }
 }

@@ -55,7 +55,7 @@ pub use record::{
 };
 use record::{headline_of, table_of, wrong_on};
 pub use result::{ConfigResult, Grouped, Policies, Scope};
-pub use settings::{EvalSettings, Options, DEFAULT_BOOTSTRAP};
+pub use settings::{alpha, EvalSettings, Options, DEFAULT_BOOTSTRAP};
 pub use shape::Shape;
 pub use standing::{standing, Against, Standing};
 
@@ -135,8 +135,14 @@ fn scope(cx: &Context, config: &ConfigRecord, indices: &[usize]) -> Scope {
         as_wrong: policy(&|g| wrong_on(labels, g)),
         as_tie: policy(&|_| 0),
     };
-    let intervals = (settings.bootstrap > 0)
-        .then(|| bootstrap_table(&drop_table, settings.bootstrap, settings.seed));
+    let intervals = (settings.bootstrap > 0).then(|| {
+        bootstrap_table(
+            &drop_table,
+            settings.bootstrap,
+            settings.seed,
+            settings.level(),
+        )
+    });
     let agreement = Agreement {
         intervals,
         ..Agreement::of(drop_table)

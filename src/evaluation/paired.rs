@@ -17,7 +17,7 @@
 use crate::metrics::paired::{clopper_pearson, holm, mcnemar_exact, normal_quantile as z};
 use crate::metrics::pvalue::normal_two_sided;
 
-/// The significance level of every finding.
+/// The significance level unless told otherwise (`--alpha`).
 pub const ALPHA: f64 = 0.05;
 
 /// What an interval and a p-value are computed from.
@@ -46,16 +46,22 @@ pub struct MetricTest {
     /// Holm-adjusted within the family (NaN when untested or without a verdict).
     pub p_holm: f64,
     pub basis: Basis,
+    /// The significance level it is read at (`--alpha`): its finding, its family's Holm steps
+    /// and, without a verdict, its interval at 1 − α.
+    pub alpha: f64,
 }
 
-/// What a metric's test found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a metric's test found (written `b_better`, `a_better`, `no_difference`, `no_verdict`,
+/// `untested`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Finding {
     BBetter,
     ABetter,
     NoDifference,
     /// Tested, but given no verdict (`--family best` judges the best against the others):
     /// its raw p and an unadjusted interval.
+    #[serde(rename = "no_verdict")]
     Unjudged,
     /// No test (no item rated by both, or no resamples for a bootstrap test).
     Untested,
@@ -91,10 +97,22 @@ impl MetricTest {
         Self {
             diff,
             ci: (f64::NAN, f64::NAN),
-            level: 0.95,
+            level: 1.0 - ALPHA,
             p: f64::NAN,
             p_holm: f64::NAN,
             basis: Basis::None,
+            alpha: ALPHA,
+        }
+    }
+
+    /// The test read at level `alpha`, its interval (unadjusted) at 1 − α.
+    pub fn at(self, alpha: f64) -> Self {
+        let level = 1.0 - alpha;
+        Self {
+            alpha,
+            level,
+            ci: self.interval(level),
+            ..self
         }
     }
 
@@ -122,13 +140,14 @@ impl MetricTest {
         let mut t = Self {
             diff,
             ci: (f64::NAN, f64::NAN),
-            level: 0.95,
+            level: 1.0 - ALPHA,
             p: f64::NAN,
             p_holm: f64::NAN,
             basis,
+            alpha: ALPHA,
         };
         t.p = t.p_value();
-        t.ci = t.interval(0.95);
+        t.ci = t.interval(t.level);
         t
     }
 
@@ -168,12 +187,13 @@ impl MetricTest {
         }
     }
 
-    /// The test with no verdict: its raw p, no adjusted one, and its unadjusted 95% interval.
+    /// The test with no verdict: its raw p, no adjusted one, and its unadjusted interval at
+    /// 1 − α.
     pub fn without_verdict(self) -> Self {
         Self {
             p_holm: f64::NAN,
-            level: 0.95,
-            ci: self.interval(0.95),
+            level: 1.0 - self.alpha,
+            ci: self.interval(1.0 - self.alpha),
             ..self
         }
     }
@@ -211,9 +231,9 @@ impl MetricTest {
         if self.p_holm.is_nan() {
             return Finding::Unjudged;
         }
-        if self.p_holm < ALPHA && self.diff > 0.0 {
+        if self.p_holm < self.alpha && self.diff > 0.0 {
             Finding::BBetter
-        } else if self.p_holm < ALPHA && self.diff < 0.0 {
+        } else if self.p_holm < self.alpha && self.diff < 0.0 {
             Finding::ABetter
         } else {
             Finding::NoDifference
@@ -221,12 +241,81 @@ impl MetricTest {
     }
 }
 
-/// Holm's adjustment over one family: the tests with a p-value (a test without one is not
-/// counted) get their `p_holm`, and their interval at the level of the step that decided them
-/// (α/(m − j) for the j-th smallest p while Holm rejects, then the level of the step where it
-/// stopped). Returns the family's size m.
-pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>) -> usize {
-    let mut tested: Vec<&mut MetricTest> = tests.into_iter().filter(|t| !t.p.is_nan()).collect();
+/// One paired test as every output writes it (`--json`, run.json): B against A on one
+/// metric, the difference B − A, its interval at `ci_level` (null where the test has none),
+/// the raw and Holm-adjusted p-values (null where untested or without a verdict) and the
+/// finding (`b_better`, `a_better`, `no_difference`, `no_verdict`, `untested`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PairedTest {
+    pub a: String,
+    pub b: String,
+    pub metric: &'static str,
+    pub diff: f64,
+    pub ci: Option<(f64, f64)>,
+    pub ci_level: Option<f64>,
+    pub p: f64,
+    pub p_holm: f64,
+    pub finding: Finding,
+}
+
+impl MetricTest {
+    /// This test of `b` against `a` on `metric`, as the outputs write it.
+    pub fn shaped(&self, a: &str, b: &str, metric: &'static str) -> PairedTest {
+        PairedTest {
+            a: a.to_string(),
+            b: b.to_string(),
+            metric,
+            diff: self.diff,
+            ci: Some(self.ci),
+            ci_level: Some(self.level),
+            p: self.p,
+            p_holm: self.p_holm,
+            finding: self.finding(),
+        }
+    }
+}
+
+impl PairedTest {
+    /// The difference and its interval (diff, lo, hi), when all three are numbers.
+    pub fn with_interval(&self) -> Option<(f64, f64, f64)> {
+        let (lo, hi) = self.ci?;
+        [self.diff, lo, hi]
+            .iter()
+            .all(|v| v.is_finite())
+            .then_some((self.diff, lo, hi))
+    }
+}
+
+/// The best configuration (B) against each other one (A) on `metric` (human agreement;
+/// Spearman with a reference): `tests` holds (the other's name, its test of best − other),
+/// adjusted by Holm as one family, each interval at the level of the step that decided it.
+pub fn against_best(
+    best: &str,
+    metric: &'static str,
+    mut tests: Vec<(String, MetricTest)>,
+    alpha: f64,
+) -> Vec<PairedTest> {
+    adjust_holm(tests.iter_mut().map(|(_, t)| t), alpha);
+    tests
+        .into_iter()
+        .map(|(other, t)| t.shaped(&other, best, metric))
+        .collect()
+}
+
+/// Holm's adjustment over one family at level `alpha`: every test is read at `alpha`, and the
+/// tests with a p-value (a test without one is not counted) get their `p_holm`, and their
+/// interval at the level of the step that decided them (α/(m − j) for the j-th smallest p
+/// while Holm rejects, then the level of the step where it stopped). Returns the family's
+/// size m.
+pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>, alpha: f64) -> usize {
+    let mut tested: Vec<&mut MetricTest> = tests
+        .into_iter()
+        .map(|t| {
+            *t = t.at(alpha);
+            t
+        })
+        .filter(|t| !t.p.is_nan())
+        .collect();
     let m = tested.len();
     let p: Vec<f64> = tested.iter().map(|t| t.p).collect();
     let adjusted = holm(&p);
@@ -236,12 +325,12 @@ pub fn adjust_holm<'a>(tests: impl IntoIterator<Item = &'a mut MetricTest>) -> u
     let stop = order
         .iter()
         .enumerate()
-        .position(|(step, &i)| (m - step) as f64 * p[i] >= ALPHA)
+        .position(|(step, &i)| (m - step) as f64 * p[i] >= alpha)
         .unwrap_or(m);
     for (step, &i) in order.iter().enumerate() {
         let t = &mut tested[i];
         t.p_holm = adjusted[i];
-        t.level = 1.0 - ALPHA / (m - step.min(stop)) as f64;
+        t.level = 1.0 - alpha / (m - step.min(stop)) as f64;
         t.ci = t.interval(t.level);
     }
     m
@@ -287,7 +376,7 @@ mod tests {
             MetricTest::with(d, Basis::Normal { se })
         };
         let mut tests = [with_p(0.03), with_p(0.001), with_p(0.2), with_p(0.01)];
-        assert_eq!(adjust_holm(tests.iter_mut()), 4);
+        assert_eq!(adjust_holm(tests.iter_mut(), ALPHA), 4);
         let levels: Vec<f64> = tests.iter().map(|t| t.level).collect();
         let want = [
             1.0 - 0.05 / 2.0,

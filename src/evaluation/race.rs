@@ -16,7 +16,7 @@
 //! or an unreadable answer does not agree with the gold.
 
 use crate::metrics::confseq::{TwoSided, TRUNCATION};
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
 /// Where the race ended, as run.json and `--json` keep it (configurations by name).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -98,8 +98,9 @@ pub struct Race {
     names: Vec<String>,
     /// Configurations racing (all judged ones, or the two named) and not dropped.
     live: Vec<bool>,
-    /// Each racing configuration's correctness per item not yet compared (None: no gold).
-    pending: Vec<VecDeque<Option<bool>>>,
+    /// Each racing configuration's correctness per item not yet compared, by the item's
+    /// index (None: no gold): answers may arrive in any order.
+    pending: Vec<BTreeMap<usize, Option<bool>>>,
     pairs: Vec<Pair>,
     right: Vec<usize>,
     t: usize,
@@ -142,7 +143,7 @@ impl Race {
         Some(Self {
             names: names.to_vec(),
             live: racing,
-            pending: vec![VecDeque::new(); names.len()],
+            pending: vec![BTreeMap::new(); names.len()],
             pairs,
             right: vec![0; names.len()],
             t: 0,
@@ -160,13 +161,14 @@ impl Race {
         })
     }
 
-    /// Configuration `k`'s next rating (its items come in order): the gold label and its
-    /// label (None: no verdict). Compares every item all live configurations have rated.
-    pub fn add(&mut self, k: usize, gold: Option<i64>, label: Option<i64>) -> Step {
-        if !self.live[k] || self.raced.stopped_at.is_some() {
+    /// Configuration `k`'s rating of item `index` (0-based, in the run's order; items may
+    /// come in any order): the gold label and its label (None: no verdict). Compares, in the
+    /// run's order, every next item all live configurations have rated.
+    pub fn add(&mut self, k: usize, index: usize, gold: Option<i64>, label: Option<i64>) -> Step {
+        if !self.live[k] || self.raced.stopped_at.is_some() || index < self.t {
             return Step::default();
         }
-        self.pending[k].push_back(gold.map(|g| label == Some(g)));
+        self.pending[k].insert(index, gold.map(|g| label == Some(g)));
         let mut step = Step::default();
         while self.ready() {
             self.compare_next(&mut step);
@@ -181,14 +183,14 @@ impl Race {
     fn ready(&self) -> bool {
         (0..self.names.len())
             .filter(|&k| self.live[k])
-            .all(|k| !self.pending[k].is_empty())
+            .all(|k| self.pending[k].contains_key(&self.t))
     }
 
     fn compare_next(&mut self, step: &mut Step) {
         let live: Vec<usize> = (0..self.names.len()).filter(|&k| self.live[k]).collect();
         let c: Vec<Option<bool>> = live
             .iter()
-            .map(|&k| self.pending[k].pop_front().flatten())
+            .map(|&k| self.pending[k].remove(&self.t).flatten())
             .collect();
         self.t += 1;
         // Every live configuration has a correctness exactly when the item has a gold label.

@@ -38,7 +38,7 @@ fn run(race: &mut Race, gold: &[i64], labels: &[Vec<i64>], block: usize) -> Vec<
             }
             for i in start..(start + block).min(gold.len()) {
                 rated[k] += 1;
-                let step = race.add(k, Some(gold[i]), Some(labels[k][i]));
+                let step = race.add(k, i, Some(gold[i]), Some(labels[k][i]));
                 for d in &step.dropped {
                     dropped[*d] = true;
                 }
@@ -50,6 +50,35 @@ fn run(race: &mut Race, gold: &[i64], labels: &[Vec<i64>], block: usize) -> Vec<
         }
     }
     rated
+}
+
+/// Answers that arrive out of order (each block's items backwards, the configurations'
+/// blocks interleaved differently) race exactly as those in order: items are keyed by index.
+#[test]
+fn answers_out_of_order_race_as_in_order() {
+    let (gold, labels) = stream(&[0.9, 0.6, 0.75], 2000, 11);
+    let mut in_order = Race::new(&names(3), &[false; 3], None, 2000, 0.05).expect("three");
+    run(&mut in_order, &gold, &labels, 16);
+    let in_order = in_order.finish();
+    let mut shuffled = Race::new(&names(3), &[false; 3], None, 2000, 0.05).expect("three");
+    let mut dropped = [false; 3];
+    'blocks: for start in (0..gold.len()).step_by(16) {
+        for k in (0..3).rev() {
+            for i in (start..(start + 16).min(gold.len())).rev() {
+                if dropped[k] {
+                    continue;
+                }
+                let step = shuffled.add(k, i, Some(gold[i]), Some(labels[k][i]));
+                step.dropped.iter().for_each(|&d| dropped[d] = true);
+                if step.stop {
+                    break 'blocks;
+                }
+            }
+        }
+    }
+    let shuffled = shuffled.finish();
+    assert!(!in_order.dropped.is_empty(), "the race drops someone");
+    assert_eq!(shuffled, in_order);
 }
 
 #[test]
@@ -135,8 +164,8 @@ fn baselines_do_not_race_and_unlabelled_items_compare_nothing() {
     let mut decided_at = None;
     for i in 0..400 {
         let gold = (i % 2 == 0).then_some(1);
-        race.add(0, gold, Some(1));
-        if race.add(1, gold, Some(-1)).stop {
+        race.add(0, i, gold, Some(1));
+        if race.add(1, i, gold, Some(-1)).stop {
             decided_at = Some(i + 1);
             break;
         }
@@ -148,9 +177,9 @@ fn baselines_do_not_race_and_unlabelled_items_compare_nothing() {
     // A configuration with no verdict is wrong.
     let mut race = Race::new(&names(2), &[false; 2], Some([0, 1]), 10, 0.05).expect("two");
     let mut stopped = false;
-    for _ in 0..200 {
-        race.add(0, Some(1), Some(1));
-        stopped |= race.add(1, Some(1), None).stop;
+    for i in 0..200 {
+        race.add(0, i, Some(1), Some(1));
+        stopped |= race.add(1, i, Some(1), None).stop;
     }
     assert!(stopped);
     assert_eq!(race.finish().decided.expect("decided").better, "c0");

@@ -1,7 +1,12 @@
 //! The one ranking of configurations and the one rule for "the best": the highest defined
-//! value, the first of equals in the run's order. The answer, the comparisons' family, the
-//! significance groups, the evaluator, the system level and the report's ranking note read
-//! them from here; the standing (`standing.rs`) decides from them what the answer says first.
+//! value, the first of equals in the run's order, among the configurations that can be
+//! ranked. The answer, the comparisons' family, the significance groups, the evaluator, the
+//! system level and the report's ranking note read them from here; the standing
+//! (`standing.rs`) decides from them what the answer says first.
+//!
+//! A configuration cannot be the best when `--sequential`'s race dropped it (it was shown
+//! worse than another), or when it read fewer than half of its answers: its figures (items
+//! without a verdict dropped) would then rank it on the few items it could read.
 
 use super::record::RunRecord;
 use super::result::ConfigResult;
@@ -38,13 +43,54 @@ pub fn order(configs: &[ConfigResult], s: Statistic) -> Vec<usize> {
     ranked(&values)
 }
 
-/// The best configuration that calls a judge (the first in `order` that is not a baseline),
-/// else the first of all; None without configurations.
-pub fn best(run: &RunRecord, order: &[usize]) -> Option<usize> {
-    order
-        .iter()
-        .copied()
-        .find(|&i| !run.configs[i].is_baseline())
+/// Below this share of its answers read, a configuration is not ranked.
+pub const READABLE_FLOOR: f64 = 0.5;
+
+/// Why a configuration cannot be the best.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum Unranked {
+    /// `--sequential`'s race showed it worse than `better` at item `at`.
+    Dropped { better: String, at: usize },
+    /// It read `read` of its `asked` answers (a verdict), fewer than `READABLE_FLOOR`.
+    FewReadable { read: usize, asked: usize },
+}
+
+/// Why configuration `i` cannot be the best, if it cannot.
+pub fn unranked(run: &RunRecord, configs: &[ConfigResult], i: usize) -> Option<Unranked> {
+    let name = &run.configs[i].name;
+    if let Some(d) = run
+        .inputs
+        .get::<super::race::Raced>()
+        .and_then(|r| r.dropped.iter().find(|d| &d.worse == name))
+    {
+        return Some(Unranked::Dropped {
+            better: d.better.clone(),
+            at: d.at,
+        });
+    }
+    let c = &configs.get(i)?.overall.counts;
+    let read = c.examples.saturating_sub(c.no_verdict + c.call_failures);
+    (c.examples > 0 && (read as f64) < READABLE_FLOOR * c.examples as f64).then_some(
+        Unranked::FewReadable {
+            read,
+            asked: c.examples,
+        },
+    )
+}
+
+/// The best configuration that calls a judge and can be ranked (the first such in `order`),
+/// else the first that calls a judge, else the first of all; None without configurations.
+pub fn best(run: &RunRecord, configs: &[ConfigResult], order: &[usize]) -> Option<usize> {
+    let judged = || {
+        order
+            .iter()
+            .copied()
+            .filter(|&i| !run.configs[i].is_baseline())
+    };
+    judged()
+        .find(|&i| unranked(run, configs, i).is_none())
+        .or_else(|| judged().next())
         .or(order.first().copied())
 }
 
@@ -61,5 +107,95 @@ mod tests {
         assert_eq!(best_of([(3, 0.7), (2, 0.7), (0, 0.2)]), Some(2));
         assert_eq!(best_of([(0, f64::NAN)]), None);
         assert_eq!(best_of([]), None);
+    }
+
+    /// One rule of "the best": a configuration the race dropped, or one that read a verdict
+    /// in fewer than half of its answers, is not the best however high its figures (on the
+    /// items it read); the standing names the next, and says why the others are not ranked.
+    #[test]
+    fn a_dropped_or_mostly_unreadable_configuration_is_never_the_best() {
+        use crate::evaluation::record::fixtures::{config, item};
+        use crate::evaluation::record::Outcome;
+        let n = 100;
+        let gold: Vec<i64> = (0..n).map(|i| if i % 2 == 0 { -1 } else { 1 }).collect();
+        let right = |every: usize| -> Vec<Outcome> {
+            (0..n)
+                .map(|i| Outcome::Rated(if i % every == 0 { -gold[i] } else { gold[i] }))
+                .collect()
+        };
+        // 13 verdicts, all right, among 63 answers; the other 37 items never asked.
+        let few: Vec<Outcome> = (0..n)
+            .map(|i| match i {
+                _ if i < 13 => Outcome::Rated(gold[i]),
+                _ if i < 63 => Outcome::NoVerdict,
+                _ => Outcome::NotAsked,
+            })
+            .collect();
+        let mut run = RunRecord {
+            labels: crate::metrics::Labels::pairwise(),
+            inputs: Default::default(),
+            items: gold.iter().enumerate().map(|(i, &g)| item(i, g)).collect(),
+            configs: vec![
+                config("few", few),
+                config("dropped", right(20)),
+                config("steady", right(4)),
+                config("runner", right(3)),
+            ],
+            both_orders: false,
+            annotators: None,
+            shapes: Vec::new(),
+            generators: None,
+        };
+        run.inputs.put(Box::new(crate::evaluation::race::Raced {
+            alpha: 0.05,
+            comparisons: 6,
+            alpha_each: 0.05 / 6.0,
+            named: None,
+            stopped_at: None,
+            decided: None,
+            dropped: vec![crate::evaluation::race::Decision {
+                better: "steady".into(),
+                worse: "dropped".into(),
+                at: 40,
+                n: 40,
+                mean: 0.6,
+                lower: 0.51,
+                upper: 0.7,
+            }],
+            items: n,
+        }));
+        let settings = crate::evaluation::EvalSettings {
+            sort: Statistic::Accuracy,
+            ..crate::evaluation::EvalSettings::new(0, 1)
+        };
+        let evaluation = crate::evaluation::registry::evaluate(&run, settings);
+        let order = order(&evaluation.configs, Statistic::Accuracy);
+        assert_eq!(order, [0, 1, 2, 3], "by accuracy on the items each read");
+        let standing = evaluation.standing.expect("standing");
+        assert_eq!((standing.best, standing.runner_up), (2, Some(3)));
+        assert_eq!(
+            standing.unranked,
+            [
+                (
+                    0,
+                    Unranked::FewReadable {
+                        read: 13,
+                        asked: 63
+                    }
+                ),
+                (
+                    1,
+                    Unranked::Dropped {
+                        better: "steady".into(),
+                        at: 40
+                    }
+                )
+            ]
+        );
+        assert_eq!(best(&run, &evaluation.configs, &order), Some(2));
+        // Without the race, "dropped" is the best; with no rankable judge, the first judge.
+        run.inputs = Default::default();
+        assert_eq!(best(&run, &evaluation.configs, &order), Some(1));
+        assert_eq!(best(&run, &evaluation.configs, &[0]), Some(0));
     }
 }

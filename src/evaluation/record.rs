@@ -300,46 +300,6 @@ impl Generators {
     }
 }
 
-/// The best configuration against another on one measure (human agreement; Spearman with a
-/// reference), on the same resamples: the difference (best − other), its interval and its
-/// test, Holm-adjusted over the comparisons with the best; the interval is at the level of
-/// the Holm step that decided the pair (`ci_level`), so it excludes 0 exactly when p_holm is
-/// below α.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct AgainstBest {
-    pub best: String,
-    pub other: String,
-    pub difference: Option<f64>,
-    pub ci: Option<[f64; 2]>,
-    pub ci_level: Option<f64>,
-    pub p_value: Option<f64>,
-    pub p_holm: Option<f64>,
-}
-
-impl AgainstBest {
-    /// The best against each other one: `tests` (other's name, best − other), adjusted by
-    /// Holm as one family.
-    pub fn family(best: &str, mut tests: Vec<(String, super::paired::MetricTest)>) -> Vec<Self> {
-        super::paired::adjust_holm(tests.iter_mut().map(|(_, t)| t));
-        tests
-            .into_iter()
-            .map(|(other, t)| {
-                let tested = !t.p.is_nan();
-                Self {
-                    best: best.to_string(),
-                    other,
-                    difference: defined(t.diff),
-                    ci: (tested && t.ci.0.is_finite() && t.ci.1.is_finite())
-                        .then_some([t.ci.0, t.ci.1]),
-                    ci_level: tested.then_some(t.level),
-                    p_value: defined(t.p),
-                    p_holm: defined(t.p_holm),
-                }
-            })
-            .collect()
-    }
-}
-
 /// Every annotator's label per item (in the item's order, like gold).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotations {

@@ -272,7 +272,7 @@ fn config_stats(cells: &[Vec<[f64; 9]>], draws: &[[Vec<f64>; 5]], layout: &Layou
 
 /// Every two configurations on `average` and `hard` (B − A): the paired redraws' interval and
 /// p, Holm per metric.
-fn compare(configs: &[RmStats], draws: &Draws, overall: usize) -> Vec<RmComparison> {
+fn compare(configs: &[RmStats], draws: &Draws, overall: usize, alpha: f64) -> Vec<RmComparison> {
     let k = configs.len();
     let mut comparisons = Vec::new();
     // Figures::array's positions: average 3, hard 0.
@@ -294,7 +294,7 @@ fn compare(configs: &[RmStats], draws: &Draws, overall: usize) -> Vec<RmComparis
                 });
             }
         }
-        adjust_holm(family.iter_mut().map(|c| &mut c.test));
+        adjust_holm(family.iter_mut().map(|c| &mut c.test), alpha);
         comparisons.extend(family);
     }
     comparisons
@@ -320,7 +320,7 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
         .map(|(c, d)| config_stats(c, d, layout))
         .collect();
     RmBench {
-        comparisons: compare(&configs, &draws, sizes.len()),
+        comparisons: compare(&configs, &draws, sizes.len(), settings.alpha),
         configs,
     }
 }

@@ -19,6 +19,9 @@ pub struct EvalSettings {
     pub sort: Statistic,
     /// Which comparisons get a verdict (`--family`).
     pub family: Family,
+    /// The significance level (`--alpha`): every test, every family's Holm steps, the
+    /// significance groups, the power figures, and every interval at 1 − α.
+    pub alpha: f64,
     /// The analytics' own settings (the cost analysis's `CostSettings`, ...).
     pub options: Options,
 }
@@ -32,8 +35,14 @@ impl EvalSettings {
             seed,
             sort: CostSettings::default().metric,
             family: Family::default(),
+            alpha: super::paired::ALPHA,
             options: Options::default(),
         }
+    }
+
+    /// The level of every interval, 1 − α.
+    pub fn level(&self) -> f64 {
+        1.0 - self.alpha
     }
 
     /// The sort metric, the one the best is chosen on.
@@ -70,4 +79,14 @@ impl std::fmt::Debug for Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Options({} values)", self.0.len())
     }
+}
+
+/// `--alpha A`: a significance level in (0, 1).
+pub fn alpha(alpha: f64) -> anyhow::Result<f64> {
+    if alpha > 0.0 && alpha < 1.0 {
+        return Ok(alpha);
+    }
+    Err(crate::error::input_error(format!(
+        "--alpha {alpha}: the significance level is a number between 0 and 1, e.g. 0.05 for 95% intervals"
+    )))
 }

@@ -16,8 +16,11 @@ pub struct Standing {
     pub order: Vec<usize>,
     /// The best configuration that calls a judge (else the first of all).
     pub best: usize,
-    /// The next configuration that calls a judge.
+    /// The next configuration that calls a judge and can be ranked.
     pub runner_up: Option<usize>,
+    /// The judges ranked above the best by the sort metric (the best too, when no judge can
+    /// be ranked) that cannot be the best, and why (`ranking::unranked`).
+    pub unranked: Vec<(usize, super::ranking::Unranked)>,
     /// Where the best stands against chance and the baselines.
     pub against: Against,
 }
@@ -53,15 +56,27 @@ pub fn standing(
     sort: Statistic,
 ) -> Option<Standing> {
     let order = super::ranking::order(configs, sort);
-    let best = super::ranking::best(run, &order)?;
+    let best = super::ranking::best(run, configs, &order)?;
     let judged: Vec<usize> = order
         .iter()
         .copied()
         .filter(|&i| !run.configs[i].is_baseline())
         .collect();
+    let why = |i: usize| super::ranking::unranked(run, configs, i);
+    let unranked: Vec<(usize, super::ranking::Unranked)> = judged
+        .iter()
+        .take_while(|&&i| i != best)
+        .chain(judged.iter().filter(|&&i| i == best))
+        .filter_map(|&i| Some((i, why(i)?)))
+        .collect();
+    let runner_up = judged
+        .iter()
+        .copied()
+        .find(|&i| i != best && why(i).is_none());
     let against = against(run, configs, comparisons, (best, &judged, &order));
     Some(Standing {
-        runner_up: judged.get(1).copied(),
+        runner_up,
+        unranked,
         best,
         order,
         against,

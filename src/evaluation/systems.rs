@@ -22,7 +22,7 @@
 use super::record::{defined, ConfigRecord, Generators, Outcome, Reference, RunRecord};
 use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, pearson, spearman};
-use crate::metrics::{interval95_defined as bounds, multinomial};
+use crate::metrics::{interval_defined, multinomial};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -81,7 +81,7 @@ pub struct Systems {
 }
 
 /// The best configuration by Spearman with the reference against each other one.
-pub type SystemsComparison = super::record::AgainstBest;
+pub type SystemsComparison = super::paired::PairedTest;
 
 /// Each item's P(response 2 is better) and its discrete credit for response 2 (`None`: not
 /// rated): P from the configuration's probability where it has one, else 1 / ½ / 0 from its
@@ -402,6 +402,8 @@ pub fn systems(
     }
     let prompts = g.prompt.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
     let weights = draws(prompts, settings.bootstrap, settings.seed);
+    let level = settings.level();
+    let bounds = |draws: &mut [f64]| interval_defined(draws, level);
     let ones = vec![1u64; prompts];
     let reference_of: Option<Vec<Option<f64>>> = reference.map(|r| match r {
         Reference::Table { scores, .. } => models
@@ -521,12 +523,17 @@ pub fn systems(
             reference: agreement,
         });
     }
-    let comparisons = compare(run, &results, &spearman_draws);
+    let comparisons = compare(run, &results, &spearman_draws, settings.alpha);
     Some((results, comparisons))
 }
 
 /// The best configuration by Spearman against each other one, on the same resamples.
-fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<SystemsComparison> {
+fn compare(
+    run: &RunRecord,
+    results: &[Systems],
+    draws: &[Vec<f64>],
+    alpha: f64,
+) -> Vec<SystemsComparison> {
     if draws.len() != results.len() {
         return Vec::new();
     }
@@ -553,7 +560,7 @@ fn compare(run: &RunRecord, results: &[Systems], draws: &[Vec<f64>]) -> Vec<Syst
             )
         })
         .collect();
-    SystemsComparison::family(&run.configs[best].name, tests)
+    super::paired::against_best(&run.configs[best].name, "spearman", tests, alpha)
 }
 
 /// The system level: each configuration's ranking of the generators, and the best by Spearman

@@ -1,6 +1,7 @@
 //! Running many calls: one concurrency budget shared by every configuration of a run, an
-//! optional requests-per-minute limit, retries by each judge's policy, results handed back in
-//! input order.
+//! optional requests-per-minute limit, retries by each judge's policy, each answer handed back
+//! as soon as it is in (`Flowing`; no barrier, so a slow call holds one slot, never every
+//! slot), or every answer in input order (`run`).
 //!
 //! The budget shrinks when calls time out. A server that answers one request at a time
 //! (llama.cpp, Ollama by default) queues the rest, and a queued request can time out before it
@@ -156,9 +157,9 @@ pub fn execute(
     Executor::new(budget, observer).run(jobs)
 }
 
-/// Runs jobs a batch at a time under one budget: the runtime, the concurrency limit (lowered
-/// by timeouts) and the pace carry over from one batch to the next, so a run made of many
-/// batches behaves as one, while only a batch's calls and answers are held at a time.
+/// Runs calls under one budget: the runtime, the concurrency limit (lowered by timeouts) and
+/// the pace are shared by every call sent through it, so a run whose calls are sent as it goes
+/// behaves as one.
 pub struct Executor {
     runtime: Result<tokio::runtime::Runtime, CallError>,
     throttle: Arc<Throttle>,
@@ -200,75 +201,83 @@ impl Executor {
         self.throttle.limit.load(Ordering::SeqCst)
     }
 
-    /// Runs `jobs` and returns their outcomes in order. Identical calls to judges whose
-    /// answers go to the response cache (the same cache key: two configurations, or two items,
-    /// asking the same thing in one block) go out once, and the later ones take its answer as
-    /// a cache hit, as they would have one after the other. Without the cache (`--no-cache`)
-    /// each is sent.
+    /// Runs `jobs` and returns their outcomes in order.
     pub fn run(&self, jobs: Vec<Job>) -> Vec<Result<Completion, CallError>> {
-        // Two calls can be the same only with the same sample, model and message length: the
-        // cache key (a SHA-256 of the call) is computed for those alone, not for every call.
-        let shape = |job: &Job| -> Option<(u32, usize, String)> {
-            job.judge.keeps_answers().then(|| {
-                let length = job.call.messages.iter().map(|m| m.content.len()).sum();
-                (job.call.sample, length, job.call.params.model.clone())
-            })
-        };
-        let mut shapes: std::collections::HashMap<(u32, usize, String), usize> = Default::default();
-        for shape in jobs.iter().filter_map(shape) {
-            *shapes.entry(shape).or_default() += 1;
-        }
-        let mut first: std::collections::HashMap<[u8; 32], usize> = Default::default();
-        // (index, the earlier identical call's index, the configuration it counts for).
-        let mut copies: Vec<(usize, usize, usize)> = Vec::new();
-        let mut unique: Vec<Job> = Vec::with_capacity(jobs.len());
-        let mut place: Vec<usize> = Vec::with_capacity(jobs.len());
-        for (k, job) in jobs.into_iter().enumerate() {
-            if shape(&job).is_some_and(|s| shapes[&s] > 1) {
-                let key = super::cache::key_digest(&job.call);
-                if let Some(&earlier) = first.get(&key) {
-                    copies.push((k, earlier, job.group));
-                    continue;
-                }
-                first.insert(key, k);
-            }
-            place.push(k);
-            unique.push(job);
-        }
-        if copies.is_empty() {
-            return self.run_unique(unique);
-        }
-        let lost = || Err(CallError::Connection("the call's task failed".into()));
+        let total = jobs.len();
+        let mut flow = self.flow();
+        flow.send(jobs.into_iter().enumerate().collect());
         let mut out: Vec<Option<Result<Completion, CallError>>> =
-            (0..place.len() + copies.len()).map(|_| None).collect();
-        for (k, outcome) in place.into_iter().zip(self.run_unique(unique)) {
-            out[k] = Some(outcome);
-        }
-        for (k, earlier, group) in copies {
-            let copy = match &out[earlier] {
-                Some(Ok(c)) => Ok(Completion {
-                    cached: true,
-                    ..c.clone()
-                }),
-                Some(Err(e)) => Err(e.clone()),
-                None => lost(),
-            };
-            self.observer.started(group);
-            self.observer.finished(group, &copy);
-            out[k] = Some(copy);
+            (0..total).map(|_| None).collect();
+        while let Some((ticket, outcome)) = flow.answer() {
+            if let Some(slot) = out.get_mut(ticket) {
+                *slot = Some(outcome);
+            }
         }
         out.into_iter().map(|o| o.unwrap_or_else(lost)).collect()
     }
 
-    /// `run` for jobs that are all different calls.
-    fn run_unique(&self, jobs: Vec<Job>) -> Vec<Result<Completion, CallError>> {
-        let runtime = match &self.runtime {
+    /// Calls that stream: each is started as it is sent and its answer handed back as soon
+    /// as it is in, whatever the others do (no barrier: a slow call holds one slot, not every
+    /// slot).
+    pub fn flow(&self) -> Flowing<'_> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        Flowing {
+            executor: self,
+            tx,
+            rx,
+            outstanding: 0,
+        }
+    }
+}
+
+/// The outcome of a call whose task ended without one.
+fn lost() -> Result<Completion, CallError> {
+    Err(CallError::Connection("the call's task failed".into()))
+}
+
+/// Calls under way, each known by the caller's ticket: sent with `send`, answered through
+/// `answer` in the order they finish.
+pub struct Flowing<'e> {
+    executor: &'e Executor,
+    tx: tokio::sync::mpsc::UnboundedSender<(usize, Result<Completion, CallError>)>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<(usize, Result<Completion, CallError>)>,
+    /// Sent and not yet handed back by `answer`.
+    outstanding: usize,
+}
+
+impl std::fmt::Debug for Flowing<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flowing")
+            .field("outstanding", &self.outstanding)
+            .finish()
+    }
+}
+
+impl Flowing<'_> {
+    /// Calls sent and not yet handed back.
+    pub fn outstanding(&self) -> usize {
+        self.outstanding
+    }
+
+    /// Starts `jobs` (ticket, job), all different calls: each judge is told its calls first
+    /// (a cache reads them together), and consecutive samples of one call go in one request
+    /// where the judge takes them.
+    pub fn send(&mut self, jobs: Vec<(usize, Job)>) {
+        if jobs.is_empty() {
+            return;
+        }
+        self.outstanding += jobs.len();
+        let runtime = match &self.executor.runtime {
             Ok(rt) => rt,
-            Err(error) => return jobs.iter().map(|_| Err(error.clone())).collect(),
+            Err(error) => {
+                for (ticket, _) in jobs {
+                    let _ = self.tx.send((ticket, Err(error.clone())));
+                }
+                return;
+            }
         };
-        // Each judge's calls, told before they are made.
         let mut judges: Vec<(&Arc<dyn Judge>, Vec<&Call>)> = Vec::new();
-        for job in &jobs {
+        for (_, job) in &jobs {
             match judges.iter_mut().find(|(j, _)| Arc::ptr_eq(j, &job.judge)) {
                 Some((_, calls)) => calls.push(&job.call),
                 None => judges.push((&job.judge, vec![&job.call])),
@@ -279,40 +288,60 @@ impl Executor {
         }
         drop(judges);
         let bundles = bundles(&jobs);
-        let total = jobs.len();
-        let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
-        runtime.block_on(async {
-            let mut set = tokio::task::JoinSet::new();
-            for (first, len) in bundles {
-                let bundle: Vec<Job> = jobs[first..first + len]
-                    .iter_mut()
-                    .filter_map(Option::take)
-                    .collect();
-                let run = Running {
-                    throttle: self.throttle.clone(),
-                    pace: self.pace.clone(),
-                    observer: self.observer.clone(),
-                };
-                set.spawn(async move {
-                    let outcomes = run.bundle(&bundle).await;
-                    (first, outcomes)
-                });
-            }
-            let mut out: Vec<Option<Result<Completion, CallError>>> =
-                (0..total).map(|_| None).collect();
-            while let Some(joined) = set.join_next().await {
-                if let Ok((first, outcomes)) = joined {
-                    for (k, outcome) in outcomes.into_iter().enumerate() {
-                        out[first + k] = Some(outcome);
-                    }
-                }
-            }
-            out.into_iter()
-                .map(|o| {
-                    o.unwrap_or_else(|| Err(CallError::Connection("the call's task failed".into())))
-                })
-                .collect()
-        })
+        let mut jobs = jobs.into_iter();
+        for (_, len) in bundles {
+            let (tickets, bundle): (Vec<usize>, Vec<Job>) = jobs.by_ref().take(len).unzip();
+            let run = Running {
+                throttle: self.executor.throttle.clone(),
+                pace: self.executor.pace.clone(),
+                observer: self.executor.observer.clone(),
+            };
+            let mut owed = Owed {
+                tickets,
+                tx: self.tx.clone(),
+            };
+            runtime.spawn(async move {
+                let outcomes = run.bundle(&bundle).await;
+                owed.pay(outcomes);
+            });
+        }
+    }
+
+    /// The next call to finish, with its ticket, waiting for it; None once every call sent
+    /// is handed back. A call whose task failed is handed back as failed.
+    pub fn answer(&mut self) -> Option<(usize, Result<Completion, CallError>)> {
+        if self.outstanding == 0 {
+            return None;
+        }
+        // Every task holds a sender and sends each of its tickets before it ends; the
+        // receiver's own sender keeps the channel open.
+        let got = self.rx.blocking_recv();
+        self.outstanding -= 1;
+        got
+    }
+}
+
+/// A task's tickets not yet answered: answered as failed if the task ends without them (a
+/// panic), so `Flowing::answer` never waits for an answer that cannot come.
+struct Owed {
+    tickets: Vec<usize>,
+    tx: tokio::sync::mpsc::UnboundedSender<(usize, Result<Completion, CallError>)>,
+}
+
+impl Owed {
+    fn pay(&mut self, outcomes: Vec<Result<Completion, CallError>>) {
+        let mut outcomes = outcomes.into_iter();
+        for ticket in self.tickets.drain(..) {
+            let _ = self.tx.send((ticket, outcomes.next().unwrap_or_else(lost)));
+        }
+    }
+}
+
+impl Drop for Owed {
+    fn drop(&mut self) {
+        for ticket in self.tickets.drain(..) {
+            let _ = self.tx.send((ticket, lost()));
+        }
     }
 }
 
@@ -320,12 +349,12 @@ impl Executor {
 /// judge, item and parameters, sample indices one after another: a configuration's item and
 /// parameters make its messages, so they are not compared), as many as the judge takes in one
 /// request; every other job alone.
-fn bundles(jobs: &[Job]) -> Vec<(usize, usize)> {
+fn bundles(jobs: &[(usize, Job)]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
+    for (i, (_, job)) in jobs.iter().enumerate() {
         if let Some((first, len)) = out.last_mut() {
-            let head = &jobs[*first];
-            let previous = &jobs[i - 1].call;
+            let head = &jobs[*first].1;
+            let previous = &jobs[i - 1].1.call;
             let joins = job.group == head.group
                 && Arc::ptr_eq(&job.judge, &head.judge)
                 && Arc::ptr_eq(&job.call.item, &head.call.item)
@@ -459,10 +488,6 @@ impl Running {
             }
             out[i] = Some(outcome);
         }
-        out.into_iter()
-            .map(|o| {
-                o.unwrap_or_else(|| Err(CallError::Connection("the call's task failed".into())))
-            })
-            .collect()
+        out.into_iter().map(|o| o.unwrap_or_else(lost)).collect()
     }
 }

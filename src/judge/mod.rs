@@ -291,6 +291,12 @@ impl RetryPolicy {
     }
 }
 
+/// Waits `d` without holding a thread: for a judge that takes a server's time (tests, the
+/// simulator).
+pub async fn pause(d: std::time::Duration) {
+    tokio::time::sleep(d).await;
+}
+
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Completion, CallError>> + Send + 'a>>;
 
 /// What became of one call of several samples sent together.

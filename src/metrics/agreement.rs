@@ -98,9 +98,10 @@ impl Agreement {
         }
     }
 
-    /// With percentile-bootstrap intervals when `resamples` > 0.
+    /// With percentile-bootstrap 95% intervals when `resamples` > 0.
     pub fn with_bootstrap(table: Contingency, resamples: usize, seed: u64) -> Self {
-        let intervals = (resamples > 0).then(|| super::bootstrap_table(&table, resamples, seed));
+        let intervals =
+            (resamples > 0).then(|| super::bootstrap_table(&table, resamples, seed, 0.95));
         Self {
             intervals,
             ..Self::of(table)

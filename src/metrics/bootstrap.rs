@@ -82,14 +82,23 @@ pub fn interval95(draws: &mut [f64]) -> (f64, f64) {
     (percentile(draws, 2.5), percentile(draws, 97.5))
 }
 
-/// [`interval95`] as `[lo, hi]`, None when a bound is not defined (for serialized results).
-pub fn interval95_defined(draws: &mut [f64]) -> Option<[f64; 2]> {
-    let (lo, hi) = interval95(draws);
+/// The percentile-bootstrap interval at `level` of some draws (NaN bounds when none is
+/// defined).
+pub fn interval(draws: &mut [f64], level: f64) -> (f64, f64) {
+    // The tail in percent, rounded off its float error: 0.95 gives 2.5, as `interval95`.
+    let tail = ((1.0 - level) * 50.0 * 1e9).round() / 1e9;
+    (percentile(draws, tail), percentile(draws, 100.0 - tail))
+}
+
+/// [`interval`] as `[lo, hi]`, None when a bound is not defined (for serialized results).
+pub fn interval_defined(draws: &mut [f64], level: f64) -> Option<[f64; 2]> {
+    let (lo, hi) = interval(draws, level);
     (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
 }
 
-/// Percentile bootstrap: `resamples` tables drawn with a ChaCha8 generator seeded with `seed`.
-pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64) -> Intervals {
+/// Percentile bootstrap at `level`: `resamples` tables drawn with a ChaCha8 generator seeded
+/// with `seed`.
+pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64, level: f64) -> Intervals {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut samples = redraws(
         table.counts(),
@@ -102,7 +111,6 @@ pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64) -> Inte
                 .to_vec()
         },
     );
-    let level = 0.95;
     let tail = (1.0 - level) / 2.0 * 100.0;
     let bounds = std::array::from_fn(|s| Interval {
         lo: percentile(&mut samples[s], tail),
@@ -159,9 +167,15 @@ mod tests {
                 assert!(*c > 0 || *r == 0);
             }
         }
-        let a = bootstrap_table(&table, 200, 42);
-        assert_eq!(a, bootstrap_table(&table, 200, 42));
-        assert_ne!(a, bootstrap_table(&table, 200, 43));
+        let a = bootstrap_table(&table, 200, 42, 0.95);
+        assert_eq!(a, bootstrap_table(&table, 200, 42, 0.95));
+        assert_ne!(a, bootstrap_table(&table, 200, 43, 0.95));
+        let wide = bootstrap_table(&table, 200, 42, 0.99).get(Statistic::Accuracy);
+        let narrow = a.get(Statistic::Accuracy);
+        assert!(
+            wide.lo <= narrow.lo && narrow.hi <= wide.hi,
+            "a 99% interval holds the 95%"
+        );
         let acc = a.get(Statistic::Accuracy);
         assert!(acc.lo < 2.0 / 3.0 && 2.0 / 3.0 < acc.hi, "{acc:?}");
     }

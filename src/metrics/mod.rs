@@ -26,8 +26,8 @@ pub mod raters;
 pub use agreement::{Agreement, Estimates, Statistic};
 pub use align::{align, Aligned};
 pub use bootstrap::{
-    bootstrap_table, interval95, interval95_defined, multinomial, percentile, redraws, Interval,
-    Intervals,
+    bootstrap_table, interval, interval95, interval_defined, multinomial, percentile, redraws,
+    Interval, Intervals,
 };
 pub use contingency::{Contingency, LabelError, Labels, Side};
 pub use kappa::{kappa, Weights};

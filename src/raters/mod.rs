@@ -16,15 +16,17 @@ mod kind;
 mod pointwise;
 pub mod probability;
 pub mod rewardbench2;
+mod schedule;
 
 pub use aggregate::aggregate;
 pub use calls::{
-    calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, rate, rate_all,
-    rate_parts, Answers, Blocks, Flow, Part,
+    calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, Answers, Flow,
+    Part,
 };
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};
 pub use pointwise::{aggregate_pointwise, compare_grades, Missing, PointwiseRule};
+pub use schedule::{rate, rate_all, rate_parts, Blocks};
 
 use crate::judge::{CallError, Completion, Judge, Params};
 use crate::prompts::Template;

@@ -24,6 +24,7 @@ use std::io::Write;
 /// details, `groups`, and each column as `calibrate --json` shows a configuration.
 #[derive(Serialize)]
 struct AnalyzeJson<'a> {
+    schema: &'static str,
     #[serde(flatten)]
     overall: AgreementJson<'a>,
     #[serde(flatten)]
@@ -73,6 +74,7 @@ pub fn to_json(a: &Analysis) -> Value {
         annotators.map(crate::report::annotators::to_json).unzip();
     let groups = a.groups();
     serde_json::to_value(AnalyzeJson {
+        schema: crate::run::schema::ANALYZE,
         overall: AgreementJson(a.overall()),
         reading: &a.reading,
         sequential: a.sequential.as_ref().map(crate::report::sequential::json),
@@ -82,7 +84,7 @@ pub fn to_json(a: &Analysis) -> Value {
         bootstrap: Bootstrap {
             resamples: a.bootstrap,
             seed: a.seed,
-            level: 0.95,
+            level: 1.0 - a.evaluation.tested.alpha,
         },
         source: &a.source,
         annotators,
@@ -225,8 +227,10 @@ fn rows(a: &Analysis) -> Vec<(&str, &Agreement)> {
 fn header(a: &Analysis, title: String) -> Vec<String> {
     let ci = if a.bootstrap > 0 {
         format!(
-            "95% CIs from {} bootstrap resamples (seed {})",
-            a.bootstrap, a.seed
+            "{} CIs from {} bootstrap resamples (seed {})",
+            crate::report::media::format::level(1.0 - a.evaluation.tested.alpha),
+            a.bootstrap,
+            a.seed
         )
     } else {
         "no confidence intervals (--bootstrap 0)".to_string()

@@ -66,6 +66,7 @@ pub fn emit(done: &Done) -> Result<()> {
 /// `cache stats --json`: the figures, and the oldest and newest answers' dates in UTC.
 #[derive(serde::Serialize)]
 struct StatsJson<'a> {
+    schema: &'static str,
     #[serde(flatten)]
     stats: &'a Stats,
     oldest: Option<String>,
@@ -74,6 +75,7 @@ struct StatsJson<'a> {
 
 fn stats_json(s: &Stats) -> serde_json::Value {
     serde_json::to_value(StatsJson {
+        schema: crate::run::schema::CACHE_STATS,
         stats: s,
         oldest: s.oldest_unix.map(utc),
         newest: s.newest_unix.map(utc),

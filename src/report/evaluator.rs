@@ -111,11 +111,13 @@ pub fn table(
     );
     for (name, m) in rows {
         for v in &m.versus {
-            if let (Some(d), Some([lo, hi]), Some(p)) = (v.difference, v.ci, v.p_value) {
-                out.notes.push(format!(
-                    "{name} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}], p = {p:.3} (paired bootstrap over items)",
-                    v.against
-                ));
+            if let (Some((d, lo, hi)), p) = (v.with_interval(), v.p) {
+                if !p.is_nan() {
+                    out.notes.push(format!(
+                        "{name} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}], p = {p:.3} (paired bootstrap over items)",
+                        v.a
+                    ));
+                }
             }
         }
     }
@@ -147,14 +149,16 @@ fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
         t.notes.truncate(2);
     }
     for c in &r.against_best {
-        if let (Some(d), Some([lo, hi]), Some(p)) = (c.difference, c.ci, c.p_holm) {
-            let level = c.ci_level.map_or(String::new(), |l| {
-                format!(" at {}", crate::report::media::format::level(l))
-            });
-            t.notes.push(format!(
-                "{} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}]{level}, Holm p = {p:.3}",
-                c.best, c.other
-            ));
+        if let (Some((d, lo, hi)), p) = (c.with_interval(), c.p_holm) {
+            if !p.is_nan() {
+                let level = c.ci_level.map_or(String::new(), |l| {
+                    format!(" at {}", crate::report::media::format::level(l))
+                });
+                t.notes.push(format!(
+                    "{} − {}: human agreement {d:+.3} [{lo:+.3}, {hi:+.3}]{level}, Holm p = {p:.3}",
+                    c.b, c.a
+                ));
+            }
         }
     }
     vec![t]

@@ -14,9 +14,21 @@ fn count(v: f64) -> String {
     }
 }
 
-/// The document `plan --json` prints: the result, serialized.
+/// The document `plan --json` prints: the result, serialized, with its schema.
+#[derive(serde::Serialize)]
+struct PlanJson<'a> {
+    schema: &'static str,
+    #[serde(flatten)]
+    result: &'a PlanResult,
+}
+
+/// The document `plan --json` prints (`docs/schema/plan.json`).
 pub fn to_json(r: &PlanResult) -> Value {
-    serde_json::to_value(r).unwrap_or(Value::Null)
+    serde_json::to_value(PlanJson {
+        schema: crate::run::schema::PLAN,
+        result: r,
+    })
+    .unwrap_or(Value::Null)
 }
 
 pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {

@@ -3,18 +3,58 @@
 //! Fields are declared in alphabetical order, so the file reads as before the types existed.
 //!
 //! `schema` counts the file's versions: 1 (no field) was written before these types, and
-//! `report DIR` still reads a pairs run of that version; 2 adds `schema` itself and, for
-//! RewardBench 2, what `report DIR` needs to rebuild the run (`data.both_orders`, each
-//! configuration's `floor` and `simulated`, and `order` in items.jsonl).
+//! `report DIR` still reads a pairs run of that version; 2 adds `schema` itself (a number)
+//! and, for RewardBench 2, what `report DIR` needs to rebuild the run (`data.both_orders`,
+//! each configuration's `floor` and `simulated`, and `order` in items.jsonl); 3 writes it as
+//! every document does, `"raterlab/run/3"` (`docs/schema/run.json`), and the paired tests of a
+//! RewardBench 2 run in their one shape. Every version reads.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The version this build writes.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
-fn first_schema() -> u32 {
-    1
+/// The first version that keeps what `report DIR` needs of a RewardBench 2 run.
+pub const RB2_READABLE: u32 = 2;
+
+/// run.json's version: written `"raterlab/run/<N>"`, read from that or from the bare number
+/// versions 2 wrote (1 wrote none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32);
+
+impl Default for Version {
+    fn default() -> Self {
+        Version(1)
+    }
+}
+
+impl Serialize for Version {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}/{}", crate::run::schema::RUN, self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Number(u32),
+            Text(String),
+        }
+        match Either::deserialize(d)? {
+            Either::Number(n) => Ok(Version(n)),
+            Either::Text(t) => crate::run::schema::version_of(&t)
+                .filter(|_| t.starts_with(crate::run::schema::RUN))
+                .map(Version)
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "schema '{t}' is not a run.json version (raterlab/run/N)"
+                    ))
+                }),
+        }
+    }
 }
 
 /// What a configuration's calls cost (`cost` of a pairs run, `calls` of a RewardBench 2 run,
@@ -210,8 +250,8 @@ pub struct PairsRunFile {
     pub name: String,
     #[serde(default)]
     pub raterlab_version: String,
-    #[serde(default = "first_schema")]
-    pub schema: u32,
+    #[serde(default)]
+    pub schema: Version,
     /// `--sequential`: the items' order and where the race ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<Box<crate::run::record::SequentialRun>>,
@@ -220,6 +260,13 @@ pub struct PairsRunFile {
     /// Which comparisons get a verdict (a run made before `--family` judged every pair).
     #[serde(default = "every_pair")]
     pub family: String,
+    /// `--alpha` (a run made before it was read at 0.05).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+}
+
+fn default_alpha() -> f64 {
+    crate::evaluation::paired::ALPHA
 }
 
 fn every_pair() -> String {
@@ -293,8 +340,8 @@ pub struct Rb2RunFile {
     pub data: Rb2DataFile,
     #[serde(default)]
     pub name: String,
-    #[serde(default = "first_schema")]
-    pub schema: u32,
+    #[serde(default)]
+    pub schema: Version,
     /// `--sort accuracy`: the configurations shown by their leaderboard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
@@ -349,7 +396,10 @@ mod tests {
         let RunFile::Pairs(f) = RunFile::parse(old).expect("reads") else {
             panic!("a pairs run");
         };
-        assert_eq!((f.schema, f.configs[0].cost.calls, f.data.seed), (1, 3, 7));
+        assert_eq!(
+            (f.schema.0, f.configs[0].cost.calls, f.data.seed),
+            (1, 3, 7)
+        );
         let again = RunFile::parse(&RunFile::Pairs(f.clone()).text().expect("writes"));
         assert_eq!(again.expect("reads"), RunFile::Pairs(f));
         let rb2 = r#"{"bootstrap": 0, "configs": [{"name": "x", "missing": "drop", "protocol": "ranking",
@@ -361,5 +411,20 @@ mod tests {
         assert_eq!(f.configs[0].floor, None);
         let again = RunFile::parse(&RunFile::RewardBench2(f.clone()).text().expect("writes"));
         assert_eq!(again.expect("reads"), RunFile::RewardBench2(f));
+    }
+
+    /// Version 2 wrote a bare number, version 3 writes "raterlab/run/3": both read, and any
+    /// other text is refused, saying what a version looks like.
+    #[test]
+    fn every_version_reads_and_the_current_one_is_written_as_text() {
+        let read = |v: &str| serde_json::from_str::<Version>(v);
+        assert_eq!(read("2").expect("a number"), Version(2));
+        assert_eq!(read("\"raterlab/run/3\"").expect("a text"), Version(3));
+        let wrong = read("\"raterlab/analyze/2\"").expect_err("another document");
+        assert!(wrong.to_string().contains("raterlab/run/N"), "{wrong}");
+        assert_eq!(
+            serde_json::to_string(&Version(SCHEMA)).expect("writes"),
+            "\"raterlab/run/3\""
+        );
     }
 }

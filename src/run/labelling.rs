@@ -94,3 +94,20 @@ impl Asks {
             && self.stop_at.is_none()
     }
 }
+
+/// `labels export` and `labels stats`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelsRequest {
+    Export {
+        store: std::path::PathBuf,
+        format: crate::dataset::frame::Format,
+        out: std::path::PathBuf,
+        history: bool,
+    },
+    Stats {
+        store: std::path::PathBuf,
+        bootstrap: usize,
+        alpha: f64,
+        seed: u64,
+    },
+}

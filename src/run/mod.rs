@@ -24,7 +24,9 @@ pub mod ratings;
 pub mod read;
 pub mod read_rewardbench2;
 pub mod record;
+
 pub mod rewardbench2;
+pub mod schema;
 pub mod settings;
 pub mod write;
 pub mod write_rewardbench2;

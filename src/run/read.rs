@@ -431,6 +431,7 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         unshared: data.unshared.clone(),
         sequential: doc.sequential.as_deref().cloned(),
         estimate: doc.estimate,
+        alpha: doc.alpha,
     };
     let texts = texts(dir);
     let mut generators = generators(&texts, &items);
@@ -444,9 +445,14 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
             }
         });
     }
+    let mut inputs = inputs(&texts, &items);
+    // The race's end: a configuration it dropped is never the best (`ranking::best`).
+    if let Some(s) = &meta.sequential {
+        inputs.put(Box::new(s.raced.clone()));
+    }
     let record = RunRecord {
         labels: crate::metrics::Labels::pairwise(),
-        inputs: inputs(&texts, &items),
+        inputs,
         generators,
         shapes: shapes(&texts, &items),
         items: items.into_iter().collect(),

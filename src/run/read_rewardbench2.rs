@@ -12,7 +12,7 @@ use crate::raters::rewardbench2::{
     items, keep_answers, ties_items, ties_part_name, Protocol, RowOutcome,
 };
 use crate::raters::{CallTally, SampleTrace, Usage};
-use crate::run::file::{Rb2RunFile, SCHEMA};
+use crate::run::file::{Rb2RunFile, RB2_READABLE};
 use crate::run::lines::{each_line, AnswerLine, ResultLine, RowLine};
 use crate::run::rewardbench2::Rb2Made;
 use anyhow::Result;
@@ -147,11 +147,11 @@ fn other_picks(dir: &Path) -> Result<HashMap<(String, String), Option<usize>>> {
 /// Reads a RewardBench 2 run directory back: its rows as shown and what each configuration
 /// made of them (its answers included), ready to be scored again.
 pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)> {
-    if file.schema < SCHEMA {
+    if file.schema.0 < RB2_READABLE {
         return Err(input_error(format!(
             "'{}' was written by a raterlab that did not yet keep what `report DIR` needs of a RewardBench 2 run (run.json schema {}); the same calibrate command with --offline remakes it from the cache",
             dir.display(),
-            file.schema
+            file.schema.0
         )));
     }
     let (rows, results) = rows_and_results(dir, file)?;

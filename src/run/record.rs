@@ -56,6 +56,8 @@ pub struct RunMeta {
     pub sequential: Option<SequentialRun>,
     /// `--estimate`: the label and α of the corrected estimates.
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    /// `--alpha`: the significance level of every test and interval.
+    pub alpha: f64,
 }
 
 /// A sequential run as run.json and `--json` keep it: the items' order, the race's end, and

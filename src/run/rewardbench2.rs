@@ -254,7 +254,8 @@ pub fn score(
         .collect();
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
     let redrawn = analytics::redrawn(&scored, missing, bootstrap, seed);
-    let comparisons = analytics::compare(&redrawn);
+    // RewardBench 2's rows are not yet behind the seam: its tests at the default α (#67).
+    let comparisons = analytics::compare(&redrawn, crate::evaluation::paired::ALPHA);
     let group = analytics::best_group(
         &configs
             .iter()

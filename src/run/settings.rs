@@ -166,6 +166,8 @@ pub struct CalibrateSettings {
     pub sequential: Option<SequentialSettings>,
     /// `--estimate`: None without it.
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    /// `--alpha`: the significance level of every test and interval.
+    pub alpha: f64,
 }
 
 /// `calibrate --sequential [A,B]` and `--no-shuffle`.
@@ -197,6 +199,8 @@ pub struct ReportSettings {
     pub sort: Option<SortKey>,
     /// `--family` when given, else the run's own.
     pub family: Option<crate::evaluation::Family>,
+    /// `--alpha` when given, else the run's own.
+    pub alpha: Option<f64>,
     pub json: bool,
     pub details: bool,
     pub cost: CostOptions,
@@ -579,21 +583,4 @@ pub struct LabelSettings {
     pub overlap: usize,
     /// Which items are asked, in what order, and when to say enough.
     pub asks: crate::run::labelling::Asks,
-}
-
-/// `labels export` and `labels stats`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LabelsRequest {
-    Export {
-        store: PathBuf,
-        format: crate::dataset::frame::Format,
-        out: PathBuf,
-        history: bool,
-    },
-    Stats {
-        store: PathBuf,
-        bootstrap: usize,
-        alpha: f64,
-        seed: u64,
-    },
 }

@@ -247,9 +247,10 @@ pub fn pairs_run_file(run: &Run) -> RunFile {
         },
         name: m.head.name.clone(),
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
-        schema: SCHEMA,
+        schema: crate::run::file::Version(SCHEMA),
         sequential: m.sequential.clone().map(Box::new),
         sort: m.sort.key().to_string(),
         family: m.family.key().to_string(),
+        alpha: m.alpha,
     })
 }

@@ -222,3 +222,12 @@ pub fn list_rows(path: &Path) -> Vec<ListRow> {
         })
         .collect()
 }
+
+/// A comparison's paired test on `metric` (`{a, b, metric, diff, ci, ci_level, p, p_holm,
+/// finding}`), from its `tests`.
+pub fn paired<'a>(comparison: &'a serde_json::Value, metric: &str) -> &'a serde_json::Value {
+    comparison["tests"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["metric"] == metric))
+        .unwrap_or_else(|| panic!("no {metric} test in {comparison}"))
+}

@@ -127,7 +127,11 @@ fn real_crossannotations_match_alpacaevals_analyzer_and_its_leaderboard() {
     // The paired comparisons on human agreement: against the humans and the longest.
     let versus = got["evaluator"]["versus"].as_array().expect("versus");
     assert_eq!(versus.len(), 2);
-    let d = versus[0]["difference"].as_f64().expect("difference");
+    assert_eq!(
+        (&versus[0]["a"], &versus[0]["b"]),
+        (&"humans".into(), &"evaluator".into())
+    );
+    let d = versus[0]["diff"].as_f64().expect("diff");
     let expected = want["real"]["gpt4_b1"]["human_agreement"]
         .as_f64()
         .expect("a")
@@ -412,7 +416,7 @@ fn calibrate_gives_each_configuration_the_measures_analyze_gives() {
     assert_eq!(against.len(), 2);
     assert!(against
         .iter()
-        .all(|c| c["p_holm"].as_f64() >= c["p_value"].as_f64()));
+        .all(|c| c["p_holm"].as_f64() >= c["p"].as_f64() && c["metric"] == "human_agreement"));
 
     // The run directory as long-form files for analyze.
     let config = ratings_strings(&run_dir, "config");

@@ -464,9 +464,15 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
             })
             .expect("the comparison");
         let sign = if cmp["b"] == c["name"] { 1.0 } else { -1.0 };
-        let diff = cmp["accuracy_diff"].as_f64().expect("diff");
-        assert!((v["accuracy_diff"].as_f64().expect("diff") - sign * diff).abs() < 1e-15);
-        assert_eq!(v["accuracy_p_holm"], cmp["p_holm"]);
+        let (run, jury) = (
+            crate::common::paired(cmp, "accuracy"),
+            crate::common::paired(v, "accuracy"),
+        );
+        // The jury is B against each member (A).
+        assert_eq!((&jury["a"], &jury["b"]), (&v["member"], &c["name"]));
+        let diff = run["diff"].as_f64().expect("diff");
+        assert!((jury["diff"].as_f64().expect("diff") - sign * diff).abs() < 1e-15);
+        assert_eq!(jury["p_holm"], run["p_holm"]);
     }
 }
 

@@ -2,8 +2,10 @@
 
 mod active;
 mod alpacaeval;
+mod alpha;
 mod analyze_cli;
 mod annotators;
+mod architecture;
 mod batch;
 mod bias;
 mod blocks;
@@ -49,6 +51,7 @@ mod rewardbench2_judges;
 mod rewardbench2_ties;
 mod rmbench;
 mod rules;
+mod schema;
 mod sequential;
 mod systems;
 mod terminal;

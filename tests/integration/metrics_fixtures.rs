@@ -187,8 +187,8 @@ fn bootstrap_intervals_cover_the_estimate_and_shrink_with_n() {
             .collect();
         Contingency::from_pairs(&labels, &gold, &rating).expect("fits")
     };
-    let small = bootstrap_table(&make(200), 500, 1);
-    let large = bootstrap_table(&make(20_000), 500, 1);
+    let small = bootstrap_table(&make(200), 500, 1, 0.95);
+    let large = bootstrap_table(&make(20_000), 500, 1, 0.95);
     for s in [
         Statistic::Accuracy,
         Statistic::KappaQuadratic,

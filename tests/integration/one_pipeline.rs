@@ -390,16 +390,20 @@ fn analyze_on_every_rating_column_compares_them_as_calibrate_does() {
             .filter(|c| names.contains(&c["a"].as_str().unwrap_or("")))
             .filter(|c| names.contains(&c["b"].as_str().unwrap_or("")))
             .map(|c| {
+                let (accuracy, kappa) = (
+                    crate::common::paired(c, "accuracy"),
+                    crate::common::paired(c, "kappa_quadratic"),
+                );
                 json!([
                     c["a"],
                     c["b"],
                     c["n"],
-                    c["accuracy_diff"],
+                    accuracy["diff"],
                     c["only_a_right"],
                     c["only_b_right"],
-                    c["p_value"],
-                    c["kappa_quadratic_diff"],
-                    c["kappa_quadratic_p"]
+                    accuracy["p"],
+                    kappa["diff"],
+                    kappa["p"]
                 ])
             })
             .collect()

@@ -254,21 +254,26 @@ fn a_pairs_run_of_the_previous_release_reads_and_its_tables_come_out_the_same() 
         }
         assert!(was == is, "{name} differs from the previous release's");
     }
-    // run.json is the same but for its schema, now written.
+    // run.json is the same but for its schema, now written, its family and its α.
     let new_json = std::fs::read_to_string(dir.join("run.json")).expect("run.json");
     let strip = |t: &str| -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(t).expect("json");
         v.as_object_mut().expect("object").remove("schema");
         v.as_object_mut().expect("object").remove("family");
+        v.as_object_mut().expect("object").remove("alpha");
         v
     };
     assert_eq!(strip(&new_json), strip(&old_json));
-    assert!(new_json.contains("\"schema\": 2"), "{new_json}");
+    assert!(
+        new_json.contains("\"schema\": \"raterlab/run/3\""),
+        "{new_json}"
+    );
     assert!(new_json.contains("\"family\": \"all\""), "{new_json}");
+    assert!(new_json.contains("\"alpha\": 0.05"), "{new_json}");
     assert_eq!(
         new_json.lines().count(),
-        old_json.lines().count() + 2,
-        "two lines more: the schema and the family"
+        old_json.lines().count() + 3,
+        "three lines more: the schema, the family and α"
     );
 }
 

@@ -188,10 +188,17 @@ fn a_named_comparison_stops_where_the_sequence_first_excludes_a_half() {
         );
     }
     assert!(s["calls_saved"].as_u64().expect("saved") > 0);
-    // The same command again: every call from the cache, the same decision at the same item.
+    // The same command again: every call made before from the cache, the same decision at the
+    // same item. Calls stream, so how far past the decision the calls reach depends on when
+    // the answers came: the second run may ask a few items the first did not, fewer than two
+    // chunks of the concurrency per configuration.
     let before = server.requests.lock().expect("log").len();
     let (again, _) = race(&server, &["gpt4", "falcon"], named, dir.path());
-    assert_eq!(server.requests.lock().expect("log").len(), before);
+    let more = server.requests.lock().expect("log").len() - before;
+    assert!(
+        more < 2 * 2 * CONCURRENCY,
+        "{more} new calls on the same command again"
+    );
     assert_eq!(again["sequential"]["decided"], s["decided"]);
     assert_eq!(again["sequential"]["stopped_at"], s["stopped_at"]);
 }

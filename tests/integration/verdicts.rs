@@ -29,27 +29,22 @@ fn check_run(doc: &Value, dir: &Path) -> (usize, usize) {
     let (mut judged, mut different) = (0, 0);
     for c in comparisons {
         let name = format!("{} vs {}", c["b"], c["a"]);
-        for (ci, finding, level) in [
-            ("accuracy_ci", "accuracy_finding", "accuracy_ci_level"),
-            (
-                "kappa_quadratic_ci",
-                "kappa_quadratic_finding",
-                "kappa_quadratic_ci_level",
-            ),
-        ] {
-            if c["judged"] == true && c[finding] != "untested" {
+        for metric in ["accuracy", "kappa_quadratic"] {
+            let t = crate::common::paired(c, metric);
+            assert_eq!((&t["a"], &t["b"]), (&c["a"], &c["b"]), "{name}");
+            if c["judged"] == true && t["finding"] != "untested" {
                 assert_eq!(
-                    excludes(&c[ci]),
-                    called(&c[finding]),
-                    "{name}: {ci} {} at {} beside {}",
-                    c[ci],
-                    c[level],
-                    c[finding]
+                    excludes(&t["ci"]),
+                    called(&t["finding"]),
+                    "{name}: {metric} {} at {} beside {}",
+                    t["ci"],
+                    t["ci_level"],
+                    t["finding"]
                 );
-                different += usize::from(called(&c[finding]));
+                different += usize::from(called(&t["finding"]));
             } else if c["judged"] == false {
-                assert_eq!(c[finding], "no_verdict", "{name}");
-                assert_eq!(c[level], 0.95, "{name}");
+                assert_eq!(t["finding"], "no_verdict", "{name}");
+                assert_eq!(t["ci_level"], 0.95, "{name}");
             }
         }
         if c["judged"] == true {
@@ -70,31 +65,28 @@ fn check_run(doc: &Value, dir: &Path) -> (usize, usize) {
     assert_eq!(rows.len(), comparisons.len());
     for (row, c) in rows.iter().zip(comparisons) {
         for (lo, hi, p_holm, metric) in [
-            (
-                "accuracy_ci_lo",
-                "accuracy_ci_hi",
-                "p_holm",
-                "accuracy_finding",
-            ),
+            ("accuracy_ci_lo", "accuracy_ci_hi", "p_holm", "accuracy"),
             (
                 "kappa_quadratic_ci_lo",
                 "kappa_quadratic_ci_hi",
                 "kappa_quadratic_p_holm",
-                "kappa_quadratic_finding",
+                "kappa_quadratic",
             ),
         ] {
             let num = |k: &str| row[col(k)].parse::<f64>().ok();
             if let (Some(lo), Some(hi), Some(p)) = (num(lo), num(hi), num(p_holm)) {
                 assert_eq!(lo > 0.0 || hi < 0.0, p < 0.05, "{row:?}");
-                assert_eq!(p < 0.05, called(&c[metric]), "{row:?}");
+                let finding = &crate::common::paired(c, metric)["finding"];
+                assert_eq!(p < 0.05, called(finding), "{row:?}");
             }
         }
     }
     // report.html shows each verdict's interval as the terminal does.
     let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
     for c in comparisons.iter().filter(|c| c["judged"] == true) {
-        let lo = c["kappa_quadratic_ci"][0].as_f64().expect("lo");
-        let hi = c["kappa_quadratic_ci"][1].as_f64().expect("hi");
+        let ci = &crate::common::paired(c, "kappa_quadratic")["ci"];
+        let lo = ci[0].as_f64().expect("lo");
+        let hi = ci[1].as_f64().expect("hi");
         let shown = format!("[{lo:+.3}, {hi:+.3}]");
         assert!(html.contains(&shown), "report.html lacks {shown}");
     }
@@ -162,8 +154,8 @@ fn every_verdict_agrees_with_its_interval_on_the_demo_and_twelve_configurations(
                 || (c["b"] == best && c["a"] == "baseline/longer")
         })
         .expect("the best against the longer baseline");
-    let separated =
-        called(&longer["accuracy_finding"]) || called(&longer["kappa_quadratic_finding"]);
+    let separated = called(&crate::common::paired(longer, "accuracy")["finding"])
+        || called(&crate::common::paired(longer, "kappa_quadratic")["finding"]);
     assert_eq!(
         out.contains("not told apart from the best baseline"),
         !separated,

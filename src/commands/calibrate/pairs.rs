@@ -222,12 +222,14 @@ fn settings(
     cost: crate::evaluation::cost::CostSettings,
     family: crate::evaluation::Family,
     estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    alpha: f64,
 ) -> EvalSettings {
     EvalSettings {
         bootstrap,
         seed,
         sort: cost.metric,
         family,
+        alpha,
         options: crate::evaluation::Options::default()
             .with(cost)
             .with(estimate),
@@ -260,18 +262,18 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
     let mut racing = args
         .sequential
         .as_ref()
-        .map(|s| super::sequential::race(s, configs, &jury_names, &dataset))
+        .map(|s| super::sequential::race(s, configs, &jury_names, (&dataset, args.alpha)))
         .transpose()?;
     // The run keeps a row per rating; the answers went to the run directory.
     let mut ratings: Vec<Vec<RatingRow>> = configs
         .iter()
         .map(|_| Vec::with_capacity(dataset.examples.len()))
         .collect();
-    let mut rated = session.rate(args, &layout, &mut |k, _, rating| {
+    let mut rated = session.rate(args, &layout, &mut |k, _, index, rating| {
         ratings[k].push(RatingRow::from(rating));
         racing
             .as_mut()
-            .map_or(raters::Flow::Go, |race| race.add(k, rating))
+            .map_or(raters::Flow::Go, |race| race.add(k, index, rating))
     })?;
     let sequential = racing.map(|r| r.finish(&rated.planned));
     // The juries vote from their members' ratings: no call of their own.
@@ -286,6 +288,10 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
     if let Some(g) = record.generators.as_mut() {
         g.reference = reference;
     }
+    // The race's end: a configuration it dropped is never the best (`ranking::best`).
+    if let Some(s) = &sequential {
+        record.inputs.put(Box::new(s.raced.clone()));
+    }
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
         settings(
@@ -293,6 +299,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
             crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
             args.family,
             args.estimate,
+            args.alpha,
         ),
     );
     let meta = RunMeta {
@@ -314,6 +321,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         unshared: dataset.unshared.clone(),
         sequential,
         estimate: args.estimate,
+        alpha: args.alpha,
     };
     Ok(Run {
         meta,
@@ -346,6 +354,10 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     }
     meta.sort = args.sort.unwrap_or(meta.sort);
     meta.family = args.family.unwrap_or(meta.family);
+    meta.alpha = match args.alpha {
+        Some(a) => crate::evaluation::alpha(a)?,
+        None => meta.alpha,
+    };
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
         settings(
@@ -353,6 +365,7 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
             crate::run::plan::cost_settings(meta.sort, args.cost),
             meta.family,
             meta.estimate,
+            meta.alpha,
         ),
     );
     Ok(Run {

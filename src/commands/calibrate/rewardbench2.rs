@@ -143,20 +143,18 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
     let layout = set.layout(&plan.configs, args.plan.data.both_orders)?;
     let mut outcomes: Vec<Vec<RowOutcome>> =
         vec![RowOutcome::for_rows(&set.rows); plan.configs.len()];
-    let mut next = vec![0usize; layout.specs.len()];
-    let rated = session.rate(args, &layout, &mut |k, part, rating| {
+    let rated = session.rate(args, &layout, &mut |_, part, index, rating| {
         // RewardBench 2 rows always lay out their own items.
         if let Some(items) = layout.rewardbench2() {
             fold(
                 &mut outcomes[part.of],
                 &set.rows,
                 items.of(part.kind),
-                next[k],
+                index,
                 &part.config,
                 rating,
             );
         }
-        next[k] += 1;
         crate::raters::Flow::Go
     })?;
     let mut made: Vec<Rb2Made> = plan

@@ -31,13 +31,11 @@ pub fn shuffle(dataset: &mut Dataset) {
     dataset.examples = pairs.into_iter().flatten().collect();
 }
 
-/// The race under way, with what it needs of each rating: the gold of each item, and how
-/// many items each configuration has handed over.
+/// The race under way, with what it needs of each rating: the gold of each item.
 #[derive(Debug)]
 pub struct Racing {
     race: Race,
     gold: Vec<Option<i64>>,
-    seen: Vec<usize>,
     not_asked: Vec<usize>,
     order: &'static str,
     seed: u64,
@@ -49,7 +47,7 @@ pub fn race(
     settings: &SequentialSettings,
     configs: &[Config],
     juries: &[String],
-    dataset: &Dataset,
+    (dataset, alpha): (&Dataset, f64),
 ) -> Result<Racing> {
     let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
     let baseline: Vec<bool> = configs.iter().map(|c| c.rater.is_baseline()).collect();
@@ -69,7 +67,7 @@ pub fn race(
         None => None,
     };
     let items = dataset.examples.len();
-    let alpha = crate::evaluation::paired::ALPHA;
+    // The race at the run's α (`--alpha`), split over its comparisons.
     let race = Race::new(&names, &baseline, named, items, alpha).ok_or_else(|| {
         crate::error::input_error(format!(
             "--sequential races configurations against each other, but this run has {} judged configuration(s): add prompts, raters or models (baselines do not race), or name two with --sequential A,B",
@@ -79,7 +77,6 @@ pub fn race(
     Ok(Racing {
         race,
         gold: dataset.examples.iter().map(|e| e.gold).collect(),
-        seen: vec![0; configs.len()],
         not_asked: vec![0; configs.len()],
         order: if settings.shuffle { "shuffled" } else { "file" },
         seed: dataset.seed,
@@ -87,17 +84,15 @@ pub fn race(
 }
 
 impl Racing {
-    /// Configuration `k`'s next rating: the race's step as the rating loop's flow.
-    pub fn add(&mut self, k: usize, rating: &Rating) -> Flow {
-        let item = self.seen[k];
-        self.seen[k] += 1;
+    /// Configuration `k`'s rating of item `item`: the race's step as the rating loop's flow.
+    pub fn add(&mut self, k: usize, item: usize, rating: &Rating) -> Flow {
         if rating.status == Status::NotAsked {
             self.not_asked[k] += 1;
             return Flow::Go;
         }
         let label = rating.rating.filter(|_| rating.status == Status::Rated);
         let gold = self.gold.get(item).copied().flatten();
-        let step = self.race.add(k, gold, label);
+        let step = self.race.add(k, item, gold, label);
         if step.stop {
             Flow::Stop
         } else if step.dropped.is_empty() {

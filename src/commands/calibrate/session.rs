@@ -72,15 +72,15 @@ impl Session {
 
     /// Creates the run directory, sends every part's calls (through the Batch API first with
     /// `--batch`), writes the answers to `completions.jsonl` as they come and hands each
-    /// rating to `fold` with its part (and the part's index). The parts are asked a block of
-    /// items at a time, all parts in every block; once `fold` says stop, no new call is sent,
-    /// and the items of later blocks come to `fold` not asked (once it drops parts, the same
-    /// for theirs).
+    /// rating to `fold` with its part's index, the part and the item's index. The parts are
+    /// asked a chunk of items at a time, all parts in every chunk, each call sent as a slot
+    /// frees; once `fold` says stop, no new call is sent, and the items not yet asked come to
+    /// `fold` not asked (once it drops parts, the same for theirs).
     pub fn rate(
         &self,
         args: &CalibrateSettings,
         layout: &Layout<'_>,
-        fold: &mut dyn FnMut(usize, &PartSpec, &Rating) -> Flow,
+        fold: &mut dyn FnMut(usize, &PartSpec, usize, &Rating) -> Flow,
     ) -> Result<Rated> {
         let (dir, created_unix) = super::super::out::create(args.out.as_deref(), &self.name)?;
         let parts = &layout.specs;
@@ -111,17 +111,17 @@ impl Session {
             configs.iter().map(|c| c.name.clone()).collect(),
         )?;
         let mut tallies = vec![CallTally::default(); self.plan.configs.len()];
-        // Under --sequential a block holds no more calls than the concurrency, so a stop or a
-        // drop costs at most two blocks.
+        // Under --sequential a chunk holds no more calls than the concurrency, so a stop or a
+        // drop costs at most the calls already out (under two chunks).
         let blocks = if args.sequential.is_some() {
             raters::Blocks::Concurrency
         } else {
             raters::Blocks::Large
         };
-        let mut fold_each = |k: usize, rating: Rating| {
+        let mut fold_each = |k: usize, index: usize, rating: Rating| {
             log.add(k, &rating);
             tallies[parts[k].of].add(&rating);
-            fold(k, &parts[k], &rating)
+            fold(k, &parts[k], index, &rating)
         };
         raters::rate_parts(
             &called,

@@ -337,7 +337,7 @@ pub fn redrawn(configs: &[&[Scored]], missing: Missing, resamples: usize, seed: 
 }
 
 /// Every pair of configurations on their redrawn scores, Holm over every pair.
-pub fn compare(r: &Redrawn) -> Vec<Paired> {
+pub fn compare(r: &Redrawn, alpha: f64) -> Vec<Paired> {
     let k = r.points.len();
     let mut out = Vec::new();
     for a in 0..k {
@@ -354,7 +354,7 @@ pub fn compare(r: &Redrawn) -> Vec<Paired> {
             });
         }
     }
-    adjust_holm(out.iter_mut().map(|x| &mut x.test));
+    adjust_holm(out.iter_mut().map(|x| &mut x.test), alpha);
     out
 }
 
@@ -433,7 +433,10 @@ mod tests {
         let better: Vec<Scored> = (0..20)
             .map(|_| row("Math", &[1.0, 0.0], Some(1.0)))
             .collect();
-        let pairs = compare(&redrawn(&[&rows, &rows, &better], Missing::Drop, 200, 7));
+        let pairs = compare(
+            &redrawn(&[&rows, &rows, &better], Missing::Drop, 200, 7),
+            crate::evaluation::paired::ALPHA,
+        );
         assert_eq!(pairs.len(), 3);
         assert_eq!(pairs[0].test.diff, 0.0);
         assert_eq!(

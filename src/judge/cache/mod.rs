@@ -146,8 +146,9 @@ pub struct Cached {
     pub inner: Arc<dyn Judge>,
     pub cache: Arc<Cache>,
     pub offline: bool,
-    /// The answers of the batch being run, read at once by `prefetch` (in key order: the
-    /// store's pages are visited in order, not at random).
+    /// The answers of the calls sent and not yet made, read a batch at a time by `prefetch`
+    /// (in key order: the store's pages are visited in order, not at random), each taken out
+    /// when its call is made.
     ready: std::sync::Mutex<HashMap<String, Completion>>,
 }
 
@@ -213,7 +214,7 @@ impl Judge for Cached {
         keys.dedup();
         let found = self.cache.get_many(&keys);
         if let Ok(mut ready) = self.ready.lock() {
-            *ready = found;
+            ready.extend(found);
         }
     }
 

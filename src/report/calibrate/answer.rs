@@ -42,6 +42,13 @@ pub fn answer_of(run: &Evaluated) -> Vec<String> {
     }
     // Before naming a best: is any judge distinguishable from chance, and from the baselines?
     out.extend(caveat(run, standing));
+    // The judges above it that cannot be the best, and why.
+    out.extend(
+        standing
+            .unranked
+            .iter()
+            .map(|(i, why)| not_ranked(&configs[*i].name, why)),
+    );
     // Accuracy beside the sort metric, unless it is the sort metric.
     let accuracy = if s == Statistic::Accuracy {
         String::new()
@@ -143,6 +150,21 @@ fn warnings(run: &Evaluated, order: &[usize]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Why a configuration is not named the best.
+fn not_ranked(name: &str, why: &crate::evaluation::ranking::Unranked) -> String {
+    use crate::evaluation::ranking::{Unranked, READABLE_FLOOR};
+    match why {
+        Unranked::Dropped { better, at } => format!(
+            "Not ranked: {name}, dropped by the race at item {at} (shown worse than {better})."
+        ),
+        Unranked::FewReadable { read, asked } => format!(
+            "Not ranked: {name} read a verdict in {read} of its {asked} answers ({:.0}%, under {:.0}%): its figures count only those it read, so it cannot be ranked on them; the parse-failure table counts the rest wrong or as ties.",
+            100.0 * *read as f64 / *asked as f64,
+            100.0 * READABLE_FLOOR
+        ),
+    }
 }
 
 /// The line that comes before "Best", from the standing: no configuration distinguishable

@@ -256,22 +256,12 @@ struct ComparisonJson<'a> {
     /// Whether the pair has a verdict (`comparison_family`); without one the p-values are
     /// raw, the intervals 95% and unadjusted, the findings `no_verdict`.
     judged: bool,
-    accuracy_diff: f64,
-    /// At `accuracy_ci_level`: the level of the Holm step that decided the pair, so the
-    /// interval excludes 0 exactly when the finding is a better side.
-    accuracy_ci: (f64, f64),
-    accuracy_ci_level: f64,
-    kappa_quadratic_diff: f64,
-    kappa_quadratic_ci: (f64, f64),
-    kappa_quadratic_ci_level: f64,
+    /// The paired tests on accuracy and on quadratic kappa (B − A), each interval at the
+    /// level of the Holm step that decided the pair, so it excludes 0 exactly when the
+    /// finding is a better side.
+    tests: [crate::evaluation::paired::PairedTest; 2],
     only_a_right: u64,
     only_b_right: u64,
-    p_value: f64,
-    p_holm: f64,
-    kappa_quadratic_p: f64,
-    kappa_quadratic_p_holm: f64,
-    accuracy_finding: &'static str,
-    kappa_quadratic_finding: &'static str,
     discordance: f64,
     min_detectable_difference: f64,
     items_needed: f64,
@@ -306,9 +296,10 @@ struct DataJson<'a> {
     unshared: &'a [String],
 }
 
-/// The documented JSON document of a run over pairs.
+/// The documented JSON document of a run over pairs (`docs/schema/calibrate.json`).
 #[derive(Serialize)]
 struct RunJson<'a> {
+    schema: &'static str,
     run_dir: String,
     data: DataJson<'a>,
     bootstrap: usize,
@@ -346,20 +337,12 @@ pub fn compared<'a>(view: &Evaluated<'a>) -> Compared<'a> {
             b: name(c.b),
             n: c.n,
             judged: c.judged(),
-            accuracy_diff: c.accuracy.diff,
-            accuracy_ci: c.accuracy.ci,
-            accuracy_ci_level: c.accuracy.level,
-            kappa_quadratic_diff: c.kappa.diff,
-            kappa_quadratic_ci: c.kappa.ci,
-            kappa_quadratic_ci_level: c.kappa.level,
+            tests: [
+                c.accuracy.shaped(name(c.a), name(c.b), "accuracy"),
+                c.kappa.shaped(name(c.a), name(c.b), "kappa_quadratic"),
+            ],
             only_a_right: c.only_a_right,
             only_b_right: c.only_b_right,
-            p_value: c.accuracy.p,
-            p_holm: c.accuracy.p_holm,
-            kappa_quadratic_p: c.kappa.p,
-            kappa_quadratic_p_holm: c.kappa.p_holm,
-            accuracy_finding: c.accuracy.finding().key(),
-            kappa_quadratic_finding: c.kappa.finding().key(),
             discordance: c.power.discordance,
             min_detectable_difference: c.power.min_detectable,
             items_needed: c.power.items_needed,
@@ -384,6 +367,7 @@ pub fn to_json(run: &Run) -> Value {
     let view = run.view();
     let ranked = order(&view);
     serde_json::to_value(RunJson {
+        schema: crate::run::schema::CALIBRATE,
         run_dir: run.meta.head.dir.display().to_string(),
         data: DataJson {
             source: &run.meta.head.source,

@@ -1,6 +1,6 @@
 //! Significance groups as JSON, tidy CSV rows and the terminal's table.
 
-use crate::evaluation::groups::{Group, Groups, ALPHA};
+use crate::evaluation::groups::{Group, Groups};
 use crate::evaluation::Evaluated;
 use crate::report::calibrate::section::{key, Place, Section, View};
 use crate::report::media::csv::TidyRows;
@@ -17,15 +17,16 @@ struct GroupJson {
     tests: Vec<TestJson>,
 }
 
-/// One configuration's test against the scope's best.
+/// One configuration's test against the scope's best: the counts, and the paired test's
+/// shape (`a` the best, `b` the configuration).
 #[derive(Serialize)]
 struct TestJson {
     config: String,
     n: u64,
     only_best_right: u64,
     only_config_right: u64,
-    p: f64,
-    p_holm: f64,
+    #[serde(flatten)]
+    test: crate::evaluation::paired::PairedTest,
 }
 
 fn group_json(run: &Evaluated, g: &Group) -> GroupJson {
@@ -42,8 +43,7 @@ fn group_json(run: &Evaluated, g: &Group) -> GroupJson {
                 n: t.n,
                 only_best_right: t.only_best_right,
                 only_config_right: t.only_other_right,
-                p: t.p,
-                p_holm: t.p_holm,
+                test: t.shaped(&name(g.best), &name(t.config), g.alpha),
             })
             .collect(),
     }
@@ -61,7 +61,7 @@ struct GroupsJson {
 /// The top-level `significance_groups` object.
 fn to_json(run: &Evaluated, g: &Groups) -> Value {
     serde_json::to_value(GroupsJson {
-        alpha: ALPHA,
+        alpha: g.alpha,
         test: "McNemar exact vs the scope's most accurate configuration (items both rated); Holm over the overall tests, and over all subset tests together",
         overall: g.overall.as_ref().map(|o| group_json(run, o)),
         by_subset: g

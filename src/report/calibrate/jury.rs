@@ -90,21 +90,13 @@ fn sub_json(run: &Evaluated, s: &SubJury) -> SubJson {
     }
 }
 
-/// The jury (as B) against one member: the run's paired tests.
+/// The jury (as B) against one member (as A): the run's paired tests on accuracy and on
+/// quadratic kappa.
 #[derive(Serialize)]
 struct VersusJson<'a> {
     member: &'a str,
     n: u64,
-    accuracy_diff: f64,
-    accuracy_ci: (f64, f64),
-    accuracy_ci_level: f64,
-    accuracy_p_holm: f64,
-    kappa_quadratic_diff: f64,
-    kappa_quadratic_ci: (f64, f64),
-    kappa_quadratic_ci_level: f64,
-    kappa_quadratic_p_holm: f64,
-    accuracy_finding: &'static str,
-    kappa_quadratic_finding: &'static str,
+    tests: [crate::evaluation::paired::PairedTest; 2],
 }
 
 /// The members' agreement with each other.
@@ -151,19 +143,14 @@ pub fn to_json(run: &Evaluated, order: &[usize], i: usize) -> Option<Value> {
         .iter()
         .filter_map(|&m| {
             let (n, accuracy, kappa) = versus(run, m, i)?;
+            let jury = name(i);
             Some(VersusJson {
                 member: name(m),
                 n,
-                accuracy_diff: accuracy.diff,
-                accuracy_ci: accuracy.ci,
-                accuracy_ci_level: accuracy.level,
-                accuracy_p_holm: accuracy.p_holm,
-                kappa_quadratic_diff: kappa.diff,
-                kappa_quadratic_ci: kappa.ci,
-                kappa_quadratic_ci_level: kappa.level,
-                kappa_quadratic_p_holm: kappa.p_holm,
-                accuracy_finding: finding_key(accuracy.finding()),
-                kappa_quadratic_finding: finding_key(kappa.finding()),
+                tests: [
+                    accuracy.shaped(name(m), jury, "accuracy"),
+                    kappa.shaped(name(m), jury, "kappa_quadratic"),
+                ],
             })
         })
         .collect();
@@ -198,17 +185,6 @@ pub fn to_json(run: &Evaluated, order: &[usize], i: usize) -> Option<Value> {
         subsets: s.subsets.iter().map(|x| sub_json(run, x)).collect(),
     })
     .ok()
-}
-
-/// The finding of the jury (as B) against a member.
-fn finding_key(f: Finding) -> &'static str {
-    match f {
-        Finding::BBetter => "jury_better",
-        Finding::ABetter => "member_better",
-        Finding::NoDifference => "no_difference",
-        Finding::Unjudged => "no_verdict",
-        Finding::Untested => "untested",
-    }
 }
 
 /// Rows `jury_*` of metrics.csv for configuration `i`.

@@ -59,9 +59,10 @@ pub fn render(run: &Run) -> String {
         ""
     };
     out.push_str(&format!(
-        "\\bottomrule\n\\end{{tabular}}\n\\caption{{Agreement with gold labels on {} ({} items). Brackets: 95\\% percentile bootstrap CIs ({} resamples); items without a verdict dropped.{simulated}}}\n\\end{{table}}\n",
+        "\\bottomrule\n\\end{{tabular}}\n\\caption{{Agreement with gold labels on {} ({} items). Brackets: {}\\% percentile bootstrap CIs ({} resamples); items without a verdict dropped.{simulated}}}\n\\end{{table}}\n",
         escape(&run.meta.head.source),
         run.record.items.len(),
+        crate::report::media::format::level(1.0 - run.meta.alpha).trim_end_matches('%'),
         run.meta.head.bootstrap
     ));
     if run

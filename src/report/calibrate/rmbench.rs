@@ -104,21 +104,6 @@ pub fn to_json(run: &Evaluated, i: usize) -> Option<Value> {
     .ok()
 }
 
-/// One paired comparison (B − A) on `average` or `hard`.
-#[derive(Serialize)]
-struct ComparisonJson<'a> {
-    a: &'a str,
-    b: &'a str,
-    metric: &'static str,
-    diff: f64,
-    /// At `ci_level`, the level of the Holm step that decided the pair.
-    ci: (f64, f64),
-    ci_level: f64,
-    p: f64,
-    p_holm: f64,
-    finding: &'static str,
-}
-
 /// The paired comparisons on `average` and `hard` (B − A), Holm per metric.
 pub fn comparisons_json(run: &Evaluated) -> Option<Value> {
     let r = run
@@ -128,17 +113,7 @@ pub fn comparisons_json(run: &Evaluated) -> Option<Value> {
     serde_json::to_value(
         r.comparisons
             .iter()
-            .map(|c| ComparisonJson {
-                a: name(c.a),
-                b: name(c.b),
-                metric: c.metric,
-                diff: c.test.diff,
-                ci: c.test.ci,
-                ci_level: c.test.level,
-                p: c.test.p,
-                p_holm: c.test.p_holm,
-                finding: c.test.finding().key(),
-            })
+            .map(|c| c.test.shaped(name(c.a), name(c.b), c.metric))
             .collect::<Vec<_>>(),
     )
     .ok()

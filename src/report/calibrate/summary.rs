@@ -57,8 +57,9 @@ fn configurations(run: &Evaluated, order: &[usize]) -> Table {
     let scope = |i: usize| &run.evaluation.configs[i].overall;
     let mut t = Table::new(
         format!(
-            "Configurations, best first by {} (95% CIs; items without a verdict dropped)",
-            run.sort.key()
+            "Configurations, best first by {} ({} CIs; items without a verdict dropped)",
+            run.sort.key(),
+            crate::report::media::format::level(1.0 - run.evaluation.tested.alpha)
         ),
         &[
             "configuration",
@@ -367,14 +368,16 @@ fn comparisons(run: &Evaluated) -> Option<Table> {
         // On a narrow terminal the power and the verdict line give way (the answer above
         // states the verdict against the runner-up).
         c.secondary = vec![7, 8];
-        c.notes.push("80% power: the accuracy difference these items detect with 80% power at α = 0.05 (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need; items as this run counts them (with --both-orders each pair is two items, taken as independent as McNemar's test takes them)".into());
+        let alpha = run.evaluation.tested.alpha;
+        c.notes.push(format!("80% power: the accuracy difference these items detect with 80% power at α = {alpha} (McNemar, normal approximation from the observed discordance; not Holm-adjusted), and the items the observed difference would need; items as this run counts them (with --both-orders each pair is two items, taken as independent as McNemar's test takes them)"));
         let outside = |c: &crate::evaluation::Comparison| {
             c.accuracy.finding() == crate::evaluation::Finding::Unjudged
         };
         let left_out = run.evaluation.comparisons.iter().filter(|c| outside(c)).count();
         if left_out > 0 {
             c.notes.push(format!(
-                "{left_out} pairs without a verdict (not the best's) are left out here: comparisons.csv and --json keep them, with their raw p-values and unadjusted 95% intervals (--family all gives every pair a verdict)"
+                "{left_out} pairs without a verdict (not the best's) are left out here: comparisons.csv and --json keep them, with their raw p-values and unadjusted {} intervals (--family all gives every pair a verdict)",
+                crate::report::media::format::level(1.0 - alpha)
             ));
         }
         for cmp in run.evaluation.comparisons.iter().filter(|c| !outside(c)) {

@@ -188,13 +188,13 @@ pub fn answer(run: &Evaluated) -> Vec<String> {
             })
     };
     if let Some(c) = comparisons.first() {
-        let Some((best, n, source)) = rho(&c.best) else {
+        let Some((best, n, source)) = rho(&c.b) else {
             return Vec::new();
         };
         let real: Vec<&str> = comparisons
             .iter()
-            .filter(|c| c.p_holm.is_some_and(|p| p < 0.05))
-            .map(|c| c.other.as_str())
+            .filter(|c| c.finding == crate::evaluation::Finding::BBetter)
+            .map(|c| c.a.as_str())
             .collect();
         let verdict = if real.len() == comparisons.len() {
             "better than every other configuration (paired bootstrap over prompts, Holm)"
@@ -209,7 +209,7 @@ pub fn answer(run: &Evaluated) -> Vec<String> {
         };
         return vec![format!(
             "Ranks the models most like {source}: {} (Spearman {best} over {n} models), {verdict}.",
-            c.best
+            c.b
         )];
     }
     // One configuration: its agreement alone.

@@ -223,7 +223,7 @@ pub fn level(l: f64) -> String {
 }
 
 /// A paired test's interval as printed beside its verdict: "[+0.100, +0.300]", then its
-/// level when it is not 95% ("[+0.100, +0.300] at 99.4%", the level of the Holm step that
+/// level when it is not 1 − α ("[+0.100, +0.300] at 99.4%", the level of the Holm step that
 /// decided it), or "unadjusted" for a test without a verdict. Empty without one.
 pub fn interval_of(t: &crate::evaluation::MetricTest, digits: usize) -> String {
     let (lo, hi) = t.ci;
@@ -233,7 +233,7 @@ pub fn interval_of(t: &crate::evaluation::MetricTest, digits: usize) -> String {
     let bounds = format!("[{lo:+.digits$}, {hi:+.digits$}]");
     if !t.judged() {
         format!("{bounds} unadjusted")
-    } else if (t.level - 0.95).abs() > 1e-12 {
+    } else if (t.level - (1.0 - t.alpha)).abs() > 1e-12 {
         format!("{bounds} at {}", level(t.level))
     } else {
         bounds

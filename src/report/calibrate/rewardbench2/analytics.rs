@@ -164,33 +164,14 @@ pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
     }
 }
 
-/// A paired comparison of two configurations on the mean of the subset scores.
-#[derive(Debug, Serialize)]
-pub struct ComparisonJson<'a> {
-    a: &'a str,
-    b: &'a str,
-    statistic: &'static str,
-    diff: f64,
-    /// At `ci_level`, the level of the Holm step that decided the pair.
-    ci: (f64, f64),
-    ci_level: f64,
-    p: f64,
-    p_holm: f64,
-    finding: &'static str,
-}
-
-pub fn comparison_json<'a>(run: &'a Rb2Run, p: &Paired) -> ComparisonJson<'a> {
-    ComparisonJson {
-        a: &run.configs[p.a].name,
-        b: &run.configs[p.b].name,
-        statistic: "mean of the subset scores (B - A)",
-        diff: p.test.diff,
-        ci: p.test.ci,
-        ci_level: p.test.level,
-        p: p.test.p,
-        p_holm: p.test.p_holm,
-        finding: p.test.finding().key(),
-    }
+/// A paired comparison of two configurations on the mean of the subset scores (B − A), in the
+/// one shape of a paired test.
+pub fn comparison_json(run: &Rb2Run, p: &Paired) -> crate::evaluation::paired::PairedTest {
+    p.test.shaped(
+        &run.configs[p.a].name,
+        &run.configs[p.b].name,
+        "mean_subset_score",
+    )
 }
 
 fn counts(v: &[usize; SLOTS]) -> String {

@@ -95,10 +95,11 @@ struct DataJson<'a> {
 /// The JSON document of a RewardBench 2 run.
 #[derive(Serialize)]
 struct RunJson<'a> {
+    schema: &'static str,
     data: DataJson<'a>,
     bootstrap: usize,
     configs: Vec<ConfigJson<'a>>,
-    comparisons: Vec<analytics::ComparisonJson<'a>>,
+    comparisons: Vec<crate::evaluation::paired::PairedTest>,
     best_group: Vec<&'a str>,
     /// The frontier of the compared score against cost, and the cheapest configuration not
     /// worse than the best by the margin (`evaluation::cost`, as for pairs).
@@ -118,6 +119,7 @@ pub fn costs(run: &Rb2Run) -> Costs<'_> {
 
 pub fn to_json(run: &Rb2Run) -> Value {
     serde_json::to_value(RunJson {
+        schema: crate::run::schema::CALIBRATE_REWARDBENCH2,
         data: DataJson {
             source: &run.head.source,
             seed: run.head.seed,

@@ -267,9 +267,13 @@ fn browser(run: &Rb2Run) -> Result<String> {
 /// run.json of a RewardBench 2 run: the `--json` document, with its name, command line and
 /// time, and what `report DIR` reads back.
 pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
-    let mut file: Rb2RunFile =
-        serde_json::from_value(crate::report::calibrate::rewardbench2::to_json(run))?;
-    file.schema = SCHEMA;
+    let mut doc = crate::report::calibrate::rewardbench2::to_json(run);
+    // run.json has its own version (`raterlab/run/N`), not the document's.
+    if let Some(m) = doc.as_object_mut() {
+        m.remove("schema");
+    }
+    let mut file: Rb2RunFile = serde_json::from_value(doc)?;
+    file.schema = crate::run::file::Version(SCHEMA);
     file.name = run.head.name.clone();
     file.command = run.head.command.join(" ");
     file.created_unix = run.head.created_unix;

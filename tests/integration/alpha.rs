@@ -1,0 +1,106 @@
+//! One α (`--alpha`, default 0.05): every paired test and its family's Holm steps, the
+//! significance groups, the race of `--sequential`, the power figures and the intervals at
+//! 1 − α, in `calibrate` and `report DIR`, and each output states it.
+
+use crate::common::{error_of, json_of, run};
+
+fn interval_width(doc: &serde_json::Value) -> f64 {
+    let ci = &doc["configs"][0]["overall"]["ci"]["accuracy"];
+    ci[1].as_f64().expect("hi") - ci[0].as_f64().expect("lo")
+}
+
+#[test]
+fn alpha_sets_every_test_and_interval_and_report_dir_keeps_or_changes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (at05, at20) = (out("a05"), out("a20"));
+    let base = ["calibrate", "--demo", "--bootstrap", "200"];
+    let doc05 = json_of(&[&base[..], &["--out", &at05]].concat());
+    let doc20 = json_of(&[&base[..], &["--alpha", "0.2", "--out", &at20]].concat());
+    assert_eq!(doc05["comparison_family"]["alpha"], 0.05);
+    assert_eq!(doc20["comparison_family"]["alpha"], 0.2);
+    assert_eq!(doc20["significance_groups"]["alpha"], 0.2);
+    // An 80% interval is narrower than a 95% one on the same resamples.
+    assert!(interval_width(&doc20) < interval_width(&doc05));
+    // The tests without a verdict carry their unadjusted interval at 1 − α; those with one
+    // at a Holm step's level, never below 1 − α; every finding agrees with its interval.
+    for c in doc20["comparisons"].as_array().expect("comparisons") {
+        for t in c["tests"].as_array().expect("tests") {
+            let level = t["ci_level"].as_f64().expect("level");
+            if c["judged"] == false {
+                assert!((level - 0.8).abs() < 1e-12, "{t}");
+            } else {
+                assert!(level >= 0.8 - 1e-12, "{t}");
+            }
+            if let (Some(p), Some(lo), Some(hi)) = (
+                t["p_holm"].as_f64(),
+                t["ci"][0].as_f64(),
+                t["ci"][1].as_f64(),
+            ) {
+                let called = t["finding"] == "a_better" || t["finding"] == "b_better";
+                assert_eq!(called, p < 0.2, "{t}");
+                assert_eq!(called, lo > 0.0 || hi < 0.0, "{t}");
+            }
+        }
+    }
+    // At α = 0.2 at least as many pairs are told apart as at 0.05.
+    let called = |d: &serde_json::Value| {
+        d["comparisons"]
+            .as_array()
+            .expect("comparisons")
+            .iter()
+            .flat_map(|c| c["tests"].as_array().expect("tests").clone())
+            .filter(|t| t["finding"] == "a_better" || t["finding"] == "b_better")
+            .count()
+    };
+    assert!(called(&doc20) >= called(&doc05));
+    // The power figures follow α: fewer items needed at a looser level.
+    let needed = |d: &serde_json::Value| d["comparisons"][0]["items_needed"].as_f64();
+    if let (Some(a), Some(b)) = (needed(&doc05), needed(&doc20)) {
+        assert!(b < a, "{b} items at α = 0.2 against {a} at 0.05");
+    }
+    // The terminal states it.
+    let (code, text, _) = run(&[&base[..], &["--alpha", "0.2", "--out", &out("t")]].concat());
+    assert_eq!(code, 0);
+    assert!(text.contains("80% CIs"), "{text}");
+    // report DIR keeps the run's α, or takes a new one.
+    assert_eq!(
+        json_of(&["report", &at20])["comparison_family"]["alpha"],
+        0.2
+    );
+    let again = json_of(&["report", &at20, "--alpha", "0.05"]);
+    assert_eq!(again["comparison_family"]["alpha"], 0.05);
+    assert_eq!(again["comparisons"], doc05["comparisons"]);
+    // The race runs at α.
+    let raced = json_of(&[
+        "calibrate",
+        "--demo",
+        "--sequential",
+        "--alpha",
+        "0.2",
+        "--bootstrap",
+        "0",
+        "--out",
+        &out("raced"),
+    ]);
+    assert_eq!(raced["sequential"]["alpha"], 0.2);
+    assert!((raced["sequential"]["alpha_each"].as_f64().expect("each") - 0.2 / 15.0).abs() < 1e-15);
+    // A level outside (0, 1) is refused, on both commands.
+    for args in [
+        vec![
+            "calibrate",
+            "--demo",
+            "--alpha",
+            "1.5",
+            "--out",
+            &out("never"),
+        ],
+        vec!["report", &at20, "--alpha", "0"],
+    ] {
+        let e = error_of(&args);
+        assert!(
+            e.contains("--alpha") && e.contains("between 0 and 1"),
+            "{e}"
+        );
+    }
+}
