@@ -5,17 +5,18 @@
 use crate::metrics::ppr::{self, Battle, Sets};
 use serde::Serialize;
 
-/// One model's win rate from one source, with its rank-set at 1 − α: `se` and `rank_set` as
-/// Chatzi et al.'s code computes them (the covariance over all battles, n²), and the same from
-/// the covariance of each model's mean over its own battles (`metrics::ppr::Per`), which is
-/// wider by the inverse of the model's share of the battles.
+/// One model's win rate from one source, with its rank-set at 1 − α. `se` and `rank_set`, the
+/// figures that lead, come from the covariance of each model's mean over its own battles
+/// (`metrics::ppr::Per::ModelBattles`); `se_published` and `rank_set_published` are Chatzi et
+/// al.'s code's (the covariance over all battles, n²), narrower by the model's share of the
+/// battles, kept beside them and labelled.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ranked {
     pub win_rate: f64,
     pub se: f64,
     pub rank_set: [usize; 2],
-    pub se_per_model: f64,
-    pub rank_set_per_model: [usize; 2],
+    pub se_published: f64,
+    pub rank_set_published: [usize; 2],
 }
 
 /// A model from the humans alone, the judge alone and both (prediction-powered ranking).
@@ -83,10 +84,10 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
         (0..k)
             .map(|i| Ranked {
                 win_rate: theirs.theta[i],
-                se: theirs.se()[i],
-                rank_set: sets[i],
-                se_per_model: own.se()[i],
-                rank_set_per_model: own_sets[i],
+                se: own.se()[i],
+                rank_set: own_sets[i],
+                se_published: theirs.se()[i],
+                rank_set_published: sets[i],
             })
             .collect()
     };

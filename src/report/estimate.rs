@@ -120,6 +120,40 @@ pub fn answer(e: &Estimate) -> Vec<String> {
             (rg.interval.estimate - plus.interval.estimate).abs()
         ));
     }
+    if let Some(s) = &e.systems {
+        // The models that can be first: by each model's own battles (the lead), then as
+        // Chatzi et al.'s published rank-sets have it.
+        let first = |published: bool| -> Vec<&str> {
+            let set = |r: &crate::evaluation::estimate::Ranked| {
+                if published {
+                    r.rank_set_published
+                } else {
+                    r.rank_set
+                }
+            };
+            s.models
+                .iter()
+                .filter(|m| set(&m.ppr)[0] == 1)
+                .map(|m| m.name.as_str())
+                .collect()
+        };
+        let (own, published) = (first(false), first(true));
+        let tail = if own == published {
+            "the same by Chatzi et al.'s published rank-sets".to_string()
+        } else {
+            format!(
+                "by Chatzi et al.'s published rank-sets (over all battles, narrower) {}",
+                published.join(", ")
+            )
+        };
+        out.push(format!(
+            "Models ranked with {} ({level} rank-sets over each model's own battles): {} of {} can be first ({}); {tail}.",
+            human_labels(e.n_labelled as u64),
+            own.len(),
+            s.models.len(),
+            own.join(", ")
+        ));
+    }
     out.extend(
         e.notes
             .iter()
@@ -214,7 +248,7 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
                 "model",
                 "win rate",
                 "rank-set",
-                "own battles",
+                "published",
                 "humans",
                 "rank-set",
                 "judge",
@@ -230,7 +264,7 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
                     m.name.clone(),
                     fixed(m.ppr.win_rate),
                     set(m.ppr.rank_set),
-                    set(m.ppr.rank_set_per_model),
+                    set(m.ppr.rank_set_published),
                     fixed(m.humans.win_rate),
                     set(m.humans.rank_set),
                     fixed(m.judge.win_rate),
@@ -245,7 +279,7 @@ fn titled(e: &Estimate, who: &str) -> Vec<Table> {
             "A win rate counts a tie for neither side (Chatzi et al.); the combined one corrects the judge's with the human labels.".into(),
         );
         r.notes.push(
-            "The rank-sets are Chatzi et al.'s code's, whose covariance divides by the square of all the battles; 'own battles' divides by each model's own (the covariance of its mean), so its standard error is larger by the inverse of its share of the battles and its rank-sets wider. The two disagree; the wider are the ones a model's own standard error supports.".into(),
+            "The rank-sets are each model's own: the covariance of its mean over its own battles. 'published' is Chatzi et al.'s code's, whose covariance divides by the square of all the battles, so its standard error is smaller by the inverse of the model's share of the battles and its rank-sets narrower than its own battles support. The two disagree where they differ; the figure and metrics.csv's ppr_rank_* are the models' own (ppr_rank_published_* Chatzi et al.'s).".into(),
         );
         out.push(r);
     }
@@ -284,6 +318,21 @@ pub fn tidy(e: &Estimate, rows: &mut TidyRows) {
             rows.push(&scope, n, "ppr_win_rate", model.ppr.win_rate, None);
             rows.push(&scope, n, "ppr_rank_lo", model.ppr.rank_set[0] as f64, None);
             rows.push(&scope, n, "ppr_rank_hi", model.ppr.rank_set[1] as f64, None);
+            let published = model.ppr.rank_set_published;
+            rows.push(
+                &scope,
+                n,
+                "ppr_rank_published_lo",
+                published[0] as f64,
+                None,
+            );
+            rows.push(
+                &scope,
+                n,
+                "ppr_rank_published_hi",
+                published[1] as f64,
+                None,
+            );
         }
     }
 }

@@ -208,15 +208,23 @@ fn arena_models_rank_as_prediction_powered_ranking_ranks_them() {
                     &want[key]["win_rate"][i],
                     &format!("{source} {name}"),
                 );
+                // Chatzi et al.'s published figures, kept beside each model's own.
                 close(
-                    &m[source]["se"],
+                    &m[source]["se_published"],
                     &want[key]["se"][i],
                     &format!("{source} se {name}"),
                 );
                 assert_eq!(
-                    m[source]["rank_set"], want[key]["rank_sets"][alpha][i],
+                    m[source]["rank_set_published"], want[key]["rank_sets"][alpha][i],
                     "{source} {name} at α {alpha}"
                 );
+                // Each model's own battles: a larger standard error, a rank-set no narrower.
+                let (own, published) = (&m[source]["rank_set"], &m[source]["rank_set_published"]);
+                let bound = |v: &serde_json::Value, k: usize| v[k].as_u64().expect("rank");
+                assert!(
+                    bound(own, 0) <= bound(published, 0) && bound(own, 1) >= bound(published, 1)
+                );
+                assert!(m[source]["se"].as_f64() >= m[source]["se_published"].as_f64());
             }
         }
     }
