@@ -475,9 +475,12 @@ pub fn serve(
                 ))
             })?;
         let addr = listener.local_addr()?;
+        // Listening for Ctrl-C and SIGTERM before the address is told: a signal that comes
+        // as soon as the page is announced closes the store too.
+        let stop = stop_signal().context("listening for Ctrl-C and SIGTERM")?;
         ready(addr)?;
         axum::serve(listener, app)
-            .with_graceful_shutdown(stop_signal())
+            .with_graceful_shutdown(stop)
             .await
             .context("serving the labelling page")?;
         anyhow::Ok(addr)
@@ -487,26 +490,26 @@ pub fn serve(
     Ok(Stopped { addr, labels })
 }
 
-/// Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM, listened for from the moment this is called (inside the runtime): the
+/// future ends at the first of them.
+fn stop_signal() -> std::io::Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>
+{
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {},
-                    _ = term.recv() => {},
-                }
+        let mut term = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(Box::pin(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = term.recv() => {},
             }
-            Err(_) => ctrl_c.await,
-        }
+        }))
     }
     #[cfg(not(unix))]
-    ctrl_c.await;
+    Ok(Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    }))
 }
 
 #[cfg(test)]

@@ -302,18 +302,30 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
 /// A comparisons.csv column of numbers: its name and how to read it.
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
-/// Writes (or, for `report DIR`, rewrites) everything but the raw answers.
+/// Writes (or, for `report DIR`, rewrites) everything but the raw answers: the data files
+/// (ratings, the CSV tables, run.json, table.tex) on one thread while the figures and
+/// report.html, the larger part, are drawn and written on another.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    crate::run::write::ratings(run, dir)?;
-    write_tables(run, dir)?;
-    crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
-    latex::write(run, &dir.join("table.tex"))?;
-    // The sections' figures are drawn once, for plots/ and for report.html.
-    let evaluated = run.view();
-    let order = crate::report::calibrate::ranking::order(&evaluated);
-    let figures = crate::report::calibrate::sections::figures(&evaluated, &order)?;
-    plots::write_all(run, dir, &figures)?;
-    crate::report::calibrate::page::write(run, dir, &figures)
+    std::thread::scope(|scope| {
+        let files = scope.spawn(|| -> Result<()> {
+            crate::run::write::ratings(run, dir)?;
+            write_tables(run, dir)?;
+            crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
+            latex::write(run, &dir.join("table.tex"))
+        });
+        // The sections' figures are drawn once, for plots/ and for report.html.
+        let pages = (|| -> Result<()> {
+            let evaluated = run.view();
+            let order = crate::report::calibrate::ranking::order(&evaluated);
+            let figures = crate::report::calibrate::sections::figures(&evaluated, &order)?;
+            plots::write_all(run, dir, &figures)?;
+            crate::report::calibrate::page::write(run, dir, &figures)
+        })();
+        let files = files
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("writing the run directory's files stopped")));
+        files.and(pages)
+    })
 }
