@@ -98,7 +98,7 @@ fn main() {
     let p: Vec<f64> = (0..items).map(|_| next()).collect();
     let y: Vec<bool> = p.iter().map(|&q| next() < q).collect();
     let start = Instant::now();
-    let c = calibration(&y, &p, BINS, 1000, 7);
+    let c = calibration(&y, &p, BINS, raterlab::metrics::Resampling::at95(1000, 7));
     let ours = start.elapsed().as_secs_f64();
     black_box(&c);
     println!("\ncalibration figures of {items} items:");

@@ -3,10 +3,11 @@
 //! 160, Math 183, Safety 450, Focus 495, Ties 102 as 51 `ref:N`/`tied:N` pairs, up to 26
 //! completions), with 1000 bootstrap resamples, as a child process (median of 3 warm runs), beside
 //! reward-bench's own scoring of the same scores (`benches/rewardbench2_reference.py`: its
-//! functions, in process, reading excluded). The scores agree to 1e-9 or the bench fails.
+//! functions, in process, reading excluded; Ties from a checkout of reward-bench's main branch
+//! named by `REWARDBENCH_SOURCE`). The scores agree to 1e-9 or the bench fails.
 //!
 //!     pip install -r requirements-dev.txt && pip install --no-deps rewardbench==0.1.4
-//!     cargo bench --bench rewardbench2
+//!     REWARDBENCH_SOURCE=DIR cargo bench --bench rewardbench2
 
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
@@ -115,6 +116,13 @@ fn write_data(data: &Path, scores: &Path) -> usize {
 }
 
 fn main() {
+    let Some(source) = std::env::var_os("REWARDBENCH_SOURCE") else {
+        println!(
+            "rewardbench2: skipped, REWARDBENCH_SOURCE names no checkout of allenai/reward-bench (its main branch's Ties scoring is the reference, run from its own code)"
+        );
+        return;
+    };
+    let source = std::path::PathBuf::from(source);
     let work = tempfile::tempdir().expect("tempdir");
     let (data, scores) = (
         work.path().join("rb2.parquet"),
@@ -127,7 +135,7 @@ fn main() {
     let ours = &doc["configs"][0]["rewardbench2"];
     let theirs = support::reference(
         "rewardbench2_reference.py",
-        &[&data, &scores],
+        &[&data, &scores, &source],
         "reward-bench's scoring (pip install --no-deps rewardbench==0.1.4)",
     );
     let close = |a: &serde_json::Value, b: &serde_json::Value, what: &str| {

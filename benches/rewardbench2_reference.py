@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """reward-bench's own RewardBench 2 scoring over a data file and a scores file, timed.
 
-    python3 benches/rewardbench2_reference.py DATA.parquet SCORES.csv
+    python3 benches/rewardbench2_reference.py DATA.parquet SCORES.csv REWARD_BENCH_CHECKOUT
 
 As `scripts/run_v2.py` scores a reward model: rows outside Ties through
 `reroll_and_score_dataset` (each row's completions unrolled, correct first), a subset's score
@@ -18,7 +18,9 @@ start = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from rewardbench_source import Dataset, process_single_model, reroll_and_score_dataset  # noqa: E402
+from rewardbench_source import Dataset, reroll_and_score_dataset, ties_main  # noqa: E402
+
+process_single_model = ties_main(sys.argv[3])
 
 imported = time.perf_counter()
 import pyarrow as pa  # noqa: E402

@@ -3,11 +3,12 @@
 //! responses, nine pairs each), with 1000 bootstrap resamples over prompts, the paired
 //! comparisons and the whole run directory (report.html with the heat maps), as a child process
 //! (median of 3 warm runs), beside RM-Bench's own scoring of the same scores
-//! (`benches/rmbench_reference.py`: its `compute_accuracy`, in process, reading excluded). The
-//! figures agree to 1e-9 or the bench fails.
+//! (`benches/rmbench_reference.py`: its `compute_accuracy`, in process, reading excluded, run
+//! from a checkout of THU-KEG/RM-Bench named by `RMBENCH_SOURCE`). The figures agree to 1e-9
+//! or the bench fails.
 //!
 //!     pip install -r requirements-dev.txt
-//!     cargo bench --bench rmbench
+//!     RMBENCH_SOURCE=DIR cargo bench --bench rmbench
 
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
@@ -29,6 +30,13 @@ fn main() {
         );
         return;
     }
+    let Some(source) = std::env::var_os("RMBENCH_SOURCE") else {
+        println!(
+            "rmbench: skipped, RMBENCH_SOURCE names no checkout of THU-KEG/RM-Bench (its compute_accuracy is the reference, run from its own code)"
+        );
+        return;
+    };
+    let source = std::path::PathBuf::from(source);
     let work = tempfile::tempdir().expect("tempdir");
     let mut rows: Vec<Value> = Vec::new();
     for file in ["chat.json", "safety-refuse.json"] {
@@ -62,7 +70,7 @@ fn main() {
     let ours = &doc["configs"][0]["rmbench"];
     let theirs = support::reference(
         "rmbench_reference.py",
-        &[&data, &scores_path],
+        &[&data, &scores_path, &source],
         "RM-Bench's scoring",
     );
     let close = |a: &Value, b: &Value, what: &str| {

@@ -2,11 +2,11 @@
 """RM-Bench's own scoring of a data file (a JSON array of RM-Bench rows) and a scores file,
 timed.
 
-    python3 benches/rmbench_reference.py DATA.json SCORES.jsonl
+    python3 benches/rmbench_reference.py DATA.json SCORES.jsonl RM_BENCH_CHECKOUT
 
 As `scripts/run_rm.py` scores a reward model: each row's `score_chosen` and `score_rejected`
-(the three styles), then `compute_accuracy` per domain (RM-Bench's function, verbatim in
-tests/fixtures/rmbench_source.py); the overall figures the mean over the domains present.
+(the three styles), then `compute_accuracy` per domain (RM-Bench's function, run from the checkout named
+third, `scripts/utils.py` read by name as tests/fixtures/source_loader.py reads it); the overall figures the mean over the domains present.
 Prints one JSON line: the seconds spent scoring (after reading and importing), the seconds
 including the reading, and every figure (for benches/rmbench.rs to compare).
 """
@@ -17,8 +17,17 @@ import time
 
 start = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+from typing import Any, Dict, List  # noqa: E402
+
 import numpy as np  # noqa: E402
-from rmbench_source import compute_accuracy  # noqa: E402
+import source_loader  # noqa: E402
+
+compute_accuracy = source_loader.defined(
+    source_loader.checkout(sys.argv[3], "scripts/utils.py"),
+    "scripts/utils.py",
+    ["split_dataset_by_domain", "compute_accuracy"],
+    {"np": np, "Any": Any, "Dict": Dict, "List": List},
+)["compute_accuracy"]
 
 imported = time.perf_counter()
 rows = json.load(open(sys.argv[1], encoding="utf-8"))

@@ -58,18 +58,13 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         _ => None,
     };
     let read = ratings::load(settings, &tables)?;
-    let estimate = match estimate {
-        Some(asked) => Some(super::estimate::of_pairs(
-            settings,
-            &read.pairs,
-            tables.one(),
-            asked,
-        )?),
-        None => None,
-    };
     // The tables are read: the record is built, and evaluated, without them in memory.
     drop(tables);
     let loaded = read.loaded(settings);
+    let estimate = match estimate {
+        Some(asked) => Some(super::estimate::of_record(settings, &loaded.record, asked)?),
+        None => None,
+    };
     let mut analysis = analysis(settings, loaded, estimate)?;
     analysis.pac = pac;
     Ok(analysis)

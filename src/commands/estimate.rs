@@ -1,12 +1,11 @@
-//! `analyze --estimate`: the items `evaluation::estimate` takes, from the rows read as label
-//! pairs (the labelled and the unlabelled ones, and with `--generators` the models), or from a
-//! rating column of numbers (a probability used as it is), with the label named as the gold
-//! reads it.
+//! `analyze --estimate`: the label resolved as the gold reads it and checked, then the
+//! estimate of the record's first rating column by `evaluation::estimate::of_config` (the one
+//! `calibrate --estimate` makes), or from a rating column of numbers (a probability used as it
+//! is).
 
 use crate::dataset::frame::Frame;
-use crate::dataset::labels::LabelPairs;
 use crate::error::input_error;
-use crate::evaluation::estimate::{self, EstimateSettings, Item, Match};
+use crate::evaluation::estimate::{self, EstimateSettings, Item};
 use crate::run::settings::AnalyzeSettings as Settings;
 use anyhow::Result;
 
@@ -50,72 +49,39 @@ fn resolve(settings: &Settings, label: Option<&str>) -> Result<(i64, Option<Stri
     })
 }
 
-/// `--estimate`: the labelled rows and the unlabelled ones (the ratings of rows without gold),
-/// and with `--generators` (one-file form) the models each row's responses came from.
-pub fn of_pairs(
+/// `--estimate` on label pairs: the first rating column's estimate over the record
+/// (`evaluation::estimate::of_config`, as `calibrate --estimate`'s: the items without gold
+/// the unlabelled set, each with its π under `--label-prob`, the models ranked under
+/// `--generators`), the label resolved and checked first.
+pub fn of_record(
     settings: &Settings,
-    pairs: &LabelPairs,
-    frame: Option<&Frame>,
+    record: &crate::evaluation::RunRecord,
     (label, alpha): (Option<&str>, f64),
 ) -> Result<crate::evaluation::estimate::Estimate> {
     let (label, name) = resolve(settings, label)?;
-    let pi = label_probs(settings, frame)?;
-    // Each pair's π by its row in the file (the one-file form, the only one --label-prob
-    // reads; the two-file form has no rows).
-    if pi.is_some()
-        && (pairs.rows.len() != pairs.gold.len()
-            || pairs.unlabelled_rows.len() != pairs.unlabelled.len())
+    if settings.label_prob.is_some()
+        && record
+            .inputs
+            .get::<crate::evaluation::estimate::LabelProbs>()
+            .is_none()
     {
         return Err(input_error(
             "--label-prob reads each row's π beside its gold and rating in one --input file (one rating column, no --annotators)",
         ));
     }
-    let pi_of = |rows: &[usize], k: usize| pi.as_ref().map(|pi| pi[rows[k]]);
-    let items: Vec<Item> = pairs
+    let Some(config) = record.configs.first() else {
+        return Err(input_error("--estimate: no rating column to estimate from"));
+    };
+    let seen = record
+        .items
         .gold
         .iter()
-        .zip(&pairs.rating)
-        .enumerate()
-        .map(|(k, (&g, &r))| Item {
-            label_prob: pi_of(&pairs.rows, k),
-            ..Item::label(Some(g), r)
-        })
-        .chain(pairs.unlabelled.iter().enumerate().map(|(k, &r)| Item {
-            label_prob: pi_of(&pairs.unlabelled_rows, k),
-            ..Item::label(None, r)
-        }))
-        .collect();
-    present(label, &items)?;
-    let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
+        .flatten()
+        .copied()
+        .chain(config.outcomes.iter().filter_map(|o| o.rating()));
+    present(label, seen)?;
+    let mut e = estimate::of_config(record, config, EstimateSettings { label, alpha });
     e.label_name = name;
-    if let (Some(s), Some(frame)) = (&settings.systems, frame) {
-        let g1 = frame.text(&s.generators.0, "--generators", "model")?;
-        let g2 = frame.text(&s.generators.1, "--generators", "model")?;
-        let models = |r: usize| [g1[r].clone(), g2[r].clone()];
-        let matches: Vec<Match> = pairs
-            .rows
-            .iter()
-            .zip(&pairs.gold)
-            .zip(&pairs.rating)
-            .map(|((&r, &g), &j)| Match {
-                models: models(r),
-                gold: Some(g),
-                judge: j,
-            })
-            .chain(
-                pairs
-                    .unlabelled_rows
-                    .iter()
-                    .zip(&pairs.unlabelled)
-                    .map(|(&r, &j)| Match {
-                        models: models(r),
-                        gold: None,
-                        judge: j,
-                    }),
-            )
-            .collect();
-        e.systems = estimate::systems(&matches, alpha);
-    }
     Ok(e)
 }
 
@@ -138,21 +104,19 @@ pub fn of_values(
         &settings.reading.0,
         settings.labels.as_ref(),
     )?;
-    let pi = label_probs(settings, Some(frame))?;
-    let items: Vec<Item> = gold
+    let rows: Vec<usize> = (0..values.len()).filter(|&r| values[r].is_some()).collect();
+    let pi = crate::run::ratings::label_probs(settings, Some(frame), &rows)?;
+    let items: Vec<Item> = rows
         .iter()
-        .zip(&values)
         .enumerate()
-        .filter_map(|(row, (&g, v))| {
-            v.map(|value| Item {
-                gold: g,
-                judge: 0,
-                value: Some(value),
-                label_prob: pi.as_ref().map(|pi| pi[row]),
-            })
+        .map(|(k, &row)| Item {
+            gold: gold[row],
+            judge: 0,
+            value: values[row],
+            label_prob: pi.as_ref().and_then(|pi| pi.0[k]),
         })
         .collect();
-    present(label, &items)?;
+    present(label, items.iter().filter_map(|i| i.gold))?;
     let mut e = estimate::estimate(&items, EstimateSettings { label, alpha });
     e.label_name = name;
     Ok(Some((e, values.iter().filter(|v| v.is_none()).count())))
@@ -208,39 +172,10 @@ pub fn joined(settings: &Settings, gold: &Frame, ratings: &Frame) -> Result<Fram
     )
 }
 
-/// `--label-prob COL`: every row's π, each in (0, 1] (one-file form).
-fn label_probs(settings: &Settings, frame: Option<&Frame>) -> Result<Option<Vec<f64>>> {
-    let Some(col) = &settings.label_prob else {
-        return Ok(None);
-    };
-    let Some(frame) = frame else {
-        return Err(input_error(
-            "--label-prob reads each row's chance of being labelled beside its rating and gold: give one --input file",
-        ));
-    };
-    frame
-        .probabilities(col, "--label-prob")?
-        .into_iter()
-        .enumerate()
-        .map(|(row, p)| match p {
-            Some(p) if p > 0.0 => Ok(p),
-            _ => Err(input_error(format!(
-                "{}: --label-prob needs every row's chance of being labelled, above 0 (plan --active --out's label_prob)",
-                frame.at(col, row)
-            ))),
-        })
-        .collect::<Result<Vec<f64>>>()
-        .map(Some)
-}
-
 /// `--estimate-label` must be a label the gold or the judge's labels hold: a typo would
 /// otherwise be estimated as a share of exactly 0.
-fn present(label: i64, items: &[Item]) -> Result<()> {
-    let mut seen: Vec<i64> = items
-        .iter()
-        .flat_map(|i| [i.gold, i.value.is_none().then_some(i.judge)])
-        .flatten()
-        .collect();
+fn present(label: i64, labels: impl Iterator<Item = i64>) -> Result<()> {
+    let mut seen: Vec<i64> = labels.collect();
     seen.sort_unstable();
     seen.dedup();
     if seen.is_empty() || seen.contains(&label) {

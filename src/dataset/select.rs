@@ -60,16 +60,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 
 /// FNV-1a, 64 bits: a portable, stable hash of text (Rust's own hasher may change).
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::metrics::random::key_of(parts)
 }
 
 /// Largest-remainder shares of `limit` over groups of these sizes, at least one each when the

@@ -3,10 +3,9 @@
 //! (`metrics::active`), and a seeded Bernoulli(π) draw of the items to label. The estimate
 //! from those labels is `estimate`'s `mean.active`.
 
-use crate::dataset::select::stable_hash;
 use crate::metrics::active::{self, uncertainty};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::metrics::random::{key, stream, Purpose};
+use rand::Rng;
 use serde::Serialize;
 
 /// One item of the plan: the judge's probability of label 1, its chance of being labelled,
@@ -51,11 +50,7 @@ pub struct ActivePlan {
 /// Whether the seeded draw labels an item of this id with probability `pi`: its own stream,
 /// keyed by the seed and the id, so that no other item moves it.
 pub fn drawn(seed: u64, id: &str, pi: f64) -> bool {
-    let mut rng = ChaCha8Rng::seed_from_u64(stable_hash(&[
-        b"active-draw",
-        &seed.to_le_bytes(),
-        id.as_bytes(),
-    ]));
+    let mut rng = stream(seed, Purpose::ActiveDraw, key(id));
     rng.random::<f64>() < pi
 }
 
@@ -123,12 +118,13 @@ mod tests {
     /// budget (the uncertainty is informative).
     #[test]
     fn the_interval_covers_near_one_minus_alpha_and_beats_uniform_when_informative() {
-        let mut rng = ChaCha8Rng::seed_from_u64(66);
+        let mut rng =
+            crate::metrics::random::stream(66, crate::metrics::random::Purpose::Simulation, 0);
         let n = 2000;
         // Mostly confident, some unsure: where u is small the judge is nearly always right.
         let kinds = [0.5, 0.4, 0.99, 0.01, 0.98];
         let truth = kinds.iter().sum::<f64>() / kinds.len() as f64;
-        let items = |rng: &mut ChaCha8Rng| -> (Vec<f64>, Vec<f64>) {
+        let items = |rng: &mut rand_chacha::ChaCha8Rng| -> (Vec<f64>, Vec<f64>) {
             let p: Vec<f64> = (0..n).map(|_| kinds[rng.random_range(0..5)]).collect();
             let y = p
                 .iter()

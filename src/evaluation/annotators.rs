@@ -2,7 +2,7 @@
 //! (pure; the numbers come from `metrics::raters`).
 
 use crate::metrics::raters::{bootstrap_panel, majority, Ceiling, Panel, Votes};
-use crate::metrics::{Agreement, Contingency, LabelError, Labels, Side};
+use crate::metrics::{Agreement, Contingency, LabelError, Labels, Resampling, Side};
 
 /// Everything reported about the annotators and a judge measured against them.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,8 +14,10 @@ pub struct AnnotatorReport {
     pub no_majority: usize,
     pub policy: &'static str,
     pub panel: Panel,
-    /// 95% intervals of `panel.flat()`, in its order (None without bootstrap).
+    /// Intervals (1 − α) of `panel.flat()`, in its order (None without bootstrap).
     pub intervals: Option<Vec<(f64, f64)>>,
+    /// The intervals' level, 1 − α.
+    pub level: f64,
     /// The judge against the label on items where every vote agrees (two or more votes), and
     /// against the majority where the votes split: judges fail differently on the two. Items
     /// with a single vote are in neither. None without a judge.
@@ -72,8 +74,7 @@ pub fn report(
     votes: &[Vec<Option<i64>>],
     ratings: Option<&[Option<i64>]>,
     no_majority: (usize, &'static str),
-    bootstrap: usize,
-    seed: u64,
+    r: Resampling,
 ) -> Result<AnnotatorReport, LabelError> {
     let to_index = |v: &Option<i64>, side: Side, row: usize| {
         v.map(|v| index_of(labels, v, side, row)).transpose()
@@ -96,8 +97,7 @@ pub fn report(
         items,
     };
     let panel = Panel::of(&votes_ix, judge.as_deref());
-    let intervals =
-        (bootstrap > 0).then(|| bootstrap_panel(&votes_ix, judge.as_deref(), bootstrap, seed));
+    let intervals = (r.resamples > 0).then(|| bootstrap_panel(&votes_ix, judge.as_deref(), r));
     let (mut unanimous, mut split) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
     for (row, r) in votes.iter().zip(ratings.unwrap_or_default()) {
         let present: Vec<i64> = row.iter().flatten().copied().collect();
@@ -119,8 +119,7 @@ pub fn report(
     let agreement = |(gold, rating): (Vec<i64>, Vec<i64>)| -> Result<Agreement, LabelError> {
         Ok(Agreement::with_bootstrap(
             Contingency::from_pairs(labels, &gold, &rating)?,
-            bootstrap,
-            seed,
+            r,
         ))
     };
     Ok(AnnotatorReport {
@@ -133,6 +132,7 @@ pub fn report(
         policy: no_majority.1,
         panel,
         intervals,
+        level: r.level,
         unanimous: ratings
             .is_some()
             .then(|| agreement(unanimous))
@@ -148,15 +148,12 @@ pub struct AnnotatorsAnalytic;
 impl super::Analytic for AnnotatorsAnalytic {
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
         super::Found::per_config(cx.run.configs.iter().map(|c| {
-            super::analytic::kept(cx.run.annotators.as_ref().and_then(|a| {
-                panel(
-                    a,
-                    &cx.run.labels,
-                    Some(c),
-                    cx.settings.bootstrap,
-                    cx.settings.seed,
-                )
-            }))
+            super::analytic::kept(
+                cx.run
+                    .annotators
+                    .as_ref()
+                    .and_then(|a| panel(a, &cx.run.labels, Some(c), cx.settings.resampling())),
+            )
         }))
     }
 }
@@ -168,8 +165,7 @@ pub fn panel(
     a: &super::Annotations,
     labels: &Labels,
     config: Option<&super::ConfigRecord>,
-    bootstrap: usize,
-    seed: u64,
+    r: Resampling,
 ) -> Option<AnnotatorReport> {
     let votes = &a.votes;
     let judge: Option<Vec<Option<i64>>> =
@@ -181,8 +177,7 @@ pub fn panel(
         votes,
         judge.as_deref(),
         (a.no_majority, policy),
-        bootstrap,
-        seed,
+        r,
     )
     .ok()
 }

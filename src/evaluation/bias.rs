@@ -10,9 +10,8 @@
 
 use super::record::{share, Outcome, RunRecord};
 pub use super::shape::Shape;
-use crate::metrics::{interval95, redraws};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::metrics::random::{stream, Purpose};
+use crate::metrics::{redraws, Resampling};
 
 /// Length differences at most this many characters do not count as longer.
 pub const LENGTH_MARGIN: u32 = 30;
@@ -37,22 +36,22 @@ pub struct Preference {
     pub gold_n: u64,
     /// judge − gold.
     pub excess: f64,
-    /// 95% intervals of judge, gold and excess.
+    /// Intervals (1 − α) of judge, gold and excess.
     pub ci: Option<[(f64, f64); 3]>,
 }
 
 impl Preference {
-    fn of(cells: &[u64; 9], bootstrap: usize, seed: u64) -> Self {
+    fn of(cells: &[u64; 9], r: Resampling, index: u64) -> Self {
         let (judge, gold, judge_n, gold_n) = rates(cells);
-        let ci = (bootstrap > 0).then(|| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut draws = redraws(cells, bootstrap, 3, &mut rng, |c| {
+        let ci = (r.resamples > 0).then(|| {
+            let mut rng = stream(r.seed, Purpose::Bias, index);
+            let mut draws = redraws(cells, r.resamples, 3, &mut rng, |c| {
                 let mut r = [0u64; 9];
                 r.copy_from_slice(c);
                 let (j, g, _, _) = rates(&r);
                 vec![j, g, j - g]
             });
-            std::array::from_fn(|i| interval95(&mut draws[i]))
+            std::array::from_fn(|i| r.interval(&mut draws[i]))
         });
         Self {
             items: cells.iter().sum(),
@@ -145,13 +144,7 @@ fn rating(o: &Outcome) -> Option<i64> {
 
 /// The diagnostics of one configuration over the items `idx` (None without the responses'
 /// shapes).
-pub fn bias(
-    run: &RunRecord,
-    outcomes: &[Outcome],
-    idx: &[usize],
-    bootstrap: usize,
-    seed: u64,
-) -> Option<Bias> {
+pub fn bias(run: &RunRecord, outcomes: &[Outcome], idx: &[usize], r: Resampling) -> Option<Bias> {
     if run.shapes.len() != run.items.len() {
         return None;
     }
@@ -180,7 +173,7 @@ pub fn bias(
         }
         cells[4][cell(1, judge, gold)] += 1;
     }
-    let p = |k: usize| Preference::of(&cells[k], bootstrap, seed.wrapping_add(k as u64));
+    let p = |k: usize| Preference::of(&cells[k], r, k as u64);
     Some(Bias {
         length: p(0),
         list: p(1),
@@ -206,12 +199,14 @@ pub struct LengthModel {
     /// Intercept, gold, length.
     pub coef: [f64; 3],
     pub se: [f64; 3],
+    /// The level of [`LengthModel::length_ci`], 1 − α (0.95 unless the run says otherwise).
+    pub level: f64,
 }
 
 impl LengthModel {
-    /// The 95% Wald interval of the length coefficient.
+    /// The Wald interval of the length coefficient at `level`.
     pub fn length_ci(&self) -> (f64, f64) {
-        let z = 1.959_963_984_540_054;
+        let z = crate::metrics::paired::normal_quantile(1.0 - (1.0 - self.level) / 2.0);
         (self.coef[2] - z * self.se[2], self.coef[2] + z * self.se[2])
     }
 }
@@ -244,7 +239,12 @@ pub fn length_model(rows: &[(i64, f64, bool)]) -> Option<LengthModel> {
     if separated {
         return None;
     }
-    Some(LengthModel { n, coef, se })
+    Some(LengthModel {
+        n,
+        coef,
+        se,
+        level: 0.95,
+    })
 }
 
 /// The log-likelihood of a logistic model with coefficients `c` on rows `x`, outcomes `y`.
@@ -364,15 +364,17 @@ impl super::Analytic for BiasAnalytic {
         indices: &[usize],
     ) -> Option<Box<dyn super::analytic::Kept>> {
         let s = &cx.settings;
-        super::analytic::kept(bias(cx.run, &config.outcomes, indices, s.bootstrap, s.seed))
+        super::analytic::kept(bias(cx.run, &config.outcomes, indices, s.resampling()))
     }
     fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        super::Found::per_config(
-            cx.run
-                .configs
-                .iter()
-                .map(|c| super::analytic::kept(length_model(&model_rows(cx.run, &c.outcomes)))),
-        )
+        super::Found::per_config(cx.run.configs.iter().map(|c| {
+            super::analytic::kept(length_model(&model_rows(cx.run, &c.outcomes)).map(|m| {
+                LengthModel {
+                    level: cx.settings.level(),
+                    ..m
+                }
+            }))
+        }))
     }
 }
 
@@ -405,7 +407,7 @@ mod tests {
         let (j, g, jn, gn) = rates(&c);
         assert_eq!((jn, gn), (10, 10));
         assert!((j - 0.8).abs() < 1e-12 && (g - 0.6).abs() < 1e-12);
-        let p = Preference::of(&c, 500, 1);
+        let p = Preference::of(&c, Resampling::at95(500, 1), 0);
         assert!((p.excess - 0.2).abs() < 1e-12);
         let ci = p.ci.expect("ci");
         assert!(ci[2].0 <= 0.2 && 0.2 <= ci[2].1, "{ci:?}");

@@ -14,9 +14,8 @@ use super::paired::{adjust_holm, MetricTest};
 use super::record::RunRecord;
 use super::result::ConfigResult;
 use super::settings::EvalSettings;
+use crate::metrics::random::{pair, stream, Purpose};
 use crate::metrics::{kappa, redraws, Contingency, Labels, Weights};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 /// The Holm families the comparisons were adjusted in.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -148,7 +147,7 @@ fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Compa
     }
     let n: u64 = joint.iter().sum();
     let (acc_a, acc_b, k_a, k_b) = stats(&joint);
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ ((a as u64) << 32 | b as u64));
+    let mut rng = stream(settings.seed, Purpose::Compare, pair(a, b));
     let resamples = if n > 0 { settings.bootstrap } else { 0 };
     let d_kappa: Vec<f64> = redraws(&joint, resamples, 1, &mut rng, |w| {
         let (_, _, kx, ky) = stats(w);

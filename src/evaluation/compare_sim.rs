@@ -7,7 +7,7 @@ use crate::evaluation::record::fixtures::{config, item};
 use crate::evaluation::record::Outcome;
 use crate::evaluation::{evaluate, Finding};
 use crate::metrics::percentile;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 const ITEMS: usize = 200;
@@ -92,7 +92,8 @@ fn runs_of(
     runs: usize,
     seed: u64,
 ) -> impl Iterator<Item = (u64, RunRecord)> + '_ {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng =
+        crate::metrics::random::stream(seed, crate::metrics::random::Purpose::Simulation, 0);
     (0..runs as u64).map(move |r| (r, run(judges, &mut rng)))
 }
 
@@ -176,7 +177,8 @@ fn a_kappa_difference_of_three_tenths_is_found_as_often_as_the_percentile_interv
         // The unadjusted percentile interval of the same pair at α/m, from 4,000 resamples.
         let m = c.len() as f64;
         let joint = joint_table(&run, 0, 1);
-        let mut draw_rng = ChaCha8Rng::seed_from_u64(r ^ 0xabcd);
+        let mut draw_rng =
+            crate::metrics::random::stream(r, crate::metrics::random::Purpose::Simulation, 1);
         let mut d = crate::metrics::redraws(&joint, 4000, 1, &mut draw_rng, |w| {
             let (_, _, ka, kb) = stats(w);
             vec![kb - ka]

@@ -10,10 +10,10 @@
 //! resample is a multinomial draw over the patterns.
 
 use super::record::{share, RunRecord};
-use crate::metrics::{interval95, kappa, redraws, Contingency, Labels, Weights};
+use crate::metrics::random::{stream, Purpose};
+use crate::metrics::{kappa, redraws, Contingency, Labels, Resampling, Weights};
 use crate::raters::Aggregation;
 use rand::seq::index::sample;
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 
@@ -199,14 +199,13 @@ fn pattern_decomposition((gold, verdicts): &Pattern) -> [u64; 4] {
 pub fn consistency(
     run: &RunRecord,
     samples: &[Vec<Option<i64>>],
-    bootstrap: usize,
-    seed: u64,
+    r: Resampling,
 ) -> Option<Consistency> {
     let n = samples.iter().map(Vec::len).max()?;
     if n < 2 || samples.len() != run.items.len() {
         return None;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(r.seed, Purpose::Consistency, 0);
     let per_k: Vec<Vec<Vec<usize>>> = (1..=n).map(|k| subsets(n, k, &mut rng)).collect();
     let choose =
         |k: usize| -> usize { (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1)) };
@@ -237,7 +236,7 @@ pub fn consistency(
     };
     // Bootstrap draws of every figure.
     let width = RULES.len() * n * 2 + 2;
-    let mut draws = redraws(&counts, bootstrap, width, &mut rng, |w| {
+    let mut draws = redraws(&counts, r.resamples, width, &mut rng, |w| {
         let mut figures = Vec::with_capacity(width);
         for rule in 0..RULES.len() {
             for k in 0..n {
@@ -249,7 +248,7 @@ pub fn consistency(
         figures.extend([b, v]);
         figures
     });
-    let mut band = |i: usize| (bootstrap > 0).then(|| interval95(&mut draws[i]));
+    let mut band = |i: usize| (r.resamples > 0).then(|| r.interval(&mut draws[i]));
     let mut curves = Vec::new();
     let mut slot = 0;
     for (r, rule) in RULES.iter().enumerate() {
@@ -291,7 +290,7 @@ impl super::Analytic for ConsistencyAnalytic {
             super::analytic::kept(
                 c.samples
                     .as_ref()
-                    .and_then(|samples| consistency(cx.run, samples, s.bootstrap, s.seed)),
+                    .and_then(|samples| consistency(cx.run, samples, s.resampling())),
             )
         }))
     }
@@ -329,7 +328,8 @@ mod tests {
 
     #[test]
     fn subsets_enumerate_or_draw() {
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut rng =
+            crate::metrics::random::stream(1, crate::metrics::random::Purpose::Simulation, 0);
         assert_eq!(subsets(5, 2, &mut rng).len(), 10);
         assert_eq!(subsets(5, 5, &mut rng), vec![vec![0, 1, 2, 3, 4]]);
         let drawn = subsets(10, 5, &mut rng);
@@ -347,7 +347,7 @@ mod tests {
             vec![Some(-1), Some(-1), Some(1)],
             vec![Some(1), Some(1), Some(1)],
         ];
-        let c = consistency(&r, &samples, 0, 7).expect("curves");
+        let c = consistency(&r, &samples, Resampling::at95(0, 7)).expect("curves");
         let majority = &c.curves[1].1;
         // k = 1: item 1 right in 2 of 3 single samples, item 2 always: 5 of 6.
         assert!((majority[0].accuracy - 5.0 / 6.0).abs() < 1e-12);

@@ -4,17 +4,16 @@
 //! cheaper members against the best.
 //!
 //! Non-inferiority by a margin δ: the candidate is not worse than the best by more than δ when
-//! the one-sided 95% upper bound of best − candidate (the 95th percentile of its paired
-//! bootstrap over the items both rated) lies below δ. The frontier's members are tested in a
-//! fixed sequence, from the best down to the cheapest, and the sequence stops at the first
-//! that fails: the family-wise error stays at 5% without adjustment (each test's null is that
-//! the candidate is worse by δ or more).
+//! the one-sided 1 − α upper bound of best − candidate (the 100(1 − α)th percentile of its
+//! paired bootstrap over the items both rated; the 95th at α = 0.05) lies below δ. The
+//! frontier's members are tested in a fixed sequence, from the best down to the cheapest, and
+//! the sequence stops at the first that fails: the family-wise error stays at α without
+//! adjustment (each test's null is that the candidate is worse by δ or more).
 
 use super::record::{Cost, RunRecord};
 pub use super::record::{CostSettings, CostUnit, DEFAULT_MARGIN};
-use crate::metrics::{percentile, redraws, Estimates, Statistic};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::metrics::random::{pair, stream, Purpose};
+use crate::metrics::{redraws, Estimates, Statistic};
 use serde::Serialize;
 
 /// One configuration's cost, as `--json` shows it (`configs[i].cost`, beside the counts it
@@ -76,8 +75,8 @@ pub struct NonInferior {
     pub cost: f64,
     /// best − candidate on the items both rated.
     pub difference: f64,
-    /// The paired bootstrap's 90% interval of the difference: its upper end is the one-sided
-    /// 95% bound the test compares with the margin.
+    /// The paired bootstrap's 1 − 2α interval of the difference (90% at α = 0.05): its upper
+    /// end is the one-sided 1 − α bound the test compares with the margin.
     pub ci: Option<[f64; 2]>,
     /// How many times cheaper than the best (None when the candidate costs nothing).
     pub ratio: Option<f64>,
@@ -92,6 +91,8 @@ pub struct Frontier {
     pub metric: &'static str,
     pub unit: CostUnit,
     pub margin: f64,
+    /// The non-inferiority tests' level (`--alpha`).
+    pub alpha: f64,
     /// Every configuration with a defined metric and cost, cheapest first.
     pub points: Vec<Point>,
     /// The frontier's members, cheapest first.
@@ -149,7 +150,7 @@ pub fn frontier(
     run: &RunRecord,
     values: &[f64],
     settings: CostSettings,
-    (bootstrap, seed): (usize, u64),
+    (bootstrap, seed, alpha): (usize, u64, f64),
 ) -> Option<Frontier> {
     let costed = Costed {
         names: run.configs.iter().map(|c| c.name.as_str()).collect(),
@@ -157,7 +158,7 @@ pub fn frontier(
         values: values.to_vec(),
         metric: settings.metric.key(),
     };
-    frontier_of(&costed, settings, |best, candidate| {
+    frontier_of(&costed, settings, alpha, |best, candidate| {
         paired_items(run, (best, candidate), settings.metric, (bootstrap, seed))
     })
 }
@@ -167,6 +168,7 @@ pub fn frontier(
 pub fn frontier_of(
     costed: &Costed,
     settings: CostSettings,
+    alpha: f64,
     paired: impl Fn(usize, usize) -> PairedDraws,
 ) -> Option<Frontier> {
     let unit = unit(&costed.costs, settings.unit);
@@ -216,7 +218,11 @@ pub fn frontier_of(
         .rev()
         .filter(|p| p.frontier && p.cost < best.cost)
     {
-        let test = non_inferior((&best, p), settings.margin, paired(best.index, p.index));
+        let test = non_inferior(
+            (&best, p),
+            (settings.margin, alpha),
+            paired(best.index, p.index),
+        );
         let passed = test.non_inferior;
         tests.push(test);
         if !passed {
@@ -228,6 +234,7 @@ pub fn frontier_of(
         metric: costed.metric,
         unit,
         margin: settings.margin,
+        alpha,
         frontier: points
             .iter()
             .filter(|p| p.frontier)
@@ -262,8 +269,7 @@ fn paired_items(
     let joint = crate::evaluation::compare::joint_table(run, best, candidate);
     let n: u64 = joint.iter().sum();
     let (a, b) = pair_values(&joint, metric);
-    let mut rng =
-        ChaCha8Rng::seed_from_u64(seed ^ 0x636f_7374 ^ ((best as u64) << 32 | candidate as u64));
+    let mut rng = stream(seed, Purpose::Cost, pair(best, candidate));
     let resamples = if n > 0 { bootstrap } else { 0 };
     let draws = redraws(&joint, resamples, 1, &mut rng, |w| {
         let (x, y) = pair_values(w, metric);
@@ -279,10 +285,15 @@ fn paired_items(
 }
 
 /// The test of `candidate` against `best` from their paired difference: whether the one-sided
-/// 95% bound (the 95th percentile of the resampled differences) lies below the margin.
-fn non_inferior((best, candidate): (&Point, &Point), margin: f64, p: PairedDraws) -> NonInferior {
+/// 1 − α bound (the 100(1 − α)th percentile of the resampled differences) lies below the
+/// margin.
+fn non_inferior(
+    (best, candidate): (&Point, &Point),
+    (margin, alpha): (f64, f64),
+    p: PairedDraws,
+) -> NonInferior {
     let mut draws = p.draws;
-    let (lo, hi) = (percentile(&mut draws, 5.0), percentile(&mut draws, 95.0));
+    let (lo, hi) = crate::metrics::interval(&mut draws, 1.0 - 2.0 * alpha);
     let ci = (lo.is_finite() && hi.is_finite()).then_some([lo, hi]);
     NonInferior {
         name: candidate.name.clone(),
@@ -317,7 +328,7 @@ impl super::Analytic for CostAnalytic {
             cx.run,
             &values,
             cost,
-            (s.bootstrap, s.seed),
+            (s.bootstrap, s.seed, s.alpha),
         )))
     }
 }
@@ -400,7 +411,13 @@ mod tests {
                 .get(cost.metric)
             })
             .collect();
-        frontier(run, &values, cost, (settings.bootstrap, settings.seed)).expect("a frontier")
+        frontier(
+            run,
+            &values,
+            cost,
+            (settings.bootstrap, settings.seed, settings.alpha),
+        )
+        .expect("a frontier")
     }
 
     #[test]

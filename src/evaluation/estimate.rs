@@ -468,8 +468,17 @@ impl crate::evaluation::Analytic for EstimateAnalytic {
     }
 }
 
-/// One configuration's estimate.
-fn of_config(
+/// Each item's chance of having been labelled (active labelling's π, `analyze --label-prob`),
+/// in the record's item order: an input of the record (`RunRecord::inputs`), which the
+/// estimate reads beside each item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelProbs(pub Vec<Option<f64>>);
+
+/// One configuration's estimate over the record: its rated items (those without gold the
+/// unlabelled set), each with its π when the record has [`LabelProbs`], and the models ranked
+/// when the record names them. `calibrate --estimate` (through [`EstimateAnalytic`]) and
+/// `analyze --estimate` both estimate here.
+pub fn of_config(
     run: &crate::evaluation::RunRecord,
     config: &crate::evaluation::ConfigRecord,
     settings: EstimateSettings,
@@ -483,9 +492,13 @@ fn of_config(
             _ => None,
         })
         .collect();
+    let pi = run.inputs.get::<LabelProbs>();
     let items: Vec<Item> = rated
         .iter()
-        .map(|&(i, judge)| Item::label(run.items.gold[i], judge))
+        .map(|&(i, judge)| Item {
+            label_prob: pi.and_then(|p| p.0[i]),
+            ..Item::label(run.items.gold[i], judge)
+        })
         .collect();
     let mut e = estimate(&items, settings);
     if let Some(g) = &run.generators {

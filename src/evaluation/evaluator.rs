@@ -13,9 +13,9 @@ pub use super::alpacaeval::{contains_list, preference, random_mode, Annotations,
 use super::paired::MetricTest;
 use super::record::{defined, ConfigRecord, RunRecord};
 use super::settings::EvalSettings;
+use crate::metrics::random::{stream, Purpose};
+use crate::metrics::Resampling;
 use crate::metrics::{interval_defined, redraws};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 #[derive(Debug, Clone)]
@@ -136,21 +136,20 @@ fn human_agreement(memo: &Memo, sheets: &Sheets, who: Who, weights: &[u64]) -> f
     }
 }
 
-/// The 95% interval of each figure over `resamples` redraws of the items.
+/// The interval (at `r.level`) of each figure over `r.resamples` redraws of the items.
 fn intervals(
-    resamples: usize,
-    seed: u64,
+    r: Resampling,
     n: usize,
     figures: impl Fn(&[u64]) -> Vec<f64>,
 ) -> Vec<Option<[f64; 2]>> {
-    if resamples == 0 || n == 0 {
+    if r.resamples == 0 || n == 0 {
         return Vec::new();
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(r.seed, Purpose::Evaluator, 0);
     let width = figures(&vec![1; n]).len();
-    redraws(&vec![1; n], resamples, width, &mut rng, figures)
+    redraws(&vec![1; n], r.resamples, width, &mut rng, figures)
         .iter_mut()
-        .map(|draws| interval_defined(draws, 0.95))
+        .map(|draws| interval_defined(draws, r.level))
         .collect()
 }
 
@@ -172,11 +171,11 @@ fn to_intervals(ci: &[Option<[f64; 2]>], point: &[f64; 6]) -> Intervals {
 }
 
 /// An evaluator's row.
-pub fn evaluator(sheets: &Sheets, items: &[Annotations], resamples: usize, seed: u64) -> Measures {
+pub fn evaluator(sheets: &Sheets, items: &[Annotations], r: Resampling) -> Measures {
     let memo = Memo::default();
     let all = vec![1; items.len()];
     let point = figures(&memo, sheets, Who::Evaluator(items), &all);
-    let ci = intervals(resamples, seed, items.len(), |w| {
+    let ci = intervals(r, items.len(), |w| {
         figures(&memo, sheets, Who::Evaluator(items), w).to_vec()
     });
     Measures {
@@ -195,13 +194,11 @@ pub fn evaluator(sheets: &Sheets, items: &[Annotations], resamples: usize, seed:
 }
 
 /// The humans' own row.
-pub fn humans(sheets: &Sheets, resamples: usize, seed: u64) -> HumanMeasures {
+pub fn humans(sheets: &Sheets, r: Resampling) -> HumanMeasures {
     let memo = Memo::default();
     let n = sheets.humans.len();
     let point = figures(&memo, sheets, Who::Humans, &vec![1; n]);
-    let ci = intervals(resamples, seed, n, |w| {
-        figures(&memo, sheets, Who::Humans, w).to_vec()
-    });
+    let ci = intervals(r, n, |w| figures(&memo, sheets, Who::Humans, w).to_vec());
     HumanMeasures {
         human_agreement: defined(point[0]),
         variance: defined(point[2]),
@@ -254,7 +251,7 @@ fn agreement_test(sheets: &Sheets, (a, b): (Who, Who), resamples: usize, seed: u
     if resamples == 0 || n == 0 {
         return MetricTest::untested(point);
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::EvaluatorTest, 0);
     let draws = redraws(&vec![1; n], resamples, 1, &mut rng, |w| vec![diff(w)])
         .pop()
         .unwrap_or_default();
@@ -282,7 +279,13 @@ fn judged_row(
         humans: &sub_humans,
         texts: sub_texts.as_deref(),
     };
-    let mut evaluator_row = evaluator(&sub, &sub_judged, resamples, seed);
+    let level = 1.0 - alpha;
+    let r = Resampling {
+        resamples,
+        seed,
+        level,
+    };
+    let mut evaluator_row = evaluator(&sub, &sub_judged, r);
     evaluator_row.versus.push(versus(
         &sub,
         Who::Evaluator(&sub_judged),
@@ -420,8 +423,8 @@ pub fn of_run(
     };
     Some((
         RunMeasures {
-            humans: self::humans(&all, resamples, seed),
-            longest: longest_items.map(|l| evaluator(&all, &l, resamples, seed)),
+            humans: self::humans(&all, settings.resampling()),
+            longest: longest_items.map(|l| evaluator(&all, &l, settings.resampling())),
             against_best,
         },
         rows,

@@ -113,8 +113,11 @@ pub fn stats(labels: &[Label], alpha: f64, bootstrap: usize, seed: u64) -> Label
                 },
                 &Labels::pairwise(),
                 None,
-                bootstrap,
-                seed,
+                crate::metrics::Resampling {
+                    resamples: bootstrap,
+                    seed,
+                    level: 1.0 - alpha,
+                },
             )
         })
         .flatten();

@@ -4,8 +4,9 @@
 
 use crate::judge::sim::Sim;
 use crate::metrics::power::z;
+use crate::metrics::random::{stream, Purpose};
 use crate::metrics::{kappa, Contingency, Labels, Weights};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 /// What the simulation found.
@@ -35,7 +36,7 @@ pub fn kappa_items_needed(
     if runs < 10 {
         return None;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::Plan, 0);
     let simulate = |n: usize, rng: &mut ChaCha8Rng| -> Vec<f64> {
         let labels = Labels::pairwise();
         (0..runs)

@@ -6,11 +6,11 @@
 use super::record::{headline, Headline, PointwiseRecord, RunRecord};
 use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, spearman};
-use crate::metrics::{percentile, Correlation};
+use crate::metrics::random::{stream, Purpose};
+use crate::metrics::Correlation;
 // The verdict from two grades, as the raters give it.
 use crate::raters::compare_grades as verdict;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 
 /// A pointwise configuration's grade statistics over a scope.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,13 +22,13 @@ pub struct PointwiseStats {
     /// Grade → count, for the better (chosen) and the worse (rejected) response.
     pub chosen: Vec<(f64, usize)>,
     pub rejected: Vec<(f64, usize)>,
-    /// Mean of (chosen − rejected), with a bootstrap 95% CI over pairs.
+    /// Mean of (chosen − rejected), with a bootstrap CI (1 − α) over pairs.
     pub mean_gap: f64,
     pub mean_gap_ci: (f64, f64),
     /// Share of pairs whose grades are equal (within the tie margin): a forced tie.
     pub equal_grades: f64,
     /// P(chosen > rejected) + ½ P(equal): the AUC of the grade difference, with a bootstrap
-    /// 95% CI over pairs.
+    /// CI (1 − α) over pairs.
     pub auc: f64,
     pub auc_ci: (f64, f64),
     /// Between the grade difference (response 2 − response 1) and gold, over the items with
@@ -74,12 +74,12 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Percentile bootstrap of `stat` over resampled pairs.
+/// Percentile bootstrap (1 − α) of `stat` over resampled pairs.
 fn bootstrap(gaps: &[f64], settings: EvalSettings, stat: &dyn Fn(&[f64]) -> f64) -> (f64, f64) {
     if gaps.is_empty() || settings.bootstrap == 0 {
         return (f64::NAN, f64::NAN);
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ 0x706f_696e_7477_6973);
+    let mut rng = stream(settings.seed, Purpose::Pointwise, 0);
     let mut values: Vec<f64> = (0..settings.bootstrap)
         .map(|_| {
             let sample: Vec<f64> = (0..gaps.len())
@@ -88,7 +88,7 @@ fn bootstrap(gaps: &[f64], settings: EvalSettings, stat: &dyn Fn(&[f64]) -> f64)
             stat(&sample)
         })
         .collect();
-    (percentile(&mut values, 2.5), percentile(&mut values, 97.5))
+    crate::metrics::interval(&mut values, settings.level())
 }
 
 pub fn pointwise(

@@ -85,7 +85,7 @@ pub fn stats(
         items,
         with_probability: with,
         gold_ties: ties,
-        calibration: calibration(&y, &p, BINS, settings.bootstrap, settings.seed),
+        calibration: calibration(&y, &p, BINS, settings.resampling()),
         hard_accuracy: if n == 0 { f64::NAN } else { hard / n as f64 },
     }
 }

@@ -1,6 +1,5 @@
 use super::*;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 
 fn names(m: usize) -> Vec<String> {
     (0..m).map(|k| format!("c{k}")).collect()
@@ -8,7 +7,8 @@ fn names(m: usize) -> Vec<String> {
 
 /// Labels right with probability `p[k]` for configuration k, against gold -1/1, item by item.
 fn stream(p: &[f64], items: usize, seed: u64) -> (Vec<i64>, Vec<Vec<i64>>) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng =
+        crate::metrics::random::stream(seed, crate::metrics::random::Purpose::Simulation, 0);
     let gold: Vec<i64> = (0..items)
         .map(|_| if rng.random_bool(0.5) { 1 } else { -1 })
         .collect();

@@ -11,7 +11,7 @@
 //!   code fails when one has no prompt; here the overall figures are over the domains present,
 //!   and `complete` says whether all four are.
 //!
-//! Beyond RM-Bench: bootstrap 95% CIs over prompts (resampled within each domain), the style
+//! Beyond RM-Bench: bootstrap CIs (1 − α) over prompts (resampled within each domain), the style
 //! bias (easy − hard) with its CI, and paired comparisons between configurations on `average`
 //! and on `hard` (the same prompt draws for both, two-sided bootstrap p, Holm per metric).
 
@@ -19,9 +19,9 @@ use super::paired::{adjust_holm, MetricTest};
 use super::record::RunRecord;
 use super::settings::EvalSettings;
 use crate::dataset::rmbench::{cell, domain_of, DOMAINS};
-use crate::metrics::interval95;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::metrics::interval;
+use crate::metrics::random::{stream, Purpose};
+use rand::Rng;
 use std::collections::BTreeMap;
 
 /// Which prompt, domain and cell each item is.
@@ -95,7 +95,7 @@ impl Figures {
     }
 }
 
-/// 95% intervals of the five figures (NaN without resamples).
+/// Intervals (1 − α) of the five figures (NaN without resamples).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Intervals {
     pub hard: (f64, f64),
@@ -106,14 +106,14 @@ pub struct Intervals {
 }
 
 impl Intervals {
-    fn of(draws: &mut [Vec<f64>; 5]) -> Self {
+    fn of(draws: &mut [Vec<f64>; 5], level: f64) -> Self {
         let [h, n, e, a, s] = draws;
         Self {
-            hard: interval95(h),
-            normal: interval95(n),
-            easy: interval95(e),
-            average: interval95(a),
-            style_bias: interval95(s),
+            hard: interval(h, level),
+            normal: interval(n, level),
+            easy: interval(e, level),
+            average: interval(a, level),
+            style_bias: interval(s, level),
         }
     }
 }
@@ -204,7 +204,7 @@ type Draws = Vec<Vec<[Vec<f64>; 5]>>;
 /// `bootstrap` redraws of the prompts (within each domain), one for every configuration at
 /// once, so the comparisons pair them.
 fn redraw(cells: &[Vec<Vec<[f64; 9]>>], sizes: &[usize], bootstrap: usize, seed: u64) -> Draws {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0052_4d42_656e_6368);
+    let mut rng = stream(seed, Purpose::RmBench, 0);
     let mut draws: Draws = (0..cells.len())
         .map(|_| (0..=sizes.len()).map(|_| Default::default()).collect())
         .collect();
@@ -234,7 +234,12 @@ fn redraw(cells: &[Vec<Vec<[f64; 9]>>], sizes: &[usize], bootstrap: usize, seed:
 }
 
 /// One configuration's figures per domain and overall, with their intervals.
-fn config_stats(cells: &[Vec<[f64; 9]>], draws: &[[Vec<f64>; 5]], layout: &Layout) -> RmStats {
+fn config_stats(
+    cells: &[Vec<[f64; 9]>],
+    draws: &[[Vec<f64>; 5]],
+    layout: &Layout,
+    level: f64,
+) -> RmStats {
     let per: Vec<([f64; 9], Figures)> = cells
         .iter()
         .map(|d| {
@@ -253,8 +258,8 @@ fn config_stats(cells: &[Vec<[f64; 9]>], draws: &[[Vec<f64>; 5]], layout: &Layou
     RmStats {
         matrix,
         figures,
-        // A copy: interval95 sorts, and the comparisons pair the draws in order.
-        ci: Intervals::of(&mut draws[n].clone()),
+        // A copy: an interval sorts, and the comparisons pair the draws in order.
+        ci: Intervals::of(&mut draws[n].clone(), level),
         domains: per
             .iter()
             .enumerate()
@@ -263,7 +268,7 @@ fn config_stats(cells: &[Vec<[f64; 9]>], draws: &[[Vec<f64>; 5]], layout: &Layou
                 prompts: layout.domains[d].1.len(),
                 matrix: *m,
                 figures: *f,
-                ci: Intervals::of(&mut draws[d].clone()),
+                ci: Intervals::of(&mut draws[d].clone(), level),
             })
             .collect(),
         complete: n == DOMAINS.len(),
@@ -317,7 +322,7 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
     let configs: Vec<RmStats> = cells
         .iter()
         .zip(&draws)
-        .map(|(c, d)| config_stats(c, d, layout))
+        .map(|(c, d)| config_stats(c, d, layout, settings.level()))
         .collect();
     RmBench {
         comparisons: compare(&configs, &draws, sizes.len(), settings.alpha),

@@ -6,7 +6,7 @@
 
 use super::sequential;
 use crate::metrics::paired::mcnemar_exact;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 const RUNS: usize = 400;
@@ -45,7 +45,8 @@ fn peeking_mcnemar_decides(gold: &[i64], a: &[i64], b: &[i64]) -> bool {
 
 #[test]
 fn looking_after_every_item_decides_falsely_at_most_alpha_of_the_time() {
-    let mut rng = ChaCha8Rng::seed_from_u64(56);
+    let mut rng =
+        crate::metrics::random::stream(56, crate::metrics::random::Purpose::Simulation, 0);
     let (mut sequence, mut peeking, mut once) = (0usize, 0usize, 0usize);
     for _ in 0..RUNS {
         let [gold, a, b] = run(&mut rng);

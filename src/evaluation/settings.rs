@@ -45,6 +45,15 @@ impl EvalSettings {
         1.0 - self.alpha
     }
 
+    /// How the intervals are drawn: `--bootstrap` redraws from `--seed`, at 1 − α.
+    pub fn resampling(&self) -> crate::metrics::Resampling {
+        crate::metrics::Resampling {
+            resamples: self.bootstrap,
+            seed: self.seed,
+            level: self.level(),
+        }
+    }
+
     /// The sort metric, the one the best is chosen on.
     pub fn sort(&self) -> Statistic {
         self.sort

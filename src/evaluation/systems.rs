@@ -11,7 +11,7 @@
 //!   strengths summing to 0), on the Elo scale 400·s + 1000.
 //! - Intervals resample prompts (a prompt's items move together) with ChaCha8, the same draws
 //!   for every model and configuration, so comparisons are paired. Separability is Arena-Hard's:
-//!   the share of model pairs whose 95% intervals do not overlap.
+//!   the share of model pairs whose intervals (1 − α) do not overlap.
 //! - **A reference** (a table of model scores, such as Chatbot Arena's Elo, or the ranking the
 //!   gold labels induce): Spearman, Kendall's tau-b and Pearson over the models both hold, as
 //!   scipy computes them, with intervals over prompts (the reference held fixed), the share of
@@ -22,9 +22,8 @@
 use super::record::{defined, ConfigRecord, Generators, Outcome, Reference, RunRecord};
 use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, pearson, spearman};
+use crate::metrics::random::{stream, Purpose};
 use crate::metrics::{interval_defined, multinomial};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 /// One model under one configuration.
@@ -378,7 +377,7 @@ struct Drawn {
 
 /// The prompt weights of every resample (shared by all configurations: paired).
 fn draws(prompts: usize, resamples: usize, seed: u64) -> Vec<Vec<u64>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::Systems, 0);
     let ones = vec![1u64; prompts];
     (0..resamples)
         .map(|_| multinomial(&ones, &mut rng))

@@ -98,10 +98,10 @@ impl Agreement {
         }
     }
 
-    /// With percentile-bootstrap 95% intervals when `resamples` > 0.
-    pub fn with_bootstrap(table: Contingency, resamples: usize, seed: u64) -> Self {
+    /// With percentile-bootstrap intervals at `r.level` when `r.resamples` > 0.
+    pub fn with_bootstrap(table: Contingency, r: super::Resampling) -> Self {
         let intervals =
-            (resamples > 0).then(|| super::bootstrap_table(&table, resamples, seed, 0.95));
+            (r.resamples > 0).then(|| super::bootstrap_table(&table, r.resamples, r.seed, r.level));
         Self {
             intervals,
             ..Self::of(table)

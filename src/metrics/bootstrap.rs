@@ -4,8 +4,8 @@
 //! cells, so a resample costs O(k²) binomial draws instead of O(n) index draws; the
 //! distribution is the same as resampling the pairs themselves.
 
+use super::random::{stream, Purpose};
 use super::{Contingency, Estimates, Statistic};
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 
@@ -77,15 +77,36 @@ pub fn redraws(
     columns
 }
 
-/// The percentile-bootstrap 95% interval of some draws (NaN bounds when none is defined).
-pub fn interval95(draws: &mut [f64]) -> (f64, f64) {
-    (percentile(draws, 2.5), percentile(draws, 97.5))
+/// How an analytic's intervals are drawn: `resamples` redraws (0: none), from streams keyed
+/// by `seed`, each interval at `level` (1 − α). `EvalSettings::resampling` makes it from the
+/// command's `--bootstrap`, `--seed` and `--alpha`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resampling {
+    pub resamples: usize,
+    pub seed: u64,
+    pub level: f64,
+}
+
+impl Resampling {
+    /// `resamples` redraws from `seed`, 95% intervals.
+    pub fn at95(resamples: usize, seed: u64) -> Self {
+        Self {
+            resamples,
+            seed,
+            level: 0.95,
+        }
+    }
+
+    /// The interval of these draws at this level.
+    pub fn interval(&self, draws: &mut [f64]) -> (f64, f64) {
+        interval(draws, self.level)
+    }
 }
 
 /// The percentile-bootstrap interval at `level` of some draws (NaN bounds when none is
 /// defined).
 pub fn interval(draws: &mut [f64], level: f64) -> (f64, f64) {
-    // The tail in percent, rounded off its float error: 0.95 gives 2.5, as `interval95`.
+    // The tail in percent, rounded off its float error: 0.95 gives exactly 2.5.
     let tail = ((1.0 - level) * 50.0 * 1e9).round() / 1e9;
     (percentile(draws, tail), percentile(draws, 100.0 - tail))
 }
@@ -96,10 +117,10 @@ pub fn interval_defined(draws: &mut [f64], level: f64) -> Option<[f64; 2]> {
     (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
 }
 
-/// Percentile bootstrap at `level`: `resamples` tables drawn with a ChaCha8 generator seeded
-/// with `seed`.
+/// Percentile bootstrap at `level`: `resamples` tables drawn from the stream
+/// `(seed, Agreement, 0)`.
 pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64, level: f64) -> Intervals {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::Agreement, 0);
     let mut samples = redraws(
         table.counts(),
         resamples,
@@ -158,7 +179,8 @@ mod tests {
         let gold: Vec<i64> = (0..1000).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect();
         let rating: Vec<i64> = (0..1000).map(|i| [1, -1, 0][i % 3]).collect();
         let table = Contingency::from_pairs(&Labels::pairwise(), &gold, &rating).expect("fits");
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut rng =
+            crate::metrics::random::stream(7, crate::metrics::random::Purpose::Simulation, 0);
         for _ in 0..50 {
             let counts = multinomial(table.counts(), &mut rng);
             assert_eq!(counts.iter().sum::<u64>(), 1000);

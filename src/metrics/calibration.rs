@@ -10,9 +10,9 @@
 //! max(p, 1 − p) (p = ½ exactly is worth half). Bootstrap intervals resample items; every
 //! figure of a resample comes from one pass over the items in probability order.
 
-use super::bootstrap::interval95;
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use super::bootstrap::Resampling;
+use super::random::{self, Purpose};
+use rand::RngCore;
 
 /// sklearn's clipping for log loss: float64's machine epsilon.
 const EPS: f64 = f64::EPSILON;
@@ -45,7 +45,7 @@ pub struct Selective {
     pub accuracy: f64,
 }
 
-/// 95% bootstrap intervals of the figures.
+/// Bootstrap intervals of the figures (1 − α).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Intervals {
     pub expected_accuracy: (f64, f64),
@@ -190,55 +190,26 @@ impl Items {
         s
     }
 
-    /// `resamples` bootstrap draws of the five figures, in a fixed number of chunks, each with
-    /// its own seeded generator, run on the machine's cores: the draws are the same whatever
-    /// the number of cores.
+    /// `resamples` bootstrap draws of the five figures, draw `r` from the stream
+    /// `(seed, Calibration, r)`, split across [`random::threads`] threads: the draws are the
+    /// same whatever the number of threads.
     fn bootstrap(&self, resamples: usize, seed: u64) -> Vec<[f64; 5]> {
-        const CHUNKS: usize = 8;
+        self.bootstrap_on(resamples, seed, random::threads())
+    }
+
+    fn bootstrap_on(&self, resamples: usize, seed: u64, threads: usize) -> Vec<[f64; 5]> {
         let n = self.y.len();
-        let chunk = |c: usize| -> Vec<[f64; 5]> {
-            let count = resamples / CHUNKS + usize::from(c < resamples % CHUNKS);
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x63616c6962 ^ ((c as u64) << 40));
+        random::split(resamples, threads, |r| {
+            let mut rng = random::stream(seed, Purpose::Calibration, r as u64);
             let mut w = vec![0u32; n];
-            (0..count)
-                .map(|_| {
-                    w.iter_mut().for_each(|x| *x = 0);
-                    // An index in 0..n by multiply-shift of 64 random bits (Lemire's without
-                    // the rejection step: a bias below n / 2^64).
-                    for _ in 0..n {
-                        let k = (u128::from(rng.next_u64()) * n as u128) >> 64;
-                        w[k as usize] += 1;
-                    }
-                    self.pass(&w).figures()
-                })
-                .collect()
-        };
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .clamp(1, CHUNKS);
-        let mut parts: Vec<Vec<[f64; 5]>> = vec![Vec::new(); CHUNKS];
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let chunk = &chunk;
-                    scope.spawn(move || {
-                        (t..CHUNKS)
-                            .step_by(threads)
-                            .map(|c| (c, chunk(c)))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for h in handles {
-                // A chunk's thread cannot fail short of a panic, which propagates.
-                if let Ok(done) = h.join() {
-                    for (c, draws) in done {
-                        parts[c] = draws;
-                    }
-                }
+            // An index in 0..n by multiply-shift of 64 random bits (Lemire's without the
+            // rejection step: a bias below n / 2^64).
+            for _ in 0..n {
+                let k = (u128::from(rng.next_u64()) * n as u128) >> 64;
+                w[k as usize] += 1;
             }
-        });
-        parts.into_iter().flatten().collect()
+            self.pass(&w).figures()
+        })
     }
 }
 
@@ -322,9 +293,10 @@ pub fn selective_curve(y: &[bool], p: &[f64], points: usize) -> Vec<(f64, f64)> 
     out
 }
 
-/// The figures of probabilities `p` (of y = 1) against outcomes `y`, with `resamples`
-/// bootstrap resamples of the items (0: no intervals).
-pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u64) -> Calibration {
+/// The figures of probabilities `p` (of y = 1) against outcomes `y`, with `r.resamples`
+/// bootstrap resamples of the items (0: no intervals), intervals at `r.level`.
+pub fn calibration(y: &[bool], p: &[f64], bins: usize, r: Resampling) -> Calibration {
+    let (resamples, seed) = (r.resamples, r.seed);
     let n = y.len();
     let bins = bins.max(1);
     let items = Items::new(y, p, bins);
@@ -367,7 +339,7 @@ pub fn calibration(y: &[bool], p: &[f64], bins: usize, resamples: usize, seed: u
             if draws[k].is_empty() {
                 (f64::NAN, f64::NAN)
             } else {
-                interval95(&mut draws[k])
+                r.interval(&mut draws[k])
             }
         };
         Intervals {
@@ -409,18 +381,31 @@ mod tests {
     }
 
     #[test]
+    fn the_bootstrap_draws_the_same_on_one_thread_and_on_two() {
+        let y: Vec<bool> = (0..300).map(|i| (i * 7) % 5 < 3).collect();
+        let p: Vec<f64> = (0..300).map(|i| ((i * 13) % 100) as f64 / 100.0).collect();
+        let items = Items::new(&y, &p, 10);
+        let one = items.bootstrap_on(101, 9, 1);
+        assert_eq!(one.len(), 101);
+        assert_eq!(one, items.bootstrap_on(101, 9, 2));
+        assert_ne!(one, items.bootstrap_on(101, 10, 2));
+    }
+
+    #[test]
     fn a_perfect_and_an_empty_judge() {
-        let c = calibration(&[true, false], &[1.0, 0.0], 10, 50, 1);
+        let c = calibration(&[true, false], &[1.0, 0.0], 10, Resampling::at95(50, 1));
         assert_eq!(
             (c.expected_accuracy, c.brier, c.ece, c.auc),
             (1.0, 0.0, 0.0, 1.0)
         );
         assert!(c.log_loss > 0.0 && c.log_loss < 1e-15);
-        let e = calibration(&[], &[], 10, 50, 1);
+        let e = calibration(&[], &[], 10, Resampling::at95(50, 1));
         assert!(e.brier.is_nan() && e.intervals.is_none());
         // One class only: no AUC.
-        assert!(calibration(&[true, true], &[0.2, 0.9], 10, 0, 1)
-            .auc
-            .is_nan());
+        assert!(
+            calibration(&[true, true], &[0.2, 0.9], 10, Resampling::at95(0, 1))
+                .auc
+                .is_nan()
+        );
     }
 }

@@ -20,14 +20,15 @@ pub mod power;
 pub mod ppi;
 pub mod ppr;
 pub mod pvalue;
+pub mod random;
 mod rank;
 pub mod raters;
 
 pub use agreement::{Agreement, Estimates, Statistic};
 pub use align::{align, Aligned};
 pub use bootstrap::{
-    bootstrap_table, interval, interval95, interval_defined, multinomial, percentile, redraws,
-    Interval, Intervals,
+    bootstrap_table, interval, interval_defined, multinomial, percentile, redraws, Interval,
+    Intervals, Resampling,
 };
 pub use contingency::{Contingency, LabelError, Labels, Side};
 pub use kappa::{kappa, Weights};

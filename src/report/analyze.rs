@@ -325,7 +325,10 @@ fn plots(a: &Analysis) -> Result<Vec<(String, String)>> {
         .collect();
     let mut out = vec![
         (
-            "accuracy and kappa (quadratic) with 95% CIs".to_string(),
+            format!(
+                "accuracy and kappa (quadratic) with {} CIs",
+                crate::report::media::format::level(1.0 - a.evaluation.tested.alpha)
+            ),
             plots::bars_svg(&named, &[Statistic::Accuracy, Statistic::KappaQuadratic])?,
         ),
         (

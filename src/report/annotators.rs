@@ -187,13 +187,14 @@ fn ceiling_table(r: &AnnotatorReport) -> Table {
 
 /// The judge against each annotator, and on unanimous vs split items.
 fn judge_table(r: &AnnotatorReport, j: &crate::metrics::raters::JudgeStats) -> Table {
+    let level = crate::report::media::format::level(r.level);
     let mut per = Table::new(
         "The judge against each annotator, and on unanimous vs split items",
         &[
             "against",
             "n",
-            "Cohen's kappa [95% CI]",
-            "accuracy [95% CI]",
+            &format!("Cohen's kappa [{level} CI]"),
+            &format!("accuracy [{level} CI]"),
         ],
     );
     for (a, name) in r.names.iter().enumerate() {
@@ -225,6 +226,7 @@ fn judge_table(r: &AnnotatorReport, j: &crate::metrics::raters::JudgeStats) -> T
 /// The terminal's section: agreement among annotators, the pairwise kappa matrix, and the
 /// ceiling beside the judge.
 pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
+    let level = crate::report::media::format::level(r.level);
     let h = &r.panel.humans;
     let mut agreement_table = Table::new(
         format!(
@@ -238,7 +240,7 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
                 "left out of the judge's scores"
             }
         ),
-        &["statistic", "value [95% CI]"],
+        &["statistic", &format!("value [{level} CI]")],
     );
     let shown = [
         "Fleiss' kappa (items every annotator rated)",

@@ -72,10 +72,11 @@ pub fn table(
     humans: &HumanMeasures,
     longest: Option<&Measures>,
     rows: &[(String, &Measures)],
+    level: &str,
 ) -> Table {
     let mut out = Table::new(
         format!(
-            "AlpacaEval's evaluator measures ({} human annotations per item; 95% CIs over items)",
+            "AlpacaEval's evaluator measures ({} human annotations per item; {level} CIs over items)",
             humans.annotations_per_item
         ),
         &[
@@ -142,7 +143,8 @@ fn calibrate_tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
             Some((run.record.configs[i].name.clone(), m))
         })
         .collect();
-    let mut t = table(&r.humans, r.longest.as_ref(), &rows);
+    let level = crate::report::media::format::ci_level(run);
+    let mut t = table(&r.humans, r.longest.as_ref(), &rows, &level);
     // With several configurations, the run's comparisons say more than each row's against the
     // humans and the longest; one configuration (`analyze`) keeps its own.
     if rows.len() > 1 {

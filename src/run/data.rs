@@ -88,7 +88,12 @@ pub fn annotator_report(
     bootstrap: usize,
 ) -> Option<crate::evaluation::annotators::AnnotatorReport> {
     let labels = crate::metrics::Labels::pairwise();
-    crate::evaluation::annotators::panel(&d.annotations()?, &labels, None, bootstrap, d.seed)
+    crate::evaluation::annotators::panel(
+        &d.annotations()?,
+        &labels,
+        None,
+        crate::metrics::Resampling::at95(bootstrap, d.seed),
+    )
 }
 
 impl Dataset {

@@ -327,6 +327,9 @@ pub struct Rb2DataFile {
 /// and time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rb2RunFile {
+    /// `--alpha` (a run made before it was written was read at 0.05).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
     #[serde(default)]
     pub best_group: Vec<String>,
     pub bootstrap: usize,

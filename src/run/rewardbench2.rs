@@ -75,6 +75,8 @@ pub struct Rb2Config {
 #[derive(Debug, Clone)]
 pub struct Rb2Run {
     pub head: crate::run::record::RunHead,
+    /// `--alpha`: the comparisons' level and every interval's (1 − α).
+    pub alpha: f64,
     pub rows: usize,
     pub configs: Vec<Rb2Config>,
     /// The rows as shown (completions in their slots).
@@ -245,17 +247,21 @@ pub fn score(
     rows: &[Shown],
     made: Vec<Rb2Made>,
     missing: Missing,
-    (bootstrap, seed): (usize, u64),
+    (bootstrap, seed, alpha): (usize, u64, f64),
     cost: crate::run::settings::CostOptions,
 ) -> Rb2Scores {
+    let r = crate::metrics::Resampling {
+        resamples: bootstrap,
+        seed,
+        level: 1.0 - alpha,
+    };
     let configs: Vec<Rb2Config> = made
         .into_iter()
-        .map(|m| config(rows, m, missing, bootstrap, seed))
+        .map(|m| config(rows, m, missing, r))
         .collect();
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
     let redrawn = analytics::redrawn(&scored, missing, bootstrap, seed);
-    // RewardBench 2's rows are not yet behind the seam: its tests at the default α (#67).
-    let comparisons = analytics::compare(&redrawn, crate::evaluation::paired::ALPHA);
+    let comparisons = analytics::compare(&redrawn, alpha);
     let group = analytics::best_group(
         &configs
             .iter()
@@ -277,7 +283,7 @@ pub fn score(
         unit: cost.unit,
         margin: cost.margin,
     };
-    let cost_frontier = frontier_of(&costed, settings, |best, candidate| {
+    let cost_frontier = frontier_of(&costed, settings, alpha, |best, candidate| {
         let (difference, draws) = redrawn.paired(best, candidate);
         PairedDraws {
             difference,
@@ -302,8 +308,7 @@ fn config(
     rows: &[Shown],
     made: Rb2Made,
     missing: Missing,
-    bootstrap: usize,
-    seed: u64,
+    r: crate::metrics::Resampling,
 ) -> Rb2Config {
     let protocol = made.protocol;
     let scored: Vec<Scored> = rows
@@ -335,8 +340,8 @@ fn config(
         simulated: made.simulated,
         protocol,
         boards: [
-            board(&scored, missing, bootstrap, seed),
-            board(&scored, other(missing), bootstrap, seed),
+            board(&scored, missing, r),
+            board(&scored, other(missing), r),
         ],
         cost: crate::evaluation::Cost::of_usage(&made.tally.usage, 0.0, made.usd),
         tally: made.tally,

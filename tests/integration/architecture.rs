@@ -113,3 +113,44 @@ fn every_room_path_the_architecture_names_is_declared_in_its_room() {
         "ARCHITECTURE.md names paths no room declares: {missing:?}"
     );
 }
+
+/// Keyed random streams: no file in `evaluation/` or `metrics/` makes a generator but
+/// `metrics/random.rs`, so every draw there is `stream(seed, purpose, index)`.
+#[test]
+fn every_analytic_draws_from_a_keyed_stream() {
+    let mut files = Vec::new();
+    for dir in ["src/evaluation", "src/metrics"] {
+        sources(&root().join(dir), &mut files);
+    }
+    assert!(
+        files.len() > 40,
+        "the check reads the rooms ({})",
+        files.len()
+    );
+    let mut makers = Vec::new();
+    for file in &files {
+        if file.ends_with("metrics/random.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a source file");
+        for (n, line) in text.lines().enumerate() {
+            let makes = [
+                "seed_from_u64",
+                "from_seed",
+                "from_os_rng",
+                "rand::rng()",
+                "thread_rng",
+            ]
+            .iter()
+            .any(|m| line.contains(m));
+            if makes {
+                makers.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        makers.is_empty(),
+        "generators made outside metrics::random::stream:\n{}",
+        makers.join("\n")
+    );
+}

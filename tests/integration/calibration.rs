@@ -37,7 +37,7 @@ fn every_figure_matches_sklearn() {
             .iter()
             .map(|v| v.as_f64().expect("test data"))
             .collect();
-        let got = calibration(&y, &p, BINS, 0, 1);
+        let got = calibration(&y, &p, BINS, raterlab::metrics::Resampling::at95(0, 1));
         close(name, "brier", got.brier, &c["brier"]);
         close(name, "log_loss", got.log_loss, &c["log_loss"]);
         close(name, "auc", got.auc, &c["auc"]);
@@ -78,7 +78,7 @@ fn intervals_hold_the_estimate_and_selective_accuracy_counts() {
     let p: Vec<f64> = (0..400)
         .map(|i| if i % 3 != 0 { 0.8 } else { 0.3 } + (i % 7) as f64 / 100.0)
         .collect();
-    let c = calibration(&y, &p, BINS, 500, 7);
+    let c = calibration(&y, &p, BINS, raterlab::metrics::Resampling::at95(500, 7));
     let ci = c.intervals.expect("intervals");
     for (name, value, (lo, hi)) in [
         ("brier", c.brier, ci.brier),

@@ -53,6 +53,7 @@ mod rmbench;
 mod rules;
 mod schema;
 mod sequential;
+mod streams;
 mod systems;
 mod terminal;
 mod unlabelled;

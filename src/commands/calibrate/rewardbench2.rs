@@ -40,10 +40,11 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         &set.rows,
         made,
         missing,
-        (args.bootstrap, set.seed),
+        (args.bootstrap, set.seed, args.alpha),
         args.cost,
     );
     Ok(Rb2Run {
+        alpha: args.alpha,
         head: RunHead {
             name: out.name,
             dir: out.dir,
@@ -201,8 +202,10 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
     let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
     let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
     let seed = file.data.seed;
-    let scores = score(&rows, made, missing, (bootstrap, seed), args.cost);
+    let alpha = args.alpha.unwrap_or(file.alpha);
+    let scores = score(&rows, made, missing, (bootstrap, seed, alpha), args.cost);
     Ok(Rb2Run {
+        alpha,
         head: RunHead {
             name: file.name,
             dir: dir.clone(),

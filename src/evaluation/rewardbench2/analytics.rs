@@ -6,9 +6,9 @@
 use super::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
 use crate::dataset::rewardbench2::{Shown, TIES};
 use crate::evaluation::paired::{adjust_holm, MetricTest};
+use crate::metrics::random::{stream, Purpose};
 use crate::raters::Missing;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 use std::collections::BTreeMap;
 
@@ -311,7 +311,7 @@ pub fn redrawn(configs: &[&[Scored]], missing: Missing, resamples: usize, seed: 
         .zip(&results)
         .map(|(c, r)| score_on(c, r, missing, &whole))
         .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5242_3270_6169_7273);
+    let mut rng = stream(seed, Purpose::Rb2Redrawn, 0);
     let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); configs.len()];
     for _ in 0..resamples {
         let drawn: BTreeMap<&str, Vec<(usize, u64)>> = strata

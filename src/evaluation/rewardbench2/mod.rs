@@ -7,10 +7,10 @@
 
 pub mod analytics;
 
+use crate::metrics::random::{stream, Purpose};
 use crate::raters::rewardbench2::{Protocol, RowOutcome};
 use crate::raters::Missing;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use std::collections::BTreeMap;
 
 /// The six subsets whose mean is the leaderboard score, in reward-bench's order.
@@ -100,7 +100,8 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// reward-bench's `process_single_model` on Ties rows, as its current source computes it
-/// (with `_compute_prompt_stats`; `tests/fixtures/rewardbench_ties_main.py`).
+/// (with `_compute_prompt_stats`; reward-bench's main branch at 05a9005, which
+/// `tests/fixtures/generate_rewardbench2_ties_fixtures.py` runs from a checkout).
 pub fn ties_score(rows: &[TiesRow]) -> TiesScore {
     let mut by_kind: [BTreeMap<u64, Stats>; 2] = [BTreeMap::new(), BTreeMap::new()];
     for row in rows {
@@ -280,15 +281,16 @@ pub fn result(row: &Scored, missing: Missing) -> Option<f64> {
     filled(row, missing).map(|s| result_of(row, &s))
 }
 
-/// Every subset's score, Ties' parts and the leaderboard, with percentile-bootstrap 95% CIs
-/// from `resamples` redraws of the rows (Ties: of the questions, a `ref:N`/`tied:N` pair kept
-/// together), seeded with `seed`.
-pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> Board {
+/// Every subset's score, Ties' parts and the leaderboard, with percentile-bootstrap CIs at
+/// `r.level` from `r.resamples` redraws of the rows (Ties: of the questions, a `ref:N`/`tied:N`
+/// pair kept together), from the stream `(r.seed, Rb2Board, 0)`.
+pub fn board(rows: &[Scored], missing: Missing, r: crate::metrics::Resampling) -> Board {
+    let (resamples, seed) = (r.resamples, r.seed);
     let mut by_subset: BTreeMap<&str, Vec<&Scored>> = BTreeMap::new();
     for r in rows {
         by_subset.entry(&r.subset).or_default().push(r);
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::Rb2Board, 0);
     let mut dropped = 0;
     let mut subsets = Vec::new();
     let mut ties = None;
@@ -339,7 +341,7 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
             }
             mean(results.iter().copied())
         };
-        let ci = crate::metrics::interval95(&mut draws.clone());
+        let ci = r.interval(&mut draws.clone());
         draws_by_subset.insert(name.to_string(), draws);
         subsets.push(SubsetScore {
             name: name.to_string(),
@@ -363,7 +365,7 @@ pub fn board(rows: &[Scored], missing: Missing, resamples: usize, seed: u64) -> 
     Board {
         missing,
         leaderboard: leaderboard(&points),
-        leaderboard_ci: crate::metrics::interval95(&mut leaderboard_draws),
+        leaderboard_ci: r.interval(&mut leaderboard_draws),
         subsets,
         ties,
         dropped,

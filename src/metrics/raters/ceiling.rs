@@ -4,9 +4,8 @@
 use super::{
     fleiss_of, gwet_of, kappa_of, krippendorff_of, pairwise_of, unique_mode, Patterns, Votes,
 };
-use crate::metrics::{interval95, redraws};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::metrics::random::{stream, Purpose};
+use crate::metrics::{redraws, Resampling};
 
 /// Agreement in the two published forms of the human ceiling.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -225,24 +224,25 @@ impl Panel {
     }
 }
 
-/// Percentile-bootstrap 95% intervals of every figure of [`Panel::flat`], resampling items
-/// with replacement (a multinomial draw over the item patterns, ChaCha8 seeded with `seed`).
+/// Percentile-bootstrap intervals (at `r.level`) of every figure of [`Panel::flat`],
+/// resampling items with replacement (a multinomial draw over the item patterns, from the
+/// stream `(r.seed, Ceiling, 0)`).
 pub fn bootstrap_panel(
     votes: &Votes,
     judge: Option<&[Option<usize>]>,
-    resamples: usize,
-    seed: u64,
+    r: Resampling,
 ) -> Vec<(f64, f64)> {
+    let (resamples, seed) = (r.resamples, r.seed);
     let p = Patterns::of(votes, judge);
     let width = Panel::weighted(&p, &p.counts, judge.is_some()).flat().len();
     if votes.items.is_empty() || resamples == 0 {
         return vec![(f64::NAN, f64::NAN); width];
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = stream(seed, Purpose::Ceiling, 0);
     redraws(&p.counts, resamples, width, &mut rng, |w| {
         Panel::weighted(&p, w, judge.is_some()).flat()
     })
     .iter_mut()
-    .map(|d| interval95(d))
+    .map(|d| r.interval(d))
     .collect()
 }

@@ -354,8 +354,11 @@ mod tests {
             .collect();
         let v = votes(&rows);
         let judge: Vec<Option<usize>> = (0..60).map(|i| Some([0, 2, 0, 2, 1][i % 5])).collect();
-        let a = bootstrap_panel(&v, Some(&judge), 200, 3);
-        assert_eq!(a, bootstrap_panel(&v, Some(&judge), 200, 3));
+        let a = bootstrap_panel(&v, Some(&judge), crate::metrics::Resampling::at95(200, 3));
+        assert_eq!(
+            a,
+            bootstrap_panel(&v, Some(&judge), crate::metrics::Resampling::at95(200, 3))
+        );
         let flat = Panel::of(&v, Some(&judge)).flat();
         assert_eq!(flat.len(), 7 + 9 + 3 + 3);
         assert_eq!(a.len(), flat.len());

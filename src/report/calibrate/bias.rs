@@ -163,8 +163,10 @@ fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     if rows.is_empty() {
         return Vec::new();
     }
+    let ci = crate::report::media::format::ci_level(run);
+    let coefficient = format!("length coef. (adjusted for gold) [{ci} CI]");
     let mut t = Table::new(
-        "Bias: how often each prefers the response with the feature, judge vs gold (excess = judge − gold, 95% CI)",
+        format!("Bias: how often each prefers the response with the feature, judge vs gold (excess = judge − gold, {ci} CI)"),
         &[
             "configuration",
             "longer (> 30 chars)",
@@ -172,7 +174,7 @@ fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
             "with headers",
             "with bold",
             "shown first",
-            "length coef. (adjusted for gold) [95% CI]",
+            &coefficient,
         ],
     );
     for (i, b) in &rows {
@@ -220,7 +222,7 @@ fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     vec![t]
 }
 
-/// Bias diagnostics: per feature, gold's preference and each configuration's, with 95% CIs
+/// Bias diagnostics: per feature, gold's preference and each configuration's, with CIs (1 − α)
 /// (None when the run has no bias figures).
 fn svg(run: &Evaluated, idx: &[usize]) -> Result<Option<String>> {
     let biased = biased(run, idx);
@@ -240,6 +242,7 @@ fn svg(run: &Evaluated, idx: &[usize]) -> Result<Option<String>> {
         "prefers the response with bold text (only one has it)",
         "prefers the response shown first",
     ];
+    let ci = crate::report::media::format::ci_level(run);
     let panels = captions
         .iter()
         .enumerate()
@@ -251,7 +254,7 @@ fn svg(run: &Evaluated, idx: &[usize]) -> Result<Option<String>> {
                 let p = pick(b);
                 (p.judge, p.ci.map(|c| c[0]))
             }));
-            (format!("{caption}, with 95% CIs"), values)
+            (format!("{caption}, with {ci} CIs"), values)
         })
         .collect::<Vec<_>>();
     panels_svg(&names, &panels).map(Some)
@@ -273,7 +276,10 @@ impl Section for BiasSection {
         Ok(Figure::one(
             svg(run, order)?,
             "bias.svg",
-            "bias: judge and gold preferences with 95% CIs",
+            format!(
+                "bias: judge and gold preferences with {} CIs",
+                crate::report::media::format::ci_level(run)
+            ),
         ))
     }
     fn config_json(

@@ -96,7 +96,7 @@ fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
     header.extend((1..=n).map(|k| format!("k = {k}")));
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = Table::new(
-        "Self-consistency from the samples already drawn: accuracy of sc:k for every k and vote rule [95% CI]",
+        format!("Self-consistency from the samples already drawn: accuracy of sc:k for every k and vote rule [{} CI]", crate::report::media::format::ci_level(run)),
         &header_refs,
     );
     for (i, c) in &rows {
@@ -124,7 +124,7 @@ fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
 }
 
 /// Self-consistency curves: per sc:N configuration, accuracy against k for each vote rule,
-/// with 95% bands as error bars (None without sc:N configurations).
+/// with bands (1 − α) as error bars (None without sc:N configurations).
 fn svg(run: &Evaluated, order: &[usize]) -> Result<Option<String>> {
     let curves: Vec<(String, &crate::evaluation::consistency::Consistency)> = order
         .iter()
@@ -138,6 +138,7 @@ fn svg(run: &Evaluated, order: &[usize]) -> Result<Option<String>> {
     if curves.is_empty() {
         return Ok(None);
     }
+    let level = crate::report::media::format::ci_level(run);
     let colours = [
         RGBColor(74, 127, 181),
         RGBColor(214, 120, 40),
@@ -152,7 +153,7 @@ fn svg(run: &Evaluated, order: &[usize]) -> Result<Option<String>> {
             let n = c.samples as f64;
             let mut chart = ChartBuilder::on(panel)
                 .caption(
-                    format!("{name}: accuracy of sc:k from its own samples (95% CI)"),
+                    format!("{name}: accuracy of sc:k from its own samples ({level} CI)"),
                     ("sans-serif", 16),
                 )
                 .margin(10)

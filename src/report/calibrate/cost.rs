@@ -111,9 +111,10 @@ pub fn answer(costs: &Costs) -> Vec<String> {
     };
     let metric = costs.metric;
     let best = format!("{} ({})", f.best, amount(f.unit, f.best_cost));
+    let one_sided = crate::report::media::format::level(1.0 - f.alpha);
     match &f.cheapest_non_inferior {
         Some(t) => vec![format!(
-            "Cheapest as good: {} ({}) is {} {best} and not worse on {metric} by more than {} ({}; non-inferiority, one-sided 95%).",
+            "Cheapest as good: {} ({}) is {} {best} and not worse on {metric} by more than {} ({}; non-inferiority, one-sided {one_sided}).",
             t.name,
             amount(f.unit, t.cost),
             ratio(t),
@@ -124,7 +125,7 @@ pub fn answer(costs: &Costs) -> Vec<String> {
         None => {
             let t = &f.tests[0];
             vec![format!(
-                "No cheaper configuration is shown to be within {} of the best, {best}, on {metric}: the nearest cheaper one, {} ({}), has {} (non-inferiority, one-sided 95%).",
+                "No cheaper configuration is shown to be within {} of the best, {best}, on {metric}: the nearest cheaper one, {} ({}), has {} (non-inferiority, one-sided {one_sided}).",
                 f.margin,
                 t.name,
                 amount(f.unit, t.cost),
@@ -200,8 +201,9 @@ pub fn table(costs: &Costs) -> Option<Table> {
     }
     t.secondary = vec![4, 5, 6];
     t.notes.push(format!(
-        "✓ not worse than the best by more than {} on {metric} (the interval's upper end, the one-sided 95% bound, below it); the frontier is tested from the best down, stopping at the first that fails. Cached answers count what they cost when first paid.",
-        f.margin
+        "✓ not worse than the best by more than {} on {metric} (the interval's upper end, the one-sided {} bound, below it); the frontier is tested from the best down, stopping at the first that fails. Cached answers count what they cost when first paid.",
+        f.margin,
+        crate::report::media::format::level(1.0 - f.alpha)
     ));
     if !f.left_out.is_empty() {
         t.notes.push(format!(

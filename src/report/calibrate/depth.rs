@@ -18,14 +18,14 @@ fn by_depth(c: &ConfigResult) -> &[(String, Scope)] {
     grouped.map_or(&[][..], |g| &g.scopes[..])
 }
 
-/// Configurations (in the ranking's order) × depth buckets: accuracy and κq with 95% CIs, n
+/// Configurations (in the ranking's order) × depth buckets: accuracy and κq with CIs (1 − α), n
 /// rated, and the excess preference for the longer final reply; None without conversations.
 fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
     if by_depth(run.evaluation.configs.first()?).is_empty() {
         return None;
     }
     let mut t = Table::new(
-        "By conversation depth (user turns up to the judged reply): accuracy and κq with 95% CIs, items rated, and the judge's excess preference for the longer final reply",
+        format!("By conversation depth (user turns up to the judged reply): accuracy and κq with {} CIs, items rated, and the judge's excess preference for the longer final reply", crate::report::media::format::ci_level(run)),
         &["configuration", "depth", "rated/n", "accuracy", "κq", "longer: excess"],
     );
     for &i in order {

@@ -320,7 +320,10 @@ fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 fn page_figures(run: &Run, sections: &[Figure]) -> Result<Vec<Plot>> {
     let rec = &run.record;
     let mut figures = vec![plot(
-        "kappa (quadratic) and accuracy with 95% CIs",
+        format!(
+            "kappa (quadratic) and accuracy with {} CIs",
+            crate::report::media::format::level(1.0 - run.evaluation.tested.alpha)
+        ),
         plots::metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
     )];
     figures.push(plot(

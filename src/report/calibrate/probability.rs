@@ -134,13 +134,19 @@ fn table(run: &Evaluated, order: &[usize]) -> Option<Table> {
             Some((run.record.configs[i].name.clone(), p))
         })
         .collect();
-    (!rows.is_empty()).then(|| table_of("configuration", &rows))
+    (!rows.is_empty()).then(|| {
+        table_of(
+            "configuration",
+            &rows,
+            &crate::report::media::format::ci_level(run),
+        )
+    })
 }
 
 /// The table of named probability figures (`analyze --probability` names its column).
-pub fn table_of(first: &str, rows: &[(String, &ProbabilityStats)]) -> Table {
+pub fn table_of(first: &str, rows: &[(String, &ProbabilityStats)], level: &str) -> Table {
     let mut t = Table::new(
-        "Probabilities: P(response 2 better) against gold (95% bootstrap CIs)",
+        format!("Probabilities: P(response 2 better) against gold ({level} bootstrap CIs)"),
         &[
             first,
             "source",

@@ -192,7 +192,7 @@ pub fn table(run: &Evaluated) -> Option<Table> {
     ];
     headers.extend(domains.iter().copied());
     let mut t = Table::new(
-        "RM-Bench: chosen vs rejected across styles (concise, detailed plain, detailed markdown), as its compute_accuracy scores it (95% CIs over prompts)",
+        format!("RM-Bench: chosen vs rejected across styles (concise, detailed plain, detailed markdown), as its compute_accuracy scores it ({} CIs over prompts)", crate::report::media::format::ci_level(run)),
         &headers,
     );
     // A narrow terminal leaves out the domains, then normal (both in --json and the page).

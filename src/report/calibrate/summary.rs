@@ -283,10 +283,9 @@ fn pointwise(run: &Evaluated, order: &[usize]) -> Option<Table> {
             ]);
         }
         t.notes = [
-            "equal grades: pairs forced into a tie; AUC: P(better graded higher) + ½ P(equal), 95% bootstrap CI; Spearman/Kendall: grade difference vs gold",
-            "drop: a missing grade leaves the pair without a verdict; lowest: it gets the scale's lowest grade (context-bench's rule, --pointwise-missing lowest)",
+            format!("equal grades: pairs forced into a tie; AUC: P(better graded higher) + ½ P(equal), {} bootstrap CI; Spearman/Kendall: grade difference vs gold", crate::report::media::format::ci_level(run)),
+            "drop: a missing grade leaves the pair without a verdict; lowest: it gets the scale's lowest grade (context-bench's rule, --pointwise-missing lowest)".to_string(),
         ]
-        .map(String::from)
         .to_vec();
         t
     })

@@ -56,11 +56,15 @@ pub fn tables(run: &Evaluated, order: &[usize]) -> Vec<Table> {
         Some(Reference::Table { scores, .. }) => Some(&scores[..]),
         _ => None,
     };
-    tables_of(&rows, scores)
+    tables_of(&rows, scores, &crate::report::media::format::ci_level(run))
 }
 
 /// The tables of named results (`analyze --generators` has one, named by its column).
-pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]>) -> Vec<Table> {
+pub fn tables_of(
+    rows: &[(String, &Systems)],
+    reference: Option<&[(String, f64)]>,
+    level: &str,
+) -> Vec<Table> {
     let Some((_, first)) = rows.first() else {
         return Vec::new();
     };
@@ -88,7 +92,7 @@ pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]
                 .map_or("–".into(), |(_, s)| format!("{s}"))
         })
     };
-    let title = format!("The models by configuration ({what}; 95% CIs over prompts)");
+    let title = format!("The models by configuration ({what}; {level} CIs over prompts)");
     let t = if models.len() < rows.len() {
         let mut headers: Vec<&str> = vec!["configuration"];
         headers.extend(models.iter().copied());
@@ -122,15 +126,15 @@ pub fn tables_of(rows: &[(String, &Systems)], reference: Option<&[(String, f64)]
     };
     let mut out = vec![t];
     if rows.iter().any(|(_, s)| s.reference.is_some()) {
-        out.push(against_reference(rows));
+        out.push(against_reference(rows, level));
     }
     out
 }
 
 /// Each configuration's ranking against the reference.
-fn against_reference(rows: &[(String, &Systems)]) -> Table {
+fn against_reference(rows: &[(String, &Systems)], level: &str) -> Table {
     let mut a = Table::new(
-        "Each configuration's ranking against the reference (95% CIs over prompts)",
+        format!("Each configuration's ranking against the reference ({level} CIs over prompts)"),
         &[
             "configuration",
             "models",
@@ -304,9 +308,12 @@ fn svgs(run: &Evaluated, order: &[usize]) -> anyhow::Result<Vec<(String, String)
             )
         })
         .collect();
+    let level = crate::report::media::format::ci_level(run);
     let what = match &first.baseline {
-        Some(b) => format!("each model's win rate against {b} with its 95% interval over prompts"),
-        None => "each model's Bradley–Terry Elo with its 95% interval over prompts".to_string(),
+        Some(b) => {
+            format!("each model's win rate against {b} with its {level} interval over prompts")
+        }
+        None => format!("each model's Bradley–Terry Elo with its {level} interval over prompts"),
     };
     let mut out = vec![(
         format!("systems: {what}, per configuration"),

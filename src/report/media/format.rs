@@ -222,6 +222,11 @@ pub fn level(l: f64) -> String {
     }
 }
 
+/// The level of a run's intervals, 1 − α, as a percentage ("95%", "80%").
+pub fn ci_level(run: &crate::evaluation::Evaluated) -> String {
+    level(1.0 - run.evaluation.tested.alpha)
+}
+
 /// A paired test's interval as printed beside its verdict: "[+0.100, +0.300]", then its
 /// level when it is not 1 − α ("[+0.100, +0.300] at 99.4%", the level of the Holm step that
 /// decided it), or "unadjusted" for a test without a verdict. Empty without one.

@@ -162,9 +162,12 @@ pub fn confusion(table: &Contingency) -> String {
 
 /// Every statistic with its CI and p-value.
 pub fn agreement_table(a: &Agreement) -> Table {
+    let ci = a.intervals.as_ref().map_or("CI".to_string(), |i| {
+        format!("{} CI", format::level(i.level))
+    });
     let mut out = Table::new(
         format!("Agreement over {} pairs", a.n),
-        &["metric", "value", "95% CI", "p-value"],
+        &["metric", "value", &ci, "p-value"],
     );
     for s in Statistic::ALL {
         let ci = a.intervals.as_ref().map(|i| i.get(s));

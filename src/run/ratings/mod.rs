@@ -271,16 +271,51 @@ fn rated(
     let mut reading = Reading::of(first);
     reading.unlabelled = items.gold.iter().filter(|g| g.is_none()).count();
     reading.dropped_ratings = columns.iter().map(|p| p.dropped_ratings).sum();
-    let extras = read::Extras {
+    let mut extras = read::Extras {
         names: names.iter().map(|c| c.to_string()).collect(),
         ..read::Extras::default()
     };
+    // One file: each item's π beside it (two files have no rows to read it from, which
+    // `--estimate` says).
+    if frame.is_some() {
+        if let Some(pi) = label_probs(settings, frame, &items.rows)? {
+            extras.inputs.put(Box::new(pi));
+        }
+    }
     Ok(Read {
         unbuilt: read::record(settings, items, extras, &labels, frame)?,
         reading,
         pairs: columns.into_iter().next().unwrap_or_default(),
         long: None,
     })
+}
+
+/// `--label-prob COL`: each item's π (its row's), each in (0, 1] (one-file form), as the
+/// record's input the estimate reads.
+pub fn label_probs(
+    settings: &AnalyzeSettings,
+    frame: Option<&Frame>,
+    rows: &[usize],
+) -> Result<Option<crate::evaluation::estimate::LabelProbs>> {
+    let Some(col) = &settings.label_prob else {
+        return Ok(None);
+    };
+    let Some(frame) = frame else {
+        return Err(input_error(
+            "--label-prob reads each row's chance of being labelled beside its rating and gold: give one --input file",
+        ));
+    };
+    let pi = frame.probabilities(col, "--label-prob")?;
+    rows.iter()
+        .map(|&row| match pi[row] {
+            Some(p) if p > 0.0 => Ok(Some(p)),
+            _ => Err(input_error(format!(
+                "{}: --label-prob needs every row's chance of being labelled, above 0 (plan --active --out's label_prob)",
+                frame.at(col, row)
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(|p| Some(crate::evaluation::estimate::LabelProbs(p)))
 }
 
 /// Each rated row of a column's pairs: its row (the file's, or the two-file form's place), and

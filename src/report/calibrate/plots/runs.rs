@@ -9,7 +9,7 @@ use crate::run::record::Run;
 use anyhow::Result;
 use plotters::prelude::*;
 
-/// Horizontal bars with 95% CI whiskers, one row per configuration (best at the top), one
+/// Horizontal bars with CI whiskers (1 − α), one row per configuration (best at the top), one
 /// panel per statistic.
 pub fn metrics_svg(run: &Run, statistics: &[Statistic]) -> Result<String> {
     let idx = order(&run.view());
@@ -109,7 +109,7 @@ pub fn forest_svg(run: &Run) -> Result<String> {
         root.fill(&WHITE).map_err(plot_error)?;
         let mut chart = ChartBuilder::on(&root)
             .caption(
-                "paired differences of accuracy, B − A, each interval at its Holm step's level (95%, unadjusted, outside the family)",
+                format!("paired differences of accuracy, B − A, each interval at its Holm step's level ({}, unadjusted, outside the family)", crate::report::media::format::level(1.0 - run.evaluation.tested.alpha)),
                 ("sans-serif", 14),
             )
             .margin(10)

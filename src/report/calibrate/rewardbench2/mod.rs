@@ -98,6 +98,8 @@ struct RunJson<'a> {
     schema: &'static str,
     data: DataJson<'a>,
     bootstrap: usize,
+    /// The significance level: the comparisons' and every interval's (1 − α).
+    alpha: f64,
     configs: Vec<ConfigJson<'a>>,
     comparisons: Vec<crate::evaluation::paired::PairedTest>,
     best_group: Vec<&'a str>,
@@ -127,6 +129,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
             form: "rewardbench2",
         },
         bootstrap: run.head.bootstrap,
+        alpha: run.alpha,
         configs: run
             .configs
             .iter()
@@ -188,7 +191,16 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
         let (b, other) = (&c.boards[0], &c.boards[1]);
         let mut t = Table::new(
             format!("{} (a missing score: {})", c.name, b.missing.key()),
-            &["subset", "rows", "scored", "score [95% CI]", "chance"],
+            &[
+                "subset",
+                "rows",
+                "scored",
+                &format!(
+                    "score [{} CI]",
+                    crate::report::media::format::level(1.0 - run.alpha)
+                ),
+                "chance",
+            ],
         );
         for s in &b.subsets {
             t.rows.push(vec![

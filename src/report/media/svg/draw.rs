@@ -35,15 +35,25 @@ pub fn blue(share: f64) -> RGBColor {
     RGBColor(mix(247.0, 8.0), mix(251.0, 48.0), mix(255.0, 107.0))
 }
 
-/// Horizontal bars with 95% CI whiskers, one row per named result (the first at the top), one
-/// panel per statistic.
+/// Horizontal bars with CI whiskers (at the intervals' own level), one row per named result
+/// (the first at the top), one panel per statistic.
 pub fn bars_svg(rows: &[(String, &Agreement)], statistics: &[Statistic]) -> Result<String> {
     let names: Vec<String> = rows.iter().map(|(name, _)| name.clone()).collect();
+    let level = rows
+        .iter()
+        .find_map(|(_, a)| a.intervals.as_ref().map(|i| i.level));
     let panels: Vec<Panel> = statistics
         .iter()
         .map(|&statistic| {
             (
-                format!("{} (95% CI)", statistic_name(statistic)),
+                match level {
+                    Some(l) => format!(
+                        "{} ({} CI)",
+                        statistic_name(statistic),
+                        crate::report::media::format::level(l)
+                    ),
+                    None => statistic_name(statistic).to_string(),
+                },
                 rows.iter().map(|(_, a)| value(a, statistic)).collect(),
             )
         })
