@@ -63,6 +63,25 @@ fn alpha_sets_every_test_and_interval_and_report_dir_keeps_or_changes_it() {
     let (code, text, _) = run(&[&base[..], &["--alpha", "0.2", "--out", &out("t")]].concat());
     assert_eq!(code, 0);
     assert!(text.contains("80% CIs"), "{text}");
+    // Every interval is at 1 − α: no table or line of the terminal, --details included, names
+    // 95%; the cost frontier's one-sided test is at 80%, its two-sided interval at 60%.
+    let (code, details, _) = run(&[
+        &base[..],
+        &["--alpha", "0.2", "--details", "--out", &out("d")],
+    ]
+    .concat());
+    assert_eq!(code, 0);
+    assert!(!details.contains("95%"), "{details}");
+    assert!(
+        details.contains("one-sided 80%") && details.contains("60% interval"),
+        "{details}"
+    );
+    assert_eq!(
+        doc20["cost_frontier"]["alpha"], 0.2,
+        "{}",
+        doc20["cost_frontier"]
+    );
+    assert_eq!(doc05["cost_frontier"]["alpha"], 0.05);
     // report DIR keeps the run's α, or takes a new one.
     assert_eq!(
         json_of(&["report", &at20])["comparison_family"]["alpha"],

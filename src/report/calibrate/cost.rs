@@ -38,11 +38,18 @@ fn ratio(t: &NonInferior) -> String {
     }
 }
 
-fn difference(t: &NonInferior) -> String {
+/// The two-sided level of a non-inferiority test's interval, 1 − 2α (90% at α = 0.05): its
+/// upper end is the one-sided 1 − α bound.
+fn two_sided(f: &Frontier) -> String {
+    crate::report::media::format::level(1.0 - 2.0 * f.alpha)
+}
+
+fn difference(t: &NonInferior, f: &Frontier) -> String {
     match t.ci {
         Some([lo, hi]) => format!(
-            "difference {:+.3}, 90% interval [{:+.3}, {:+.3}]",
+            "difference {:+.3}, {} interval [{:+.3}, {:+.3}]",
             t.difference + 0.0,
+            two_sided(f),
             lo + 0.0,
             hi + 0.0
         ),
@@ -119,7 +126,7 @@ pub fn answer(costs: &Costs) -> Vec<String> {
             amount(f.unit, t.cost),
             ratio(t),
             f.margin,
-            difference(t)
+            difference(t, f)
         )],
         None if f.tests.is_empty() => Vec::new(),
         None => {
@@ -129,7 +136,7 @@ pub fn answer(costs: &Costs) -> Vec<String> {
                 f.margin,
                 t.name,
                 amount(f.unit, t.cost),
-                difference(t)
+                difference(t, f)
             )]
         }
     }
@@ -147,7 +154,8 @@ pub fn table(costs: &Costs) -> Option<Table> {
     };
     let mut t = Table::new(
         format!(
-            "Cost and agreement, cheapest first (cost in {unit}; * on the frontier: nothing cheaper is as good; vs best: best − it on the items both rated, 90% interval)"
+            "Cost and agreement, cheapest first (cost in {unit}; * on the frontier: nothing cheaper is as good; vs best: best − it on the items both rated, {} interval)",
+            two_sided(f)
         ),
         &[
             "configuration",
