@@ -358,12 +358,11 @@ pub fn compare(r: &Redrawn, alpha: f64) -> Vec<Paired> {
     out
 }
 
-/// The configurations no comparison finds worse than the best (by `scores`), the best first.
+/// The configurations no comparison finds worse than the best, the best first. The best is
+/// `ranking::best_of`'s, the one rule of every "best": the highest defined score, the first of
+/// equals in the run's order.
 pub fn best_group(scores: &[f64], pairs: &[Paired]) -> Vec<usize> {
-    let Some(best) = (0..scores.len())
-        .filter(|&k| !scores[k].is_nan())
-        .max_by(|&i, &j| scores[i].total_cmp(&scores[j]).then(j.cmp(&i)))
-    else {
+    let Some(best) = crate::evaluation::ranking::best_of(scores.iter().copied().enumerate()) else {
         return Vec::new();
     };
     let mut group = vec![best];
