@@ -107,6 +107,9 @@ pub struct Frontier {
     pub cheapest_non_inferior: Option<NonInferior>,
     /// Configurations left out: no price for dollars, or no defined metric.
     pub left_out: Vec<String>,
+    /// Configurations that cannot be ranked (`ranking::unranked`: dropped by the race, or too
+    /// few readable answers), left off the chart.
+    pub not_ranked: Vec<String>,
 }
 
 /// The unit costs are counted in: the one asked for, else dollars when every configuration
@@ -247,6 +250,7 @@ pub fn frontier_of(
         tests,
         cheapest_non_inferior: cheapest,
         left_out,
+        not_ranked: Vec::new(),
     })
 }
 
@@ -315,21 +319,39 @@ pub struct CostAnalytic;
 impl super::Analytic for CostAnalytic {
     fn run(&self, cx: &super::Context, configs: &[super::ConfigResult]) -> super::Found {
         let s = &cx.settings;
+        // The one rule of "best": a configuration that cannot be ranked (the race dropped it,
+        // or it read too few of its answers) is neither the frontier's best nor a cheaper
+        // candidate; it is named apart.
+        let unranked: Vec<usize> = (0..configs.len())
+            .filter(|&i| super::ranking::unranked(cx.run, configs, i).is_some())
+            .collect();
         let values: Vec<f64> = configs
             .iter()
-            .map(|c| c.overall.agreement.get(s.sort))
+            .enumerate()
+            .map(|(i, c)| {
+                if unranked.contains(&i) {
+                    f64::NAN
+                } else {
+                    c.overall.agreement.get(s.sort)
+                }
+            })
             .collect();
         // Its own settings, on the run's sort metric.
         let cost = CostSettings {
             metric: s.sort,
             ..s.option::<CostSettings>()
         };
-        super::Found::of_run(super::analytic::kept(frontier(
-            cx.run,
-            &values,
-            cost,
-            (s.bootstrap, s.seed, s.alpha),
-        )))
+        let frontier =
+            frontier(cx.run, &values, cost, (s.bootstrap, s.seed, s.alpha)).map(|mut f| {
+                let names: Vec<String> = unranked
+                    .iter()
+                    .map(|&i| cx.run.configs[i].name.clone())
+                    .collect();
+                f.left_out.retain(|n| !names.contains(n));
+                f.not_ranked = names;
+                f
+            });
+        super::Found::of_run(super::analytic::kept(frontier))
     }
 }
 

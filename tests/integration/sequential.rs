@@ -258,6 +258,33 @@ fn three_clearly_worse_configurations_stop_receiving_calls_and_two_go_on() {
         let want = dropped.get(model).map(|&at| at as u64);
         assert_eq!(c["stopped_at"].as_u64(), want, "{model}");
     }
+    // The cost frontier ranks by the same rule: a dropped configuration is on no point and in
+    // no test, and is named as not ranked.
+    let frontier = &doc["cost_frontier"];
+    let model_of = |v: &serde_json::Value| {
+        let name = v.as_str().expect("a name");
+        name.split('/').next().expect("model").to_string()
+    };
+    let not_ranked: Vec<String> = frontier["not_ranked"]
+        .as_array()
+        .expect("not_ranked")
+        .iter()
+        .map(model_of)
+        .collect();
+    assert_eq!(not_ranked.len(), dropped.len(), "{frontier}");
+    assert!(
+        not_ranked.iter().all(|m| dropped.contains_key(m)),
+        "{frontier}"
+    );
+    let on_chart = frontier["points"].as_array().expect("points").iter();
+    let tested = frontier["tests"].as_array().expect("tests").iter();
+    for p in on_chart.chain(tested) {
+        assert!(!dropped.contains_key(&model_of(&p["name"])), "{p}");
+    }
+    assert!(
+        !dropped.contains_key(&model_of(&frontier["best"])),
+        "{frontier}"
+    );
 }
 
 #[test]

@@ -224,6 +224,12 @@ pub fn table(costs: &Costs) -> Option<Table> {
             f.left_out.join(", ")
         ));
     }
+    if !f.not_ranked.is_empty() {
+        t.notes.push(format!(
+            "Not ranked, so not on the chart (dropped by the race, or too few readable answers): {}",
+            f.not_ranked.join(", ")
+        ));
+    }
     Some(t)
 }
 
