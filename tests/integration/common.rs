@@ -231,3 +231,19 @@ pub fn paired<'a>(comparison: &'a serde_json::Value, metric: &str) -> &'a serde_
         .and_then(|t| t.iter().find(|t| t["metric"] == metric))
         .unwrap_or_else(|| panic!("no {metric} test in {comparison}"))
 }
+
+/// `value` with every key `key` taken out, at any depth.
+#[allow(dead_code)]
+pub fn without(value: &serde_json::Value, key: &str) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| k.as_str() != key)
+                .map(|(k, v)| (k.clone(), without(v, key)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| without(v, key)).collect()),
+        v => v.clone(),
+    }
+}

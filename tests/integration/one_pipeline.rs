@@ -2,7 +2,7 @@
 //! configuration, with the responses' texts, the generators and a probability column) gives
 //! the same figures as `calibrate` gave that configuration, for every analytic both show.
 
-use crate::common::{json_of, ratings_floats, ratings_strings, shared_data};
+use crate::common::{json_of, ratings_floats, ratings_strings, shared_data, without};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -110,7 +110,7 @@ fn analyze_equals_calibrate(run_dir: &Path, doc: &Value, i: usize, expected: &[&
             .get(key)
             .unwrap_or_else(|| panic!("{name}: analyze shows '{key}', which calibrate does not"));
         // The probability's source names the column in analyze, the rater in calibrate.
-        let (a, b) = (without_source(value), without_source(theirs));
+        let (a, b) = (without(value, "source"), without(theirs, "source"));
         assert_eq!(
             a, b,
             "{name}: '{key}' differs between analyze and calibrate"
@@ -166,20 +166,6 @@ fn config_names(doc: &Value) -> Vec<&str> {
         .iter()
         .map(|c| c["name"].as_str().expect("name"))
         .collect()
-}
-
-/// `value` with every `source` key taken out.
-fn without_source(value: &Value) -> Value {
-    match value {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| k.as_str() != "source")
-                .map(|(k, v)| (k.clone(), without_source(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(without_source).collect()),
-        v => v.clone(),
-    }
 }
 
 #[test]

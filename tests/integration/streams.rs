@@ -2,22 +2,8 @@
 //! the same whatever the number of threads that compute it. Each command runs twice, with
 //! `RATERLAB_THREADS=1` and `=2`, and must print the same document, intervals included.
 
-use crate::common::{raterlab, shared_data};
+use crate::common::{raterlab, shared_data, without};
 use serde_json::Value;
-
-/// The document without what a clock measures (`wall_seconds`), the one part that may differ.
-fn timeless(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| k.as_str() != "wall_seconds")
-                .map(|(k, v)| (k.clone(), timeless(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
-        other => other.clone(),
-    }
-}
 
 fn json_on(threads: &str, args: &[&str]) -> (Value, Value) {
     let out = raterlab(args)
@@ -31,7 +17,8 @@ fn json_on(threads: &str, args: &[&str]) -> (Value, Value) {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_str(&text).expect("a JSON document");
-    (timeless(&doc), doc)
+    // What a clock measures (`wall_seconds`) is the one part that may differ.
+    (without(&doc, "wall_seconds"), doc)
 }
 
 #[test]
