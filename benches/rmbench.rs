@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const RUNS: usize = 3;
+/// Pairs of whole-process runs, raterlab and RM-Bench's script taking turns.
+const PAIRED: usize = 7;
 
 fn main() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rmbench");
@@ -92,6 +94,54 @@ fn main() {
         }
     }
     let scoring = theirs["scoring_s"].as_f64().expect("seconds");
+    // Paired whole processes: raterlab and RM-Bench's script (python3 started, numpy imported,
+    // both files read, scored) take turns, so the machine's load falls on both alike.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/rmbench_reference.py");
+    let (script, data_s, scores_s, source_s, run_s) = (
+        script.to_string_lossy().into_owned(),
+        data.to_string_lossy().into_owned(),
+        scores_path.to_string_lossy().into_owned(),
+        source.to_string_lossy().into_owned(),
+        work.path().join("paired").to_string_lossy().into_owned(),
+    );
+    let judge = format!("scores:{scores_s}");
+    let ours_args = [
+        "calibrate",
+        "--data",
+        &data_s,
+        "--judge",
+        &judge,
+        "--json",
+        "--bootstrap",
+        "1000",
+        "--out",
+        &run_s,
+    ];
+    let theirs_args = [script.as_str(), &data_s, &scores_s, &source_s];
+    let mut pairs: Vec<(f64, f64, f64, f64)> = Vec::new();
+    for _ in 0..PAIRED {
+        let (a, a_mb, _) = support::timed_process(env!("CARGO_BIN_EXE_raterlab"), &ours_args);
+        let (b, b_mb, _) = support::timed_process("python3", &theirs_args);
+        pairs.push((a, b, a_mb, b_mb));
+    }
+    let median = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = pairs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let ratio = median(&|p| p.0 / p.1);
+    println!(
+        "paired whole processes ({PAIRED} pairs, medians): raterlab {:.3} s / {:.0} MB, RM-Bench's script {:.3} s / {:.0} MB; ratio {ratio:.2}x (each pair: {})",
+        median(&|p| p.0),
+        median(&|p| p.2),
+        median(&|p| p.1),
+        median(&|p| p.3),
+        pairs
+            .iter()
+            .map(|p| format!("{:.3}/{:.3}", p.0, p.1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     println!(
         "RM-Bench from a scores file: {} prompts, {} pairs",
         rows.len(),

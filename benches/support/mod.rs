@@ -16,18 +16,23 @@ pub fn settle_disk() {
 
 /// Runs the raterlab `binary` under /usr/bin/time; (seconds, peak RSS in MB, stdout).
 pub fn timed(binary: &str, args: &[&str]) -> (f64, f64, String) {
+    timed_process(binary, args)
+}
+
+/// Runs `program` under /usr/bin/time, the whole process: (seconds, peak RSS in MB, stdout).
+pub fn timed_process(program: &str, args: &[&str]) -> (f64, f64, String) {
     settle_disk();
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
         .arg("-f")
         .arg("PEAK_KB=%M")
-        .arg(binary)
+        .arg(program)
         .args(args)
         .output()
-        .expect("/usr/bin/time runs raterlab");
+        .expect("/usr/bin/time runs the program");
     let seconds = start.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "raterlab {args:?} failed: {stderr}");
+    assert!(out.status.success(), "{program} {args:?} failed: {stderr}");
     let peak_kb: f64 = stderr
         .lines()
         .filter_map(|l| l.strip_prefix("PEAK_KB="))
