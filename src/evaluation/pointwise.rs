@@ -6,11 +6,11 @@
 use super::record::{headline, Headline, PointwiseRecord, RunRecord};
 use super::settings::EvalSettings;
 use crate::metrics::general::{kendall_tau_b, spearman};
-use crate::metrics::random::{stream, Purpose};
+use crate::metrics::random::{self, stream, Purpose};
 use crate::metrics::Correlation;
 // The verdict from two grades, as the raters give it.
 use crate::raters::compare_grades as verdict;
-use rand::Rng;
+use rand::RngCore;
 
 /// A pointwise configuration's grade statistics over a scope.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,21 +74,34 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Percentile bootstrap (1 − α) of `stat` over resampled pairs.
-fn bootstrap(gaps: &[f64], settings: EvalSettings, stat: &dyn Fn(&[f64]) -> f64) -> (f64, f64) {
-    if gaps.is_empty() || settings.bootstrap == 0 {
-        return (f64::NAN, f64::NAN);
+/// Percentile bootstraps (1 − α) of the means of each column of per-pair values, over the
+/// same resampled pairs (both figures here are means: the gap, and the AUC's 1, ½ or 0 per
+/// pair). Resample `r` draws from the stream `(seed, Pointwise, r)`, so the resamples are
+/// split across threads and come out the same on any number of them.
+fn bootstrap_means<const K: usize>(
+    columns: [&[f64]; K],
+    settings: &EvalSettings,
+) -> [(f64, f64); K] {
+    let n = columns[0].len();
+    if n == 0 || settings.bootstrap == 0 {
+        return [(f64::NAN, f64::NAN); K];
     }
-    let mut rng = stream(settings.seed, Purpose::Pointwise, 0);
-    let mut values: Vec<f64> = (0..settings.bootstrap)
-        .map(|_| {
-            let sample: Vec<f64> = (0..gaps.len())
-                .map(|_| gaps[rng.random_range(0..gaps.len())])
-                .collect();
-            stat(&sample)
-        })
-        .collect();
-    crate::metrics::interval(&mut values, settings.level())
+    let means = random::split(settings.bootstrap, random::threads(), |r| {
+        let mut rng = stream(settings.seed, Purpose::Pointwise, r as u64);
+        let mut sums = [0.0; K];
+        for _ in 0..n {
+            // An index in 0..n by multiply-shift of 64 random bits (a bias below n / 2^64).
+            let k = ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize;
+            for (sum, column) in sums.iter_mut().zip(&columns) {
+                *sum += column[k];
+            }
+        }
+        sums.map(|s| s / n as f64)
+    });
+    std::array::from_fn(|c| {
+        let mut draws: Vec<f64> = means.iter().map(|m| m[c]).collect();
+        crate::metrics::interval(&mut draws, settings.level())
+    })
 }
 
 pub fn pointwise(
@@ -132,6 +145,8 @@ pub fn pointwise(
         }
     }
     let equal = gaps.iter().filter(|g| g.abs() <= margin).count();
+    let credit: Vec<f64> = gaps.iter().map(|&g| auc_of(&[g], 0.0)).collect();
+    let [mean_gap_ci, auc_ci] = bootstrap_means([&gaps, &credit], &settings);
     PointwiseStats {
         pairs: gaps.len(),
         missing,
@@ -142,7 +157,7 @@ pub fn pointwise(
         } else {
             mean(&gaps)
         },
-        mean_gap_ci: bootstrap(&gaps, settings.clone(), &mean),
+        mean_gap_ci,
         equal_grades: if gaps.is_empty() {
             f64::NAN
         } else {
@@ -153,7 +168,7 @@ pub fn pointwise(
         } else {
             auc_of(&gaps, 0.0)
         },
-        auc_ci: bootstrap(&gaps, settings, &|g| auc_of(g, 0.0)),
+        auc_ci,
         spearman: spearman(&diff, &gold_of_diff),
         kendall_tau_b: kendall_tau_b(&diff, &gold_of_diff),
         drop: headline(&g_drop, &r_drop),
@@ -176,6 +191,19 @@ mod tests {
     }
 
     /// Hand-computed: gold −1 (response 1 better) on every item.
+    #[test]
+    fn paired_mean_intervals_hold_their_points_and_repeat() {
+        let gaps: Vec<f64> = (0..400).map(|i| f64::from(i % 7) - 2.0).collect();
+        let credit: Vec<f64> = gaps.iter().map(|&g| auc_of(&[g], 0.0)).collect();
+        let settings = EvalSettings::new(500, 3);
+        let [gap, auc] = bootstrap_means([&gaps, &credit], &settings);
+        assert!(gap.0 < mean(&gaps) && mean(&gaps) < gap.1, "{gap:?}");
+        assert!(auc.0 < auc_of(&gaps, 0.0) && auc_of(&gaps, 0.0) < auc.1, "{auc:?}");
+        assert_eq!([gap, auc], bootstrap_means([&gaps, &credit], &settings));
+        let none = bootstrap_means([&gaps], &EvalSettings::new(0, 3));
+        assert!(none[0].0.is_nan() && none[0].1.is_nan());
+    }
+
     #[test]
     fn grades_against_a_hand_computation() {
         let items = (0..5).map(|i| item(i, -1)).collect();
