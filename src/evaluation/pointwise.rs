@@ -198,7 +198,10 @@ mod tests {
         let settings = EvalSettings::new(500, 3);
         let [gap, auc] = bootstrap_means([&gaps, &credit], &settings);
         assert!(gap.0 < mean(&gaps) && mean(&gaps) < gap.1, "{gap:?}");
-        assert!(auc.0 < auc_of(&gaps, 0.0) && auc_of(&gaps, 0.0) < auc.1, "{auc:?}");
+        assert!(
+            auc.0 < auc_of(&gaps, 0.0) && auc_of(&gaps, 0.0) < auc.1,
+            "{auc:?}"
+        );
         assert_eq!([gap, auc], bootstrap_means([&gaps, &credit], &settings));
         let none = bootstrap_means([&gaps], &EvalSettings::new(0, 3));
         assert!(none[0].0.is_nan() && none[0].1.is_nan());
