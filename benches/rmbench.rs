@@ -22,6 +22,8 @@ use std::path::Path;
 const RUNS: usize = 3;
 /// Pairs of whole-process runs, raterlab and RM-Bench's script taking turns.
 const PAIRED: usize = 7;
+/// One pair of runs: raterlab's seconds, the script's seconds, raterlab's MB, the script's MB.
+type Pair = (f64, f64, f64, f64);
 
 fn main() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rmbench");
@@ -118,13 +120,13 @@ fn main() {
         &run_s,
     ];
     let theirs_args = [script.as_str(), &data_s, &scores_s, &source_s];
-    let mut pairs: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut pairs: Vec<Pair> = Vec::new();
     for _ in 0..PAIRED {
         let (a, a_mb, _) = support::timed_process(env!("CARGO_BIN_EXE_raterlab"), &ours_args);
         let (b, b_mb, _) = support::timed_process("python3", &theirs_args);
         pairs.push((a, b, a_mb, b_mb));
     }
-    let median = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| {
+    let median = |f: &dyn Fn(&Pair) -> f64| {
         let mut v: Vec<f64> = pairs.iter().map(f).collect();
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
