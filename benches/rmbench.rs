@@ -99,26 +99,14 @@ fn main() {
     // Paired whole processes: raterlab and RM-Bench's script (python3 started, numpy imported,
     // both files read, scored) take turns, so the machine's load falls on both alike.
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/rmbench_reference.py");
-    let (script, data_s, scores_s, source_s, run_s) = (
+    let (script, data_s, scores_s, source_s) = (
         script.to_string_lossy().into_owned(),
         data.to_string_lossy().into_owned(),
         scores_path.to_string_lossy().into_owned(),
         source.to_string_lossy().into_owned(),
-        work.path().join("paired").to_string_lossy().into_owned(),
     );
-    let judge = format!("scores:{scores_s}");
-    let ours_args = [
-        "calibrate",
-        "--data",
-        &data_s,
-        "--judge",
-        &judge,
-        "--json",
-        "--bootstrap",
-        "1000",
-        "--out",
-        &run_s,
-    ];
+    let owned = support::scores_args(&data, &scores_path, &work.path().join("paired"));
+    let ours_args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let theirs_args = [script.as_str(), &data_s, &scores_s, &source_s];
     let mut pairs: Vec<Pair> = Vec::new();
     for _ in 0..PAIRED {

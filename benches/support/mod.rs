@@ -49,20 +49,8 @@ pub fn timed_process(program: &str, args: &[&str]) -> (f64, f64, String) {
 /// `calibrate --judge scores:SCORES --json --bootstrap 1000` over `data` into `out`, as a child
 /// process, `runs` times: the median run's (seconds, peak MB, JSON document).
 pub fn scores_run(data: &Path, scores: &Path, out: &Path, runs: usize) -> (f64, f64, Value) {
-    let judge = format!("scores:{}", scores.display());
-    let (data, out) = (data.to_string_lossy(), out.to_string_lossy());
-    let args = [
-        "calibrate",
-        "--data",
-        &data,
-        "--judge",
-        &judge,
-        "--json",
-        "--bootstrap",
-        "1000",
-        "--out",
-        &out,
-    ];
+    let owned = scores_args(data, scores, out);
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let binary = env!("CARGO_BIN_EXE_raterlab");
     let mut all: Vec<(f64, f64, String)> = (0..runs).map(|_| timed(binary, &args)).collect();
     all.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -72,6 +60,24 @@ pub fn scores_run(data: &Path, scores: &Path, out: &Path, runs: usize) -> (f64, 
         peak_mb,
         serde_json::from_str(&stdout).expect("raterlab's JSON"),
     )
+}
+
+/// `calibrate --data DATA --judge scores:SCORES --json --bootstrap 1000 --out OUT`: the command
+/// line every scores benchmark times.
+pub fn scores_args(data: &Path, scores: &Path, out: &Path) -> Vec<String> {
+    [
+        "calibrate".into(),
+        "--data".into(),
+        data.to_string_lossy().into_owned(),
+        "--judge".into(),
+        format!("scores:{}", scores.display()),
+        "--json".into(),
+        "--bootstrap".into(),
+        "1000".into(),
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+    ]
+    .into()
 }
 
 /// The result table of a benchmark beside a reference script: the whole process against a
