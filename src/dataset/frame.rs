@@ -525,7 +525,9 @@ pub fn write(df: DataFrame, path: &Path) -> Result<()> {
 pub fn write_as(mut df: DataFrame, path: &Path, format: Format) -> Result<()> {
     use anyhow::Context;
     let tmp = path.with_extension("partial");
-    let mut file = File::create(&tmp).with_context(|| format!("creating '{}'", tmp.display()))?;
+    let file = File::create(&tmp).with_context(|| format!("creating '{}'", tmp.display()))?;
+    // Buffered: polars' writers hand over a few hundred bytes at a time.
+    let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
     let written = match format {
         Format::Csv => CsvWriter::new(&mut file).finish(&mut df),
         Format::JsonLines => JsonWriter::new(&mut file)
@@ -540,7 +542,13 @@ pub fn write_as(mut df: DataFrame, path: &Path, format: Format) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         return Err(anyhow::Error::from(e).context(format!("writing '{}'", path.display())));
     }
-    drop(file);
+    if let Err(e) = file
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)
+    {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(anyhow::Error::from(e).context(format!("writing '{}'", path.display())));
+    }
     std::fs::rename(&tmp, path).with_context(|| format!("moving '{}' into place", path.display()))
 }
 

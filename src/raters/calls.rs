@@ -115,15 +115,15 @@ pub fn for_each_part_call(parts: &[Part<'_>], mut f: impl FnMut(usize, usize, Ca
     }
 }
 
-/// What makes two pointwise calls of one configuration the same call: the cache key (model,
-/// messages, sampling, sample index).
-pub(super) type Shown = [u8; 32];
+/// What makes two pointwise calls of one configuration the same call: the call's identity
+/// (model, messages, sampling, sample index; `Call::identity`).
+pub(super) type Shown = u128;
 
 /// A pointwise configuration grades each response on its own, and a response shown in both
 /// orders (or in several pairs) with the same prompt is graded once: the first item to use the
 /// call counts it, later ones share it.
 pub(super) fn shown(config: &Config, call: &Call) -> Option<Shown> {
-    (config.template.mode == Mode::Pointwise).then(|| crate::judge::cache::key_digest(call))
+    (config.template.mode == Mode::Pointwise).then(|| call.identity())
 }
 
 /// How many calls each configuration sends (pointwise grades shared between items count

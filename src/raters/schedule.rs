@@ -322,7 +322,7 @@ impl Schedule<'_, '_, '_> {
             }
         }
         let mut jobs: Vec<(usize, Job)> = Vec::new();
-        let mut first: HashMap<[u8; 32], usize> = HashMap::new();
+        let mut first: HashMap<Shown, usize> = HashMap::new();
         for (g, index, item) in calls {
             let config = parts[g].0;
             let mut uses = Vec::with_capacity(item.len());
@@ -343,7 +343,7 @@ impl Schedule<'_, '_, '_> {
                     None => {
                         let key = shape(g, &call)
                             .is_some_and(|s| shapes[&s] > 1)
-                            .then(|| crate::judge::cache::key_digest(&call));
+                            .then(|| call.identity());
                         match key.and_then(|k| first.get(&k).copied()) {
                             Some(same) => Use {
                                 ticket: same,

@@ -380,8 +380,7 @@ pub fn write_files(a: &Analysis, output: &AnalyzeOutput) -> Result<()> {
 /// Prints to stdout (the screen, or JSON) and writes the CSV and HTML when asked.
 pub fn emit(a: &Analysis, output: &AnalyzeOutput) -> Result<()> {
     write_files(a, output)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     if output.json {
         serde_json::to_writer_pretty(&mut out, &to_json(a))?;
         writeln!(out)?;

@@ -11,8 +11,7 @@ use std::io::Write;
 use std::sync::Mutex;
 
 pub fn emit_export(s: &ExportSummary) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     let c = &s.counts;
     writeln!(
         out,
@@ -71,8 +70,7 @@ fn cache_flag(cache: &std::path::Path) -> String {
 }
 
 pub fn emit_ingest(s: &IngestSummary) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     let t = &s.tally;
     writeln!(
         out,
@@ -152,8 +150,7 @@ pub fn emit_ingest(s: &IngestSummary) -> Result<()> {
 }
 
 pub fn emit_cancelled(batches: &[BatchInfo]) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     if batches.is_empty() {
         writeln!(out, "no unfinished batch to cancel")?;
     }

@@ -8,8 +8,7 @@ use anyhow::Result;
 use std::io::Write;
 
 pub fn emit(done: &Done) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     match done {
         Done::Stats { stats, json: true } => {
             serde_json::to_writer_pretty(&mut out, &stats_json(stats))?;

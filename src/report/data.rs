@@ -327,8 +327,7 @@ pub fn write_rewardbench2(d: &Rb2Set, out: &mut dyn Write) -> Result<()> {
 
 /// `data summary` of RewardBench 2 rows, on stdout.
 pub fn emit_rewardbench2(d: &Rb2Set) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     write_rewardbench2(d, &mut out)?;
     out.flush()?;
     Ok(())
@@ -338,8 +337,7 @@ pub fn emit_summary(
     d: &Dataset,
     annotators: Option<&crate::evaluation::annotators::AnnotatorReport>,
 ) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     write_summary(d, &mut out)?;
     if let Some(r) = annotators {
         for t in crate::report::annotators::tables(r) {
@@ -357,8 +355,7 @@ pub fn emit_summary(
 }
 
 pub fn emit_exported(d: &Dataset, path: &std::path::Path) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     writeln!(
         out,
         "wrote {} items from {} to {}",

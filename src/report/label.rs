@@ -49,8 +49,7 @@ pub fn page(title: &str) -> Result<Page> {
 
 /// The server's first stdout line, its address with the token, then what it serves.
 pub fn ready(url: &str, lines: &[String]) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     writeln!(out, "raterlab label: {url}")?;
     out.flush()?;
     // A reader that took the address and left (`| head -1`) does not stop the server.
@@ -170,8 +169,7 @@ pub fn write_export(
     format: Format,
 ) -> Result<()> {
     write_as(frame, out, format)?;
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
+    let mut w = crate::report::media::term::stdout();
     writeln!(w, "wrote {rows} {what} to {}", out.display())?;
     w.flush()?;
     Ok(())
@@ -216,8 +214,7 @@ pub fn annotators_table(s: &LabelStats) -> Table {
 
 /// `labels stats` on stdout: the answer first, then the tables.
 pub fn emit_stats(s: &LabelStats, store: &Path) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     let labels: usize = s.annotators.iter().map(|a| a.labels).sum();
     writeln!(
         out,

@@ -32,8 +32,7 @@ pub fn to_json(r: &PlanResult) -> Value {
 }
 
 pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::report::media::term::stdout();
     if as_json {
         serde_json::to_writer_pretty(&mut out, &to_json(r))?;
         writeln!(out)?;

@@ -8,8 +8,7 @@ use std::io::Write;
 
 /// The built-ins and the parsers, each table fitted to the terminal (cells wrap).
 pub fn list(templates: &[Template]) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
+    let mut w = crate::report::media::term::stdout();
     let mut t = table::Table::new("", &["prompt", "parser", "ties", "description"]);
     t.numeric = false;
     for tpl in templates {
@@ -44,8 +43,7 @@ pub fn list(templates: &[Template]) -> Result<()> {
 }
 
 pub fn show(template: &Template, as_toml: bool) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
+    let mut w = crate::report::media::term::stdout();
     if as_toml {
         if let Some(source) = &template.source {
             writeln!(

@@ -105,8 +105,7 @@ pub fn emit_summary(
     let outcomes: Vec<Outcome> = ratings.iter().map(Outcome::from).collect();
     let c = counts(&outcomes);
     let u = usage(ratings);
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
+    let mut w = crate::report::media::term::stdout();
     let simulated = if config.judge.is_simulated() {
         " [SIMULATED judge, not an LLM]"
     } else {

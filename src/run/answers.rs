@@ -1,7 +1,7 @@
 //! completions.jsonl, written while a calibrate run rates: each sample's answer (so the run
 //! need keep no answer text), where the parser read the verdict, and its cost.
 
-use crate::run::lines::{write_line, AnswerLine, GradeShare};
+use crate::run::lines::{write_ordered, AnswerLine, GradeShare};
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -97,7 +97,7 @@ impl AnswerLog {
                     .filter(|r| r == "length"),
             };
             if self.error.is_none() {
-                self.error = write_line(out, &line).err();
+                self.error = write_ordered(out, &line).err();
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::run::file::{
     AnnotatorsFile, CostFile, JuryFile, PairsConfigFile, PairsDataFile, PairsRunFile,
     PointwiseFile, ReferenceFile, RunFile, SCHEMA,
 };
-use crate::run::lines::{write_line, ItemTexts};
+use crate::run::lines::{write_ordered, ItemLine, TurnLine};
 use crate::run::record::{ConfigMeta, Run};
 use anyhow::{Context, Result};
 use polars::prelude::*;
@@ -30,20 +30,21 @@ fn write_items(run: &Run, dir: &Path) -> Result<()> {
         return Ok(());
     };
     let path = dir.join("items.jsonl");
-    let mut items = BufWriter::new(
+    let mut items = BufWriter::with_capacity(
+        1 << 16,
         File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
     );
     let generators = run.record.generators.as_ref();
     for (i, (item, [prompt, r1, r2])) in run.record.items.iter().zip(texts).enumerate() {
         let [generator1, generator2] = generators.map_or([None, None], |g| {
             let [g1, g2] = &g.of_item[i];
-            [Some(g1.clone()), Some(g2.clone())]
+            [Some(g1.as_str()), Some(g2.as_str())]
         });
-        let line = ItemTexts {
-            id: item.id.to_string(),
-            prompt: prompt.clone(),
-            response1: r1.clone(),
-            response2: r2.clone(),
+        let line = ItemLine {
+            id: item.id,
+            prompt,
+            response1: r1,
+            response2: r2,
             generator1,
             generator2,
             // A conversation's turns before the prompt, each {role, content}.
@@ -51,9 +52,9 @@ fn write_items(run: &Run, dir: &Path) -> Result<()> {
                 .histories
                 .as_ref()
                 .and_then(|h| h.get(i))
-                .map_or_else(Vec::new, |t| t.to_vec()),
+                .map_or_else(Vec::new, |t| t.iter().map(TurnLine::of).collect()),
         };
-        write_line(&mut items, &line)?;
+        write_ordered(&mut items, &line)?;
     }
     items.flush()?;
     Ok(())

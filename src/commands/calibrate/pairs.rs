@@ -141,17 +141,24 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
                 .iter()
                 .map(|e| (e.generators.as_ref(), e.prompt.as_str())),
         ),
-        shapes: dataset
-            .examples
-            .iter()
-            .map(|e| {
-                [
-                    evaluation::bias::Shape::of(&e.response1),
-                    evaluation::bias::Shape::of(&e.response2),
-                ]
-            })
-            .collect(),
+        shapes: shapes(&dataset.examples),
     }
+}
+
+/// Each item's two responses' shapes, each text's once (a response is in several pairs, and
+/// in both orders).
+fn shapes(examples: &[crate::dataset::examples::Example]) -> Vec<[evaluation::Shape; 2]> {
+    let mut seen: std::collections::HashMap<&str, evaluation::Shape> = Default::default();
+    let mut out = Vec::with_capacity(examples.len());
+    for e in examples {
+        let mut shape = |text| {
+            *seen
+                .entry(text)
+                .or_insert_with(|| evaluation::Shape::of(text))
+        };
+        out.push([shape(e.response1.as_str()), shape(e.response2.as_str())]);
+    }
+    out
 }
 
 /// A configuration's record without its form's parts (pointwise, probability, samples, jury).

@@ -379,6 +379,21 @@ mod tests {
             let was: [u8; 32] = Sha256::digest(value.to_string().as_bytes()).into();
             assert_eq!(key_digest(call), was, "{value}");
         }
+        // A run's own identity of a call tells the same calls apart as the key does, a text
+        // moved from one message to the next included.
+        let mut moved = calls[4].clone();
+        moved.messages = vec![Message::system("You are a judge.plain"), Message::user("")];
+        calls.push(moved);
+        for a in &calls {
+            for b in &calls {
+                assert_eq!(
+                    a.identity() == b.identity(),
+                    key_digest(a) == key_digest(b),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        assert_eq!(calls[0].identity(), calls[0].clone().identity());
         // And one key as a literal, so a change of serde_json cannot move both sides.
         assert_eq!(
             key(&calls[0]),

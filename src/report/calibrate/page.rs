@@ -1,6 +1,6 @@
 //! A calibrate run's `report.html` (written by `media::html`). The summary tables are `summary::summary`'s, the
-//! plots `plots`'s, and the item browser reads the run directory's items.jsonl and
-//! completions.jsonl, so `calibrate` and `report DIR` write the same page. All data is
+//! plots `plots`'s, and the item browser takes the run's texts (`report DIR`: items.jsonl's)
+//! and reads completions.jsonl, so `calibrate` and `report DIR` write the same page. All data is
 //! escaped by the template engine (HTML) or embedded as JSON and shown with `textContent`.
 
 use crate::evaluation::Outcome;
@@ -74,6 +74,14 @@ impl Answer {
     }
 }
 
+/// An item's texts as shown, from the run or from items.jsonl.
+struct Shown<'a> {
+    prompt: &'a str,
+    r1: &'a str,
+    r2: &'a str,
+    turns: &'a [crate::dataset::conversation::Turn],
+}
+
 /// An item as the browser shows it: its texts and each configuration's (rating, status).
 #[derive(Serialize)]
 struct BrowserItem<'a> {
@@ -127,14 +135,45 @@ fn status(o: Outcome) -> &'static str {
 /// The item browser's data as script-safe JSON: items with texts and ratings, and each
 /// configuration's answers; `None` without items.jsonl (a run from an older raterlab).
 fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
-    let texts: HashMap<String, ItemTexts> = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
-        .into_iter()
-        .map(|t| (t.id.clone(), t))
-        .collect();
-    if texts.is_empty() {
-        return Ok(None);
-    }
     let rec = &run.record;
+    // The texts: a fresh run's own (items.jsonl may still be being written beside the page),
+    // else items.jsonl's (`report DIR`); the same texts either way, so both write one page.
+    let read: HashMap<String, ItemTexts>;
+    let texts: Vec<Option<Shown>> = match &run.texts {
+        Some(texts) => texts
+            .iter()
+            .enumerate()
+            .map(|(i, [prompt, r1, r2])| {
+                let turns = run.histories.as_ref().and_then(|h| h.get(i));
+                Some(Shown {
+                    prompt,
+                    r1,
+                    r2,
+                    turns: turns.map_or(&[][..], |t| &t[..]),
+                })
+            })
+            .collect(),
+        None => {
+            read = read_lines::<ItemTexts>(&dir.join("items.jsonl"))
+                .into_iter()
+                .map(|t| (t.id.clone(), t))
+                .collect();
+            if read.is_empty() {
+                return Ok(None);
+            }
+            rec.items
+                .iter()
+                .map(|it| {
+                    read.get(it.id).map(|t| Shown {
+                        prompt: &t.prompt,
+                        r1: &t.response1,
+                        r2: &t.response2,
+                        turns: &t.turns,
+                    })
+                })
+                .collect()
+        }
+    };
     let index: HashMap<&str, usize> = rec
         .items
         .iter()
@@ -175,19 +214,20 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .iter()
         .enumerate()
         .map(|(i, it)| {
-            let t = texts.get(it.id);
-            let text = |f: fn(&ItemTexts) -> &str| t.map(f).unwrap_or("");
+            let (prompt, r1, r2, turns) = texts[i]
+                .as_ref()
+                .map_or(("", "", "", &[][..]), |t| (t.prompt, t.r1, t.r2, t.turns));
             BrowserItem {
                 id: it.id,
                 pair: it.pair_id,
                 subset: it.subset,
                 order: it.order.key(),
                 gold: it.gold,
-                prompt: text(|t| &t.prompt),
-                r1: text(|t| &t.response1),
-                r2: text(|t| &t.response2),
+                prompt,
+                r1,
+                r2,
                 models: rec.generators.as_ref().map(|g| &g.of_item[i]),
-                turns: t.map_or(&[][..], |t| &t.turns[..]),
+                turns,
                 ratings: rec
                     .configs
                     .iter()

@@ -42,12 +42,11 @@ struct ScriptSafe<'a>(&'a mut Vec<u8>);
 impl std::io::Write for ScriptSafe<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut start = 0;
-        for (i, &b) in buf.iter().enumerate() {
-            let escaped: &[u8] = match b {
+        for i in memchr::memchr3_iter(b'<', b'>', b'&', buf) {
+            let escaped: &[u8] = match buf[i] {
                 b'<' => b"\\u003c",
                 b'>' => b"\\u003e",
-                b'&' => b"\\u0026",
-                _ => continue,
+                _ => b"\\u0026",
             };
             self.0.extend_from_slice(&buf[start..i]);
             self.0.extend_from_slice(escaped);

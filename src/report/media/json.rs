@@ -13,8 +13,7 @@ pub fn emit_either(
     terminal: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     use std::io::Write;
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
+    let mut w = crate::report::media::term::stdout();
     if json {
         serde_json::to_writer_pretty(&mut w, &doc())?;
         writeln!(w)?;

@@ -14,6 +14,13 @@ pub fn width() -> Option<usize> {
     })
 }
 
+/// Stdout for a command's output, in 64 KiB writes (Rust's own stdout writes each line
+/// apart: a pretty `--json` document of 17,000 lines was 17,000 system calls). Dropping it
+/// writes what is left; an emitter flushes it to hear of a failed write.
+pub fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
+
 /// Whether stdout is a terminal (a person reading): the detailed tables then wait for
 /// `--details`; a pipe or a file gets everything.
 pub fn on_terminal() -> bool {
