@@ -136,39 +136,48 @@ pub struct Call {
 }
 
 impl Call {
-    /// What makes two calls of one run the same call: the cache key's fields (model,
-    /// messages, sampling, sample index; `cache::key_digest`), each length-prefixed, as 128
-    /// bits of XXH3. A run tells its shared and identical calls apart by it (millions of keys,
-    /// each over the call's whole text); the cache's SHA-256 of the canonical JSON is what
-    /// outlives the run.
+    /// What makes two calls of one run the same call: [`identity`] of its fields.
     pub fn identity(&self) -> u128 {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        let mut field = |bytes: &[u8]| {
-            h.update(&(bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        let p = &self.params;
-        field(p.model.as_bytes());
-        field(&p.temperature.to_bits().to_le_bytes());
-        field(&p.max_tokens.to_le_bytes());
-        field(&p.seed.map_or([0; 9], tagged));
-        field(&p.top_logprobs.map_or([0; 9], |k| tagged(u64::from(k))));
-        field(p.reasoning_effort.as_deref().map_or(&[][..], str::as_bytes));
-        field(
-            p.request
-                .as_ref()
-                .map(|r| r.to_string())
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        field(&self.sample.to_le_bytes());
-        field(&(self.messages.len() as u64).to_le_bytes());
-        for m in &self.messages {
-            field(m.role.as_bytes());
-            field(m.content.as_bytes());
-        }
-        h.digest128()
+        identity(&self.params, self.sample, &self.messages)
     }
+}
+
+/// What makes two calls of one run the same call: the cache key's fields (model, messages,
+/// sampling, sample index; `cache::key_digest`), each length-prefixed, as 128 bits of XXH3. A
+/// run tells its shared and identical calls apart by it (millions of keys, each over the call's
+/// whole text); the cache's SHA-256 of the canonical JSON is what outlives the run.
+pub fn identity(params: &Params, sample: u32, messages: &[Message]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut field = |bytes: &[u8]| {
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field(params.model.as_bytes());
+    field(&params.temperature.to_bits().to_le_bytes());
+    field(&params.max_tokens.to_le_bytes());
+    field(&params.seed.map_or([0; 9], tagged));
+    field(&params.top_logprobs.map_or([0; 9], |k| tagged(u64::from(k))));
+    field(
+        params
+            .reasoning_effort
+            .as_deref()
+            .map_or(&[][..], str::as_bytes),
+    );
+    field(
+        params
+            .request
+            .as_ref()
+            .map(|r| r.to_string())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    field(&sample.to_le_bytes());
+    field(&(messages.len() as u64).to_le_bytes());
+    for m in messages {
+        field(m.role.as_bytes());
+        field(m.content.as_bytes());
+    }
+    h.digest128()
 }
 
 /// A value that is there, told apart from none (`[0; 9]`).

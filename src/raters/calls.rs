@@ -73,20 +73,44 @@ pub(super) fn example_calls(config: &Config, example: &Example, mut f: impl FnMu
     if skips(config, example) {
         return;
     }
-    let sides: &[Option<u8>] = match config.template.mode {
-        Mode::Pairwise | Mode::Ranking => &[None],
-        Mode::Pointwise => &[Some(1), Some(2)],
-    };
-    for &side in sides {
+    let samples = config.rater.samples();
+    for &side in sides(config) {
         let item = Arc::new(view(example, &config.template, side));
         let messages = messages(&config.template, example, side);
+        let call = |messages, sample| Call {
+            messages,
+            params: config.params.clone(),
+            sample,
+            item: item.clone(),
+        };
+        // The last sample takes the messages themselves.
+        for sample in 1..samples {
+            f(call(messages.clone(), sample - 1));
+        }
+        if samples > 0 {
+            f(call(messages, samples - 1));
+        }
+    }
+}
+
+/// The calls a configuration makes of an example: one, or (pointwise) one per response.
+fn sides(config: &Config) -> &'static [Option<u8>] {
+    match config.template.mode {
+        Mode::Pairwise | Mode::Ranking => &[None],
+        Mode::Pointwise => &[Some(1), Some(2)],
+    }
+}
+
+/// The identities of `example_calls`'s calls, in its order, without making them (no item
+/// view, no copy of the messages): what counting the pointwise calls needs.
+pub(super) fn example_identities(config: &Config, example: &Example, mut f: impl FnMut(Shown)) {
+    if skips(config, example) {
+        return;
+    }
+    for &side in sides(config) {
+        let messages = messages(&config.template, example, side);
         for sample in 0..config.rater.samples() {
-            f(Call {
-                messages: messages.clone(),
-                params: config.params.clone(),
-                sample,
-                item: item.clone(),
-            });
+            f(crate::judge::identity(&config.params, sample, &messages));
         }
     }
 }
@@ -149,8 +173,8 @@ pub fn calls_per_part(parts: &[Part<'_>]) -> Vec<u64> {
             Mode::Pointwise => {
                 let mut seen: std::collections::HashSet<Shown> = Default::default();
                 for example in examples {
-                    example_calls(config, example, |call| {
-                        seen.extend(shown(config, &call));
+                    example_identities(config, example, |key| {
+                        seen.insert(key);
                     });
                 }
                 seen.len() as u64

@@ -10,7 +10,9 @@
 //! are kept (two configurations asking the same thing: the later ones take the answer as a
 //! cache hit, as they would have one after the other).
 
-use super::calls::{example_calls, rating, shown, without_call, Answers, Flow, Part, Shown};
+use super::calls::{
+    example_calls, example_identities, rating, shown, without_call, Answers, Flow, Part, Shown,
+};
 use super::pointwise::Graded;
 use super::{Config, Rating};
 use crate::dataset::examples::Example;
@@ -207,10 +209,8 @@ impl Sharing {
         let mut left: HashMap<Shown, u32> = HashMap::new();
         if config.template.mode == crate::prompts::Mode::Pointwise {
             for example in examples {
-                example_calls(config, example, |call| {
-                    if let Some(key) = shown(config, &call) {
-                        *left.entry(key).or_default() += 1;
-                    }
+                example_identities(config, example, |key| {
+                    *left.entry(key).or_default() += 1;
                 });
             }
             left.retain(|_, n| *n > 1);

@@ -187,27 +187,46 @@ fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         .map(|(k, c)| (c.name.as_str(), k))
         .collect();
     // The page keeps the answers of as many items (from the first) as fit in ANSWER_BYTES,
-    // for every configuration: completions.jsonl is read twice, a line at a time.
+    // for every configuration: completions.jsonl is read a line at a time, once when all its
+    // answers fit (they are kept as they come), twice when they do not (the first read finds
+    // where they stop fitting).
     let path = dir.join("completions.jsonl");
+    let configs = rec.configs.len();
+    let empty = || -> Vec<Vec<Vec<Answer>>> {
+        (0..configs)
+            .map(|_| (0..rec.items.len()).map(|_| Vec::new()).collect())
+            .collect()
+    };
     let mut bytes = vec![0usize; rec.items.len()];
+    let (mut total, mut kept) = (0usize, Some(empty()));
     each_line(&path, |answer: Answer| {
         if let Some(&i) = index.get(answer.id.as_str()) {
-            bytes[i] += serde_json::to_vec(&answer).map_or(0, |v| v.len());
+            let size = serde_json::to_vec(&answer).map_or(0, |v| v.len());
+            bytes[i] += size;
+            total += size;
+            if total > ANSWER_BYTES {
+                kept = None;
+            } else if let (Some(kept), Some(&k)) =
+                (kept.as_mut(), config_index.get(answer.config.as_str()))
+            {
+                kept[k][i].push(answer.set_thinking_apart());
+            }
         }
     });
     let shown = fitting(&bytes, ANSWER_BYTES);
-    let mut completions: Vec<Vec<Vec<Answer>>> = (0..rec.configs.len())
-        .map(|_| (0..rec.items.len()).map(|_| Vec::new()).collect())
-        .collect();
-    each_line(&path, |answer: Answer| {
-        if let (Some(&k), Some(&i)) = (
-            config_index.get(answer.config.as_str()),
-            index.get(answer.id.as_str()),
-        ) {
-            if i < shown {
-                completions[k][i].push(answer.set_thinking_apart());
+    let completions = kept.unwrap_or_else(|| {
+        let mut completions = empty();
+        each_line(&path, |answer: Answer| {
+            if let (Some(&k), Some(&i)) = (
+                config_index.get(answer.config.as_str()),
+                index.get(answer.id.as_str()),
+            ) {
+                if i < shown {
+                    completions[k][i].push(answer.set_thinking_apart());
+                }
             }
-        }
+        });
+        completions
     });
     let items = rec
         .items
