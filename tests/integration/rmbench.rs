@@ -140,6 +140,9 @@ fn a_reward_models_scores_give_rm_benchs_compute_accuracy_on_the_real_files() {
         );
         let r = &doc["configs"][0]["rmbench"];
         assert_eq!(r["complete"], true);
+        if k == 0 {
+            every_item_has_its_texts_in_the_page(&dir.path().join(format!("run-{k}-total")));
+        }
         let want = &case["four_domains"];
         for (ours, theirs) in [
             ("hard", "hard_acc"),
@@ -156,6 +159,40 @@ fn a_reward_models_scores_give_rm_benchs_compute_accuracy_on_the_real_files() {
                 &format!("{rule} {domain} average"),
             );
         }
+    }
+}
+
+/// report.html's item browser shows each item's prompt and responses as items.jsonl has them
+/// (3,717 pairs: the page once read items.jsonl while another thread was still writing it,
+/// and 979 items had no texts).
+fn every_item_has_its_texts_in_the_page(run: &Path) {
+    let page = std::fs::read_to_string(run.join("report.html")).expect("report.html");
+    let data = crate::report_html::page_data(&page);
+    let lines = std::fs::read_to_string(run.join("items.jsonl")).expect("items.jsonl");
+    let texts: std::collections::HashMap<String, Value> = lines
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON line");
+            (v["id"].as_str().expect("id").to_string(), v)
+        })
+        .collect();
+    let items = data["items"].as_array().expect("items");
+    assert_eq!(items.len(), 3717);
+    assert_eq!(texts.len(), items.len());
+    for item in items {
+        let line = &texts[item["id"].as_str().expect("id")];
+        for (page_key, line_key) in [
+            ("prompt", "prompt"),
+            ("r1", "response1"),
+            ("r2", "response2"),
+        ] {
+            assert_eq!(item[page_key], line[line_key], "{} {page_key}", item["id"]);
+        }
+        assert!(
+            !item["prompt"].as_str().unwrap_or("").is_empty(),
+            "{}",
+            item["id"]
+        );
     }
 }
 
