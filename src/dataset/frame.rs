@@ -538,16 +538,15 @@ pub fn write_as(mut df: DataFrame, path: &Path, format: Format) -> Result<()> {
             .finish(&mut df),
         Format::Parquet => ParquetWriter::new(&mut file).finish(&mut df).map(|_| ()),
     };
-    if let Err(e) = written {
+    // Written, and the buffer's last bytes with it.
+    let flushed = written.map_err(anyhow::Error::from).and_then(|()| {
+        file.into_inner()
+            .map(drop)
+            .map_err(|e| anyhow::Error::from(e.into_error()))
+    });
+    if let Err(e) = flushed {
         let _ = std::fs::remove_file(&tmp);
-        return Err(anyhow::Error::from(e).context(format!("writing '{}'", path.display())));
-    }
-    if let Err(e) = file
-        .into_inner()
-        .map_err(std::io::IntoInnerError::into_error)
-    {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(anyhow::Error::from(e).context(format!("writing '{}'", path.display())));
+        return Err(e.context(format!("writing '{}'", path.display())));
     }
     std::fs::rename(&tmp, path).with_context(|| format!("moving '{}' into place", path.display()))
 }
