@@ -56,6 +56,13 @@ pub enum Unranked {
     FewReadable { read: usize, asked: usize },
 }
 
+/// Why a configuration that read `read` of its `asked` answers cannot be ranked on what it
+/// read, if it cannot (fewer than `READABLE_FLOOR` of them).
+pub fn few_readable(read: usize, asked: usize) -> Option<Unranked> {
+    (asked > 0 && (read as f64) < READABLE_FLOOR * asked as f64)
+        .then_some(Unranked::FewReadable { read, asked })
+}
+
 /// Why configuration `i` cannot be the best, if it cannot.
 pub fn unranked(run: &RunRecord, configs: &[ConfigResult], i: usize) -> Option<Unranked> {
     let name = &run.configs[i].name;
@@ -70,28 +77,76 @@ pub fn unranked(run: &RunRecord, configs: &[ConfigResult], i: usize) -> Option<U
         });
     }
     let c = &configs.get(i)?.overall.counts;
-    let read = c.examples.saturating_sub(c.no_verdict + c.call_failures);
-    (c.examples > 0 && (read as f64) < READABLE_FLOOR * c.examples as f64).then_some(
-        Unranked::FewReadable {
-            read,
-            asked: c.examples,
-        },
+    few_readable(
+        c.examples.saturating_sub(c.no_verdict + c.call_failures),
+        c.examples,
     )
+}
+
+/// What the one rule asks of a configuration, whatever the form: whether it is a baseline,
+/// and why it cannot be ranked (if it cannot).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub baseline: bool,
+    pub unranked: Option<Unranked>,
+}
+
+/// The one rule's choice among the configurations in `order` (best first by the value ranked
+/// on): the best, the runner-up, and the judges ranked above the best that cannot be ranked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picked {
+    /// The best configuration that calls a judge and can be ranked (the first such in
+    /// `order`), else the first that calls a judge, else the first of all.
+    pub best: usize,
+    /// The next configuration that calls a judge and can be ranked.
+    pub runner_up: Option<usize>,
+    /// The judges ranked above the best (the best too, when no judge can be ranked) that
+    /// cannot be the best, and why.
+    pub unranked: Vec<(usize, Unranked)>,
+}
+
+/// The one rule of "the best" over `candidates` in `order`; None without configurations.
+pub fn pick(candidates: &[Candidate], order: &[usize]) -> Option<Picked> {
+    let judged: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| !candidates[i].baseline)
+        .collect();
+    let rankable = |i: &usize| candidates[*i].unranked.is_none();
+    let best = judged
+        .iter()
+        .copied()
+        .find(rankable)
+        .or_else(|| judged.first().copied())
+        .or(order.first().copied())?;
+    let unranked = judged
+        .iter()
+        .take_while(|&&i| i != best)
+        .chain(judged.iter().filter(|&&i| i == best))
+        .filter_map(|&i| Some((i, candidates[i].unranked.clone()?)))
+        .collect();
+    let runner_up = judged.iter().copied().find(|i| *i != best && rankable(i));
+    Some(Picked {
+        best,
+        runner_up,
+        unranked,
+    })
+}
+
+/// A run's configurations as the one rule sees them.
+pub fn candidates(run: &RunRecord, configs: &[ConfigResult]) -> Vec<Candidate> {
+    (0..run.configs.len())
+        .map(|i| Candidate {
+            baseline: run.configs[i].is_baseline(),
+            unranked: unranked(run, configs, i),
+        })
+        .collect()
 }
 
 /// The best configuration that calls a judge and can be ranked (the first such in `order`),
 /// else the first that calls a judge, else the first of all; None without configurations.
 pub fn best(run: &RunRecord, configs: &[ConfigResult], order: &[usize]) -> Option<usize> {
-    let judged = || {
-        order
-            .iter()
-            .copied()
-            .filter(|&i| !run.configs[i].is_baseline())
-    };
-    judged()
-        .find(|&i| unranked(run, configs, i).is_none())
-        .or_else(|| judged().next())
-        .or(order.first().copied())
+    pick(&candidates(run, configs), order).map(|p| p.best)
 }
 
 #[cfg(test)]

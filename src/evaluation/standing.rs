@@ -56,23 +56,16 @@ pub fn standing(
     sort: Statistic,
 ) -> Option<Standing> {
     let order = super::ranking::order(configs, sort);
-    let best = super::ranking::best(run, configs, &order)?;
+    let super::ranking::Picked {
+        best,
+        runner_up,
+        unranked,
+    } = super::ranking::pick(&super::ranking::candidates(run, configs), &order)?;
     let judged: Vec<usize> = order
         .iter()
         .copied()
         .filter(|&i| !run.configs[i].is_baseline())
         .collect();
-    let why = |i: usize| super::ranking::unranked(run, configs, i);
-    let unranked: Vec<(usize, super::ranking::Unranked)> = judged
-        .iter()
-        .take_while(|&&i| i != best)
-        .chain(judged.iter().filter(|&&i| i == best))
-        .filter_map(|&i| Some((i, why(i)?)))
-        .collect();
-    let runner_up = judged
-        .iter()
-        .copied()
-        .find(|&i| i != best && why(i).is_none());
     let against = against(run, configs, comparisons, (best, &judged, &order));
     Some(Standing {
         runner_up,

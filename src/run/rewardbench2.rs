@@ -9,7 +9,7 @@ use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::error::input_error;
 use crate::evaluation::cost::{frontier_of, CostSettings, Costed, Frontier, PairedDraws};
 use crate::evaluation::rewardbench2::analytics;
-use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Slots};
+use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Read, Slots};
 use crate::evaluation::rewardbench2::{board, chance, decided, Board, Scored};
 use crate::raters::rewardbench2::{
     check_rows, items as rewardbench2_items, ties_config, ties_items, Protocol, RowOutcome,
@@ -69,6 +69,8 @@ pub struct Rb2Config {
     pub slots: Slots,
     /// Ratings and scores: forced ties and AUC.
     pub grades: Option<Grades>,
+    /// What its answers held: picks, verdicts and grades not read, of how many.
+    pub read: Read,
 }
 
 /// A RewardBench 2 run.
@@ -85,13 +87,21 @@ pub struct Rb2Run {
     pub comparisons: Vec<Paired>,
     /// The cost frontier of the compared score (None with fewer than two on the chart).
     pub cost_frontier: Option<Frontier>,
-    /// The configurations no comparison finds worse than the best, the best first.
-    pub group: Vec<usize>,
+    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
+    /// comparison finds worse than the best (None without configurations).
+    pub standing: Option<analytics::Standing>,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
     /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
     /// in the plan's order).
     pub by_score: bool,
+}
+
+impl Rb2Run {
+    /// The best, then the configurations no comparison finds worse than it.
+    pub fn group(&self) -> &[usize] {
+        self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
+    }
 }
 
 impl crate::run::record::Made for Rb2Run {
@@ -230,19 +240,19 @@ fn other(missing: Missing) -> Missing {
     }
 }
 
-/// Every configuration's rows scored under both missing-score rules, with the analytics;
-/// the paired comparisons of every two and the group of the best. `calibrate` and `report
-/// DIR` both score a run here.
-/// What scoring a RewardBench 2 run gives: each configuration, the paired comparisons, the
-/// group no comparison finds worse than the best, and the cost frontier.
+/// What scoring a RewardBench 2 run gives: each configuration, the paired comparisons, where
+/// the configurations stand (the best by the one rule, and its group), and the cost frontier.
 #[derive(Debug)]
 pub struct Rb2Scores {
     pub configs: Vec<Rb2Config>,
     pub comparisons: Vec<analytics::Paired>,
-    pub group: Vec<usize>,
+    pub standing: Option<analytics::Standing>,
     pub cost_frontier: Option<Frontier>,
 }
 
+/// Every configuration's rows scored under both missing-score rules, with the analytics;
+/// the paired comparisons of every two and where the configurations stand. `calibrate` and `report
+/// DIR` both score a run here.
 pub fn score(
     rows: &[Shown],
     made: Vec<Rb2Made>,
@@ -262,19 +272,31 @@ pub fn score(
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
     let redrawn = analytics::redrawn(&scored, missing, bootstrap, seed);
     let comparisons = analytics::compare(&redrawn, alpha);
-    let group = analytics::best_group(
-        &configs
-            .iter()
-            .map(|c| analytics::overall_of(&c.boards[0]))
-            .collect::<Vec<_>>(),
-        &comparisons,
-    );
+    let scores: Vec<f64> = configs
+        .iter()
+        .map(|c| analytics::overall_of(&c.boards[0]))
+        .collect();
+    let read: Vec<(usize, usize)> = configs
+        .iter()
+        .map(|c| c.read.own(c.jury.is_some()))
+        .collect();
+    let standing = analytics::standing(&scores, &read, &comparisons);
+    let unranked: Vec<usize> = standing
+        .iter()
+        .flat_map(|s| s.picked.unranked.iter().map(|u| u.0))
+        .collect();
     // The frontier of the score the comparisons test, its non-inferiority tests on the same
     // redraws of the rows.
     let costed = Costed {
         names: configs.iter().map(|c| c.name.as_str()).collect(),
         costs: configs.iter().map(|c| &c.cost).collect(),
-        values: redrawn.points.clone(),
+        // A configuration that cannot be ranked is off the chart, as on pairs.
+        values: redrawn
+            .points
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| if unranked.contains(&k) { f64::NAN } else { v })
+            .collect(),
         metric: COMPARED,
     };
     let settings = CostSettings {
@@ -290,11 +312,17 @@ pub fn score(
             draws,
             n: rows.len() as u64,
         }
+    })
+    .map(|mut f| {
+        let names: Vec<String> = unranked.iter().map(|&k| configs[k].name.clone()).collect();
+        f.left_out.retain(|n| !names.contains(n));
+        f.not_ranked = names;
+        f
     });
     Rb2Scores {
         configs,
         comparisons,
-        group,
+        standing,
         cost_frontier,
     }
 }
@@ -322,6 +350,7 @@ fn config(
         })
         .collect();
     let results = analytics::results(&scored, missing);
+    let read = analytics::read(protocol, &made.outcomes, &scored);
     let ranking = protocol == Protocol::Ranking;
     let picks: Option<Vec<Option<usize>>> =
         ranking.then(|| made.outcomes.iter().map(|o| o.pick).collect());
@@ -352,5 +381,6 @@ fn config(
         grades: protocol.grades().then(|| analytics::grades(&scored)),
         results,
         scored,
+        read,
     }
 }

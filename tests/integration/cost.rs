@@ -49,7 +49,14 @@ fn reply(r: &Request, mode: N) -> Reply {
     let prompt = b["messages"].to_string();
     let choices: Vec<Value> = (0..n)
         .map(|k| {
-            json!({"index": k, "message": {"role": "assistant", "content": verdict(&prompt, k + b["seed"].as_u64().unwrap_or(0))}, "finish_reason": "stop"})
+            // RewardBench 2's ratings prompts are answered a grade, the rest a verdict.
+            let seed = k + b["seed"].as_u64().unwrap_or(0);
+            let content = if prompt.contains("[Your judgement]") {
+                if verdict(&prompt, seed) == "[[B]]" { "Fine.\n\n8" } else { "Weak.\n\n4" }
+            } else {
+                verdict(&prompt, seed)
+            };
+            json!({"index": k, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"})
         })
         .collect();
     let out = json!({

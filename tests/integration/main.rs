@@ -47,6 +47,7 @@ mod report_dirs;
 mod report_html;
 mod reward_engines;
 mod rewardbench2;
+mod rewardbench2_best;
 mod rewardbench2_judges;
 mod rewardbench2_ties;
 mod rmbench;

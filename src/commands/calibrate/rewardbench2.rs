@@ -60,7 +60,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         shown: set.rows,
         comparisons: scores.comparisons,
         cost_frontier: scores.cost_frontier,
-        group: scores.group,
+        standing: scores.standing,
         caches: out.caches,
         by_score,
     })
@@ -222,7 +222,7 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
         shown: rows,
         comparisons: scores.comparisons,
         cost_frontier: scores.cost_frontier,
-        group: scores.group,
+        standing: scores.standing,
         caches: Vec::new(),
         by_score,
     })

@@ -7,6 +7,7 @@ use super::{filled, result, ties_score, Scored, TiesRow, SUBSETS};
 use crate::dataset::rewardbench2::{Shown, TIES};
 use crate::evaluation::paired::{adjust_holm, MetricTest};
 use crate::metrics::random::{stream, Purpose};
+use crate::raters::rewardbench2::{Protocol, RowOutcome};
 use crate::raters::Missing;
 use rand::Rng;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -14,6 +15,83 @@ use std::collections::BTreeMap;
 
 /// Slots the position analytics look at (RewardBench 2's best-of-4).
 pub const SLOTS: usize = 4;
+
+/// What a configuration's answers held, on a row or on all: (missing, out of) for picks,
+/// pairwise verdicts and grades, each where the protocol has them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Read {
+    pub picks: Option<(usize, usize)>,
+    pub verdicts: Option<(usize, usize)>,
+    pub grades: Option<(usize, usize)>,
+}
+
+impl Read {
+    fn plus(self, other: Read) -> Read {
+        let add = |a: Option<(usize, usize)>, b: Option<(usize, usize)>| match (a, b) {
+            (Some(x), Some(y)) => Some((x.0 + y.0, x.1 + y.1)),
+            _ => a.or(b),
+        };
+        Read {
+            picks: add(self.picks, other.picks),
+            verdicts: add(self.verdicts, other.verdicts),
+            grades: add(self.grades, other.grades),
+        }
+    }
+
+    /// Everything not read.
+    pub fn missing(&self) -> usize {
+        [self.picks, self.verdicts, self.grades]
+            .iter()
+            .flatten()
+            .map(|m| m.0)
+            .sum()
+    }
+
+    /// Of a configuration's own answers, (read, asked): a jury has no answers of its own, so
+    /// only the grades its members left count (its rows without a vote are told apart).
+    pub fn own(&self, jury: bool) -> (usize, usize) {
+        let parts = if jury {
+            vec![self.grades]
+        } else {
+            vec![self.picks, self.verdicts, self.grades]
+        };
+        let (missing, of) = parts
+            .into_iter()
+            .flatten()
+            .fold((0, 0), |(m, o), (a, b)| (m + a, o + b));
+        (of - missing, of)
+    }
+}
+
+/// (missing, out of) in some values read.
+fn unread<T>(of: &[Option<T>]) -> (usize, usize) {
+    (of.iter().filter(|x| x.is_none()).count(), of.len())
+}
+
+/// What was read on one row under `protocol`: its pick (a ranking row outside Ties, decided by
+/// it), its pairs' verdicts, its grades.
+pub fn read_row(protocol: Protocol, o: Option<&RowOutcome>, scored: Option<&Scored>) -> Read {
+    let decided = scored.is_some_and(|s| s.decided.is_some());
+    Read {
+        picks: (protocol == Protocol::Ranking).then(|| {
+            (
+                usize::from(decided && o.is_some_and(|o| o.pick.is_none())),
+                usize::from(decided),
+            )
+        }),
+        verdicts: (protocol == Protocol::Pairwise).then(|| o.map_or((0, 0), |o| unread(&o.wins))),
+        grades: scored
+            .filter(|s| s.decided.is_none())
+            .map(|s| unread(&s.scores)),
+    }
+}
+
+/// What was read on every row.
+pub fn read(protocol: Protocol, outcomes: &[RowOutcome], scored: &[Scored]) -> Read {
+    (0..scored.len()).fold(Read::default(), |all, k| {
+        all.plus(read_row(protocol, outcomes.get(k), scored.get(k)))
+    })
+}
 
 /// Each row's result under a missing-score rule: None for Ties rows (scored as a whole) and
 /// for rows left out (drop).
@@ -358,16 +436,41 @@ pub fn compare(r: &Redrawn, alpha: f64) -> Vec<Paired> {
     out
 }
 
-/// The configurations no comparison finds worse than the best, the best first. The best is
-/// `ranking::best_of`'s, the one rule of every "best": the highest defined score, the first of
-/// equals in the run's order.
-pub fn best_group(scores: &[f64], pairs: &[Paired]) -> Vec<usize> {
-    let Some(best) = crate::evaluation::ranking::best_of(scores.iter().copied().enumerate()) else {
-        return Vec::new();
-    };
-    let mut group = vec![best];
+/// Where a RewardBench 2 run's configurations stand, decided by the one rule of "the best"
+/// (`ranking::pick`) on the score the comparisons test: the order, the best, the runner-up,
+/// those that cannot be ranked, and the group no comparison finds worse than the best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    /// Every configuration, best first by the compared score (undefined last).
+    pub order: Vec<usize>,
+    pub picked: crate::evaluation::ranking::Picked,
+    /// The best, then the configurations no paired comparison finds worse than it.
+    pub group: Vec<usize>,
+}
+
+/// The standing of configurations with these compared scores, answers read (`Read::own`:
+/// read, asked) and comparisons; None without configurations. A configuration that read
+/// fewer than half of its answers is not ranked (`ranking::few_readable`), as on pairs.
+pub fn standing(scores: &[f64], read: &[(usize, usize)], pairs: &[Paired]) -> Option<Standing> {
+    use crate::evaluation::ranking::{few_readable, pick, ranked, Candidate};
+    let order = ranked(scores);
+    let candidates: Vec<Candidate> = read
+        .iter()
+        .map(|&(read, asked)| Candidate {
+            // RewardBench 2 rows take no baseline.
+            baseline: false,
+            unranked: few_readable(read, asked),
+        })
+        .collect();
+    let picked = pick(&candidates, &order)?;
+    let best = picked.best;
+    // No group around a best without a score.
+    let mut group: Vec<usize> = (!scores[best].is_nan())
+        .then_some(best)
+        .into_iter()
+        .collect();
     for k in 0..scores.len() {
-        if k == best {
+        if k == best || group.is_empty() {
             continue;
         }
         let worse = pairs.iter().any(|p| {
@@ -379,7 +482,11 @@ pub fn best_group(scores: &[f64], pairs: &[Paired]) -> Vec<usize> {
             group.push(k);
         }
     }
-    group
+    Some(Standing {
+        order,
+        picked,
+        group,
+    })
 }
 
 #[cfg(test)]
@@ -444,6 +551,25 @@ mod tests {
         );
         assert!((pairs[1].test.diff - 13.0 / 20.0).abs() < 1e-12);
         assert_eq!(pairs[1].test.finding(), crate::evaluation::Finding::BBetter);
-        assert_eq!(best_group(&[0.35, 0.35, 1.0], &pairs), [2]);
+        let all_read = [(4, 4); 3];
+        let s = standing(&[0.35, 0.35, 1.0], &all_read, &pairs).expect("standing");
+        assert_eq!((s.picked.best, s.group.as_slice()), (2, &[2][..]));
+        // The highest score on 1 answer read of 4 is not ranked: the next is the best, and the
+        // group forms around it.
+        let s = standing(&[0.35, 0.35, 1.0], &[(4, 4), (4, 4), (1, 4)], &pairs).expect("standing");
+        assert_eq!(s.order, [2, 0, 1]);
+        assert_eq!((s.picked.best, s.picked.runner_up), (0, Some(1)));
+        assert_eq!(
+            s.picked.unranked,
+            [(
+                2,
+                crate::evaluation::ranking::Unranked::FewReadable { read: 1, asked: 4 }
+            )]
+        );
+        assert_eq!(s.group[0], 0);
+        // Half read is enough; no configuration: no standing.
+        let s = standing(&[0.35, 0.35, 1.0], &[(4, 4), (4, 4), (2, 4)], &pairs).expect("standing");
+        assert_eq!(s.picked.best, 2);
+        assert_eq!(standing(&[], &[], &[]), None);
     }
 }

@@ -47,7 +47,7 @@ pub fn answer_of(run: &Evaluated) -> Vec<String> {
         standing
             .unranked
             .iter()
-            .map(|(i, why)| not_ranked(&configs[*i].name, why)),
+            .map(|(i, why)| not_ranked(&configs[*i].name, why, PAIRS_UNREAD)),
     );
     // Accuracy beside the sort metric, unless it is the sort metric.
     let accuracy = if s == Statistic::Accuracy {
@@ -79,6 +79,7 @@ pub fn answer_of(run: &Evaluated) -> Vec<String> {
                 "{accuracy}, over {} items",
                 run.evaluation.configs[best].overall.counts.examples
             ),
+            unranked: standing.unranked.iter().any(|u| u.0 == best),
         },
         runner_up,
     ));
@@ -152,15 +153,26 @@ fn warnings(run: &Evaluated, order: &[usize]) -> Vec<String> {
     out
 }
 
-/// Why a configuration is not named the best.
-fn not_ranked(name: &str, why: &crate::evaluation::ranking::Unranked) -> String {
+/// What a run over pairs says of a configuration that read few answers.
+const PAIRS_UNREAD: (&str, &str) = (
+    "a verdict",
+    "its figures count only those it read, so it cannot be ranked on them; the parse-failure table counts the rest wrong or as ties",
+);
+
+/// Why a configuration is not named the best: `unread` says what an answer gives (a verdict;
+/// a pick, verdict or grade) and what the form makes of those not read.
+pub fn not_ranked(
+    name: &str,
+    why: &crate::evaluation::ranking::Unranked,
+    (gives, unread): (&str, &str),
+) -> String {
     use crate::evaluation::ranking::{Unranked, READABLE_FLOOR};
     match why {
         Unranked::Dropped { better, at } => format!(
             "Not ranked: {name}, dropped by the race at item {at} (shown worse than {better})."
         ),
         Unranked::FewReadable { read, asked } => format!(
-            "Not ranked: {name} read a verdict in {read} of its {asked} answers ({:.0}%, under {:.0}%): its figures count only those it read, so it cannot be ranked on them; the parse-failure table counts the rest wrong or as ties.",
+            "Not ranked: {name} read {gives} in {read} of its {asked} answers ({:.0}%, under {:.0}%): {unread}.",
             100.0 * *read as f64 / *asked as f64,
             100.0 * READABLE_FLOOR
         ),
@@ -225,6 +237,9 @@ pub struct Best {
     pub value: String,
     /// What follows the value in its sentence.
     pub after: String,
+    /// No judge can be ranked (`ranking::Unranked`): it is the highest, named as such, not
+    /// the best.
+    pub unranked: bool,
 }
 
 /// The runner-up beside the best: tied when its score is the best's, with the paired verdict
@@ -244,8 +259,13 @@ pub fn say_standing(best: Best, runner_up: Option<RunnerUp>) -> Vec<String> {
         Some(r) if r.tied => format!(" (tied with {})", r.name),
         _ => String::new(),
     };
+    let lead = if best.unranked {
+        "No judge can be ranked (above); the highest".to_string()
+    } else {
+        format!("Best{tied}")
+    };
     let mut out = vec![format!(
-        "Best{tied}: {} on {}: {}{}.",
+        "{lead}: {} on {}: {}{}.",
         best.name, best.on, best.value, best.after
     )];
     out.extend(runner_up.map(|r| match r.verdict {

@@ -3,7 +3,7 @@
 //! slot, forced ties and AUC, and the paired comparisons with the group of the best.
 
 use crate::dataset::rewardbench2::slot_letter;
-use crate::evaluation::rewardbench2::analytics::{Paired, Slots, SLOTS};
+use crate::evaluation::rewardbench2::analytics::{Paired, Read, Slots, SLOTS};
 use crate::evaluation::Finding;
 use crate::raters::rewardbench2::Protocol;
 use crate::report::media::format::interval_of;
@@ -12,75 +12,13 @@ use crate::report::media::table::Table;
 use crate::run::rewardbench2::{Rb2Config, Rb2Run};
 use serde::Serialize;
 
-/// What a configuration's answers held, on a row or on all: (missing, out of) for picks,
-/// pairwise verdicts and grades, each where the protocol has them.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Read {
-    pub picks: Option<(usize, usize)>,
-    pub verdicts: Option<(usize, usize)>,
-    pub grades: Option<(usize, usize)>,
-}
-
-impl Read {
-    fn plus(self, other: Read) -> Read {
-        let add = |a: Option<(usize, usize)>, b: Option<(usize, usize)>| match (a, b) {
-            (Some(x), Some(y)) => Some((x.0 + y.0, x.1 + y.1)),
-            _ => a.or(b),
-        };
-        Read {
-            picks: add(self.picks, other.picks),
-            verdicts: add(self.verdicts, other.verdicts),
-            grades: add(self.grades, other.grades),
-        }
-    }
-
-    /// Everything not read.
-    pub fn missing(&self) -> usize {
-        [self.picks, self.verdicts, self.grades]
-            .iter()
-            .flatten()
-            .map(|m| m.0)
-            .sum()
-    }
-}
-
-/// (missing, out of) in some values read.
-fn unread<T>(of: &[Option<T>]) -> (usize, usize) {
-    (of.iter().filter(|x| x.is_none()).count(), of.len())
-}
-
-/// What was read on row `k`: its pick (a ranking row outside Ties, decided by it), its pairs'
-/// verdicts, its grades.
+/// What was read on row `k` of configuration `c`.
 pub fn read_row(c: &Rb2Config, k: usize) -> Read {
-    let (o, scored) = (c.outcomes.get(k), c.scored.get(k));
-    let decided = scored.is_some_and(|s| s.decided.is_some());
-    Read {
-        picks: (c.protocol == Protocol::Ranking).then(|| {
-            (
-                usize::from(decided && o.is_some_and(|o| o.pick.is_none())),
-                usize::from(decided),
-            )
-        }),
-        verdicts: (c.protocol == Protocol::Pairwise).then(|| o.map_or((0, 0), |o| unread(&o.wins))),
-        grades: scored
-            .filter(|s| s.decided.is_none())
-            .map(|s| unread(&s.scores)),
-    }
-}
-
-/// What was read on every row.
-pub fn read(c: &Rb2Config) -> Read {
-    (0..c.scored.len()).fold(Read::default(), |all, k| all.plus(read_row(c, k)))
-}
-
-/// The answers of a configuration's own that were not read: a jury has none of its own, so
-/// only the grades its members left unread count (its rows without a vote are told apart).
-pub fn unread_answers(c: &Rb2Config) -> usize {
-    let r = read(c);
-    match c.jury {
-        None => r.missing(),
-        Some(_) => r.grades.map_or(0, |g| g.0),
-    }
+    crate::evaluation::rewardbench2::analytics::read_row(
+        c.protocol,
+        c.outcomes.get(k),
+        c.scored.get(k),
+    )
 }
 
 /// Answers not read: how many of how many.
@@ -138,7 +76,7 @@ pub struct ConfigJson<'a> {
 
 /// The per-configuration fields beside `rewardbench2`.
 pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
-    let r = read(c);
+    let r = c.read;
     let u = c.tally.usage;
     ConfigJson {
         jury: c.jury.as_deref(),
@@ -184,7 +122,7 @@ fn counts(v: &[usize; SLOTS]) -> String {
 /// The lines under a configuration's table.
 pub fn config_lines(c: &Rb2Config) -> Vec<String> {
     let mut out = Vec::new();
-    let r = read(c);
+    let r = c.read;
     let u = c.tally.usage;
     if c.protocol != Protocol::Scores {
         let mut what = vec![format!(
@@ -280,7 +218,7 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
         ]);
     }
     let names: Vec<&str> = run
-        .group
+        .group()
         .iter()
         .map(|&k| run.configs[k].name.as_str())
         .collect();

@@ -92,6 +92,14 @@ struct DataJson<'a> {
     form: &'static str,
 }
 
+/// A configuration that cannot be the best, and why.
+#[derive(Serialize)]
+struct NotRanked<'a> {
+    config: &'a str,
+    #[serde(flatten)]
+    why: &'a crate::evaluation::ranking::Unranked,
+}
+
 /// The JSON document of a RewardBench 2 run.
 #[derive(Serialize)]
 struct RunJson<'a> {
@@ -102,6 +110,10 @@ struct RunJson<'a> {
     alpha: f64,
     configs: Vec<ConfigJson<'a>>,
     comparisons: Vec<crate::evaluation::paired::PairedTest>,
+    /// The best by the one rule of "the best" (`evaluation::ranking`).
+    best: Option<&'a str>,
+    /// Those ranked above the best that cannot be the best, and why.
+    not_ranked: Vec<NotRanked<'a>>,
     best_group: Vec<&'a str>,
     /// The frontier of the compared score against cost, and the cheapest configuration not
     /// worse than the best by the margin (`evaluation::cost`, as for pairs).
@@ -149,8 +161,21 @@ pub fn to_json(run: &Rb2Run) -> Value {
             .iter()
             .map(|p| analytics::comparison_json(run, p))
             .collect(),
+        best: run
+            .standing
+            .as_ref()
+            .map(|s| run.configs[s.picked.best].name.as_str()),
+        not_ranked: run
+            .standing
+            .iter()
+            .flat_map(|s| &s.picked.unranked)
+            .map(|(k, why)| NotRanked {
+                config: &run.configs[*k].name,
+                why,
+            })
+            .collect(),
         best_group: run
-            .group
+            .group()
             .iter()
             .map(|&k| run.configs[k].name.as_str())
             .collect(),
@@ -271,13 +296,16 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
 /// The configurations by the score the comparisons test (the leaderboard with all six
 /// subsets), the best first; a configuration without a score last.
 fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
-    let scores: Vec<f64> = run
-        .configs
-        .iter()
-        .map(|c| crate::evaluation::rewardbench2::analytics::overall_of(&c.boards[0]))
-        .collect();
-    crate::evaluation::ranking::ranked(&scores)
+    run.standing
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.order.clone())
 }
+
+/// What a RewardBench 2 run says of a configuration that read few answers.
+const RB2_UNREAD: (&str, &str) = (
+    "a pick, verdict or grade",
+    "its score rests on rows whose answers it could not read (scored as reward-bench scores an unread answer, or left out), so it is not ranked on it",
+);
 
 /// The answer, first on the terminal: the best configuration on the score the comparisons
 /// test (the leaderboard with all six subsets), by how much, whether the paired test
@@ -286,11 +314,15 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
     let score = |k: usize| {
         crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0])
     };
-    let order = leaderboard_order(run);
     let mut out = Vec::new();
-    let Some(&best) = order.first() else {
+    let Some(standing) = &run.standing else {
         return out;
     };
+    let (order, best) = (&standing.order, standing.picked.best);
+    // The configurations ranked above the best that cannot be ranked, and why.
+    out.extend(standing.picked.unranked.iter().map(|(k, why)| {
+        crate::report::calibrate::answer::not_ranked(&run.configs[*k].name, why, RB2_UNREAD)
+    }));
     let b = &run.configs[best].boards[0];
     let all = b.subsets.len() == crate::evaluation::rewardbench2::SUBSETS.len();
     let metric = match b.subsets.as_slice() {
@@ -314,7 +346,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             },
         )
     };
-    let runner_up = order.get(1).map(|&second| RunnerUp {
+    let runner_up = standing.picked.runner_up.map(|second| RunnerUp {
         name: name(second),
         value: with_ci(score(second), (f64::NAN, f64::NAN)),
         tied: score(second) == score(best),
@@ -350,6 +382,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
                 run.configs[best].protocol.key(),
                 run.rows
             ),
+            unranked: standing.picked.unranked.iter().any(|u| u.0 == best),
         },
         runner_up,
     ));
@@ -365,7 +398,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         ));
     }
     out.extend(cost::answer(&costs(run)));
-    out.extend(warnings(run, &order));
+    out.extend(warnings(run, order));
     out
 }
 
@@ -375,8 +408,10 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&k| {
-            let missing = analytics::unread_answers(&run.configs[k]);
-            (missing > 0).then(|| format!("{} {missing}", run.configs[k].name))
+            let c = &run.configs[k];
+            let (read, asked) = c.read.own(c.jury.is_some());
+            let missing = asked - read;
+            (missing > 0).then(|| format!("{} {missing}", c.name))
         })
         .collect();
     if !unread.is_empty() {
@@ -391,7 +426,7 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
         .map(|&k| &run.configs[k])
         .filter(|c| c.jury.is_some())
         .filter_map(|c| {
-            let (m, of) = analytics::read(c).picks.filter(|p| p.0 > 0)?;
+            let (m, of) = c.read.picks.filter(|p| p.0 > 0)?;
             Some(format!("{} {m} of {of} rows", c.name))
         })
         .collect();
