@@ -4,25 +4,14 @@
 
 use crate::judge_cli::{completion, user_text};
 use crate::mock_http::{MockServer, Reply};
-use std::collections::HashMap;
-
-fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
-    let start = text.find(open).map_or(0, |i| i + open.len());
-    let end = text[start..].find(close).map_or(text.len(), |i| start + i);
-    &text[start..end]
-}
+use crate::rewardbench2_judges::{between, by_prompt};
 
 /// A judge whose four-way picks are all readable, right on two rows of three; whose grades of
 /// Ties rows are all readable; and who grades each correct completion outside Ties 9 and
 /// answers every incorrect one with no grade.
 fn judge() -> MockServer {
     let rows = crate::common::list_rows(&crate::common::root().join("data/sample-v2.parquet"));
-    let index: HashMap<String, usize> = rows
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(k, r)| (r.prompt.clone(), k))
-        .collect();
+    let index = by_prompt(rows.iter().map(|r| r.prompt.as_str()));
     MockServer::start(move |r| {
         let text = user_text(r);
         if text.contains("[The Start of Assistant D's Answer]") {

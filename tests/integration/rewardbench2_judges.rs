@@ -55,10 +55,21 @@ fn way(k: usize) -> Way {
     ][k % 5]
 }
 
-fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+pub fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
     let start = text.find(open).map_or(0, |i| i + open.len());
     let end = text[start..].find(close).map_or(text.len(), |i| start + i);
     &text[start..end]
+}
+
+/// Each prompt's first row (Ties' ref and tied rows share a question).
+pub fn by_prompt<'a>(
+    prompts: impl DoubleEndedIterator<Item = &'a str> + ExactSizeIterator,
+) -> HashMap<String, usize> {
+    prompts
+        .enumerate()
+        .rev()
+        .map(|(k, p)| (p.to_string(), k))
+        .collect()
 }
 
 /// The mock judge: answers ranking, ratings and pairwise requests from the truth; every 9th
@@ -68,12 +79,7 @@ fn judge(rows: Arc<Vec<Row>>) -> (MockServer, Arc<AtomicUsize>) {
     let seen = AtomicUsize::new(0);
     let faults = Arc::new(AtomicUsize::new(0));
     let failed = faults.clone();
-    let index: HashMap<String, usize> = rows
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(k, r)| (r.prompt.clone(), k))
-        .collect();
+    let index = by_prompt(rows.iter().map(|r| r.prompt.as_str()));
     // A completion is correct when a row of its prompt lists it as correct (Ties' ref and
     // tied rows share a question).
     let correct: HashSet<(String, String)> = rows
