@@ -3,7 +3,7 @@
 //! the ratings as they come. Ties rows are always rated with ratings, as reward-bench does, so
 //! every configuration has the whole leaderboard.
 
-use super::{aggregate, Config, Rating, SampleTrace};
+use super::{aggregate, CallTally, Config, Rating, SampleTrace};
 use crate::dataset::rewardbench2::items::{four_way, pairs, RowItems, Showing};
 use crate::dataset::rewardbench2::{Shown, TIES};
 use crate::judge::CallError;
@@ -288,6 +288,51 @@ pub fn fold(
             outcome.wins.push(rating.rating.map(|v| Some(v) == gold));
         }
     }
+}
+
+/// reward-bench's rating of a completion whose answer it cannot read (`_get_single_rating`).
+pub const FAILED_RATING: f64 = -1.0;
+
+/// What one configuration made of the rows, before they are scored: `calibrate` rates them,
+/// `report DIR` reads them back.
+#[derive(Debug, Clone)]
+pub struct Rb2Made {
+    pub name: String,
+    pub protocol: Protocol,
+    /// A jury: its vote's key (its rows from its members' answers: a row without a strict
+    /// majority has no pick, and no call of its own).
+    pub jury: Option<String>,
+    /// The judge is the simulated one.
+    pub simulated: bool,
+    /// The score a missing one counts as under `lowest`.
+    pub floor: f64,
+    /// Its calls (Ties' ratings included): cost and failures.
+    pub tally: CallTally,
+    /// What its calls cost in dollars, with a price for its model (`--price`; a jury: its
+    /// members' sum when each has one).
+    pub usd: Option<f64>,
+    /// Per row (the set's order): its pick, grades, pairs won and answers.
+    pub outcomes: Vec<RowOutcome>,
+}
+
+/// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
+/// margins are).
+fn scores_floor(scores: impl Iterator<Item = f64>) -> f64 {
+    scores.fold(f64::INFINITY, f64::min) - 1.0
+}
+
+/// A scores file's configuration: its floor under `lowest`, refused when the file scores none
+/// of the completions (its texts are not the rows').
+pub fn scores_floor_of(made: &Rb2Made, source: &str) -> Result<f64> {
+    let all = || made.outcomes.iter().flat_map(|o| &o.grades);
+    if all().all(Option::is_none) {
+        return Err(crate::error::input_error(format!(
+            "'{}' scores none of the {} completions of {source}: its prompt and response columns must hold the rows' prompts and completions as they are",
+            made.name,
+            all().count(),
+        )));
+    }
+    Ok(scores_floor(all().flatten().copied()))
 }
 
 #[cfg(test)]

@@ -4,10 +4,16 @@
 //! (or write) the same calls for either form.
 
 use crate::dataset::examples::Example;
+use crate::dataset::rewardbench2::items::RowItems;
+use crate::dataset::rewardbench2::Shown;
+use crate::error::input_error;
+use crate::raters::rewardbench2::{
+    check_rows, items as rewardbench2_items, ties_config, ties_items, Protocol,
+};
 use crate::raters::Config;
 use crate::run::data::{Dataset, Rb2Set, Rows};
+use crate::run::judges;
 use crate::run::plan::Form;
-use crate::run::rewardbench2::{layout, PartSpec, Rb2Items};
 use anyhow::Result;
 
 /// The items a plan's configurations rate: each part's configuration (as called) and items.
@@ -86,7 +92,7 @@ impl Rows {
 
     /// The plan's configurations checked against the data and laid out in parts: on pairs
     /// every configuration rates every example; on RewardBench 2 rows each its protocol's
-    /// items, then its Ties rows by ratings (`run::rewardbench2::layout`).
+    /// items, then its Ties rows by ratings (`layout` below).
     pub fn layout(&self, configs: &[Config], both_orders: bool) -> Result<Layout<'_>> {
         match self {
             Rows::Pairs(d) => d.layout(configs),
@@ -123,4 +129,80 @@ impl Rb2Set {
             specs,
         })
     }
+}
+
+/// The items the configurations of a plan rate on RewardBench 2 rows: each protocol's rows
+/// outside Ties (made once per protocol), and the Ties rows, which every configuration rates
+/// by ratings.
+#[derive(Debug)]
+pub struct Rb2Items {
+    ties: RowItems,
+    mains: Vec<(Protocol, RowItems)>,
+}
+
+impl Rb2Items {
+    /// A protocol's items, or Ties' (None).
+    pub fn of(&self, kind: Option<Protocol>) -> &RowItems {
+        kind.and_then(|p| self.mains.iter().find(|m| m.0 == p))
+            .map_or(&self.ties, |m| &m.1)
+    }
+}
+
+/// What one part of a plan rates, on either form (`run::forms::Layout` holds its items).
+#[derive(Debug)]
+pub struct PartSpec {
+    /// The plan's configuration it belongs to.
+    pub of: usize,
+    /// As called (a RewardBench 2 Ties part's with the Ties prompt).
+    pub config: Config,
+    /// RewardBench 2: the protocol whose items it rates, None for the Ties rows; pairs: None
+    /// (every part rates the data's examples).
+    pub kind: Option<Protocol>,
+}
+
+/// Checks a plan against the rows (no baselines; a four-way prompt needs four completions;
+/// each judge fits its items) and lays out its parts: each configuration's rows outside Ties
+/// by its protocol, then its Ties rows by ratings, parts without items left out.
+/// `calibrate` rates them, `batch export` writes their calls.
+pub fn layout(
+    configs: &[Config],
+    rows: &[Shown],
+    both_orders: bool,
+) -> Result<(Rb2Items, Vec<PartSpec>)> {
+    if let Some(c) = configs.iter().find(|c| c.rater.is_baseline()) {
+        return Err(input_error(format!(
+            "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
+            c.rater, c.name
+        )));
+    }
+    let mut items = Rb2Items {
+        ties: ties_items(rows),
+        mains: Vec::new(),
+    };
+    for config in configs {
+        check_rows(config, rows)?;
+        let protocol = Protocol::of_config(config);
+        if !items.mains.iter().any(|m| m.0 == protocol) {
+            items
+                .mains
+                .push((protocol, rewardbench2_items(protocol, rows, both_orders)));
+        }
+    }
+    let mut specs = Vec::new();
+    for (of, config) in configs.iter().enumerate() {
+        let protocol = Protocol::of_config(config);
+        judges::check_configs(
+            std::slice::from_ref(config),
+            &items.of(Some(protocol)).examples,
+        )?;
+        for (config, kind) in [
+            (config.clone(), Some(protocol)),
+            (ties_config(config)?, None),
+        ] {
+            if !items.of(kind).examples.is_empty() {
+                specs.push(PartSpec { of, config, kind });
+            }
+        }
+    }
+    Ok((items, specs))
 }

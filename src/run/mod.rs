@@ -25,7 +25,6 @@ pub mod read;
 pub mod read_rewardbench2;
 pub mod record;
 
-pub mod rewardbench2;
 pub mod schema;
 pub mod settings;
 pub mod write;

@@ -8,13 +8,13 @@ use crate::dataset::rewardbench2::items::RowItems;
 use crate::dataset::rewardbench2::{slot_of, Rb2Row, Shown, TIES};
 use crate::error::input_error;
 use crate::judge::Completion;
+use crate::raters::rewardbench2::Rb2Made;
 use crate::raters::rewardbench2::{
     items, keep_answers, ties_items, ties_part_name, Protocol, RowOutcome,
 };
 use crate::raters::{CallTally, SampleTrace, Usage};
 use crate::run::file::{Rb2RunFile, RB2_READABLE};
 use crate::run::lines::{each_line, AnswerLine, ResultLine, RowLine};
-use crate::run::rewardbench2::Rb2Made;
 use anyhow::Result;
 use polars::prelude::*;
 use std::collections::HashMap;

@@ -1,9 +1,16 @@
 //! A calibrate run's record: what was rated, how, and what came of it. `commands::calibrate`
 //! makes one, `commands::report` reads one back from its directory, and `report/` renders it.
 
+use crate::dataset::rewardbench2::Shown;
+use crate::error::input_error;
+use crate::evaluation::cost::Frontier;
+use crate::evaluation::rewardbench2::analytics;
+use crate::evaluation::rewardbench2::analytics::Paired;
+use crate::evaluation::rewardbench2::score::Rb2Config;
 use crate::evaluation::{Evaluation, RunRecord};
 use crate::judge::cache::Cache;
 use crate::raters::{CallTally, RatingRow};
+use anyhow::Result;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -132,5 +139,67 @@ impl Made for Run {
     }
     fn caches(&self) -> &[Arc<Cache>] {
         &self.caches
+    }
+}
+
+/// A RewardBench 2 run.
+#[derive(Debug, Clone)]
+pub struct Rb2Run {
+    pub head: crate::run::record::RunHead,
+    /// `--alpha`: the comparisons' level and every interval's (1 − α).
+    pub alpha: f64,
+    pub rows: usize,
+    pub configs: Vec<Rb2Config>,
+    /// The rows as shown (completions in their slots).
+    pub shown: Vec<Shown>,
+    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
+    pub comparisons: Vec<Paired>,
+    /// The cost frontier of the compared score (None with fewer than two on the chart).
+    pub cost_frontier: Option<Frontier>,
+    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
+    /// comparison finds worse than the best (None without configurations).
+    pub standing: Option<analytics::Standing>,
+    /// The judges' response caches.
+    pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
+    /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
+    /// in the plan's order).
+    pub by_score: bool,
+}
+
+impl Rb2Run {
+    /// The best, then the configurations no comparison finds worse than it.
+    pub fn group(&self) -> &[usize] {
+        self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
+    }
+}
+
+impl Made for Rb2Run {
+    fn dir(&self) -> &std::path::Path {
+        &self.head.dir
+    }
+    fn tallies(&self) -> Vec<(&str, &CallTally)> {
+        self.configs
+            .iter()
+            .map(|c| (c.name.as_str(), &c.tally))
+            .collect()
+    }
+    fn caches(&self) -> &[std::sync::Arc<crate::judge::cache::Cache>] {
+        &self.caches
+    }
+}
+
+/// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
+/// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
+/// no value on best-of-4 rows and are refused before any call.
+pub fn by_score(sort: Option<crate::run::settings::SortKey>) -> Result<bool> {
+    use crate::run::settings::SortKey;
+    match sort {
+        None => Ok(false),
+        Some(SortKey::Accuracy) => Ok(true),
+        Some(other) => Err(input_error(format!(
+            "--sort {}: RewardBench 2 rows are scored by accuracy (reward-bench's leaderboard: a row right, wrong, or 1/k on tied grades), which has no {}; use --sort accuracy, or leave --sort out for the plan's order",
+            other.key(),
+            other.key()
+        ))),
     }
 }

@@ -4,9 +4,10 @@
 //! configuration and row: the result, the pick or the grades, the correct slots).
 
 use crate::dataset::rewardbench2::{slot_letter, Shown};
+use crate::evaluation::rewardbench2::score::Rb2Config;
 use crate::raters::rewardbench2::Protocol;
 use crate::run::lines::{write_line, ResultLine, RowLine};
-use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use crate::run::record::Rb2Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use std::io::Write;

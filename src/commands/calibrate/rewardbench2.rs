@@ -2,18 +2,19 @@
 //! template: four-way; a pointwise one or a reward model's scores, `--judge scores:FILE`:
 //! ratings; a pairwise one: the correct completion against each incorrect one; Ties rows always
 //! by ratings), each rating folded into its row, then scored as reward-bench scores them
-//! (`run::rewardbench2::score`).
+//! (`evaluation::rewardbench2::score`).
 
 use super::session::Session;
 use crate::error::input_error;
-use crate::evaluation::rewardbench2::FAILED_RATING;
+use crate::evaluation::rewardbench2::score::score;
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
+use crate::raters::rewardbench2::{scores_floor_of, Rb2Made, FAILED_RATING};
 use crate::raters::Missing;
 use crate::run::data::Rb2Set;
 use crate::run::file::Rb2RunFile;
 use crate::run::plan::Form;
+use crate::run::record::Rb2Run;
 use crate::run::record::RunHead;
-use crate::run::rewardbench2::{score, Rb2Made, Rb2Run};
 use crate::run::settings::{CalibrateSettings, ReportSettings};
 use anyhow::Result;
 
@@ -33,7 +34,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
             "--sequential races configurations on pairs, one verdict against one gold label per item; RewardBench 2's best-of-4 rows score a row from several ratings, which it does not race yet: leave out --sequential, or convert the rows to pairs",
         ));
     }
-    let by_score = crate::run::rewardbench2::by_score(args.sort)?;
+    let by_score = crate::run::record::by_score(args.sort)?;
     let (made, out) = from_judges(args, &set)?;
     let missing = args.plan.judge.pointwise_missing;
     let scores = score(
@@ -41,7 +42,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         made,
         missing,
         (args.bootstrap, set.seed, args.alpha),
-        args.cost,
+        (args.cost.unit, args.cost.margin),
     );
     Ok(Rb2Run {
         alpha: args.alpha,
@@ -66,75 +67,12 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     })
 }
 
-/// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
-/// margins are).
-pub fn scores_floor(scores: impl Iterator<Item = f64>) -> f64 {
-    scores.fold(f64::INFINITY, f64::min) - 1.0
-}
-
 /// Where a run went: its name, directory, when, and the judges' caches.
 struct Out {
     name: String,
     dir: std::path::PathBuf,
     created: u64,
     caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
-}
-
-/// A jury's rows from its members' (one protocol): picks and wins by its vote, grades their
-/// mean; its cost its members'.
-fn jury_made(jury: &crate::raters::jury::Jury, made: &[Rb2Made]) -> Result<Rb2Made> {
-    use crate::raters::jury::Vote;
-    let members: Vec<&Rb2Made> = jury.members.iter().map(|&m| &made[m]).collect();
-    let protocol = members[0].protocol;
-    if let Some(other) = members.iter().find(|m| m.protocol != protocol) {
-        return Err(crate::error::input_error(format!(
-            "jury '{}': on RewardBench 2 rows every member must follow one protocol, but {} is {} and {} is {}; name members of one prompt",
-            jury.name,
-            members[0].name,
-            protocol.key(),
-            other.name,
-            other.protocol.key()
-        )));
-    }
-    if matches!(jury.vote, Vote::Mean | Vote::Probability) && !protocol.grades() {
-        return Err(crate::error::input_error(format!(
-            "jury '{}': vote '{}' applies to grades, and its members follow the {} protocol; use majority, unanimous or reward-bench",
-            jury.name,
-            jury.vote.key(),
-            protocol.key()
-        )));
-    }
-    let rows = members[0].outcomes.len();
-    Ok(Rb2Made {
-        name: jury.name.clone(),
-        jury: Some(jury.vote.key().to_string()),
-        // In dollars when each member has a price (members may be priced apart).
-        usd: members.iter().map(|m| m.usd).sum::<Option<f64>>(),
-        protocol,
-        simulated: members.iter().any(|m| m.simulated),
-        floor: FAILED_RATING,
-        tally: crate::raters::CallTally::of_members(members.iter().map(|m| &m.tally)),
-        outcomes: (0..rows)
-            .map(|r| {
-                let of: Vec<&RowOutcome> = members.iter().map(|m| &m.outcomes[r]).collect();
-                crate::raters::jury::rb2_outcome(jury, &of)
-            })
-            .collect(),
-    })
-}
-
-/// A scores file's configuration: its floor under `lowest`, refused when the file scores none
-/// of the completions (its texts are not the rows').
-fn scores_made(made: &Rb2Made, source: &str) -> Result<f64> {
-    let all = || made.outcomes.iter().flat_map(|o| &o.grades);
-    if all().all(Option::is_none) {
-        return Err(input_error(format!(
-            "'{}' scores none of the {} completions of {source}: its prompt and response columns must hold the rows' prompts and completions as they are",
-            made.name,
-            all().count(),
-        )));
-    }
-    Ok(scores_floor(all().flatten().copied()))
 }
 
 /// The protocols that call a judge: every configuration of the plan, one budget.
@@ -176,10 +114,10 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
         })
         .collect();
     for m in made.iter_mut().filter(|m| m.protocol == Protocol::Scores) {
-        m.floor = scores_made(m, &set.source)?;
+        m.floor = scores_floor_of(m, &set.source)?;
     }
     for (jury, _) in &plan.juries {
-        made.push(jury_made(jury, &made)?);
+        made.push(crate::raters::jury::rb2_made(jury, &made)?);
     }
     Ok((
         made,
@@ -197,13 +135,19 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
 pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
     let dir = &args.dir;
     let own = file.sort.as_deref().and_then(|s| s.parse().ok());
-    let by_score = crate::run::rewardbench2::by_score(args.sort.or(own))?;
+    let by_score = crate::run::record::by_score(args.sort.or(own))?;
     let (rows, made) = crate::run::read_rewardbench2::read(dir, &file)?;
     let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
     let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
     let seed = file.data.seed;
     let alpha = args.alpha.unwrap_or(file.alpha);
-    let scores = score(&rows, made, missing, (bootstrap, seed, alpha), args.cost);
+    let scores = score(
+        &rows,
+        made,
+        missing,
+        (bootstrap, seed, alpha),
+        (args.cost.unit, args.cost.margin),
+    );
     Ok(Rb2Run {
         alpha,
         head: RunHead {

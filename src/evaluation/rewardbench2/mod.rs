@@ -6,6 +6,7 @@
 //! (`tests/fixtures/generate_rewardbench2_fixtures.py`).
 
 pub mod analytics;
+pub mod score;
 
 use crate::metrics::random::{stream, Purpose};
 use crate::raters::rewardbench2::{Protocol, RowOutcome};
@@ -240,8 +241,7 @@ fn ties_rows(rows: &[(&Scored, Vec<f64>)]) -> Vec<TiesRow> {
 /// "effectively a tie").
 pub const UNREAD_PICK: f64 = 0.25;
 
-/// reward-bench's rating of a completion whose answer it cannot read (`_get_single_rating`).
-pub const FAILED_RATING: f64 = -1.0;
+pub use crate::raters::rewardbench2::FAILED_RATING;
 
 /// What a judge at random gets on a row of `n` completions, `correct` of them correct under
 /// `protocol`: a pick (or a top grade) at random, or, pairwise, a coin won on each of the n-1

@@ -18,6 +18,7 @@
 //!   `PYTHONHASHSEED`), is no verdict here.
 
 use super::pointwise::compare_grades;
+use super::rewardbench2::{Rb2Made, RowOutcome as Rb2Outcome};
 use super::{RatingRow, Status};
 use anyhow::Result;
 
@@ -419,6 +420,48 @@ pub fn subsets(n: usize) -> Vec<Vec<usize>> {
         .collect();
     out.sort_by(|a: &Vec<usize>, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
     out
+}
+
+/// A jury's rows from its members' (one protocol): picks and wins by its vote, grades their
+/// mean; its cost its members'.
+pub fn rb2_made(jury: &Jury, made: &[Rb2Made]) -> Result<Rb2Made> {
+    let members: Vec<&Rb2Made> = jury.members.iter().map(|&m| &made[m]).collect();
+    let protocol = members[0].protocol;
+    if let Some(other) = members.iter().find(|m| m.protocol != protocol) {
+        return Err(crate::error::input_error(format!(
+            "jury '{}': on RewardBench 2 rows every member must follow one protocol, but {} is {} and {} is {}; name members of one prompt",
+            jury.name,
+            members[0].name,
+            protocol.key(),
+            other.name,
+            other.protocol.key()
+        )));
+    }
+    if matches!(jury.vote, Vote::Mean | Vote::Probability) && !protocol.grades() {
+        return Err(crate::error::input_error(format!(
+            "jury '{}': vote '{}' applies to grades, and its members follow the {} protocol; use majority, unanimous or reward-bench",
+            jury.name,
+            jury.vote.key(),
+            protocol.key()
+        )));
+    }
+    let rows = members[0].outcomes.len();
+    Ok(Rb2Made {
+        name: jury.name.clone(),
+        jury: Some(jury.vote.key().to_string()),
+        // In dollars when each member has a price (members may be priced apart).
+        usd: members.iter().map(|m| m.usd).sum::<Option<f64>>(),
+        protocol,
+        simulated: members.iter().any(|m| m.simulated),
+        floor: super::rewardbench2::FAILED_RATING,
+        tally: super::CallTally::of_members(members.iter().map(|m| &m.tally)),
+        outcomes: (0..rows)
+            .map(|r| {
+                let of: Vec<&Rb2Outcome> = members.iter().map(|m| &m.outcomes[r]).collect();
+                rb2_outcome(jury, &of)
+            })
+            .collect(),
+    })
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! `run_dir/`) and RewardBench 2 rows (`rewardbench2/`, `run_dir/rewardbench2.rs`).
 
 use super::shown::Shown;
+use crate::run::record::Rb2Run;
 use crate::run::record::Run;
-use crate::run::rewardbench2::Rb2Run;
 use anyhow::Result;
 use serde_json::Value;
 use std::io::Write;

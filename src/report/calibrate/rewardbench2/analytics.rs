@@ -4,12 +4,13 @@
 
 use crate::dataset::rewardbench2::slot_letter;
 use crate::evaluation::rewardbench2::analytics::{Paired, Read, Slots, SLOTS};
+use crate::evaluation::rewardbench2::score::Rb2Config;
 use crate::evaluation::Finding;
 use crate::raters::rewardbench2::Protocol;
 use crate::report::media::format::interval_of;
 use crate::report::media::format::{fixed, p_value};
 use crate::report::media::table::Table;
-use crate::run::rewardbench2::{Rb2Config, Rb2Run};
+use crate::run::record::Rb2Run;
 use serde::Serialize;
 
 /// What was read on row `k` of configuration `c`.

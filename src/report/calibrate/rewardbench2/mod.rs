@@ -10,7 +10,7 @@ pub mod analytics;
 
 use crate::evaluation::rewardbench2::Board;
 use crate::raters::rewardbench2::Protocol;
-use crate::run::rewardbench2::Rb2Run;
+use crate::run::record::Rb2Run;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;

@@ -8,7 +8,7 @@ use crate::report::media::csv::{write_csv, TidyRows};
 use crate::report::media::html::{script_json, scripts, write_page, Browser, Page};
 use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::lines::ResultLine;
-use crate::run::rewardbench2::Rb2Run;
+use crate::run::record::Rb2Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use serde::Serialize;

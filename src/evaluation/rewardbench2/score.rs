@@ -1,44 +1,15 @@
-//! What `calibrate` produced on RewardBench 2 rows: each configuration's leaderboard under
-//! both missing-score rules (the chosen one first), its calls and its rows' outcomes; what a
-//! plan rates on them (`layout`), which `calibrate` and `batch export` share; and how what the
-//! configurations made of the rows is scored (`score`), which `calibrate` and `report DIR`
-//! share.
+//! RewardBench 2's scoring of a run: what each configuration made of the rows, scored as
+//! reward-bench scores them under both missing-score rules (`Rb2Config`'s boards), with the
+//! analytics, the paired comparisons of every two, where the configurations stand (the one rule
+//! of "the best") and the cost frontier. `calibrate` and `report DIR` both score a run here.
 
-use crate::dataset::rewardbench2::items::RowItems;
+use super::analytics;
+use super::analytics::{Grades, Read, Slots};
+use super::{board, chance, decided, Board, Scored};
 use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
-use crate::error::input_error;
-use crate::evaluation::cost::{frontier_of, CostSettings, Costed, Frontier, PairedDraws};
-use crate::evaluation::rewardbench2::analytics;
-use crate::evaluation::rewardbench2::analytics::{Grades, Paired, Read, Slots};
-use crate::evaluation::rewardbench2::{board, chance, decided, Board, Scored};
-use crate::raters::rewardbench2::{
-    check_rows, items as rewardbench2_items, ties_config, ties_items, Protocol, RowOutcome,
-};
-use crate::raters::{CallTally, Config, Missing};
-use crate::run::judges;
-use anyhow::Result;
-
-/// What one configuration made of the rows, before they are scored: `calibrate` rates them,
-/// `report DIR` reads them back.
-#[derive(Debug, Clone)]
-pub struct Rb2Made {
-    pub name: String,
-    pub protocol: Protocol,
-    /// A jury: its vote's key (its rows from its members' answers: a row without a strict
-    /// majority has no pick, and no call of its own).
-    pub jury: Option<String>,
-    /// The judge is the simulated one.
-    pub simulated: bool,
-    /// The score a missing one counts as under `lowest`.
-    pub floor: f64,
-    /// Its calls (Ties' ratings included): cost and failures.
-    pub tally: CallTally,
-    /// What its calls cost in dollars, with a price for its model (`--price`; a jury: its
-    /// members' sum when each has one).
-    pub usd: Option<f64>,
-    /// Per row (the set's order): its pick, grades, pairs won and answers.
-    pub outcomes: Vec<RowOutcome>,
-}
+use crate::evaluation::cost::{frontier_of, CostSettings, CostUnit, Costed, Frontier, PairedDraws};
+use crate::raters::rewardbench2::{Protocol, Rb2Made, RowOutcome};
+use crate::raters::{CallTally, Missing};
 
 /// One configuration scored on RewardBench 2.
 #[derive(Debug, Clone)]
@@ -71,144 +42,6 @@ pub struct Rb2Config {
     pub grades: Option<Grades>,
     /// What its answers held: picks, verdicts and grades not read, of how many.
     pub read: Read,
-}
-
-/// A RewardBench 2 run.
-#[derive(Debug, Clone)]
-pub struct Rb2Run {
-    pub head: crate::run::record::RunHead,
-    /// `--alpha`: the comparisons' level and every interval's (1 − α).
-    pub alpha: f64,
-    pub rows: usize,
-    pub configs: Vec<Rb2Config>,
-    /// The rows as shown (completions in their slots).
-    pub shown: Vec<Shown>,
-    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
-    pub comparisons: Vec<Paired>,
-    /// The cost frontier of the compared score (None with fewer than two on the chart).
-    pub cost_frontier: Option<Frontier>,
-    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
-    /// comparison finds worse than the best (None without configurations).
-    pub standing: Option<analytics::Standing>,
-    /// The judges' response caches.
-    pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
-    /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
-    /// in the plan's order).
-    pub by_score: bool,
-}
-
-impl Rb2Run {
-    /// The best, then the configurations no comparison finds worse than it.
-    pub fn group(&self) -> &[usize] {
-        self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
-    }
-}
-
-impl crate::run::record::Made for Rb2Run {
-    fn dir(&self) -> &std::path::Path {
-        &self.head.dir
-    }
-    fn tallies(&self) -> Vec<(&str, &CallTally)> {
-        self.configs
-            .iter()
-            .map(|c| (c.name.as_str(), &c.tally))
-            .collect()
-    }
-    fn caches(&self) -> &[std::sync::Arc<crate::judge::cache::Cache>] {
-        &self.caches
-    }
-}
-
-/// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
-/// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
-/// no value on best-of-4 rows and are refused before any call.
-pub fn by_score(sort: Option<crate::run::settings::SortKey>) -> Result<bool> {
-    use crate::run::settings::SortKey;
-    match sort {
-        None => Ok(false),
-        Some(SortKey::Accuracy) => Ok(true),
-        Some(other) => Err(input_error(format!(
-            "--sort {}: RewardBench 2 rows are scored by accuracy (reward-bench's leaderboard: a row right, wrong, or 1/k on tied grades), which has no {}; use --sort accuracy, or leave --sort out for the plan's order",
-            other.key(),
-            other.key()
-        ))),
-    }
-}
-
-/// The items the configurations of a plan rate on RewardBench 2 rows: each protocol's rows
-/// outside Ties (made once per protocol), and the Ties rows, which every configuration rates
-/// by ratings.
-#[derive(Debug)]
-pub struct Rb2Items {
-    ties: RowItems,
-    mains: Vec<(Protocol, RowItems)>,
-}
-
-impl Rb2Items {
-    /// A protocol's items, or Ties' (None).
-    pub fn of(&self, kind: Option<Protocol>) -> &RowItems {
-        kind.and_then(|p| self.mains.iter().find(|m| m.0 == p))
-            .map_or(&self.ties, |m| &m.1)
-    }
-}
-
-/// What one part of a plan rates, on either form (`run::forms::Layout` holds its items).
-#[derive(Debug)]
-pub struct PartSpec {
-    /// The plan's configuration it belongs to.
-    pub of: usize,
-    /// As called (a RewardBench 2 Ties part's with the Ties prompt).
-    pub config: Config,
-    /// RewardBench 2: the protocol whose items it rates, None for the Ties rows; pairs: None
-    /// (every part rates the data's examples).
-    pub kind: Option<Protocol>,
-}
-
-/// Checks a plan against the rows (no baselines; a four-way prompt needs four completions;
-/// each judge fits its items) and lays out its parts: each configuration's rows outside Ties
-/// by its protocol, then its Ties rows by ratings, parts without items left out.
-/// `calibrate` rates them, `batch export` writes their calls.
-pub fn layout(
-    configs: &[Config],
-    rows: &[Shown],
-    both_orders: bool,
-) -> Result<(Rb2Items, Vec<PartSpec>)> {
-    if let Some(c) = configs.iter().find(|c| c.rater.is_baseline()) {
-        return Err(input_error(format!(
-            "rater '{}' of '{}' is a baseline for pairs; RewardBench 2 rows take basic or sc:N raters",
-            c.rater, c.name
-        )));
-    }
-    let mut items = Rb2Items {
-        ties: ties_items(rows),
-        mains: Vec::new(),
-    };
-    for config in configs {
-        check_rows(config, rows)?;
-        let protocol = Protocol::of_config(config);
-        if !items.mains.iter().any(|m| m.0 == protocol) {
-            items
-                .mains
-                .push((protocol, rewardbench2_items(protocol, rows, both_orders)));
-        }
-    }
-    let mut specs = Vec::new();
-    for (of, config) in configs.iter().enumerate() {
-        let protocol = Protocol::of_config(config);
-        judges::check_configs(
-            std::slice::from_ref(config),
-            &items.of(Some(protocol)).examples,
-        )?;
-        for (config, kind) in [
-            (config.clone(), Some(protocol)),
-            (ties_config(config)?, None),
-        ] {
-            if !items.of(kind).examples.is_empty() {
-                specs.push(PartSpec { of, config, kind });
-            }
-        }
-    }
-    Ok((items, specs))
 }
 
 /// A row as the scoring sees it under `protocol`, its scores or decided result given.
@@ -258,7 +91,7 @@ pub fn score(
     made: Vec<Rb2Made>,
     missing: Missing,
     (bootstrap, seed, alpha): (usize, u64, f64),
-    cost: crate::run::settings::CostOptions,
+    (unit, margin): (Option<CostUnit>, f64),
 ) -> Rb2Scores {
     let r = crate::metrics::Resampling {
         resamples: bootstrap,
@@ -302,8 +135,8 @@ pub fn score(
     let settings = CostSettings {
         // RewardBench 2's score is an accuracy; the frontier reads `costed.values`.
         metric: crate::metrics::Statistic::Accuracy,
-        unit: cost.unit,
-        margin: cost.margin,
+        unit,
+        margin,
     };
     let cost_frontier = frontier_of(&costed, settings, alpha, |best, candidate| {
         let (difference, draws) = redrawn.paired(best, candidate);
