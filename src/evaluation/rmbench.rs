@@ -156,6 +156,11 @@ pub struct RmComparison {
 pub struct RmBench {
     pub configs: Vec<RmStats>,
     pub comparisons: Vec<RmComparison>,
+    /// The configurations, best RM-Bench average first (undefined last; `ranking::ranked`).
+    pub order: Vec<usize>,
+    /// The best and the runner-up on the average by the one rule of "the best"
+    /// (`ranking::pick`: a judge that can be ranked), None without configurations.
+    pub picked: Option<super::ranking::Picked>,
 }
 
 /// Each prompt's cells for one configuration: the share of its items in the cell that the
@@ -324,8 +329,11 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
         .zip(&draws)
         .map(|(c, d)| config_stats(c, d, layout, settings.level()))
         .collect();
+    let averages: Vec<f64> = configs.iter().map(|c| c.figures.average).collect();
     RmBench {
         comparisons: compare(&configs, &draws, sizes.len(), settings.alpha),
+        order: super::ranking::ranked(&averages),
+        picked: None,
         configs,
     }
 }
@@ -335,10 +343,13 @@ pub fn rmbench(run: &RunRecord, layout: &Layout, settings: EvalSettings) -> RmBe
 pub struct RmBenchAnalytic;
 
 impl super::Analytic for RmBenchAnalytic {
-    fn run(&self, cx: &super::Context, _configs: &[super::ConfigResult]) -> super::Found {
-        super::Found::of_run(super::analytic::kept(
-            layout(cx.run).map(|l| rmbench(cx.run, &l, cx.settings.clone())),
-        ))
+    fn run(&self, cx: &super::Context, configs: &[super::ConfigResult]) -> super::Found {
+        let candidates = super::ranking::candidates(cx.run, configs);
+        super::Found::of_run(super::analytic::kept(layout(cx.run).map(|l| {
+            let mut r = rmbench(cx.run, &l, cx.settings.clone());
+            r.picked = super::ranking::pick(&candidates, &r.order);
+            r
+        })))
     }
 }
 

@@ -423,3 +423,63 @@ fn json_arrays_are_data_and_empty_strings_are_responses() {
     );
     assert!(doc["configs"][0]["rmbench"]["hard"].is_number());
 }
+
+/// The answer's RM-Bench line names the best by the one rule of "the best": a judge, never a
+/// baseline whose average is higher (here the longer response, against a judge right 30% of
+/// the time), and the table still lists every configuration by average.
+#[test]
+fn the_rm_bench_line_names_the_best_judge_not_a_higher_baseline() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let doc = json_of(&[
+        "calibrate",
+        "--data",
+        shared.join("rmbench/chat.json").to_str().expect("utf-8"),
+        "--judge",
+        "sim:accuracy=0.3",
+        "--prompt",
+        "simple_with_tie",
+        "--rater",
+        "basic",
+        "--rater",
+        "longer",
+        "--limit",
+        "40",
+        "--bootstrap",
+        "100",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let average = |name: &str| {
+        doc["configs"]
+            .as_array()
+            .expect("configs")
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["rmbench"]["average"].as_f64())
+            .expect("an average")
+    };
+    let (judge, baseline) = ("simple_with_tie/basic", "baseline/longer");
+    assert!(
+        average(baseline) > average(judge),
+        "the baseline averages higher"
+    );
+    let (code, text, err) = crate::common::run(&["report", out.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("RM-Bench: ") && l.contains(" averages "))
+        .unwrap_or_else(|| panic!("no RM-Bench line:\n{text}"));
+    assert!(
+        line.starts_with(&format!("RM-Bench: {judge} (sim) averages")),
+        "{line}"
+    );
+    // The table: both, best average first.
+    let table = text
+        .split("RM-Bench: chosen vs rejected")
+        .nth(1)
+        .expect("the RM-Bench table");
+    let at = |name: &str| table.find(name).expect("listed");
+    assert!(at(baseline) < at(judge), "{table}");
+}

@@ -155,28 +155,13 @@ fn with_ci(v: f64, c: (f64, f64)) -> String {
     crate::report::media::format::with_ci(v, c)
 }
 
-/// The configurations, best RM-Bench average first (undefined last).
-fn by_average(r: &crate::evaluation::rmbench::RmBench) -> Vec<usize> {
-    let mut ranked: Vec<usize> = (0..r.configs.len()).collect();
-    let key = |i: usize| {
-        let v = r.configs[i].figures.average;
-        if v.is_nan() {
-            f64::NEG_INFINITY
-        } else {
-            v
-        }
-    };
-    ranked.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
-    ranked
-}
-
 /// The compact table, best average first: per configuration, hard, normal, easy, average and
 /// the style bias (overall), then each domain's average; the notes say how to read it.
 pub fn table(run: &Evaluated) -> Option<Table> {
     let r = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?;
-    let order = by_average(r);
+    let order = &r.order;
     let domains: Vec<&str> = r
         .configs
         .first()
@@ -197,7 +182,7 @@ pub fn table(run: &Evaluated) -> Option<Table> {
     );
     // A narrow terminal leaves out the domains, then normal (both in --json and the page).
     t.secondary = std::iter::once(2).chain(6..6 + domains.len()).collect();
-    for &i in &order {
+    for &i in order {
         let s: &RmStats = &r.configs[i];
         let f = &s.figures;
         let mut row = vec![
@@ -280,12 +265,12 @@ pub fn answer(run: &Evaluated) -> Option<String> {
     let r = run
         .evaluation
         .of_run::<crate::evaluation::rmbench::RmBench>()?;
-    let ranked: Vec<usize> = by_average(r)
-        .into_iter()
-        .filter(|&i| r.configs[i].figures.average.is_finite())
-        .collect();
-    let &best = ranked.first()?;
+    let picked = r.picked.as_ref()?;
+    let best = picked.best;
     let s = &r.configs[best];
+    if !s.figures.average.is_finite() {
+        return None;
+    }
     let mut line = format!(
         "RM-Bench: {} averages {} (hard {}, normal {:.3}, easy {:.3}; style bias easy − hard {}).",
         shown_name(&run.record.configs[best]),
@@ -295,7 +280,10 @@ pub fn answer(run: &Evaluated) -> Option<String> {
         s.figures.easy,
         with_ci(s.figures.style_bias, s.ci.style_bias)
     );
-    if let Some(&second) = ranked.get(1) {
+    let second = picked
+        .runner_up
+        .filter(|&k| r.configs[k].figures.average.is_finite());
+    if let Some(second) = second {
         if let Some(c) = r.comparisons.iter().find(|c| {
             c.metric == "average" && ((c.a, c.b) == (best, second) || (c.a, c.b) == (second, best))
         }) {
