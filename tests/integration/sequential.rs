@@ -285,6 +285,48 @@ fn three_clearly_worse_configurations_stop_receiving_calls_and_two_go_on() {
         !dropped.contains_key(&model_of(&frontier["best"])),
         "{frontier}"
     );
+    // The document's not_ranked: the dropped ones whose κq (on the items each rated) is above
+    // the best's, in that order, each with the item it was dropped at.
+    let kq = |name: &str| -> f64 {
+        let c = doc["configs"].as_array().expect("configs").iter();
+        let c = c
+            .clone()
+            .find(|c| c["name"] == name)
+            .expect("a configuration");
+        c["overall"]["kappa_quadratic"]
+            .as_f64()
+            .unwrap_or(f64::NEG_INFINITY)
+    };
+    let best = doc["comparison_family"]["best"].as_str().expect("best");
+    let mut above: Vec<(f64, String)> = doc["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .map(|c| c["name"].as_str().expect("name").to_string())
+        .filter(|n| dropped.contains_key(&model_of(&serde_json::json!(n))) && kq(n) > kq(best))
+        .map(|n| (kq(&n), n))
+        .collect();
+    above.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let listed: Vec<(String, u64)> = doc["not_ranked"]
+        .as_array()
+        .expect("not_ranked")
+        .iter()
+        .map(|n| {
+            assert_eq!(n["why"], "dropped", "{n}");
+            (
+                n["config"].as_str().expect("config").into(),
+                n["at"].as_u64().expect("at"),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64)> = above
+        .into_iter()
+        .map(|(_, n)| {
+            let at = dropped[&model_of(&serde_json::json!(n))] as u64;
+            (n, at)
+        })
+        .collect();
+    assert_eq!(listed, want, "{}", doc["not_ranked"]);
 }
 
 #[test]

@@ -321,7 +321,18 @@ struct RunJson<'a> {
 #[derive(Debug, Serialize)]
 pub struct Compared<'a> {
     comparison_family: FamilyJson<'a>,
+    /// The judges ranked above the best that cannot be the best, and why.
+    not_ranked: Vec<NotRanked<'a>>,
     comparisons: Vec<ComparisonJson<'a>>,
+}
+
+/// A configuration that cannot be the best, and why (`evaluation::ranking::Unranked`): what
+/// `--json` writes of the one rule of "the best" beside the best, for every form.
+#[derive(Debug, Serialize)]
+pub struct NotRanked<'a> {
+    pub config: &'a str,
+    #[serde(flatten)]
+    pub why: &'a crate::evaluation::ranking::Unranked,
 }
 
 /// The paired comparisons of an evaluated record, whichever command made it.
@@ -358,6 +369,16 @@ pub fn compared<'a>(view: &Evaluated<'a>) -> Compared<'a> {
             kappa_quadratic_tests: t.kappa_quadratic_tests,
             alpha: t.alpha,
         },
+        not_ranked: view
+            .evaluation
+            .standing
+            .iter()
+            .flat_map(|s| &s.unranked)
+            .map(|(k, why)| NotRanked {
+                config: name(*k),
+                why,
+            })
+            .collect(),
         comparisons,
     }
 }

@@ -92,14 +92,6 @@ struct DataJson<'a> {
     form: &'static str,
 }
 
-/// A configuration that cannot be the best, and why.
-#[derive(Serialize)]
-struct NotRanked<'a> {
-    config: &'a str,
-    #[serde(flatten)]
-    why: &'a crate::evaluation::ranking::Unranked,
-}
-
 /// The JSON document of a RewardBench 2 run.
 #[derive(Serialize)]
 struct RunJson<'a> {
@@ -113,7 +105,7 @@ struct RunJson<'a> {
     /// The best by the one rule of "the best" (`evaluation::ranking`).
     best: Option<&'a str>,
     /// Those ranked above the best that cannot be the best, and why.
-    not_ranked: Vec<NotRanked<'a>>,
+    not_ranked: Vec<crate::report::calibrate::document::NotRanked<'a>>,
     best_group: Vec<&'a str>,
     /// The frontier of the compared score against cost, and the cheapest configuration not
     /// worse than the best by the margin (`evaluation::cost`, as for pairs).
@@ -169,7 +161,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
             .standing
             .iter()
             .flat_map(|s| &s.picked.unranked)
-            .map(|(k, why)| NotRanked {
+            .map(|(k, why)| crate::report::calibrate::document::NotRanked {
                 config: &run.configs[*k].name,
                 why,
             })

@@ -1,6 +1,6 @@
-//! RewardBench 2's best by the one rule of "the best" (`evaluation::ranking`), as on pairs: a
+//! The one rule of "the best" (`evaluation::ranking`) on pairs and on RewardBench 2's rows: a
 //! configuration that read fewer than half of its answers is not ranked however high its
-//! score, the answer says so and why, and `--json` names the best and those not ranked.
+//! figures, the answer says so and why, and `--json` names the best and those not ranked.
 
 use crate::judge_cli::{completion, user_text};
 use crate::mock_http::{MockServer, Reply};
@@ -140,4 +140,65 @@ fn a_configuration_that_read_few_answers_is_not_the_best_however_high_it_scores(
     });
     let best = line(&|l| l.starts_with("Best") && l.contains(&format!(": {} on ", names[ranking])));
     assert!(not_ranked < best, "{text}");
+}
+
+/// On pairs: a judge right on the few answers it reads (12 of 43) has the highest κq on them,
+/// and is not ranked; the steady one is the best, and `--json` says why.
+#[test]
+fn on_pairs_the_highest_figures_on_few_answers_read_are_not_ranked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let experiment = crate::common::write(
+        dir.path(),
+        "exp.toml",
+        r#"prompts = ["simple_with_tie"]
+raters = ["basic"]
+
+[[judge]]
+label = "careless"
+judge = "sim:accuracy=1.0,malformed=0.7,tie_rate=0"
+
+[[judge]]
+label = "steady"
+judge = "sim:accuracy=0.75,malformed=0,tie_rate=0"
+"#,
+    );
+    let out = dir.path().join("run");
+    let args = [
+        "calibrate",
+        "--data",
+        "sample",
+        "--config",
+        experiment.to_str().expect("utf-8"),
+        "--bootstrap",
+        "100",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    let doc = crate::common::json_of(&args);
+    let kq = |k: usize| {
+        doc["configs"][k]["overall"]["kappa_quadratic"]
+            .as_f64()
+            .expect("κq")
+    };
+    let counts = &doc["configs"][0]["overall"]["counts"];
+    assert!(kq(0) > kq(1), "{} vs {}", kq(0), kq(1));
+    let read = counts["rated"].as_u64().expect("rated");
+    let asked = counts["examples"].as_u64().expect("examples");
+    assert!(2 * read < asked, "{counts}");
+    assert_eq!(
+        doc["comparison_family"]["best"],
+        "steady/simple_with_tie/basic"
+    );
+    assert_eq!(
+        doc["not_ranked"],
+        serde_json::json!([{"config": "careless/simple_with_tie/basic", "why": "few_readable", "read": read, "asked": asked}])
+    );
+    let (code, text, err) = crate::common::run(&["report", out.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains(&format!(
+            "Not ranked: careless/simple_with_tie/basic read a verdict in {read} of its {asked} answers"
+        )),
+        "{text}"
+    );
 }
