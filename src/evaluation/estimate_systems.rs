@@ -94,7 +94,11 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
     let combined = rank(&|per| ppr::estimate(k, sets, lambda, per));
     let by_humans = rank(&|per| ppr::sample_avg(k, &humans, per));
     let by_judge = rank(&|per| ppr::sample_avg(k, &all, per));
-    let mut models: Vec<ModelEstimate> = (0..k)
+    // Best first by the combined win rate, by the one ranking's rule (undefined last, equals
+    // in the models' order).
+    let rates: Vec<f64> = combined.iter().map(|r| r.win_rate).collect();
+    let models: Vec<ModelEstimate> = super::ranking::ranked(&rates)
+        .into_iter()
         .map(|i| ModelEstimate {
             name: names[i].clone(),
             ppr: combined[i].clone(),
@@ -102,6 +106,5 @@ pub fn systems(matches: &[Match], alpha: f64) -> Option<SystemsEstimate> {
             judge: by_judge[i].clone(),
         })
         .collect();
-    models.sort_by(|a, b| b.ppr.win_rate.total_cmp(&a.ppr.win_rate));
     Some(SystemsEstimate { lambda, models })
 }
