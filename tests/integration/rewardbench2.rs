@@ -506,3 +506,45 @@ fn judge_prompts_and_readers_are_reward_benchs() {
         assert_eq!(ours, theirs, "{answer:?}");
     }
 }
+
+/// The answer names the score it compares as the tables show it: with Ties unscored (no grade
+/// read under drop), the leaderboard has no score, and the answer says it compares the mean of
+/// the five subsets scored, never "the leaderboard".
+#[test]
+fn the_answer_never_calls_the_mean_of_five_subsets_the_leaderboard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let (code, text, err) = crate::common::run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--prompt",
+        "rb2_ranking",
+        "--judge",
+        "sim:accuracy=0.9,malformed=0.6",
+        "--bootstrap",
+        "100",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc = crate::common::json_of(&["report", out.to_str().expect("utf-8"), "--json"]);
+    let board = &doc["configs"][0]["rewardbench2"];
+    assert!(board["score"].is_null(), "{board}");
+    assert!(board["subsets"]["Ties"].is_null(), "{board}");
+    let answer = text
+        .lines()
+        .find(|l| l.contains("rb2_ranking/basic (sim) on "))
+        .unwrap_or_else(|| panic!("no answer line:\n{text}"));
+    assert!(
+        answer.contains(
+            "on the mean of the 5 subsets scored (of 6 present; the leaderboard has no score)"
+        ),
+        "{answer}"
+    );
+    assert!(!answer.contains("leaderboard (mean of the six"), "{answer}");
+    assert!(
+        text.contains("the leaderboard needs all six subsets scored, and 5 are"),
+        "{text}"
+    );
+}

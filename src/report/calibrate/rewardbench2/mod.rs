@@ -247,9 +247,14 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
             ));
         }
         let present = b.subsets.len();
+        let scored = b.subsets.iter().filter(|s| !s.score.is_nan()).count();
         if present < crate::evaluation::rewardbench2::SUBSETS.len() {
             t.notes.push(format!(
-                "the leaderboard is the mean of all six subsets, and this run has {present}; the paired comparisons use the mean of the {present} present"
+                "the leaderboard is the mean of all six subsets, and this run has {present}; the paired comparisons use the mean of the {scored} scored"
+            ));
+        } else if scored < present {
+            t.notes.push(format!(
+                "the leaderboard needs all six subsets scored, and {scored} are; the paired comparisons use the mean of the {scored} scored"
             ));
         }
         t.notes.push(format!(
@@ -316,11 +321,26 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         crate::report::calibrate::answer::not_ranked(&run.configs[*k].name, why, RB2_UNREAD)
     }));
     let b = &run.configs[best].boards[0];
-    let all = b.subsets.len() == crate::evaluation::rewardbench2::SUBSETS.len();
-    let metric = match b.subsets.as_slice() {
+    // The compared score is the mean of the subsets with a score (`overall_of`): the
+    // leaderboard only when all six have one.
+    let scored: Vec<&str> = b
+        .subsets
+        .iter()
+        .filter(|s| !s.score.is_nan())
+        .map(|s| s.name.as_str())
+        .collect();
+    let all = scored.len() == crate::evaluation::rewardbench2::SUBSETS.len();
+    let metric = match (scored.as_slice(), b.subsets.len()) {
         _ if all => "the leaderboard (mean of the six subsets)".to_string(),
-        [only] => format!("{} (the only subset present)", only.name),
-        some => format!("the mean of the {} subsets present", some.len()),
+        ([only], 1) => format!("{only} (the only subset present)"),
+        ([only], _) => format!("{only} (the only subset scored)"),
+        (some, present) if some.len() == present => {
+            format!("the mean of the {} subsets present", some.len())
+        }
+        (some, present) => format!(
+            "the mean of the {} subsets scored (of {present} present; the leaderboard has no score)",
+            some.len()
+        ),
     };
     let name = |k: usize| {
         let c = &run.configs[k];
