@@ -167,6 +167,29 @@ pub struct Rb2Run {
 }
 
 impl Rb2Run {
+    /// A scored run: who it is, its α and `--sort accuracy`, its rows as shown, their scores
+    /// and the judges' caches (`calibrate` and `report DIR` both make one here).
+    pub fn of(
+        head: RunHead,
+        (alpha, by_score): (f64, bool),
+        shown: Vec<Shown>,
+        scores: crate::evaluation::rewardbench2::score::Rb2Scores,
+        caches: Vec<Arc<Cache>>,
+    ) -> Self {
+        Rb2Run {
+            head,
+            alpha,
+            rows: shown.len(),
+            configs: scores.configs,
+            shown,
+            comparisons: scores.comparisons,
+            cost_frontier: scores.cost_frontier,
+            standing: scores.standing,
+            caches,
+            by_score,
+        }
+    }
+
     /// The best, then the configurations no comparison finds worse than it.
     pub fn group(&self) -> &[usize] {
         self.standing.as_ref().map_or(&[], |s| s.group.as_slice())

@@ -44,9 +44,8 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
         (args.bootstrap, set.seed, args.alpha),
         (args.cost.unit, args.cost.margin),
     );
-    Ok(Rb2Run {
-        alpha: args.alpha,
-        head: RunHead {
+    Ok(Rb2Run::of(
+        RunHead {
             name: out.name,
             dir: out.dir,
             source: set.source,
@@ -56,15 +55,11 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
             command: crate::run::command_line(),
             created_unix: out.created,
         },
-        rows: set.rows.len(),
-        configs: scores.configs,
-        shown: set.rows,
-        comparisons: scores.comparisons,
-        cost_frontier: scores.cost_frontier,
-        standing: scores.standing,
-        caches: out.caches,
-        by_score,
-    })
+        (args.alpha, by_score),
+        set.rows,
+        scores,
+        out.caches,
+    ))
 }
 
 /// Where a run went: its name, directory, when, and the judges' caches.
@@ -148,9 +143,8 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
         (bootstrap, seed, alpha),
         (args.cost.unit, args.cost.margin),
     );
-    Ok(Rb2Run {
-        alpha,
-        head: RunHead {
+    Ok(Rb2Run::of(
+        RunHead {
             name: file.name,
             dir: dir.clone(),
             source: file.data.source,
@@ -161,13 +155,9 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
             command: file.command.split(' ').map(String::from).collect(),
             created_unix: file.created_unix,
         },
-        rows: rows.len(),
-        configs: scores.configs,
-        shown: rows,
-        comparisons: scores.comparisons,
-        cost_frontier: scores.cost_frontier,
-        standing: scores.standing,
-        caches: Vec::new(),
-        by_score,
-    })
+        (alpha, by_score),
+        rows,
+        scores,
+        Vec::new(),
+    ))
 }
