@@ -112,6 +112,17 @@ pub struct Frontier {
     pub not_ranked: Vec<String>,
 }
 
+impl Frontier {
+    /// The frontier with the configurations that cannot be ranked (`ranking::Unranked`, whose
+    /// values were left off the chart) named as not ranked rather than left out for a missing
+    /// value: what both forms' cost analyses do with the one rule's list.
+    pub fn with_not_ranked(mut self, names: Vec<String>) -> Self {
+        self.left_out.retain(|n| !names.contains(n));
+        self.not_ranked = names;
+        self
+    }
+}
+
 /// The unit costs are counted in: the one asked for, else dollars when every configuration
 /// that calls a judge has a price, else tokens when any reported some, else requests.
 fn unit(costs: &[&Cost], asked: Option<CostUnit>) -> CostUnit {
@@ -341,16 +352,14 @@ impl super::Analytic for CostAnalytic {
             metric: s.sort,
             ..s.option::<CostSettings>()
         };
-        let frontier =
-            frontier(cx.run, &values, cost, (s.bootstrap, s.seed, s.alpha)).map(|mut f| {
-                let names: Vec<String> = unranked
+        let frontier = frontier(cx.run, &values, cost, (s.bootstrap, s.seed, s.alpha)).map(|f| {
+            f.with_not_ranked(
+                unranked
                     .iter()
                     .map(|&i| cx.run.configs[i].name.clone())
-                    .collect();
-                f.left_out.retain(|n| !names.contains(n));
-                f.not_ranked = names;
-                f
-            });
+                    .collect(),
+            )
+        });
         super::Found::of_run(super::analytic::kept(frontier))
     }
 }

@@ -146,12 +146,7 @@ pub fn score(
             n: rows.len() as u64,
         }
     })
-    .map(|mut f| {
-        let names: Vec<String> = unranked.iter().map(|&k| configs[k].name.clone()).collect();
-        f.left_out.retain(|n| !names.contains(n));
-        f.not_ranked = names;
-        f
-    });
+    .map(|f| f.with_not_ranked(unranked.iter().map(|&k| configs[k].name.clone()).collect()));
     Rb2Scores {
         configs,
         comparisons,
