@@ -191,6 +191,40 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
+/// Whether a JSON file is an array of AlpacaEval annotations, as [`looks_like`] says of its
+/// parse, read from its first object alone: a file of another form (RM-Bench's 2.6 MB, a
+/// conversation dump) is not parsed in full to learn that it is not one.
+pub fn file_looks_like(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = std::io::BufReader::new(file);
+    // Up to the array's '[' (whitespace only before it, as a JSON parser takes it).
+    loop {
+        let Ok(buf) = reader.fill_buf() else {
+            return false;
+        };
+        let Some(&first) = buf.first() else {
+            return false;
+        };
+        reader.consume(1);
+        match first {
+            b'[' => break,
+            b' ' | b'\t' | b'\n' | b'\r' => continue,
+            _ => return false,
+        }
+    }
+    let mut first = serde_json::Deserializer::from_reader(reader);
+    let keys: Result<std::collections::HashMap<String, serde::de::IgnoredAny>, _> =
+        serde::Deserialize::deserialize(&mut first);
+    keys.is_ok_and(|row| {
+        ["instruction", "output_1", "output_2"]
+            .iter()
+            .all(|k| row.contains_key(*k))
+    })
+}
+
 /// `referenced_models`, `{"m": "output_2", "M": "output_1"}` (an object, or the same as Python's
 /// repr in a string): whether `m` was output 2. One name is enough (AlpacaEval writes only `M`
 /// when the judge ranked both first).
@@ -322,5 +356,49 @@ mod tests {
         assert_eq!(r.random(), 0.5581691373899791);
         // python3 -c 'import random; print(repr(random.Random("").random()))'
         assert_eq!(PyRandom::from_str("").random(), 0.9602256525641875);
+    }
+
+    /// The probe of a file's first object says what `looks_like` says of the whole parse, on
+    /// every shape a JSON data file takes here.
+    #[test]
+    fn the_first_object_says_what_the_whole_parse_says() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cases = [
+            (
+                r#" [{"instruction": "i", "output_1": "a", "output_2": null, "x": [1, {"y": 2}]}, {"z": 1}]"#,
+                true,
+            ),
+            (
+                "\n[\n {\"output_2\": \"b\", \"output_1\": \"a\", \"instruction\": \"i\"}]",
+                true,
+            ),
+            (
+                r#"[{"instruction": "i", "output_1": "a"}, {"instruction": "i", "output_1": "a", "output_2": "b"}]"#,
+                false,
+            ),
+            (
+                r#"[{"prompt": "p", "chosen": ["a"], "rejected": ["b"]}]"#,
+                false,
+            ),
+            (
+                r#"{"instruction": "i", "output_1": "a", "output_2": "b"}"#,
+                false,
+            ),
+            ("[]", false),
+            (r#"[["instruction", "output_1", "output_2"]]"#, false),
+            ("", false),
+        ];
+        for (k, (text, alpaca)) in cases.iter().enumerate() {
+            let path = dir.path().join(format!("{k}.json"));
+            std::fs::write(&path, text).expect("write");
+            let whole = serde_json::from_str::<Value>(text).is_ok_and(|v| looks_like(&v));
+            assert_eq!(whole, *alpaca, "case {k}: the whole parse");
+            assert_eq!(
+                file_looks_like(&path),
+                *alpaca,
+                "case {k}: the first object"
+            );
+        }
+        assert!(!file_looks_like(&dir.path().join("missing.json")));
     }
 }

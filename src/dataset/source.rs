@@ -414,6 +414,9 @@ pub fn cache_dir() -> PathBuf {
 /// AlpacaEval's annotations (a JSON array with instruction, output_1, output_2) as pairs in the
 /// order its judge saw them; `None` for any other JSON file.
 fn alpacaeval_pairs(path: &Path) -> Result<Option<(Vec<Pair>, String)>> {
+    if !super::alpacaeval::file_looks_like(path) {
+        return Ok(None);
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| input_error(format!("cannot read '{}': {e}", path.display())))?;
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {

@@ -235,13 +235,25 @@ pub fn evaluate(
     };
     let subsets = run.subsets();
     let groupings: Vec<Grouping> = analytics.iter().filter_map(|a| a.grouping(&cx)).collect();
-    let mut configs: Vec<ConfigResult> = run
-        .configs
-        .iter()
-        .map(|config| config_result(&cx, config, &subsets, &groupings))
-        .collect();
+    // Each part on the machine's threads: the configurations' scopes, then the analytics beside
+    // the paired comparisons. Each draws only from streams keyed by what it computes, so the
+    // results are the same whatever the threads.
+    let threads = crate::metrics::random::threads();
+    let mut configs: Vec<ConfigResult> =
+        crate::metrics::random::split(run.configs.len(), threads, |c| {
+            config_result(&cx, &run.configs[c], &subsets, &groupings)
+        });
+    let (found, (comparisons, tested)) = std::thread::scope(|scope| {
+        let compared = scope.spawn(|| compare_all(run, cx.settings.clone(), &configs));
+        let found: Vec<Found> = crate::metrics::random::split(analytics.len(), threads, |a| {
+            analytics[a].run(&cx, &configs)
+        });
+        let compared = compared
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (found, compared)
+    });
     let mut findings = Findings::default();
-    let found: Vec<Found> = analytics.iter().map(|a| a.run(&cx, &configs)).collect();
     for f in found {
         if let Some(r) = f.run {
             findings.put(r);
@@ -252,7 +264,6 @@ pub fn evaluate(
             }
         }
     }
-    let (comparisons, tested) = compare_all(run, cx.settings.clone(), &configs);
     let standing = standing(run, &configs, &comparisons, cx.settings.sort());
     Evaluation {
         configs,

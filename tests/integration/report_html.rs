@@ -101,6 +101,26 @@ fn demo_page_snapshot_and_report_dir_writes_the_same_page() {
     assert!(svgs
         .iter()
         .all(|s| s.starts_with("<svg") && s.contains("</svg>")));
+    // Every figure is drawn once: each SVG file of the directory is one of the page's, as it is
+    // (the confusion maps' titles say "(simulated judge)" in both).
+    let mut files = 0;
+    for entry in std::fs::read_dir(&out).expect("run directory") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).expect("svg");
+            assert!(
+                svgs.contains(&svg),
+                "{} is on the page as it is",
+                path.display()
+            );
+            files += 1;
+        }
+    }
+    assert_eq!(
+        files,
+        9 + 6,
+        "9 confusion maps, metrics and 5 sections' figures"
+    );
     // The numbers are the terminal's: the same summary rows.
     let (_, terminal, _) = run(&["report", out.to_str().expect("utf-8")]);
     let first = terminal

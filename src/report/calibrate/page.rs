@@ -4,10 +4,9 @@
 //! escaped by the template engine (HTML) or embedded as JSON and shown with `textContent`.
 
 use crate::evaluation::Outcome;
-use crate::metrics::Statistic;
 use crate::report::calibrate::plots;
 use crate::report::calibrate::section::{Figure, Place, View};
-use crate::report::calibrate::sections::{self, tables_at};
+use crate::report::calibrate::sections::tables_at;
 use crate::report::calibrate::summary::summary;
 use crate::report::media::html::{
     page, plot, script_json, scripts, write_parts, Browser, Page, Plot,
@@ -134,7 +133,7 @@ fn status(o: Outcome) -> &'static str {
 
 /// The item browser's data as script-safe JSON: items with texts and ratings, and each
 /// configuration's answers; `None` without items.jsonl (a run from an older raterlab).
-fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
+pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
     let rec = &run.record;
     // The texts: a fresh run's own (items.jsonl may still be being written beside the page),
     // else items.jsonl's (`report DIR`); the same texts either way, so both write one page.
@@ -292,18 +291,26 @@ fn unique(values: impl Iterator<Item = String>) -> String {
     seen.join(", ")
 }
 
-/// The run's page as text.
+/// The run's page as text (what `write` puts in report.html), its figures drawn here.
 pub fn render(run: &Run, dir: &Path) -> Result<String> {
     let evaluated = run.view();
     let order = crate::report::calibrate::ranking::order(&evaluated);
-    Ok(run_page(run, dir, &sections::figures(&evaluated, &order)?)?.concat())
+    let sections = crate::report::calibrate::sections::figures(&evaluated, &order)?;
+    let own = plots::draw(run)?;
+    Ok(run_page(run, &own, &sections, browser_data(run, dir)?)?.concat())
 }
 
-/// The page in its three parts, with the sections' figures already drawn.
-fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
+/// The page in its three parts, with the figures already drawn and the item browser's data
+/// (`browser_data`) made.
+fn run_page(
+    run: &Run,
+    own: &plots::Own,
+    sections: &[Figure],
+    browser: Option<String>,
+) -> Result<[String; 3]> {
     let order = crate::report::calibrate::ranking::order(&run.view());
     let tables = page_tables(run, &order);
-    let figures = page_figures(run, sections)?;
+    let figures = page_figures(run, own, sections)?;
     let rec = &run.record;
     let m = &run.meta;
     let n = rec.configs.len();
@@ -343,7 +350,7 @@ fn run_page(run: &Run, dir: &Path, sections: &[Figure]) -> Result<[String; 3]> {
         simulated: rec.configs.iter().any(|c| c.simulated),
         tables,
         plots: figures,
-        browser: browser_data(run, dir)?.map(|data| Browser {
+        browser: browser.map(|data| Browser {
             data,
             title: "Items",
             filters: vec![
@@ -376,15 +383,9 @@ fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 }
 
 /// The page's figures: the run's, then each configuration's.
-fn page_figures(run: &Run, sections: &[Figure]) -> Result<Vec<Plot>> {
-    let rec = &run.record;
-    let mut figures = vec![plot(
-        format!(
-            "kappa (quadratic) and accuracy with {} CIs",
-            crate::report::media::format::level(1.0 - run.evaluation.tested.alpha)
-        ),
-        plots::metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
-    )];
+fn page_figures(run: &Run, own: &plots::Own, sections: &[Figure]) -> Result<Vec<Plot>> {
+    let shown = |f: &Figure| plot(f.title.clone(), f.svg.clone());
+    let mut figures = vec![shown(&own.metrics)];
     figures.push(plot(
         "accuracy per subset × configuration (columns in the order of the first table)",
         plots::subsets_svg(run)?,
@@ -395,27 +396,25 @@ fn page_figures(run: &Run, sections: &[Figure]) -> Result<Vec<Plot>> {
             plots::forest_svg(run)?,
         ));
     }
-    for f in sections {
-        figures.push(plot(f.title.clone(), f.svg.clone()));
-    }
-    for (c, r) in rec.configs.iter().zip(&run.evaluation.configs) {
-        figures.push(plot(
-            format!("{}: confusion matrix", c.name),
-            plots::confusion_svg(&c.name, &r.overall.agreement.confusion)?,
-        ));
-        if let Some(p) = &r.overall.pointwise {
-            figures.push(plot(
-                format!("{}: grades", c.name),
-                plots::grades_svg(&c.name, p)?,
-            ));
-        }
+    figures.extend(sections.iter().map(shown));
+    for (confusion, grades) in &own.configs {
+        figures.extend(std::iter::once(confusion).chain(grades).map(shown));
     }
     Ok(figures)
 }
 
-/// Writes `report.html` into the run directory, with the sections' figures already drawn.
-pub fn write(run: &Run, dir: &Path, sections: &[Figure]) -> Result<()> {
-    write_parts(run_page(run, dir, sections)?, &dir.join("report.html"))
+/// Writes `report.html` into the run directory, with the figures already drawn and the item
+/// browser's data made (`run_dir::write` makes it on a thread of its own).
+pub fn write(
+    run: &Run,
+    dir: &Path,
+    (own, sections): (&plots::Own, &[Figure]),
+    browser: Option<String>,
+) -> Result<()> {
+    write_parts(
+        run_page(run, own, sections, browser)?,
+        &dir.join("report.html"),
+    )
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! A calibrate run's SVG plots (`media::svg` draws them): a confusion heatmap per
 //! configuration, and across configurations (`runs`) metrics, subsets and the paired
-//! comparisons' forest. This file writes them, and the sections' figures, into a run directory.
+//! comparisons' forest. This file draws the run's own once (`draw`) and writes them, and the
+//! sections' figures, into a run directory.
 
 mod runs;
 
@@ -18,9 +19,28 @@ fn file_name(i: usize, name: &str) -> String {
     crate::report::calibrate::section::numbered_file("confusion", i, name)
 }
 
-/// Writes the run's figures: each configuration's confusion heat map (and grades), the
-/// sections' `figures` (drawn once, for report.html too), and the metrics.
-pub fn write_all(run: &Run, dir: &Path, figures: &[Figure]) -> Result<()> {
+/// The run's own figures, drawn once for its directory and report.html: each configuration's
+/// confusion heat map (and its grades, pointwise), and the metrics with their intervals.
+#[derive(Debug)]
+pub struct Own {
+    /// Per configuration, in the record's order: its confusion matrix, then its grades.
+    pub configs: Vec<(Figure, Option<Figure>)>,
+    pub metrics: Figure,
+}
+
+impl Own {
+    /// Every figure, to be written as a file.
+    pub fn all(&self) -> impl Iterator<Item = &Figure> {
+        self.configs
+            .iter()
+            .flat_map(|(confusion, grades)| std::iter::once(confusion).chain(grades))
+            .chain(std::iter::once(&self.metrics))
+    }
+}
+
+/// Draws the run's own figures.
+pub fn draw(run: &Run) -> Result<Own> {
+    let mut configs = Vec::new();
     for (i, (rec, r)) in run
         .record
         .configs
@@ -33,29 +53,38 @@ pub fn write_all(run: &Run, dir: &Path, figures: &[Figure]) -> Result<()> {
         } else {
             rec.name.clone()
         };
-        let path = dir.join(file_name(i, &rec.name));
-        std::fs::write(
-            &path,
-            confusion_svg(&title, &r.overall.agreement.confusion)?,
-        )
-        .with_context(|| format!("writing '{}'", path.display()))?;
-        if let Some(p) = &r.overall.pointwise {
-            let path = dir.join(format!(
-                "grades-{}",
-                &file_name(i, &rec.name)["confusion-".len()..]
-            ));
-            std::fs::write(&path, grades_svg(&shown_name(rec), p)?)
-                .with_context(|| format!("writing '{}'", path.display()))?;
-        }
+        let file = file_name(i, &rec.name);
+        let grades = match &r.overall.pointwise {
+            Some(p) => Some(Figure {
+                file: format!("grades-{}", &file["confusion-".len()..]),
+                title: format!("{}: grades", rec.name),
+                svg: grades_svg(&shown_name(rec), p)?,
+            }),
+            None => None,
+        };
+        let confusion = Figure {
+            file,
+            title: format!("{}: confusion matrix", rec.name),
+            svg: confusion_svg(&title, &r.overall.agreement.confusion)?,
+        };
+        configs.push((confusion, grades));
     }
+    let metrics = Figure {
+        file: "metrics.svg".into(),
+        title: format!(
+            "kappa (quadratic) and accuracy with {} CIs",
+            crate::report::media::format::level(1.0 - run.evaluation.tested.alpha)
+        ),
+        svg: metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
+    };
+    Ok(Own { configs, metrics })
+}
+
+/// Writes figures into the run directory, each as its file.
+pub fn write_all<'a>(dir: &Path, figures: impl Iterator<Item = &'a Figure>) -> Result<()> {
     for f in figures {
         let path = dir.join(&f.file);
         std::fs::write(&path, &f.svg).with_context(|| format!("writing '{}'", path.display()))?;
     }
-    let path = dir.join("metrics.svg");
-    std::fs::write(
-        &path,
-        metrics_svg(run, &[Statistic::KappaQuadratic, Statistic::Accuracy])?,
-    )
-    .with_context(|| format!("writing '{}'", path.display()))
+    Ok(())
 }

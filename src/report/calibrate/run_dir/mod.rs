@@ -303,11 +303,13 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
 /// Writes (or, for `report DIR`, rewrites) everything but the raw answers: the data files
-/// (ratings, the CSV tables, run.json, table.tex) on one thread while the figures and
-/// report.html, the larger part, are drawn and written on another.
+/// (ratings, the CSV tables, run.json, table.tex) on one thread, the item browser's data (the
+/// larger part of report.html) on another, while the figures are drawn once, for plots/ and
+/// report.html, and the page is written.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    let stopped = |what: &str| anyhow::anyhow!("writing the run directory's {what} stopped");
     std::thread::scope(|scope| {
         let files = scope.spawn(|| -> Result<()> {
             crate::run::write::ratings(run, dir)?;
@@ -315,17 +317,19 @@ pub fn write(run: &Run) -> Result<()> {
             crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
             latex::write(run, &dir.join("table.tex"))
         });
-        // The sections' figures are drawn once, for plots/ and for report.html.
+        let browser = scope.spawn(|| crate::report::calibrate::page::browser_data(run, dir));
         let pages = (|| -> Result<()> {
             let evaluated = run.view();
             let order = crate::report::calibrate::ranking::order(&evaluated);
-            let figures = crate::report::calibrate::sections::figures(&evaluated, &order)?;
-            plots::write_all(run, dir, &figures)?;
-            crate::report::calibrate::page::write(run, dir, &figures)
+            let sections = crate::report::calibrate::sections::figures(&evaluated, &order)?;
+            let own = plots::draw(run)?;
+            plots::write_all(dir, own.all().chain(&sections))?;
+            let browser = browser
+                .join()
+                .unwrap_or_else(|_| Err(stopped("item browser")))?;
+            crate::report::calibrate::page::write(run, dir, (&own, &sections), browser)
         })();
-        let files = files
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("writing the run directory's files stopped")));
+        let files = files.join().unwrap_or_else(|_| Err(stopped("files")));
         files.and(pages)
     })
 }
