@@ -180,9 +180,27 @@ fn config_result(
     subsets: &BTreeMap<&str, Vec<usize>>,
     groupings: &[Grouping],
 ) -> ConfigResult {
+    // Every scope (all items, each subset, each group) on the machine's threads: each draws
+    // from its own keyed streams, so they are the same whatever the threads.
+    let all: Vec<usize> = (0..cx.run.items.len()).collect();
+    let wanted: Vec<&[usize]> = std::iter::once(all.as_slice())
+        .chain(subsets.values().map(Vec::as_slice))
+        .chain(
+            groupings
+                .iter()
+                .flat_map(|g| g.groups.iter().map(|(_, idx)| idx.as_slice())),
+        )
+        .collect();
+    let mut scopes =
+        crate::metrics::random::split(wanted.len(), crate::metrics::random::threads(), |k| {
+            cx.scope(config, wanted[k])
+        })
+        .into_iter();
+    let overall = scopes.next().unwrap_or_else(|| cx.scope(config, &all));
     let by_subset: BTreeMap<String, Scope> = subsets
-        .iter()
-        .map(|(name, idx)| (name.to_string(), cx.scope(config, idx)))
+        .keys()
+        .map(|name| name.to_string())
+        .zip(scopes.by_ref())
         .collect();
     let all_reward_bench = subsets.keys().all(|s| section_of(s).is_some());
     let accuracy = |subset: &str| by_subset.get(subset).map(|s| s.policies.as_wrong.accuracy);
@@ -200,19 +218,18 @@ fn config_result(
     };
     let (sections, leaderboard) = scores(&accuracy);
     let (sections_published, leaderboard_published) = scores(&published);
-    let all: Vec<usize> = (0..cx.run.items.len()).collect();
     ConfigResult {
         grouped: groupings
             .iter()
             .map(|g| Grouped {
                 key: g.key,
                 prefix: g.prefix,
-                scopes: (g.groups.iter())
-                    .map(|(name, idx)| (name.clone(), cx.scope(config, idx)))
+                scopes: (g.groups.iter().map(|(name, _)| name.clone()))
+                    .zip(scopes.by_ref())
                     .collect(),
             })
             .collect(),
-        overall: cx.scope(config, &all),
+        overall,
         leaderboard,
         sections,
         leaderboard_published,

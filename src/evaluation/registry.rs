@@ -6,7 +6,8 @@
 
 use super::{Analytic, EvalSettings, Evaluation, RunRecord};
 
-/// Every analytic, one line each, in the order they run and show: its evaluation (a type of
+/// Every analytic, one line each, in the order they show (they run side by side, their results
+/// kept in this order): its evaluation (a type of
 /// `evaluation/<file>.rs`) `=>` its section (a type of `report/<path>.rs`). The
 /// macro hands the list to `$expand`, which keeps its part: `evaluations` below keeps the
 /// evaluations, `report::calibrate::sections` the sections. The evaluation names no section:
@@ -40,7 +41,7 @@ macro_rules! evaluations {
     ($($entries:tt)*) => { evaluations!(@kept [] $($entries)*) };
 }
 
-/// Every analytic's evaluation, in the order they run.
+/// Every analytic's evaluation, in the order their results are kept.
 pub const ANALYTICS: &[&dyn Analytic] = crate::analytics!(evaluations);
 
 /// The record's evaluation with every registered analytic.
