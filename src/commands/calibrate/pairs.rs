@@ -330,6 +330,17 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         estimate: args.estimate,
         alpha: args.alpha,
     };
+    let histories = dataset
+        .examples
+        .iter()
+        .any(|e| !e.history.is_empty())
+        .then(|| dataset.examples.iter().map(|e| e.history.clone()).collect());
+    // The texts move to the run (the page shows them); the examples are done with.
+    let texts = dataset
+        .examples
+        .iter_mut()
+        .map(|e| [&mut e.prompt, &mut e.response1, &mut e.response2].map(std::mem::take))
+        .collect();
     Ok(Run {
         meta,
         record,
@@ -337,18 +348,8 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         ratings: Some(ratings),
         tallies: rated.tallies,
         caches: caches.clone(),
-        texts: Some(
-            dataset
-                .examples
-                .iter()
-                .map(|e| [e.prompt.clone(), e.response1.clone(), e.response2.clone()])
-                .collect(),
-        ),
-        histories: dataset
-            .examples
-            .iter()
-            .any(|e| !e.history.is_empty())
-            .then(|| dataset.examples.iter().map(|e| e.history.clone()).collect()),
+        texts: Some(texts),
+        histories,
     })
 }
 
