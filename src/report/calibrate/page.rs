@@ -384,7 +384,7 @@ fn page_tables(run: &Run, order: &[usize]) -> Vec<Table> {
 
 /// The page's figures: the run's, then each configuration's.
 fn page_figures(run: &Run, own: &plots::Own, sections: &[Figure]) -> Result<Vec<Plot>> {
-    let shown = |f: &Figure| plot(f.title.clone(), f.svg.clone());
+    let shown = |f: &Figure| plot(f.title.clone(), &f.svg);
     let mut figures = vec![shown(&own.metrics)];
     figures.push(plot(
         "accuracy per subset × configuration (columns in the order of the first table)",

@@ -27,7 +27,7 @@ pub struct Plot {
     data: String,
 }
 
-pub fn plot(title: impl Into<String>, svg: String) -> Plot {
+pub fn plot(title: impl Into<String>, svg: impl AsRef<[u8]>) -> Plot {
     Plot {
         title: title.into(),
         data: base64::engine::general_purpose::STANDARD.encode(svg),
