@@ -108,10 +108,13 @@ fn main() {
     let owned = support::scores_args(&data, &scores_path, &work.path().join("paired"));
     let ours_args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let theirs_args = [script.as_str(), &data_s, &scores_s, &source_s];
+    // The interpreter itself, not a launcher in front of it (pyenv's shim would add its own
+    // start-up to every run of the script).
+    let python = support::python();
     let mut pairs: Vec<Pair> = Vec::new();
     for _ in 0..PAIRED {
         let (a, a_mb, _) = support::timed_process(env!("CARGO_BIN_EXE_raterlab"), &ours_args);
-        let (b, b_mb, _) = support::timed_process("python3", &theirs_args);
+        let (b, b_mb, _) = support::timed_process(&python, &theirs_args);
         pairs.push((a, b, a_mb, b_mb));
     }
     let median = |f: &dyn Fn(&Pair) -> f64| {

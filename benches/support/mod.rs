@@ -103,9 +103,26 @@ pub fn print_against(seconds: f64, reference_s: f64, against: &str) {
     );
 }
 
+/// The interpreter `python3` names, as a path: a launcher in front of it (pyenv's shims are
+/// shell scripts that start pyenv) costs tens of milliseconds per start, which a whole-process
+/// timing would charge to the reference.
+pub fn python() -> String {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        out.status.success() && !path.is_empty(),
+        "python3 does not say where its interpreter is: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
 /// A Python reference script of benches/ run on `args`: its last stdout line, as JSON.
 pub fn reference(script: &str, args: &[&Path], what: &str) -> Value {
-    let out = Command::new("python3")
+    let out = Command::new(python())
         .arg(
             Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("benches")

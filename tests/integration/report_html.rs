@@ -24,12 +24,22 @@ pub(crate) fn calibrate(out: &Path, args: &[&str]) -> String {
     std::fs::read_to_string(out.join("report.html")).expect("report.html written")
 }
 
-/// The item browser's data, read back from its `<script type="application/json">`.
+/// The item browser's data, read back from its `<script type="application/json">`, each pair
+/// item's texts looked up as the page's script does (an item names them by index in `texts`).
 pub(crate) fn page_data(page: &str) -> Value {
     let start = r#"<script type="application/json" id="data">"#;
     let from = page.find(start).expect("data element") + start.len();
     let to = from + page[from..].find("</script>").expect("end of data");
-    serde_json::from_str(&page[from..to]).expect("the data is JSON")
+    let mut data: Value = serde_json::from_str(&page[from..to]).expect("the data is JSON");
+    if let Some(Value::Array(texts)) = data.as_object_mut().and_then(|d| d.remove("texts")) {
+        for item in data["items"].as_array_mut().expect("items") {
+            for key in ["prompt", "r1", "r2"] {
+                let k = item[key].as_u64().expect("a text's index") as usize;
+                item[key] = texts[k].clone();
+            }
+        }
+    }
+    data
 }
 
 /// The decoded SVG of every plot, in page order.
@@ -464,6 +474,14 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
     assert_eq!(shown(&found), format!("1 of {n} items"));
     let detail = &found[found.find(r#"<div id="detail""#).expect("detail panel")..];
     assert!(detail.contains("Response 1") && detail.contains("Response 2"));
+    // The texts the item names by index in the page's data, looked up by the page's script.
+    for key in ["prompt", "r1", "r2"] {
+        let text = items[5][key].as_str().expect("a text");
+        assert!(
+            detail.contains(&format!("<pre>{}</pre>", html_text(text))),
+            "the detail panel shows {key}: {text}"
+        );
+    }
     let first_answer = data["completions"][0][5][0]["text"].as_str().expect("text");
     let span = &data["completions"][0][5][0]["span"];
     let chars: Vec<char> = first_answer.chars().collect();

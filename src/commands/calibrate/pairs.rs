@@ -148,7 +148,11 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
 /// Each item's two responses' shapes, each text's once (a response is in several pairs, and
 /// in both orders).
 fn shapes(examples: &[crate::dataset::examples::Example]) -> Vec<[evaluation::Shape; 2]> {
-    let mut seen: std::collections::HashMap<&str, evaluation::Shape> = Default::default();
+    let mut seen: std::collections::HashMap<
+        &str,
+        evaluation::Shape,
+        xxhash_rust::xxh3::Xxh3DefaultBuilder,
+    > = Default::default();
     let mut out = Vec::with_capacity(examples.len());
     for e in examples {
         let mut shape = |text| {
@@ -291,24 +295,32 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         let tally = raters::CallTally::of_members(jury.members.iter().map(|&k| &rated.tallies[k]));
         rated.tallies.push(tally);
     }
-    let mut record = record(&dataset, &session.plan, &ratings, &rated);
-    if let Some(g) = record.generators.as_mut() {
-        g.reference = reference;
-    }
-    // The race's end: a configuration it dropped is never the best (`ranking::best`).
-    if let Some(s) = &sequential {
-        record.inputs.put(Box::new(s.raced.clone()));
-    }
-    let evaluation = crate::evaluation::registry::evaluate(
-        &record,
-        settings(
-            (args.bootstrap, seed),
-            crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
-            args.family,
-            args.estimate,
-            args.alpha,
-        ),
-    );
+    // The data's checksum (SHA-256 over every text) is taken beside the evaluation.
+    let (record, evaluation, checksum) = std::thread::scope(|s| {
+        let checksum = s.spawn(|| checksum(&dataset));
+        let mut record = record(&dataset, &session.plan, &ratings, &rated);
+        if let Some(g) = record.generators.as_mut() {
+            g.reference = reference;
+        }
+        // The race's end: a configuration it dropped is never the best (`ranking::best`).
+        if let Some(run) = &sequential {
+            record.inputs.put(Box::new(run.raced.clone()));
+        }
+        let evaluation = crate::evaluation::registry::evaluate(
+            &record,
+            settings(
+                (args.bootstrap, seed),
+                crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
+                args.family,
+                args.estimate,
+                args.alpha,
+            ),
+        );
+        let checksum = checksum
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (record, evaluation, checksum)
+    });
     let meta = RunMeta {
         head: RunHead {
             name: session.name.clone(),
@@ -320,7 +332,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
             command: crate::run::command_line(),
             created_unix: rated.created_unix,
         },
-        checksum: checksum(&dataset),
+        checksum,
         configs: metas,
         sort: args.sort.unwrap_or_default(),
         family: args.family,

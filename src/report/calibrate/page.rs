@@ -81,7 +81,8 @@ struct Shown<'a> {
     turns: &'a [crate::dataset::conversation::Turn],
 }
 
-/// An item as the browser shows it: its texts and each configuration's (rating, status).
+/// An item as the browser shows it: its texts (as indices into `BrowserData::texts`) and each
+/// configuration's (rating, status).
 #[derive(Serialize)]
 struct BrowserItem<'a> {
     id: &'a str,
@@ -90,9 +91,9 @@ struct BrowserItem<'a> {
     order: &'a str,
     /// `None` (null): the item has no gold label.
     gold: Option<i64>,
-    prompt: &'a str,
-    r1: &'a str,
-    r2: &'a str,
+    prompt: usize,
+    r1: usize,
+    r2: usize,
     /// The models that wrote response 1 and 2, when the data says.
     #[serde(skip_serializing_if = "Option::is_none")]
     models: Option<&'a [String; 2]>,
@@ -104,6 +105,10 @@ struct BrowserItem<'a> {
 
 #[derive(Serialize)]
 struct BrowserData<'a> {
+    /// Every distinct prompt and response once (the items name them by index): a prompt is
+    /// shared by its pairs, a response by every pair it is in (RM-Bench's nine pairs per
+    /// prompt show 7 texts, not 27).
+    texts: Vec<&'a str>,
     configs: Vec<&'a str>,
     /// Per configuration: a jury's members (configuration indices), else null.
     juries: Vec<Option<&'a [usize]>>,
@@ -227,6 +232,7 @@ pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         });
         completions
     });
+    let mut distinct = Distinct::default();
     let items = rec
         .items
         .iter()
@@ -241,9 +247,9 @@ pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
                 subset: it.subset,
                 order: it.order.key(),
                 gold: it.gold,
-                prompt,
-                r1,
-                r2,
+                prompt: distinct.index(prompt),
+                r1: distinct.index(r1),
+                r2: distinct.index(r2),
                 models: rec.generators.as_ref().map(|g| &g.of_item[i]),
                 turns,
                 ratings: rec
@@ -255,6 +261,7 @@ pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         })
         .collect();
     let data = BrowserData {
+        texts: distinct.texts,
         configs: rec.configs.iter().map(|c| c.name.as_str()).collect(),
         juries: rec
             .configs
@@ -267,6 +274,22 @@ pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
         answers_mb: (shown < rec.items.len()).then_some(ANSWER_BYTES >> 20),
     };
     script_json(&data).map(Some)
+}
+
+/// Texts kept once each, in the order first seen: a text's index.
+#[derive(Default)]
+struct Distinct<'a> {
+    texts: Vec<&'a str>,
+    at: HashMap<&'a str, usize, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
+}
+
+impl<'a> Distinct<'a> {
+    fn index(&mut self, text: &'a str) -> usize {
+        *self.at.entry(text).or_insert_with(|| {
+            self.texts.push(text);
+            self.texts.len() - 1
+        })
+    }
 }
 
 /// How many items, from the first, have answers (`bytes` each) that fit in `budget` together.

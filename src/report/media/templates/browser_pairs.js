@@ -3,6 +3,9 @@
 // filter, and a detail panel with the conversation, both responses, juries' votes and every
 // answer.
 const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
+// Each distinct text is in the data once (D.texts); an item names its prompt and responses by
+// index.
+D.items.forEach(it => { it.prompt = D.texts[it.prompt]; it.r1 = D.texts[it.r1]; it.r2 = D.texts[it.r2]; });
 // Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
 // disagree once un-swapped (the complement of the position table's consistency; a pair with
 // an order unread is found by "no verdict").
