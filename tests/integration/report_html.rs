@@ -468,6 +468,33 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
         shown(&dom(&browser, &page, "#filter=inconsistent&config=0")),
         format!("{inconsistent} of {n} items")
     );
+    // Narrow, the list says which configurations' columns are past its right edge; wide, none
+    // is, and it says nothing. A missing rating reads as a word, its status in the tooltip.
+    let more = |width: u32| {
+        let url = format!("file://{}", page.display());
+        let at = format!("--window-size={width},700");
+        let dom = headless(
+            &browser,
+            &url,
+            &["--virtual-time-budget=5000", "--dump-dom", &at],
+        );
+        let from = dom.find(r#"<span id="more" class="note">"#).expect("more") + 29;
+        dom[from..from + dom[from..].find('<').expect("end")].to_string()
+    };
+    let narrow = more(1000);
+    assert!(
+        narrow.ends_with("C9 to the right: scroll the list sideways"),
+        "{narrow}"
+    );
+    assert_eq!(more(2400), "");
+    let at = all
+        .find(r#"<td class="r-none""#)
+        .expect("the demo has items without a verdict");
+    let cell = &all[at..at + all[at..].find("</td>").expect("end")];
+    assert!(
+        cell.ends_with(">none") && cell.contains(r#"title="no verdict""#),
+        "{cell}"
+    );
     // Search by id, then the detail panel with the verdict's span highlighted.
     let id = items[5]["id"].as_str().expect("id");
     let found = dom(&browser, &page, &format!("#q={id}&item=5"));

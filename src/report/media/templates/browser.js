@@ -60,6 +60,10 @@ function browse(F) {
       body.appendChild(tr);
     }
     $('count').textContent = shown.length + ' of ' + F.rows.length + ' ' + F.noun;
+    // Configurations' columns past the list's right edge: say which, and how to reach them.
+    const list = $('items').parentElement, edge = list.getBoundingClientRect().left + list.clientLeft + list.clientWidth;
+    const cut = [...head.cells].filter(th => th.getBoundingClientRect().right > edge + 1);
+    $('more').textContent = cut.length ? ' · ' + cut.map(th => th.textContent).join(', ') + ' to the right: scroll the list sideways' : '';
     $('page').textContent = ' page ' + (shown.length ? page + 1 : 0) + ' / ' + Math.ceil(shown.length / PAGE) + ' ';
     // How long the last filter took, in ms (read by tests and benchmarks).
     document.body.dataset.render = String(Math.round(performance.now() - t0));

@@ -9,6 +9,8 @@ D.items.forEach(it => { it.prompt = D.texts[it.prompt]; it.r1 = D.texts[it.r1]; 
 // Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
 // disagree once un-swapped (the complement of the position table's consistency; a pair with
 // an order unread is found by "no verdict").
+const SHORT = { 'no verdict': 'none', 'call failed': 'failed', 'cut off while thinking': 'cut off', 'not asked': 'unasked' };
+function clipped(text) { const td = el('td', text, 'clip'); td.title = text; return td; }
 const byPair = {};
 D.items.forEach((it, i) => { (byPair[it.pair] = byPair[it.pair] || []).push(i); });
 function inconsistent(i, k) {
@@ -32,9 +34,15 @@ browse({
   },
   cells(i) {
     const it = D.items[i];
-    return [it.id, it.subset, it.order, label(it.gold)].map(t => el('td', t)).concat(
-      // An unlabelled item (gold –) has no right or wrong rating.
-      it.ratings.map(([r, status]) => el('td', r === null ? status : label(r), r === null ? 'r-none' : it.gold === null ? '' : r === it.gold ? 'r-right' : 'r-wrong')));
+    // A long id or subset is cut to keep the configurations' columns in view (in full in its
+    // tooltip and the detail panel).
+    return [clipped(it.id), clipped(it.subset), el('td', it.order), el('td', label(it.gold))].concat(
+      // An unlabelled item (gold –) has no right or wrong rating; a missing rating says why in
+      // a word (in full in its tooltip).
+      it.ratings.map(([r, status]) => {
+        if (r !== null) return el('td', label(r), it.gold === null ? '' : r === it.gold ? 'r-right' : 'r-wrong');
+        const td = el('td', SHORT[status] || status, 'r-none'); td.title = status; return td;
+      }));
   },
   detail(i, box) {
     const it = D.items[i];
