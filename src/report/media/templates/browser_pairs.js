@@ -6,11 +6,13 @@ const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
 // Each distinct text is in the data once (D.texts); an item names its prompt and responses by
 // index.
 D.items.forEach(it => { it.prompt = D.texts[it.prompt]; it.r1 = D.texts[it.r1]; it.r2 = D.texts[it.r2]; });
+// A missing rating's status in a word (the list's cells), and a cell cut to its column's width
+// (the text in full in its tooltip).
+const SHORT = { 'no verdict': 'none', 'call failed': 'failed', 'cut off while thinking': 'cut off', 'not asked': 'unasked' };
+function clipped(text) { const td = el('td', text, 'clip'); td.title = text; return td; }
 // Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
 // disagree once un-swapped (the complement of the position table's consistency; a pair with
 // an order unread is found by "no verdict").
-const SHORT = { 'no verdict': 'none', 'call failed': 'failed', 'cut off while thinking': 'cut off', 'not asked': 'unasked' };
-function clipped(text) { const td = el('td', text, 'clip'); td.title = text; return td; }
 const byPair = {};
 D.items.forEach((it, i) => { (byPair[it.pair] = byPair[it.pair] || []).push(i); });
 function inconsistent(i, k) {
