@@ -468,8 +468,9 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
         shown(&dom(&browser, &page, "#filter=inconsistent&config=0")),
         format!("{inconsistent} of {n} items")
     );
-    // Narrow, the list says which configurations' columns are past its right edge; wide, none
-    // is, and it says nothing. A missing rating reads as a word, its status in the tooltip.
+    // Narrow, the list cuts long ids and subsets and says which configurations' columns are
+    // still past its right edge; wide, it cuts nothing and says nothing. A missing rating reads
+    // as a word, its status in the tooltip.
     let more = |width: u32| {
         let url = format!("file://{}", page.display());
         let at = format!("--window-size={width},700");
@@ -479,14 +480,19 @@ fn demo_page_in_chromium_renders_and_its_filters_work() {
             &["--virtual-time-budget=5000", "--dump-dom", &at],
         );
         let from = dom.find(r#"<span id="more" class="note">"#).expect("more") + 29;
-        dom[from..from + dom[from..].find('<').expect("end")].to_string()
+        let cut = dom.contains(r#"<table id="items" class="narrow">"#);
+        (
+            cut,
+            dom[from..from + dom[from..].find('<').expect("end")].to_string(),
+        )
     };
-    let narrow = more(1000);
+    let (cut, said) = more(1000);
     assert!(
-        narrow.ends_with("C9 to the right: scroll the list sideways"),
-        "{narrow}"
+        cut && said.ends_with("C9 to the right: scroll the list sideways"),
+        "{said}"
     );
-    assert_eq!(more(2400), "");
+    // Wider, the cut columns fit (the page's width is capped, so the nine still need the cut).
+    assert_eq!(more(2400).1, "");
     let at = all
         .find(r#"<td class="r-none""#)
         .expect("the demo has items without a verdict");
@@ -556,6 +562,9 @@ fn hostile_page_in_chromium_runs_no_injected_code() {
         "the prompt shows as text"
     );
     assert!(found.contains("<mark>&lt;winner&gt;1&lt;/winner&gt;</mark>"));
+    // A list that fits its box cuts nothing and names no column past its edge.
+    assert!(found.contains(r#"<table id="items">"#), "no cut");
+    assert!(found.contains(r#"<span id="more" class="note"></span>"#));
 }
 
 #[test]

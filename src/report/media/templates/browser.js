@@ -60,8 +60,12 @@ function browse(F) {
       body.appendChild(tr);
     }
     $('count').textContent = shown.length + ' of ' + F.rows.length + ' ' + F.noun;
-    // Configurations' columns past the list's right edge: say which, and how to reach them.
-    const list = $('items').parentElement, edge = list.getBoundingClientRect().left + list.clientLeft + list.clientWidth;
+    // Too wide for the list: long ids and subsets are cut (the form's cells of class clip);
+    // configurations' columns still past its right edge: say which, and how to reach them.
+    const table = $('items'), list = table.parentElement;
+    table.classList.remove('narrow');
+    if (table.offsetWidth > list.clientWidth) table.classList.add('narrow');
+    const edge = list.getBoundingClientRect().left + list.clientLeft + list.clientWidth;
     const cut = [...head.cells].filter(th => th.getBoundingClientRect().right > edge + 1);
     $('more').textContent = cut.length ? ' · ' + cut.map(th => th.textContent).join(', ') + ' to the right: scroll the list sideways' : '';
     $('page').textContent = ' page ' + (shown.length ? page + 1 : 0) + ' / ' + Math.ceil(shown.length / PAGE) + ' ';

@@ -6,8 +6,8 @@ const label = v => v === null ? '–' : v === -1 ? '1' : v === 1 ? '2' : 'tie';
 // Each distinct text is in the data once (D.texts); an item names its prompt and responses by
 // index.
 D.items.forEach(it => { it.prompt = D.texts[it.prompt]; it.r1 = D.texts[it.r1]; it.r2 = D.texts[it.r2]; });
-// A missing rating's status in a word (the list's cells), and a cell cut to its column's width
-// (the text in full in its tooltip).
+// A missing rating's status in a word (the list's cells), and a cell that is cut when the list
+// is too narrow (the text in full in its tooltip).
 const SHORT = { 'no verdict': 'none', 'call failed': 'failed', 'cut off while thinking': 'cut off', 'not asked': 'unasked' };
 function clipped(text) { const td = el('td', text, 'clip'); td.title = text; return td; }
 // Position-inconsistent: a configuration rated the pair in both orders and its two verdicts
@@ -36,8 +36,8 @@ browse({
   },
   cells(i) {
     const it = D.items[i];
-    // A long id or subset is cut to keep the configurations' columns in view (in full in its
-    // tooltip and the detail panel).
+    // A long id or subset is cut when the list is too narrow, to keep the configurations'
+    // columns in view (in full in its tooltip and the detail panel).
     return [clipped(it.id), clipped(it.subset), el('td', it.order), el('td', label(it.gold))].concat(
       // An unlabelled item (gold –) has no right or wrong rating; a missing rating says why in
       // a word (in full in its tooltip).
