@@ -113,20 +113,58 @@ pub fn heatmap_svg(
     Ok(svg)
 }
 
-/// A pointwise judge's grades of the better and the worse response of each pair: side-by-side
-/// bars per grade.
-pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<String> {
-    let mut grades: Vec<f64> = p.chosen.iter().chain(&p.rejected).map(|g| g.0).collect();
+/// At most this many bars a side: more distinct grades (a reward model's scores) are counted in
+/// this many equal-width bins.
+const GRADE_BARS: usize = 20;
+
+/// The grades' bars: each bar's label and how many better and worse responses it counts. One
+/// bar per grade up to `GRADE_BARS` grades, else `GRADE_BARS` equal-width bins over the grades'
+/// range (the last closed), each labelled with its lower edge.
+fn grade_bars(
+    chosen: &[(f64, usize)],
+    rejected: &[(f64, usize)],
+) -> (Vec<(String, [usize; 2])>, bool) {
+    let mut grades: Vec<f64> = chosen.iter().chain(rejected).map(|g| g.0).collect();
     grades.sort_by(f64::total_cmp);
     grades.dedup();
-    let count = |h: &[(f64, usize)], g: f64| h.iter().find(|x| x.0 == g).map_or(0, |x| x.1);
-    let top = grades
+    let sides = [chosen, rejected];
+    if grades.len() <= GRADE_BARS {
+        let bars = grades
+            .iter()
+            .map(|&g| {
+                let count = |h: &[(f64, usize)]| h.iter().find(|x| x.0 == g).map_or(0, |x| x.1);
+                (format!("{g}"), sides.map(count))
+            })
+            .collect();
+        return (bars, false);
+    }
+    let (lo, hi) = (grades[0], grades[grades.len() - 1]);
+    let width = (hi - lo) / GRADE_BARS as f64;
+    let mut bars: Vec<(String, [usize; 2])> = (0..GRADE_BARS)
+        .map(|b| (format!("{:.3}", lo + width * b as f64), [0, 0]))
+        .collect();
+    for (side, h) in sides.iter().enumerate() {
+        for &(g, n) in h.iter() {
+            let b = (((g - lo) / width) as usize).min(GRADE_BARS - 1);
+            bars[b].1[side] += n;
+        }
+    }
+    (bars, true)
+}
+
+/// A pointwise judge's grades of the better and the worse response of each pair: side-by-side
+/// bars per grade (binned when there are many grades, `grade_bars`).
+pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<String> {
+    let (bars, binned) = grade_bars(&p.chosen, &p.rejected);
+    let top = bars
         .iter()
-        .map(|&g| count(&p.chosen, g).max(count(&p.rejected, g)))
+        .map(|(_, [a, b])| *a.max(b))
         .max()
         .unwrap_or(1)
         .max(1);
-    let n = grades.len().max(1);
+    let n = bars.len().max(1);
+    // Binned, every other bin's edge is written (ten labels fit the axis).
+    let every = if binned { 2 } else { 1 };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 380)).into_drawing_area();
@@ -139,8 +177,8 @@ pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<
             .margin(14)
             .x_label_area_size(40)
             .y_label_area_size(50)
-            // Three slots per grade: the better's bar, the worse's bar, a gap; the grade is
-            // written under the boundary of its two bars.
+            // Three slots per bar: the better's bar, the worse's bar, a gap; the grade (a
+            // bin's lower edge) is written under the boundary of its two bars.
             .build_cartesian_2d(0..3 * n as i32, 0..top + top / 10 + 1)
             .map_err(plot_error)?;
         chart
@@ -148,32 +186,61 @@ pub fn grades_svg(title: &str, p: &crate::evaluation::PointwiseStats) -> Result<
             .disable_x_mesh()
             .x_labels(3 * n + 1)
             .x_label_formatter(&|x| {
-                if x.rem_euclid(3) == 1 {
-                    grades
-                        .get((x / 3) as usize)
-                        .map_or(String::new(), |g| format!("{g}"))
+                let k = (x / 3) as usize;
+                if x.rem_euclid(3) == 1 && k % every == 0 {
+                    bars.get(k).map_or(String::new(), |b| b.0.clone())
                 } else {
                     String::new()
                 }
             })
-            .x_desc("grade")
+            .x_desc(if binned {
+                format!("grade ({GRADE_BARS} equal bins, each from the value shown)")
+            } else {
+                "grade".to_string()
+            })
             .y_desc("pairs")
             .draw()
             .map_err(plot_error)?;
         let orange = RGBColor(230, 120, 30);
-        for (k, &g) in grades.iter().enumerate() {
+        for (k, (_, [better, worse])) in bars.iter().enumerate() {
             let x = 3 * k as i32;
             chart
                 .draw_series([
-                    Rectangle::new([(x, 0), (x + 1, count(&p.chosen, g))], blue(0.8).filled()),
-                    Rectangle::new(
-                        [(x + 1, 0), (x + 2, count(&p.rejected, g))],
-                        orange.filled(),
-                    ),
+                    Rectangle::new([(x, 0), (x + 1, *better)], blue(0.8).filled()),
+                    Rectangle::new([(x + 1, 0), (x + 2, *worse)], orange.filled()),
                 ])
                 .map_err(plot_error)?;
         }
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grade scale keeps a bar per grade; a reward model's scores (every value distinct) are
+    /// counted in 20 equal bins, every response in one, the highest in the last.
+    #[test]
+    fn many_grades_are_binned() {
+        let scale: Vec<(f64, usize)> = (1..=10).map(|g| (f64::from(g), 2)).collect();
+        let (bars, binned) = grade_bars(&scale, &[(3.0, 5)]);
+        assert!(!binned);
+        assert_eq!(bars.len(), 10);
+        assert_eq!(bars[2], ("3".to_string(), [2, 5]));
+        let scores: Vec<(f64, usize)> =
+            (0..1000).map(|i| (f64::from(i) / 100.0 - 2.5, 1)).collect();
+        let worse: Vec<(f64, usize)> = (0..500).map(|i| (f64::from(i) / 1000.0, 3)).collect();
+        let (bars, binned) = grade_bars(&scores, &worse);
+        assert!(binned);
+        assert_eq!(bars.len(), GRADE_BARS);
+        assert_eq!(bars.iter().map(|b| b.1[0]).sum::<usize>(), 1000);
+        assert_eq!(bars.iter().map(|b| b.1[1]).sum::<usize>(), 1500);
+        // Bins 0.4995 wide from -2.5 (the first's label) to 7.49 (the highest, in the last):
+        // 50 scores in each; the worse responses' 0 to 0.499 fall in bins 5 and 6 (from 0.497).
+        assert_eq!(bars[0].0, "-2.500");
+        assert_eq!((bars[0].1[0], bars[GRADE_BARS - 1].1[0]), (50, 50));
+        assert_eq!((bars[5].1[1], bars[6].1[1]), (497 * 3, 3 * 3));
+    }
 }
