@@ -138,18 +138,30 @@ fn grade_bars(
             .collect();
         return (bars, false);
     }
-    let (lo, hi) = (grades[0], grades[grades.len() - 1]);
-    let width = (hi - lo) / GRADE_BARS as f64;
+    // Each term divided first, so that a range as wide as f64's (±1e308) does not overflow.
+    let bins = GRADE_BARS as f64;
+    let (lo, hi) = (grades[0] / bins, grades[grades.len() - 1] / bins);
+    let width = hi - lo;
     let mut bars: Vec<(String, [usize; 2])> = (0..GRADE_BARS)
-        .map(|b| (format!("{:.3}", lo + width * b as f64), [0, 0]))
+        .map(|b| (edge_label((lo + width * (b as f64 / bins)) * bins), [0, 0]))
         .collect();
     for (side, h) in sides.iter().enumerate() {
         for &(g, n) in h.iter() {
-            let b = (((g - lo) / width) as usize).min(GRADE_BARS - 1);
-            bars[b].1[side] += n;
+            let b = ((g / bins - lo) / width * bins) as usize;
+            bars[b.min(GRADE_BARS - 1)].1[side] += n;
         }
     }
     (bars, true)
+}
+
+/// A bin's lower edge as the axis writes it: three decimals, or three significant digits in
+/// scientific notation for a value too large or too small for them.
+fn edge_label(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e5).contains(&x.abs()) {
+        format!("{x:.2e}")
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 /// A pointwise judge's grades of the better and the worse response of each pair: side-by-side
@@ -242,5 +254,20 @@ mod tests {
         assert_eq!(bars[0].0, "-2.500");
         assert_eq!((bars[0].1[0], bars[GRADE_BARS - 1].1[0]), (50, 50));
         assert_eq!((bars[5].1[1], bars[6].1[1]), (497 * 3, 3 * 3));
+        // A range as wide as f64's: every edge a number, every response in a bin.
+        let mut wide: Vec<(f64, usize)> = (0..30).map(|i| (f64::from(i), 1)).collect();
+        wide.extend([(1e308, 1), (-1e308, 1)]);
+        let (bars, _) = grade_bars(&wide, &[]);
+        assert_eq!(bars.iter().map(|b| b.1[0]).sum::<usize>(), 32);
+        assert_eq!(
+            (bars[0].0.as_str(), bars[10].0.as_str()),
+            ("-1.00e308", "0.000")
+        );
+        assert!(
+            bars.iter()
+                .all(|b| b.0.parse::<f64>().is_ok_and(f64::is_finite)),
+            "{bars:?}"
+        );
+        assert_eq!((bars[0].1[0], bars[10].1[0], bars[19].1[0]), (1, 30, 1));
     }
 }
