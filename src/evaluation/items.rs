@@ -13,6 +13,23 @@ pub fn interned<'a>(names: impl Iterator<Item = &'a str>) -> Vec<std::sync::Arc<
         .collect()
 }
 
+/// Examples as the evaluation's items (each subset's name shared).
+pub fn rows_of(examples: &[crate::dataset::examples::Example]) -> Vec<ItemRow> {
+    let subsets = interned(examples.iter().map(|e| e.subset.as_str()));
+    examples
+        .iter()
+        .zip(subsets)
+        .map(|(e, subset)| ItemRow {
+            id: e.id.as_str().into(),
+            pair_id: e.pair_id.as_str().into(),
+            subset,
+            order: e.order,
+            gold: e.gold,
+            seeded: e.seeded,
+        })
+        .collect()
+}
+
 /// One item as the judge saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRow {

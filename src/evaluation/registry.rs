@@ -18,6 +18,7 @@ macro_rules! analytics {
         $expand! {
             jury::JuryAnalytic => calibrate::jury::JurySection;
             rmbench::RmBenchAnalytic => calibrate::rmbench::RmBenchSection;
+            rewardbench2::Rb2Analytic => calibrate::rewardbench2::Rb2Section;
             systems::SystemsAnalytic => calibrate::systems::SystemsSection;
             probability::ProbabilityAnalytic => calibrate::probability::ProbabilitySection;
             cost::CostAnalytic => calibrate::cost::CostSection;

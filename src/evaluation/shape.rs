@@ -27,6 +27,22 @@ static BOLD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\*\*[^*\n]+\*\*|__[^_\n]+__").unwrap_or_else(|_| unreachable!()));
 
 impl Shape {
+    /// Each example's two responses' shapes, each distinct text's once (a response is in
+    /// several pairs, and in both orders).
+    pub fn of_examples(examples: &[crate::dataset::examples::Example]) -> Vec<[Shape; 2]> {
+        let mut seen: std::collections::HashMap<
+            &str,
+            Shape,
+            xxhash_rust::xxh3::Xxh3DefaultBuilder,
+        > = Default::default();
+        let mut out = Vec::with_capacity(examples.len());
+        for e in examples {
+            let mut shape = |text| *seen.entry(text).or_insert_with(|| Shape::of(text));
+            out.push([shape(e.response1.as_str()), shape(e.response2.as_str())]);
+        }
+        out
+    }
+
     pub fn of(text: &str) -> Self {
         Self {
             chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),

@@ -86,6 +86,9 @@ pub struct RowOutcome {
     pub other_pick: Option<usize>,
     /// Pairwise: per item judged, whether the correct completion won (None: no verdict).
     pub wins: Vec<Option<bool>>,
+    /// Pairwise: per item judged (the order of `items::pairs`), its verdict (None: none
+    /// read); empty for a run directory written before verdicts were kept.
+    pub verdicts: Vec<Option<i64>>,
     /// Every answer behind the outcome, once each (a grade shared by several pairs once).
     pub answers: Vec<Answer>,
 }
@@ -286,6 +289,7 @@ pub fn fold(
         (Showing::Two { .. }, _) => {
             let gold = items.examples[k].gold;
             outcome.wins.push(rating.rating.map(|v| Some(v) == gold));
+            outcome.verdicts.push(rating.rating);
         }
     }
 }
@@ -295,7 +299,7 @@ pub const FAILED_RATING: f64 = -1.0;
 
 /// What one configuration made of the rows, before they are scored: `calibrate` rates them,
 /// `report DIR` reads them back.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Rb2Made {
     pub name: String,
     pub protocol: Protocol,

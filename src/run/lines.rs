@@ -167,6 +167,10 @@ pub struct ResultLine {
     /// Pairwise: each pair won, lost or unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairs: Option<Vec<Option<bool>>>,
+    /// Pairwise: each pair's verdict (-1, 0, 1; null: none read), in `pairs`' order (absent
+    /// in run directories written before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdicts: Option<Vec<Option<i64>>>,
 }
 
 /// A row of a RewardBench 2 run's items.jsonl.

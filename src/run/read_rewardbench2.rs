@@ -257,6 +257,7 @@ fn outcomes_of(
             }
         }
         o.wins = res.pairs.clone().unwrap_or_default();
+        o.verdicts = res.verdicts.clone().unwrap_or_default();
         if protocol == Protocol::Pairwise && shown.row.subset != TIES && res.pairs.is_none() {
             return Err(bad(
                 dir,

@@ -6,7 +6,8 @@ use crate::error::input_error;
 use crate::evaluation::cost::Frontier;
 use crate::evaluation::rewardbench2::analytics;
 use crate::evaluation::rewardbench2::analytics::Paired;
-use crate::evaluation::rewardbench2::score::Rb2Config;
+use crate::evaluation::rewardbench2::record::Rb2Rows;
+use crate::evaluation::rewardbench2::score::{Rb2Config, Rb2Scores};
 use crate::evaluation::{Evaluation, RunRecord};
 use crate::judge::cache::Cache;
 use crate::raters::{CallTally, RatingRow};
@@ -142,7 +143,9 @@ impl Made for Run {
     }
 }
 
-/// A RewardBench 2 run.
+/// A RewardBench 2 run: its rows' pairs as the one record (`evaluation::rewardbench2::record`)
+/// and the registry's evaluation of it, with the RewardBench 2 analytic's scores in the fields
+/// here.
 #[derive(Debug, Clone)]
 pub struct Rb2Run {
     pub head: crate::run::record::RunHead,
@@ -150,8 +153,6 @@ pub struct Rb2Run {
     pub alpha: f64,
     pub rows: usize,
     pub configs: Vec<Rb2Config>,
-    /// The rows as shown (completions in their slots).
-    pub shown: Vec<Shown>,
     /// Every pair of configurations, paired bootstrap, Holm-adjusted.
     pub comparisons: Vec<Paired>,
     /// The cost frontier of the compared score (None with fewer than two on the chart).
@@ -159,6 +160,12 @@ pub struct Rb2Run {
     /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
     /// comparison finds worse than the best (None without configurations).
     pub standing: Option<analytics::Standing>,
+    /// The rows' pairs (each row's correct completion against each other one), with the rows
+    /// themselves in its inputs.
+    pub record: RunRecord,
+    /// The registry's analytics on the record (the RewardBench 2 analytic's result is the
+    /// fields above).
+    pub evaluation: Evaluation,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
     /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
@@ -167,32 +174,57 @@ pub struct Rb2Run {
 }
 
 impl Rb2Run {
-    /// A scored run: who it is, its α and `--sort accuracy`, its rows as shown, their scores
-    /// and the judges' caches (`calibrate` and `report DIR` both make one here).
+    /// A run evaluated by the registry: who it is, its α and `--sort accuracy`, its record and
+    /// evaluation (with its RewardBench 2 scores), and the judges' caches (`calibrate` and
+    /// `report DIR` both make one here).
     pub fn of(
         head: RunHead,
         (alpha, by_score): (f64, bool),
-        shown: Vec<Shown>,
-        scores: crate::evaluation::rewardbench2::score::Rb2Scores,
+        record: RunRecord,
+        evaluation: Evaluation,
         caches: Vec<Arc<Cache>>,
     ) -> Self {
+        let scores: Rb2Scores = evaluation.of_run().cloned().unwrap_or_default();
         Rb2Run {
             head,
             alpha,
-            rows: shown.len(),
+            rows: record
+                .inputs
+                .get::<Rb2Rows>()
+                .map_or(0, |input| input.rows.len()),
             configs: scores.configs,
-            shown,
             comparisons: scores.comparisons,
             cost_frontier: scores.cost_frontier,
             standing: scores.standing,
+            record,
+            evaluation,
             caches,
             by_score,
         }
     }
 
+    /// The rows as shown (completions in their slots).
+    pub fn shown(&self) -> &[Shown] {
+        self.record
+            .inputs
+            .get::<Rb2Rows>()
+            .map_or(&[], |input| input.rows.as_slice())
+    }
+
     /// The best, then the configurations no comparison finds worse than it.
     pub fn group(&self) -> &[usize] {
         self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
+    }
+
+    /// The evaluated record, as the registry's sections render it (on reward-bench's score,
+    /// an accuracy; a RewardBench 2 run keeps no completion budget).
+    pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
+        crate::evaluation::Evaluated {
+            record: &self.record,
+            evaluation: &self.evaluation,
+            sort: crate::metrics::Statistic::Accuracy,
+            max_tokens: vec![0; self.record.configs.len()],
+        }
     }
 }
 

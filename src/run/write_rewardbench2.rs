@@ -47,6 +47,10 @@ pub fn outcome_json(shown: &Shown, c: &Rb2Config, row: usize) -> ResultLine {
         pairs: (c.protocol == Protocol::Pairwise)
             .then(|| c.outcomes.get(row).map(|o| o.wins.clone()))
             .flatten(),
+        verdicts: (c.protocol == Protocol::Pairwise)
+            .then(|| c.outcomes.get(row).map(|o| o.verdicts.clone()))
+            .flatten()
+            .filter(|v| !v.is_empty()),
     }
 }
 
@@ -63,7 +67,7 @@ pub fn items(run: &Rb2Run, dir: &Path) -> Result<()> {
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
     );
-    for (k, shown) in run.shown.iter().enumerate() {
+    for (k, shown) in run.shown().iter().enumerate() {
         let line = RowLine {
             id: shown.row.id.clone(),
             subset: shown.row.subset.clone(),
@@ -95,7 +99,7 @@ pub fn ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
     let (mut result, mut pick, mut other, mut grades, mut won) =
         (vec![], vec![], vec![], vec![], vec![]);
     for c in &run.configs {
-        for (k, shown) in run.shown.iter().enumerate() {
+        for (k, shown) in run.shown().iter().enumerate() {
             let o = c.outcomes.get(k);
             config.push(c.name.clone());
             protocol.push(c.protocol.key());

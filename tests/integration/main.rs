@@ -49,6 +49,7 @@ mod report_html;
 mod reward_engines;
 mod rewardbench2;
 mod rewardbench2_judges;
+mod rewardbench2_pairs;
 mod rewardbench2_ties;
 mod rmbench;
 mod rules;

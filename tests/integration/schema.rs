@@ -238,6 +238,16 @@ fn the_paired_test_is_defined_once_in_every_schema() {
     for (n, d) in names.iter().zip(&defs) {
         assert_eq!(d, &defs[0], "{n}.json's paired_test");
     }
+    // A RewardBench 2 configuration's `pairs` is a scope as a run over pairs has it.
+    for def in ["scope", "agreement", "counts"] {
+        let pairs = schema("calibrate")["$defs"][def].clone();
+        assert!(pairs.is_object(), "calibrate.json's {def}");
+        assert_eq!(
+            schema("calibrate-rewardbench2")["$defs"][def],
+            pairs,
+            "calibrate-rewardbench2.json's {def}"
+        );
+    }
     for entry in std::fs::read_dir(root().join("docs/schema")).expect("docs/schema") {
         let s = schema(
             entry

@@ -2,7 +2,7 @@
 //! evaluated and compared.
 
 use super::session::{Rated, Session};
-use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, ItemRow, Outcome, RunRecord};
+use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::file::PairsRunFile;
@@ -41,25 +41,6 @@ pub fn checksum(dataset: &Dataset) -> String {
 /// What a configuration's calls cost, in dollars too with a price for its model.
 fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>) -> Cost {
     Cost::of_usage(&u, wall_seconds, u.usd(price))
-}
-
-/// Items as the evaluation sees them.
-pub fn items(dataset: &Dataset) -> Vec<ItemRow> {
-    let subsets =
-        crate::evaluation::items::interned(dataset.examples.iter().map(|e| e.subset.as_str()));
-    dataset
-        .examples
-        .iter()
-        .zip(subsets)
-        .map(|(e, subset)| ItemRow {
-            id: e.id.as_str().into(),
-            pair_id: e.pair_id.as_str().into(),
-            subset,
-            order: e.order,
-            gold: e.gold,
-            seeded: e.seeded,
-        })
-        .collect()
 }
 
 /// What the run rated, as the evaluation and `report DIR` read it: the plan's configurations,
@@ -131,7 +112,9 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
     RunRecord {
         labels: crate::metrics::Labels::pairwise(),
         inputs,
-        items: items(dataset).into_iter().collect(),
+        items: evaluation::items::rows_of(&dataset.examples)
+            .into_iter()
+            .collect(),
         configs: records,
         both_orders: dataset.both_orders,
         annotators: dataset.annotations(),
@@ -141,28 +124,8 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
                 .iter()
                 .map(|e| (e.generators.as_ref(), e.prompt.as_str())),
         ),
-        shapes: shapes(&dataset.examples),
+        shapes: evaluation::Shape::of_examples(&dataset.examples),
     }
-}
-
-/// Each item's two responses' shapes, each text's once (a response is in several pairs, and
-/// in both orders).
-fn shapes(examples: &[crate::dataset::examples::Example]) -> Vec<[evaluation::Shape; 2]> {
-    let mut seen: std::collections::HashMap<
-        &str,
-        evaluation::Shape,
-        xxhash_rust::xxh3::Xxh3DefaultBuilder,
-    > = Default::default();
-    let mut out = Vec::with_capacity(examples.len());
-    for e in examples {
-        let mut shape = |text| {
-            *seen
-                .entry(text)
-                .or_insert_with(|| evaluation::Shape::of(text))
-        };
-        out.push([shape(e.response1.as_str()), shape(e.response2.as_str())]);
-    }
-    out
 }
 
 /// A configuration's record without its form's parts (pointwise, probability, samples, jury).

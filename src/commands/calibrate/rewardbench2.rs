@@ -6,7 +6,8 @@
 
 use super::session::Session;
 use crate::error::input_error;
-use crate::evaluation::rewardbench2::score::score;
+use crate::evaluation::rewardbench2::record::record;
+use crate::evaluation::{EvalSettings, Evaluation, Family, Options, RunRecord};
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
 use crate::raters::rewardbench2::{scores_floor_of, Rb2Made, FAILED_RATING};
 use crate::raters::Missing;
@@ -37,12 +38,11 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let by_score = crate::run::record::by_score(args.sort)?;
     let (made, out) = from_judges(args, &set)?;
     let missing = args.plan.judge.pointwise_missing;
-    let scores = score(
-        &set.rows,
-        made,
-        missing,
+    let both_orders = args.plan.data.both_orders;
+    let (record, evaluation) = evaluated(
+        record(set.rows, made, missing, both_orders),
         (args.bootstrap, set.seed, args.alpha),
-        (args.cost.unit, args.cost.margin),
+        args.cost,
     );
     Ok(Rb2Run::of(
         RunHead {
@@ -56,10 +56,30 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
             created_unix: out.created,
         },
         (args.alpha, by_score),
-        set.rows,
-        scores,
+        record,
+        evaluation,
         out.caches,
     ))
+}
+
+/// The run's record evaluated by the registry's analytics (RewardBench 2's scoring among
+/// them), on reward-bench's score, accuracy: `calibrate` and `report DIR` alike.
+fn evaluated(
+    record: RunRecord,
+    (bootstrap, seed, alpha): (usize, u64, f64),
+    cost: crate::run::settings::CostOptions,
+) -> (RunRecord, Evaluation) {
+    let sort = crate::run::settings::SortKey::Accuracy;
+    let settings = EvalSettings {
+        bootstrap,
+        seed,
+        sort: sort.statistic(),
+        family: Family::default(),
+        alpha,
+        options: Options::default().with(crate::run::plan::cost_settings(sort, cost)),
+    };
+    let evaluation = crate::evaluation::registry::evaluate(&record, settings);
+    (record, evaluation)
 }
 
 /// Where a run went: its name, directory, when, and the judges' caches.
@@ -136,12 +156,11 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
     let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
     let seed = file.data.seed;
     let alpha = args.alpha.unwrap_or(file.alpha);
-    let scores = score(
-        &rows,
-        made,
-        missing,
+    let both_orders = file.data.both_orders.unwrap_or(false);
+    let (record, evaluation) = evaluated(
+        record(rows, made, missing, both_orders),
         (bootstrap, seed, alpha),
-        (args.cost.unit, args.cost.margin),
+        args.cost,
     );
     Ok(Rb2Run::of(
         RunHead {
@@ -149,15 +168,15 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
             dir: dir.clone(),
             source: file.data.source,
             seed,
-            both_orders: file.data.both_orders.unwrap_or(false),
+            both_orders,
             bootstrap,
             // run.json keeps the command line as one string, its words joined by spaces.
             command: file.command.split(' ').map(String::from).collect(),
             created_unix: file.created_unix,
         },
         (alpha, by_score),
-        rows,
-        scores,
+        record,
+        evaluation,
         Vec::new(),
     ))
 }

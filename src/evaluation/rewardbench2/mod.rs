@@ -6,7 +6,10 @@
 //! (`tests/fixtures/generate_rewardbench2_fixtures.py`).
 
 pub mod analytics;
+pub mod record;
 pub mod score;
+
+pub use score::Rb2Analytic;
 
 use crate::metrics::random::{stream, Purpose};
 use crate::raters::rewardbench2::{Protocol, RowOutcome};

@@ -12,7 +12,7 @@ use crate::raters::rewardbench2::{Protocol, Rb2Made, RowOutcome};
 use crate::raters::{CallTally, Missing};
 
 /// One configuration scored on RewardBench 2.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Rb2Config {
     pub name: String,
     /// A jury: its vote's key.
@@ -75,7 +75,7 @@ fn other(missing: Missing) -> Missing {
 
 /// What scoring a RewardBench 2 run gives: each configuration, the paired comparisons, where
 /// the configurations stand (the best by the one rule, and its group), and the cost frontier.
-#[derive(Debug)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rb2Scores {
     pub configs: Vec<Rb2Config>,
     pub comparisons: Vec<analytics::Paired>,
@@ -152,6 +152,35 @@ pub fn score(
         comparisons,
         standing,
         cost_frontier,
+    }
+}
+
+/// RewardBench 2's scoring as an analytic of the registry: a record made from RewardBench 2
+/// rows (`record::record`) carries them in its inputs, and this analytic scores them as
+/// reward-bench does ([`score`]), its result the run's [`Rb2Scores`]. A record of pairs has no
+/// rows, and no result.
+#[derive(Debug)]
+pub struct Rb2Analytic;
+
+impl crate::evaluation::Analytic for Rb2Analytic {
+    fn run(
+        &self,
+        cx: &crate::evaluation::Context,
+        _configs: &[crate::evaluation::ConfigResult],
+    ) -> crate::evaluation::Found {
+        let Some(input) = cx.run.inputs.get::<super::record::Rb2Rows>() else {
+            return crate::evaluation::Found::default();
+        };
+        let s = &cx.settings;
+        let cost = s.option::<CostSettings>();
+        let scores = score(
+            &input.rows,
+            input.made.clone(),
+            input.missing,
+            (s.bootstrap, s.seed, s.alpha),
+            (cost.unit, cost.margin),
+        );
+        crate::evaluation::Found::of_run(Some(Box::new(scores)))
     }
 }
 

@@ -403,11 +403,31 @@ pub fn rb2_outcome(
             label_vote(jury.vote, &votes, weights).map(|v| v == 1)
         })
         .collect();
+    // Each pair's verdict by the vote (-1, 0, 1 counted as labels 0, 1, 2), when every member
+    // kept its verdicts.
+    let kept = members.iter().all(|m| m.verdicts.len() == m.wins.len());
+    let verdicts = (0..pairs)
+        .filter(|_| kept)
+        .map(|k| {
+            let votes: Vec<Option<usize>> = members
+                .iter()
+                .map(|m| {
+                    m.verdicts
+                        .get(k)
+                        .copied()
+                        .flatten()
+                        .map(|v| (v + 1) as usize)
+                })
+                .collect();
+            label_vote(jury.vote, &votes, weights).map(|v| v as i64 - 1)
+        })
+        .collect();
     super::rewardbench2::RowOutcome {
         grades,
         pick: picks(|m| m.pick),
         other_pick: picks(|m| m.other_pick),
         wins,
+        verdicts,
         answers: Vec::new(),
     }
 }

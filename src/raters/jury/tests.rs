@@ -173,20 +173,19 @@ fn row_of(members: &[&RatingRow]) -> RatingRow {
 #[test]
 fn picks_and_wins_by_the_vote_grades_by_their_mean() {
     use crate::raters::rewardbench2::RowOutcome;
-    let row = |pick: Option<usize>, grades: Vec<Option<f64>>, wins: Vec<Option<bool>>| RowOutcome {
-        grades,
-        pick,
-        other_pick: pick,
-        wins,
-        answers: Vec::new(),
-    };
-    let a = row(
-        Some(0),
-        vec![Some(8.0), Some(2.0)],
-        vec![Some(true), Some(false)],
-    );
-    let b = row(Some(0), vec![Some(6.0), None], vec![Some(true), Some(true)]);
-    let c = row(Some(2), vec![None, Some(4.0)], vec![None, Some(true)]);
+    // Both pairs' gold is -1 (the correct completion shown first): a win is a verdict of -1.
+    let row =
+        |pick: Option<usize>, grades: Vec<Option<f64>>, verdicts: Vec<Option<i64>>| RowOutcome {
+            grades,
+            pick,
+            other_pick: pick,
+            wins: verdicts.iter().map(|v| v.map(|v| v == -1)).collect(),
+            verdicts,
+            answers: Vec::new(),
+        };
+    let a = row(Some(0), vec![Some(8.0), Some(2.0)], vec![Some(-1), Some(0)]);
+    let b = row(Some(0), vec![Some(6.0), None], vec![Some(-1), Some(-1)]);
+    let c = row(Some(2), vec![None, Some(4.0)], vec![None, Some(-1)]);
     let jury = |vote| Jury {
         name: "j".into(),
         members: vec![0, 1, 2],
@@ -198,8 +197,19 @@ fn picks_and_wins_by_the_vote_grades_by_their_mean() {
     assert_eq!(o.pick, Some(0));
     assert_eq!(o.grades, [Some(7.0), Some(3.0)]);
     assert_eq!(o.wins, [Some(true), Some(true)]);
+    // Each pair's verdict by the vote too: the tie is outvoted.
+    assert_eq!(o.verdicts, [Some(-1), Some(-1)]);
     let u = rb2_outcome(&jury(Vote::Unanimous), &[&a, &b, &c]);
     assert_eq!((u.pick, &u.wins[..]), (None, &[Some(true), None][..]));
+    assert_eq!(u.verdicts, [Some(-1), None]);
+    // A member of an older run directory kept no verdicts: the jury has none either.
+    let old = RowOutcome {
+        verdicts: Vec::new(),
+        ..c.clone()
+    };
+    assert!(rb2_outcome(&jury(Vote::StrictMajority), &[&a, &b, &old])
+        .verdicts
+        .is_empty());
     // reward-bench: picks 0, 0, none: 0 wins; a split 1-1 with an error is a tie.
     assert_eq!(
         label_vote(Vote::RewardBench, &[Some(0), Some(0), None], &ONE),

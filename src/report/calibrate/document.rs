@@ -52,7 +52,7 @@ struct Policies<'a> {
 
 /// A scope: the agreement figures, counts, policies and the analytics it has.
 #[derive(Serialize)]
-struct ScopeJson<'a> {
+pub(crate) struct ScopeJson<'a> {
     #[serde(flatten)]
     agreement: AgreementJson<'a>,
     counts: &'a crate::evaluation::Counts,
@@ -68,7 +68,7 @@ struct ScopeJson<'a> {
     analytics: BTreeMap<&'static str, Value>,
 }
 
-fn scope_json(s: &Scope) -> ScopeJson<'_> {
+pub(crate) fn scope_json(s: &Scope) -> ScopeJson<'_> {
     ScopeJson {
         agreement: AgreementJson(&s.agreement),
         counts: &s.counts,

@@ -7,6 +7,8 @@ use crate::report::calibrate::screen::{Block, Screen};
 use crate::report::media::format::{fixed, with_ci};
 use crate::report::media::table::Table;
 pub mod analytics;
+mod pairs;
+pub use pairs::Rb2Section;
 
 use crate::evaluation::rewardbench2::Board;
 use crate::raters::rewardbench2::Protocol;
@@ -82,6 +84,9 @@ struct ConfigJson<'a> {
     #[serde(flatten)]
     analytics: analytics::ConfigJson<'a>,
     cost: Value,
+    /// On the rows' pairs: the record's scope of all items, as a run over pairs has it (every
+    /// analytic's keys with it).
+    pairs: Option<crate::report::calibrate::document::ScopeJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -137,7 +142,8 @@ pub fn to_json(run: &Rb2Run) -> Value {
         configs: run
             .configs
             .iter()
-            .map(|c| ConfigJson {
+            .enumerate()
+            .map(|(k, c)| ConfigJson {
                 name: &c.name,
                 missing: c.boards[0].missing.key(),
                 rewardbench2: board_json(&c.boards[0], false),
@@ -146,6 +152,11 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 // The share of a thinking budget needs each call's max_tokens, which a
                 // RewardBench 2 run does not keep: null.
                 cost: cost::config_json(&c.cost, run.rows, f64::NAN),
+                pairs: run
+                    .evaluation
+                    .configs
+                    .get(k)
+                    .map(|r| crate::report::calibrate::document::scope_json(&r.overall)),
             })
             .collect(),
         comparisons: run
@@ -198,11 +209,29 @@ pub fn header(run: &Rb2Run) -> String {
 
 /// The run as text tables, built once: the terminal and `report.html` show the same numbers.
 pub fn tables(run: &Rb2Run) -> Vec<Table> {
+    let (glance, each, rest) = parts(run);
+    [glance, each, rest].concat()
+}
+
+/// The run's tables in three parts: the leaderboard at a glance (the registry's RewardBench 2
+/// section, with two configurations or more), each configuration's, and the rest (cost,
+/// comparisons, the pairs, how rows are scored).
+fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     let mut out = Vec::new();
     let shown = if run.by_score {
         leaderboard_order(run)
     } else {
         (0..run.configs.len()).collect()
+    };
+    let glance = if run.configs.len() > 1 {
+        crate::report::calibrate::section::Section::tables(
+            &Rb2Section,
+            &run.view(),
+            &shown,
+            crate::report::calibrate::section::View::Full,
+        )
+    } else {
+        Vec::new()
     };
     for c in shown.into_iter().map(|k| &run.configs[k]) {
         let (b, other) = (&c.boards[0], &c.boards[1]);
@@ -266,8 +295,10 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
         t.notes.extend(analytics::config_lines(c));
         out.push(t);
     }
-    out.extend(cost::table(&costs(run)));
-    out.extend(analytics::comparison_table(run));
+    let mut rest = Vec::new();
+    rest.extend(cost::table(&costs(run)));
+    rest.extend(analytics::comparison_table(run));
+    rest.push(pairs::pairs_table(run));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
         .configs
@@ -286,8 +317,8 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
         }.to_string());
     }
     how.notes.push("Ties: reward-bench's weighted score from per-completion ratings (rb2_rating_ties) or scores. chance: what a judge at random gets (1/4 for one correct completion among four; pairwise 1/8, three coin flips won); Ties' weighted score has none.".into());
-    out.push(how);
-    out
+    rest.push(how);
+    (glance, out, rest)
 }
 
 /// The configurations by the score the comparisons test (the leaderboard with all six
@@ -454,13 +485,14 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
 /// The human-readable report: the answer, then (without `--details`) the comparisons and how
 /// rows are scored, or every configuration's table.
 pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
-    let all = tables(run);
-    // The cost table, when there is a frontier, comes before the comparisons.
-    let lead = usize::from(run.cost_frontier.is_some());
-    let comparisons = all.len().saturating_sub(2 + lead);
-    // Without --details: the cost, the comparisons (the question's answer) and how rows are
-    // scored.
-    let shown = |k: usize| details || k >= comparisons || run.configs.len() <= 1;
+    let (glance, each, rest) = parts(run);
+    // Without --details (and more than one configuration): the leaderboard at a glance, the
+    // cost, the comparisons (the question's answer), the pairs and how rows are scored.
+    let each = if details || run.configs.len() <= 1 {
+        each
+    } else {
+        Vec::new()
+    };
     let screen = Screen {
         header: header(run).lines().map(String::from).collect(),
         answer: answer(run),
@@ -473,11 +505,10 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             },
             run.head.dir.join("report.html").display()
         )],
-        blocks: all
+        blocks: [glance, each, rest]
+            .concat()
             .into_iter()
-            .enumerate()
-            .filter(|(k, _)| shown(*k))
-            .map(|(_, t)| Block::Table(t))
+            .map(Block::Table)
             .collect(),
         dir: Some(run.head.dir.clone()),
     };

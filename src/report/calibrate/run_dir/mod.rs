@@ -15,7 +15,9 @@ use anyhow::{Context, Result};
 use polars::prelude::*;
 use std::path::Path;
 
-fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
+/// A scope's rows of metrics.csv: its agreement, parse rate, policies, grades, position and
+/// every section's (a RewardBench 2 run's pairs too).
+pub(crate) fn scope_rows(rows: &mut TidyRows, name: &str, s: &Scope) {
     rows.add(name, &s.agreement);
     let n = s.counts.examples as u64;
     rows.push(name, n, "parse_rate", s.parse_rate, None);

@@ -102,6 +102,10 @@ fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
             );
             rows.push("grades", g.auc_rows as u64, "auc", g.auc, None);
         }
+        // On the rows' pairs: the record's scope, as a run over pairs writes one.
+        if let Some(r) = run.evaluation.configs.get(k) {
+            super::scope_rows(&mut rows, "pairs", &r.overall);
+        }
     }
     rows.write(&dir.join("metrics.csv"))
 }
@@ -228,7 +232,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
         }),
     };
     let rows = run
-        .shown
+        .shown()
         .iter()
         .enumerate()
         .map(|(k, shown)| BrowsedRow {
@@ -244,6 +248,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
                     // The page shows pairs won from `wins`; each pair's outcome is for report DIR.
                     outcome: ResultLine {
                         pairs: None,
+                        verdicts: None,
                         ..crate::run::write_rewardbench2::outcome_json(shown, c, k)
                     },
                     missing: crate::report::calibrate::rewardbench2::analytics::read_row(c, k)
