@@ -197,7 +197,7 @@ judge = "sim:accuracy=0.75,malformed=0,tie_rate=0"
     assert_eq!(code, 0, "{err}");
     assert!(
         text.contains(&format!(
-            "Not ranked: careless/simple_with_tie/basic read a verdict in {read} of its {asked} answers"
+            "Not ranked: careless/simple_with_tie/basic read a verdict in {read} of its {asked} items"
         )),
         "{text}"
     );

@@ -153,18 +153,21 @@ fn warnings(run: &Evaluated, order: &[usize]) -> Vec<String> {
     out
 }
 
-/// What a run over pairs says of a configuration that read few answers.
-const PAIRS_UNREAD: (&str, &str) = (
+/// What a run over pairs says of a configuration that read few answers: of its items (one
+/// verdict each, however many samples or failed calls behind it).
+const PAIRS_UNREAD: (&str, &str, &str) = (
     "a verdict",
+    "items",
     "its figures count only those it read, so it cannot be ranked on them; the parse-failure table counts the rest wrong or as ties",
 );
 
 /// Why a configuration is not named the best: `unread` says what an answer gives (a verdict;
-/// a pick, verdict or grade) and what the form makes of those not read.
+/// a pick, verdict or grade), what the count is of (items; answers) and what the form makes of
+/// those not read.
 pub fn not_ranked(
     name: &str,
     why: &crate::evaluation::ranking::Unranked,
-    (gives, unread): (&str, &str),
+    (gives, of, unread): (&str, &str, &str),
 ) -> String {
     use crate::evaluation::ranking::{Unranked, READABLE_FLOOR};
     match why {
@@ -172,7 +175,7 @@ pub fn not_ranked(
             "Not ranked: {name}, dropped by the race at item {at} (shown worse than {better})."
         ),
         Unranked::FewReadable { read, asked } => format!(
-            "Not ranked: {name} read {gives} in {read} of its {asked} answers ({:.0}%, under {:.0}%): {unread}.",
+            "Not ranked: {name} read {gives} in {read} of its {asked} {of} ({:.0}%, under {:.0}%): {unread}.",
             100.0 * *read as f64 / *asked as f64,
             100.0 * READABLE_FLOOR
         ),

@@ -330,8 +330,9 @@ fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
 }
 
 /// What a RewardBench 2 run says of a configuration that read few answers.
-const RB2_UNREAD: (&str, &str) = (
+const RB2_UNREAD: (&str, &str, &str) = (
     "a pick, verdict or grade",
+    "answers",
     "its score rests on rows whose answers it could not read (scored as reward-bench scores an unread answer, or left out), so it is not ranked on it",
 );
 
