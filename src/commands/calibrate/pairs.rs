@@ -2,7 +2,7 @@
 //! evaluated and compared.
 
 use super::session::{Rated, Session};
-use crate::evaluation::{self, ConfigRecord, Cost, EvalSettings, Outcome, RunRecord};
+use crate::evaluation::{self, ConfigRecord, Cost, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::file::PairsRunFile;
@@ -190,26 +190,6 @@ pub fn reference(
     }))
 }
 
-/// The evaluation's settings: the sort metric is the cost analysis's, which it carries.
-fn settings(
-    (bootstrap, seed): (usize, u64),
-    cost: crate::evaluation::cost::CostSettings,
-    family: crate::evaluation::Family,
-    estimate: Option<crate::evaluation::estimate::EstimateSettings>,
-    alpha: f64,
-) -> EvalSettings {
-    EvalSettings {
-        bootstrap,
-        seed,
-        sort: cost.metric,
-        family,
-        alpha,
-        options: crate::evaluation::Options::default()
-            .with(cost)
-            .with(estimate),
-    }
-}
-
 /// `calibrate` on pairs: every configuration rates every example (under `--sequential`, until
 /// the race is decided, in a seeded order).
 pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
@@ -271,7 +251,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         }
         let evaluation = crate::evaluation::registry::evaluate(
             &record,
-            settings(
+            super::session::eval_settings(
                 (args.bootstrap, seed),
                 crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
                 args.family,
@@ -343,7 +323,7 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     };
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
-        settings(
+        super::session::eval_settings(
             (meta.head.bootstrap, meta.head.seed),
             crate::run::plan::cost_settings(meta.sort, args.cost),
             meta.family,

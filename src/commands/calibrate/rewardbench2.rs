@@ -7,7 +7,7 @@
 use super::session::Session;
 use crate::error::input_error;
 use crate::evaluation::rewardbench2::record::record;
-use crate::evaluation::{EvalSettings, Evaluation, Family, Options, RunRecord};
+use crate::evaluation::{Evaluation, RunRecord};
 use crate::raters::rewardbench2::{fold, Protocol, RowOutcome};
 use crate::raters::rewardbench2::{scores_floor_of, Rb2Made, FAILED_RATING};
 use crate::raters::Missing;
@@ -69,15 +69,13 @@ fn evaluated(
     (bootstrap, seed, alpha): (usize, u64, f64),
     cost: crate::run::settings::CostOptions,
 ) -> (RunRecord, Evaluation) {
-    let sort = crate::run::settings::SortKey::Accuracy;
-    let settings = EvalSettings {
-        bootstrap,
-        seed,
-        sort: sort.statistic(),
-        family: Family::default(),
+    let settings = super::session::eval_settings(
+        (bootstrap, seed),
+        crate::run::plan::cost_settings(crate::run::settings::SortKey::Accuracy, cost),
+        crate::evaluation::Family::default(),
+        None,
         alpha,
-        options: Options::default().with(crate::run::plan::cost_settings(sort, cost)),
-    };
+    );
     let evaluation = crate::evaluation::registry::evaluate(&record, settings);
     (record, evaluation)
 }

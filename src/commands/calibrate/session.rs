@@ -1,8 +1,8 @@
 //! What a `calibrate` run does whatever the data's form: the plan (with `--batch`, every call
 //! answered by a batch), the run directory, the Batch API rounds, the answer log, the progress
-//! bars, one budget over every call, each configuration's tally, and the finish (cache notes,
-//! the unwritten-answers warning, the failure checks). A form says only which items each
-//! configuration rates and how a rating folds back into its rows.
+//! bars, one budget over every call, each configuration's tally, the evaluation's settings, and
+//! the finish (cache notes, the unwritten-answers warning, the failure checks). A form says
+//! only which items each configuration rates and how a rating folds back into its rows.
 
 use crate::judge::cache::Cache;
 use crate::judge::execute::Budget;
@@ -179,4 +179,25 @@ pub fn finish<'a>(
         tallies.into_iter(),
         &format!("the run directory was written: {}", dir.display()),
     )
+}
+
+/// The evaluation's settings, on either form: the sort metric is the cost analysis's, which it
+/// carries (RewardBench 2's: accuracy, reward-bench's score).
+pub fn eval_settings(
+    (bootstrap, seed): (usize, u64),
+    cost: crate::evaluation::cost::CostSettings,
+    family: crate::evaluation::Family,
+    estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    alpha: f64,
+) -> crate::evaluation::EvalSettings {
+    crate::evaluation::EvalSettings {
+        bootstrap,
+        seed,
+        sort: cost.metric,
+        family,
+        alpha,
+        options: crate::evaluation::Options::default()
+            .with(cost)
+            .with(estimate),
+    }
 }
