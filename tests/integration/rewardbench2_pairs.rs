@@ -177,4 +177,10 @@ fn the_registrys_analytics_reach_rewardbench2_rows_as_their_pairs() {
     );
     // Its leaderboard is unchanged: the rows' scores never read the verdicts.
     assert_eq!(pairwise["rewardbench2"], configs[1]["rewardbench2"]);
+    let (code, text, err) = run(&["report", out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("simple_no_tie/basic: this run directory was written before each pair's"),
+        "{text}"
+    );
 }

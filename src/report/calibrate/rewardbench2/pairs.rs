@@ -123,6 +123,24 @@ pub fn pairs_table(run: &Rb2Run) -> Table {
         t.rows.push(row);
     }
     t.notes.push("not reward-bench's score: a row outside Ties is right only when its correct completion wins against all of them (above); here each pair counts alone, its verdict (pairwise) or its two grades compared (ratings, scores, and every protocol's Ties rows; equal grades a tie)".into());
+    // A run directory written before each pair's verdict was kept: its wins say which pairs
+    // were won, not which way a lost one went.
+    let unkept: Vec<&str> = run
+        .configs
+        .iter()
+        .filter(|c| {
+            c.outcomes
+                .iter()
+                .any(|o| !o.wins.is_empty() && o.verdicts.len() != o.wins.len())
+        })
+        .map(|c| c.name.as_str())
+        .collect();
+    if !unkept.is_empty() {
+        t.notes.push(format!(
+            "{}: this run directory was written before each pair's verdict was kept, so the pairs outside Ties are not counted; `raterlab calibrate` again with the same flags and --offline counts them from the cache",
+            unkept.join(", ")
+        ));
+    }
     if run
         .configs
         .iter()
