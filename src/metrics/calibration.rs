@@ -161,6 +161,10 @@ impl Items {
             auc: f64::NAN,
         };
         let (mut pos, mut neg, mut pairs) = (0.0, 0.0, 0.0);
+        // The items are in probability order, so a bin's are one run of them: its sums are
+        // kept in registers while the run lasts and added to the bin once (the same additions
+        // in the same order as adding each item to the bin).
+        let (mut bin, mut bin_n, mut bin_p, mut bin_y) = (usize::MAX, 0.0, 0.0, 0.0);
         let mut start = 0;
         for &end in &self.group_ends {
             let (mut group_pos, mut group_neg) = (0.0, 0.0);
@@ -172,10 +176,17 @@ impl Items {
                 s.expected += wi * self.right[i];
                 s.brier += wi * self.squared[i];
                 s.log_loss += wi * self.loss[i];
-                let b = self.bin[i];
-                s.bin_n[b] += wi;
-                s.bin_p[b] += wi * self.p[i];
-                s.bin_y[b] += positive;
+                if self.bin[i] != bin {
+                    if bin != usize::MAX {
+                        s.bin_n[bin] += bin_n;
+                        s.bin_p[bin] += bin_p;
+                        s.bin_y[bin] += bin_y;
+                    }
+                    (bin, bin_n, bin_p, bin_y) = (self.bin[i], 0.0, 0.0, 0.0);
+                }
+                bin_n += wi;
+                bin_p += wi * self.p[i];
+                bin_y += positive;
                 group_pos += positive;
                 group_neg += wi - positive;
             }
@@ -183,6 +194,11 @@ impl Items {
             pos += group_pos;
             neg += group_neg;
             start = end;
+        }
+        if bin != usize::MAX {
+            s.bin_n[bin] += bin_n;
+            s.bin_p[bin] += bin_p;
+            s.bin_y[bin] += bin_y;
         }
         if pos > 0.0 && neg > 0.0 {
             s.auc = pairs / (pos * neg);
