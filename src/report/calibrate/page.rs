@@ -136,6 +136,25 @@ fn status(o: Outcome) -> &'static str {
     }
 }
 
+/// The length of a value's JSON, counted as it is written (no buffer).
+fn json_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
+}
+
 /// The item browser's data as script-safe JSON: items with texts and ratings, and each
 /// configuration's answers; `None` without items.jsonl (a run from an older raterlab).
 pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
@@ -205,7 +224,7 @@ pub fn browser_data(run: &Run, dir: &Path) -> Result<Option<String>> {
     let (mut total, mut kept) = (0usize, Some(empty()));
     each_line(&path, |answer: Answer| {
         if let Some(&i) = index.get(answer.id.as_str()) {
-            let size = serde_json::to_vec(&answer).map_or(0, |v| v.len());
+            let size = json_len(&answer);
             bytes[i] += size;
             total += size;
             if total > ANSWER_BYTES {
