@@ -146,7 +146,7 @@ pub fn pairs_table(run: &Rb2Run) -> Table {
         .iter()
         .any(|c| c.protocol == crate::raters::rewardbench2::Protocol::Ranking)
     {
-        t.notes.push("a four-way pick puts one completion above the rest and orders no other pair: a ranking configuration's rows outside Ties are scored by their slot, not here (its pairs are its Ties rows')".into());
+        t.notes.push("a four-way pick is one answer about four completions, not one about each pair (a right pick would count three times, a wrong one once): a ranking configuration's rows outside Ties are scored by their slot, not here (its pairs are its Ties rows')".into());
     }
     t
 }
