@@ -165,35 +165,41 @@ impl Items {
         // kept in registers while the run lasts and added to the bin once (the same additions
         // in the same order as adding each item to the bin).
         let (mut bin, mut bin_n, mut bin_p, mut bin_y) = (usize::MAX, 0.0, 0.0, 0.0);
-        let mut start = 0;
-        for &end in &self.group_ends {
-            let (mut group_pos, mut group_neg) = (0.0, 0.0);
-            // Branch-free: a resample's weights are 0 for about a third of the items, at random.
-            for i in start..end {
-                let wi = f64::from(w[i]);
-                let positive = wi * f64::from(u8::from(self.y[i]));
-                s.n += wi;
-                s.expected += wi * self.right[i];
-                s.brier += wi * self.squared[i];
-                s.log_loss += wi * self.loss[i];
-                if self.bin[i] != bin {
-                    if bin != usize::MAX {
-                        s.bin_n[bin] += bin_n;
-                        s.bin_p[bin] += bin_p;
-                        s.bin_y[bin] += bin_y;
-                    }
-                    (bin, bin_n, bin_p, bin_y) = (self.bin[i], 0.0, 0.0, 0.0);
+        let (mut group_pos, mut group_neg) = (0.0, 0.0);
+        let mut ends = self.group_ends.iter().copied();
+        let mut end = ends.next().unwrap_or(0);
+        // The arrays side by side (no index checked per item). Branch-free weights: a
+        // resample's are 0 for about a third of the items, at random.
+        let terms = self.right.iter().zip(&self.squared).zip(&self.loss).zip(&self.p);
+        let items = w.iter().zip(&self.y).zip(&self.bin).zip(terms);
+        for (i, (((&w, &y), &b), (((&right, &squared), &loss), &p))) in items.enumerate() {
+            let wi = f64::from(w);
+            let positive = wi * f64::from(u8::from(y));
+            s.n += wi;
+            s.expected += wi * right;
+            s.brier += wi * squared;
+            s.log_loss += wi * loss;
+            if b != bin {
+                if bin != usize::MAX {
+                    s.bin_n[bin] += bin_n;
+                    s.bin_p[bin] += bin_p;
+                    s.bin_y[bin] += bin_y;
                 }
-                bin_n += wi;
-                bin_p += wi * self.p[i];
-                bin_y += positive;
-                group_pos += positive;
-                group_neg += wi - positive;
+                (bin, bin_n, bin_p, bin_y) = (b, 0.0, 0.0, 0.0);
             }
-            pairs += group_pos * (neg + 0.5 * group_neg);
-            pos += group_pos;
-            neg += group_neg;
-            start = end;
+            bin_n += wi;
+            bin_p += wi * p;
+            bin_y += positive;
+            group_pos += positive;
+            group_neg += wi - positive;
+            // The last item of a group of equal probabilities: its pairs with those before.
+            if i + 1 == end {
+                pairs += group_pos * (neg + 0.5 * group_neg);
+                pos += group_pos;
+                neg += group_neg;
+                (group_pos, group_neg) = (0.0, 0.0);
+                end = ends.next().unwrap_or(0);
+            }
         }
         if bin != usize::MAX {
             s.bin_n[bin] += bin_n;
