@@ -170,7 +170,12 @@ impl Items {
         let mut end = ends.next().unwrap_or(0);
         // The arrays side by side (no index checked per item). Branch-free weights: a
         // resample's are 0 for about a third of the items, at random.
-        let terms = self.right.iter().zip(&self.squared).zip(&self.loss).zip(&self.p);
+        let terms = self
+            .right
+            .iter()
+            .zip(&self.squared)
+            .zip(&self.loss)
+            .zip(&self.p);
         let items = w.iter().zip(&self.y).zip(&self.bin).zip(terms);
         for (i, (((&w, &y), &b), (((&right, &squared), &loss), &p))) in items.enumerate() {
             let wi = f64::from(w);

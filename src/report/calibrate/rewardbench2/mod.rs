@@ -233,7 +233,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     } else {
         Vec::new()
     };
-    for c in shown.into_iter().map(|k| &run.configs[k]) {
+    for c in shown.iter().map(|&k| &run.configs[k]) {
         let (b, other) = (&c.boards[0], &c.boards[1]);
         let mut t = Table::new(
             format!("{} (a missing score: {})", c.name, b.missing.key()),
@@ -298,7 +298,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     let mut rest = Vec::new();
     rest.extend(cost::table(&costs(run)));
     rest.extend(analytics::comparison_table(run));
-    rest.push(pairs::pairs_table(run));
+    rest.push(pairs::pairs_table(run, &shown));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
         .configs
@@ -483,8 +483,9 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     out
 }
 
-/// The human-readable report: the answer, then (without `--details`) the comparisons and how
-/// rows are scored, or every configuration's table.
+/// The human-readable report: the answer, the leaderboard at a glance, every configuration's
+/// table (with `--details`, or when there is one), the cost, the comparisons, the rows' pairs
+/// and how rows are scored.
 pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
     let (glance, each, rest) = parts(run);
     // Without --details (and more than one configuration): the leaderboard at a glance, the

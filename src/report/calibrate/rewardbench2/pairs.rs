@@ -61,9 +61,9 @@ impl Section for Rb2Section {
     }
 }
 
-/// The configurations on their rows' pairs: the record's scopes, which every analytic of the
-/// registry reads.
-pub fn pairs_table(run: &Rb2Run) -> Table {
+/// The configurations (in the report's `order`) on their rows' pairs: the record's scopes,
+/// which every analytic of the registry reads.
+pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
     let cl = level(1.0 - run.alpha);
     let both = run.record.both_orders;
     let acc = format!("accuracy [{cl} CI]");
@@ -83,7 +83,10 @@ pub fn pairs_table(run: &Rb2Run) -> Table {
         &headers,
     );
     t.numeric = true;
-    for (c, result) in run.record.configs.iter().zip(&run.evaluation.configs) {
+    let configs = order
+        .iter()
+        .filter_map(|&k| Some((run.record.configs.get(k)?, run.evaluation.configs.get(k)?)));
+    for (c, result) in configs {
         let s: &Scope = &result.overall;
         let ci = |stat: Statistic| {
             let value = s.agreement.get(stat);
