@@ -267,6 +267,19 @@ fn outcomes_of(
                 ),
             ));
         }
+        // Each pair's verdict beside whether it was won (absent in older directories).
+        if res.verdicts.is_some() && o.verdicts.len() != o.wins.len() {
+            return Err(bad(
+                dir,
+                format!(
+                    "items.jsonl row {}: '{}' has {} verdicts for {} pairs; each pair judged has one (null when none was read)",
+                    shown.row.id,
+                    c.name,
+                    o.verdicts.len(),
+                    o.wins.len()
+                ),
+            ));
+        }
     }
     Ok(outcomes)
 }

@@ -149,21 +149,40 @@ fn the_registrys_analytics_reach_rewardbench2_rows_as_their_pairs() {
         "{text}"
     );
 
-    // A run directory written before the verdicts were kept still reads: its pairwise pairs
-    // outside Ties are not asked, the Ties rows' grades still compared.
+    // A verdict missing from a pairwise row is bad input, named with its row.
     let items = dir.join("items.jsonl");
     let text = std::fs::read_to_string(&items).expect("items.jsonl");
-    let old: Vec<String> = text
-        .lines()
-        .map(|l| {
-            let mut row: Value = serde_json::from_str(l).expect("a row");
-            for r in row["results"].as_array_mut().expect("results") {
-                r.as_object_mut().expect("a result").remove("verdicts");
-            }
-            row.to_string()
-        })
-        .collect();
-    std::fs::write(&items, old.join("\n") + "\n").expect("write");
+    let edited = |edit: &dyn Fn(&mut Value)| -> String {
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let mut row: Value = serde_json::from_str(l).expect("a row");
+                for r in row["results"].as_array_mut().expect("results") {
+                    edit(r);
+                }
+                row.to_string()
+            })
+            .collect();
+        lines.join("\n") + "\n"
+    };
+    let cut = edited(&|r| {
+        if let Some(v) = r["verdicts"].as_array_mut() {
+            v.pop();
+        }
+    });
+    std::fs::write(&items, cut).expect("write");
+    let err = crate::common::error_of(&["report", out]);
+    assert!(
+        err.contains("verdicts for 6 pairs") && err.contains("items.jsonl row "),
+        "{err}"
+    );
+
+    // A run directory written before the verdicts were kept still reads: its pairwise pairs
+    // outside Ties are not asked, the Ties rows' grades still compared.
+    let old = edited(&|r| {
+        r.as_object_mut().expect("a result").remove("verdicts");
+    });
+    std::fs::write(&items, old).expect("write");
     let older = json_of(&["report", out]);
     let pairwise = &older["configs"][1];
     assert_eq!(pairwise["protocol"], "pairwise");
