@@ -49,25 +49,25 @@ pub fn record(
         .iter()
         .map(|m| config(m, &rows, &items.of, (&within, &seeded)))
         .collect();
+    let shapes = crate::evaluation::Shape::of_examples(&items.examples);
     let mut inputs = crate::evaluation::analytic::Inputs::default();
-    let record = RunRecord {
+    inputs.put(Box::new(Rb2Rows {
+        rows,
+        made,
+        missing,
+    }));
+    RunRecord {
         labels: crate::metrics::Labels::pairwise(),
-        inputs: Default::default(),
+        inputs,
         items: crate::evaluation::items::rows_of(&items.examples)
             .into_iter()
             .collect(),
         configs,
         both_orders,
         annotators: None,
-        shapes: crate::evaluation::Shape::of_examples(&items.examples),
+        shapes,
         generators: None,
-    };
-    inputs.put(Box::new(Rb2Rows {
-        rows,
-        made,
-        missing,
-    }));
-    RunRecord { inputs, ..record }
+    }
 }
 
 /// One configuration's outcomes on the pairs, with its grades when it grades. Grades are of
