@@ -548,3 +548,30 @@ fn the_answer_never_calls_the_mean_of_five_subsets_the_leaderboard() {
         "{text}"
     );
 }
+
+/// When no configuration has a score (every grade unreadable, rows left out under drop), the
+/// answer says so and names no best.
+#[test]
+fn the_answer_names_no_best_when_no_configuration_has_a_score() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let (code, text, err) = run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--prompt",
+        "rb2_rating",
+        "--judge",
+        "sim:malformed=1.0",
+        "--bootstrap",
+        "20",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("No configuration has a score on these 19 rows"),
+        "{text}"
+    );
+    assert!(!text.contains("Best:"), "{text}");
+}

@@ -361,6 +361,15 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         .filter(|s| !s.score.is_nan())
         .map(|s| s.name.as_str())
         .collect();
+    if scored.is_empty() {
+        // Nothing to name a best on: every configuration's subsets are without a score.
+        out.push(format!(
+            "No configuration has a score on these {} rows: no subset has one (a row with a grade or verdict missing is left out under --pointwise-missing drop, and Ties scores a question only with its ref and tied rows both scored; see each table).",
+            run.rows
+        ));
+        out.extend(warnings(run, order));
+        return out;
+    }
     let all = scored.len() == crate::evaluation::rewardbench2::SUBSETS.len();
     let metric = match (scored.as_slice(), b.subsets.len()) {
         _ if all => "the leaderboard (mean of the six subsets)".to_string(),

@@ -47,10 +47,18 @@ impl Section for Rb2Section {
             let b = &c.boards[0];
             let mut row = vec![c.name.clone(), with_ci(b.leaderboard, b.leaderboard_ci)];
             row.extend(SUBSETS.iter().map(|name| {
-                b.subsets
-                    .iter()
-                    .find(|s| s.name == *name)
-                    .map_or_else(|| "–".into(), |s| format!("{:.3}", s.score))
+                b.subsets.iter().find(|s| s.name == *name).map_or_else(
+                    || "–".into(),
+                    // A subset present without a score (no row scored): as the
+                    // configuration's own table writes it.
+                    |s| {
+                        if s.score.is_nan() {
+                            "n/a".into()
+                        } else {
+                            format!("{:.3}", s.score)
+                        }
+                    },
+                )
             }));
             t.rows.push(row);
         }
