@@ -144,27 +144,18 @@ impl Made for Run {
 }
 
 /// A RewardBench 2 run: its rows' pairs as the one record (`evaluation::rewardbench2::record`)
-/// and the registry's evaluation of it, with the RewardBench 2 analytic's scores in the fields
-/// here.
+/// and the registry's evaluation of it, the RewardBench 2 analytic's scores among its results
+/// ([`Rb2Run::scores`]): nothing here is held twice.
 #[derive(Debug, Clone)]
 pub struct Rb2Run {
     pub head: crate::run::record::RunHead,
     /// `--alpha`: the comparisons' level and every interval's (1 − α).
     pub alpha: f64,
-    pub rows: usize,
-    pub configs: Vec<Rb2Config>,
-    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
-    pub comparisons: Vec<Paired>,
-    /// The cost frontier of the compared score (None with fewer than two on the chart).
-    pub cost_frontier: Option<Frontier>,
-    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
-    /// comparison finds worse than the best (None without configurations).
-    pub standing: Option<analytics::Standing>,
     /// The rows' pairs (each row's correct completion against each other one), with the rows
     /// themselves in its inputs.
     pub record: RunRecord,
-    /// The registry's analytics on the record (the RewardBench 2 analytic's result is the
-    /// fields above).
+    /// The registry's analytics on the record, the RewardBench 2 analytic's scores among them
+    /// (read by [`Rb2Run::scores`]).
     pub evaluation: Evaluation,
     /// The judges' response caches.
     pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
@@ -184,23 +175,48 @@ impl Rb2Run {
         evaluation: Evaluation,
         caches: Vec<Arc<Cache>>,
     ) -> Self {
-        let scores: Rb2Scores = evaluation.of_run().cloned().unwrap_or_default();
         Rb2Run {
             head,
             alpha,
-            rows: record
-                .inputs
-                .get::<Rb2Rows>()
-                .map_or(0, |input| input.rows.len()),
-            configs: scores.configs,
-            comparisons: scores.comparisons,
-            cost_frontier: scores.cost_frontier,
-            standing: scores.standing,
             record,
             evaluation,
             caches,
             by_score,
         }
+    }
+
+    /// The RewardBench 2 analytic's result: every configuration's scores, the paired
+    /// comparisons, where the configurations stand and the cost frontier (none when the
+    /// analytic did not run).
+    pub fn scores(&self) -> &Rb2Scores {
+        static NONE: Rb2Scores = Rb2Scores {
+            configs: Vec::new(),
+            comparisons: Vec::new(),
+            standing: None,
+            cost_frontier: None,
+        };
+        self.evaluation.of_run().unwrap_or(&NONE)
+    }
+
+    /// Every configuration's scores, in the plan's order.
+    pub fn configs(&self) -> &[Rb2Config] {
+        &self.scores().configs
+    }
+
+    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
+    pub fn comparisons(&self) -> &[Paired] {
+        &self.scores().comparisons
+    }
+
+    /// The cost frontier of the compared score (None with fewer than two on the chart).
+    pub fn cost_frontier(&self) -> Option<&Frontier> {
+        self.scores().cost_frontier.as_ref()
+    }
+
+    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
+    /// comparison finds worse than the best (None without configurations).
+    pub fn standing(&self) -> Option<&analytics::Standing> {
+        self.scores().standing.as_ref()
     }
 
     /// The rows as shown (completions in their slots).
@@ -213,7 +229,7 @@ impl Rb2Run {
 
     /// The best, then the configurations no comparison finds worse than it.
     pub fn group(&self) -> &[usize] {
-        self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
+        self.standing().map_or(&[], |s| s.group.as_slice())
     }
 
     /// The evaluated record, as the registry's sections render it (on reward-bench's score,
@@ -233,7 +249,7 @@ impl Made for Rb2Run {
         &self.head.dir
     }
     fn tallies(&self) -> Vec<(&str, &CallTally)> {
-        self.configs
+        self.configs()
             .iter()
             .map(|c| (c.name.as_str(), &c.tally))
             .collect()

@@ -82,7 +82,7 @@ pub fn items(run: &Rb2Run, dir: &Path) -> Result<()> {
                 .map(|&s| slot_letter(s).to_string())
                 .collect(),
             results: run
-                .configs
+                .configs()
                 .iter()
                 .map(|c| outcome_json(shown, c, k))
                 .collect(),
@@ -98,7 +98,7 @@ pub fn ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
         (vec![], vec![], vec![], vec![], vec![]);
     let (mut result, mut pick, mut other, mut grades, mut won) =
         (vec![], vec![], vec![], vec![], vec![]);
-    for c in &run.configs {
+    for c in run.configs() {
         for (k, shown) in run.shown().iter().enumerate() {
             let o = c.outcomes.get(k);
             config.push(c.name.clone());

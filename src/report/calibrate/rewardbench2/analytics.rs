@@ -107,8 +107,8 @@ pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
 /// one shape of a paired test.
 pub fn comparison_json(run: &Rb2Run, p: &Paired) -> crate::evaluation::paired::PairedTest {
     p.test.shaped(
-        &run.configs[p.a].name,
-        &run.configs[p.b].name,
+        &run.configs()[p.a].name,
+        &run.configs()[p.b].name,
         "mean_subset_score",
     )
 }
@@ -189,20 +189,20 @@ pub fn config_lines(c: &Rb2Config) -> Vec<String> {
 /// The paired comparisons as a table, the group of the best in its notes (none with one
 /// configuration).
 pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
-    if run.configs.len() < 2 {
+    if run.configs().len() < 2 {
         return None;
     }
     let mut t = Table::new(
         format!(
             "Paired comparisons: the mean of the subset scores, B - A ({} paired bootstrap redraws of the rows, Ties by question; Holm over {} pair{})",
             run.head.bootstrap,
-            run.comparisons.len(),
-            if run.comparisons.len() == 1 { "" } else { "s" }
+            run.comparisons().len(),
+            if run.comparisons().len() == 1 { "" } else { "s" }
         ),
         &["B vs A", "B - A [CI at Holm's level]", "Holm p", "finding"],
     );
-    for p in &run.comparisons {
-        let (a, b) = (&run.configs[p.a].name, &run.configs[p.b].name);
+    for p in run.comparisons() {
+        let (a, b) = (&run.configs()[p.a].name, &run.configs()[p.b].name);
         let x = &p.test;
         let finding = match x.finding() {
             Finding::BBetter => format!("{b} better"),
@@ -221,7 +221,7 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
     let names: Vec<&str> = run
         .group()
         .iter()
-        .map(|&k| run.configs[k].name.as_str())
+        .map(|&k| run.configs()[k].name.as_str())
         .collect();
     t.notes.push(format!(
         "Indistinguishable from the best (no test finds them worse): {}",

@@ -121,10 +121,10 @@ struct RunJson<'a> {
 /// its rows.
 pub fn costs(run: &Rb2Run) -> Costs<'_> {
     Costs {
-        frontier: run.cost_frontier.as_ref(),
+        frontier: run.cost_frontier(),
         metric: "mean subset score",
-        items: run.rows,
-        costs: run.configs.iter().map(|c| &c.cost).collect(),
+        items: run.shown().len(),
+        costs: run.configs().iter().map(|c| &c.cost).collect(),
     }
 }
 
@@ -134,13 +134,13 @@ pub fn to_json(run: &Rb2Run) -> Value {
         data: DataJson {
             source: &run.head.source,
             seed: run.head.seed,
-            rows: run.rows,
+            rows: run.shown().len(),
             form: "rewardbench2",
         },
         bootstrap: run.head.bootstrap,
         alpha: run.alpha,
         configs: run
-            .configs
+            .configs()
             .iter()
             .enumerate()
             .map(|(k, c)| ConfigJson {
@@ -151,7 +151,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 analytics: analytics::config_json(c),
                 // The share of a thinking budget needs each call's max_tokens, which a
                 // RewardBench 2 run does not keep: null.
-                cost: cost::config_json(&c.cost, run.rows, f64::NAN),
+                cost: cost::config_json(&c.cost, run.shown().len(), f64::NAN),
                 pairs: run
                     .evaluation
                     .configs
@@ -160,29 +160,28 @@ pub fn to_json(run: &Rb2Run) -> Value {
             })
             .collect(),
         comparisons: run
-            .comparisons
+            .comparisons()
             .iter()
             .map(|p| analytics::comparison_json(run, p))
             .collect(),
         best: run
-            .standing
-            .as_ref()
-            .map(|s| run.configs[s.picked.best].name.as_str()),
+            .standing()
+            .map(|s| run.configs()[s.picked.best].name.as_str()),
         not_ranked: run
-            .standing
+            .standing()
             .iter()
             .flat_map(|s| &s.picked.unranked)
             .map(|(k, why)| crate::report::calibrate::document::NotRanked {
-                config: &run.configs[*k].name,
+                config: &run.configs()[*k].name,
                 why,
             })
             .collect(),
         best_group: run
             .group()
             .iter()
-            .map(|&k| run.configs[k].name.as_str())
+            .map(|&k| run.configs()[k].name.as_str())
             .collect(),
-        cost_frontier: run.cost_frontier.as_ref(),
+        cost_frontier: run.cost_frontier(),
     })
     .unwrap_or_default()
 }
@@ -192,7 +191,7 @@ pub fn header(run: &Rb2Run) -> String {
     format!(
         "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question){}",
         run.head.source,
-        run.rows,
+        run.shown().len(),
         run.head.seed,
         run.head.bootstrap,
         if run.head.both_orders {
@@ -200,7 +199,7 @@ pub fn header(run: &Rb2Run) -> String {
         } else {
             ""
         }
-    ) + if run.configs.iter().any(|c| c.simulated) {
+    ) + if run.configs().iter().any(|c| c.simulated) {
         "\nSIMULATED judge: these results come from the simulated judge, not from an LLM."
     } else {
         ""
@@ -221,9 +220,9 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     let shown = if run.by_score {
         leaderboard_order(run)
     } else {
-        (0..run.configs.len()).collect()
+        (0..run.configs().len()).collect()
     };
-    let glance = if run.configs.len() > 1 {
+    let glance = if run.configs().len() > 1 {
         crate::report::calibrate::section::Section::tables(
             &Rb2Section,
             &run.view(),
@@ -233,7 +232,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     } else {
         Vec::new()
     };
-    for c in shown.iter().map(|&k| &run.configs[k]) {
+    for c in shown.iter().map(|&k| &run.configs()[k]) {
         let (b, other) = (&c.boards[0], &c.boards[1]);
         let mut t = Table::new(
             format!("{} (a missing score: {})", c.name, b.missing.key()),
@@ -259,7 +258,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
         }
         t.rows.push(vec![
             "leaderboard (mean of the six)".into(),
-            run.rows.to_string(),
+            run.shown().len().to_string(),
             String::new(),
             with_ci(b.leaderboard, b.leaderboard_ci),
             String::new(),
@@ -301,7 +300,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     rest.push(pairs::pairs_table(run, &shown));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
-        .configs
+        .configs()
         .iter()
         .map(|c| (c.protocol.key(), c.protocol))
         .collect();
@@ -324,9 +323,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
 /// The configurations by the score the comparisons test (the leaderboard with all six
 /// subsets), the best first; a configuration without a score last.
 fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
-    run.standing
-        .as_ref()
-        .map_or_else(Vec::new, |s| s.order.clone())
+    run.standing().map_or_else(Vec::new, |s| s.order.clone())
 }
 
 /// What a RewardBench 2 run says of a configuration that read few answers.
@@ -341,18 +338,18 @@ const RB2_UNREAD: (&str, &str, &str) = (
 /// separates it from the runner-up, what chance scores, and what changes the reading.
 pub fn answer(run: &Rb2Run) -> Vec<String> {
     let score = |k: usize| {
-        crate::evaluation::rewardbench2::analytics::overall_of(&run.configs[k].boards[0])
+        crate::evaluation::rewardbench2::analytics::overall_of(&run.configs()[k].boards[0])
     };
     let mut out = Vec::new();
-    let Some(standing) = &run.standing else {
+    let Some(standing) = run.standing() else {
         return out;
     };
     let (order, best) = (&standing.order, standing.picked.best);
     // The configurations ranked above the best that cannot be ranked, and why.
     out.extend(standing.picked.unranked.iter().map(|(k, why)| {
-        crate::report::calibrate::answer::not_ranked(&run.configs[*k].name, why, RB2_UNREAD)
+        crate::report::calibrate::answer::not_ranked(&run.configs()[*k].name, why, RB2_UNREAD)
     }));
-    let b = &run.configs[best].boards[0];
+    let b = &run.configs()[best].boards[0];
     // The compared score is the mean of the subsets with a score (`overall_of`): the
     // leaderboard only when all six have one.
     let scored: Vec<&str> = b
@@ -365,7 +362,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         // Nothing to name a best on: every configuration's subsets are without a score.
         out.push(format!(
             "No configuration has a score on these {} rows: no subset has one (a row with a grade or verdict missing is left out under --pointwise-missing drop, and Ties scores a question only with its ref and tied rows both scored; see each table).",
-            run.rows
+            run.shown().len()
         ));
         out.extend(warnings(run, order));
         return out;
@@ -384,12 +381,12 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         ),
     };
     let name = |k: usize| {
-        let c = &run.configs[k];
+        let c = &run.configs()[k];
         crate::report::media::format::marked_name(&c.name, c.simulated)
     };
     // Three decimals, the leaderboard's CI when there is one.
     let shown = |k: usize| {
-        let b = &run.configs[k].boards[0];
+        let b = &run.configs()[k].boards[0];
         with_ci(
             score(k),
             if all {
@@ -404,7 +401,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         value: with_ci(score(second), (f64::NAN, f64::NAN)),
         tied: score(second) == score(best),
         verdict: run
-            .comparisons
+            .comparisons()
             .iter()
             .find(|p| (p.a, p.b) == (best, second) || (p.a, p.b) == (second, best))
             .map(|p| {
@@ -432,8 +429,8 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             value: shown(best),
             after: format!(
                 " ({} protocol, {} rows)",
-                run.configs[best].protocol.key(),
-                run.rows
+                run.configs()[best].protocol.key(),
+                run.shown().len()
             ),
             unranked: standing.picked.unranked.iter().any(|u| u.0 == best),
         },
@@ -447,7 +444,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
                 chance.iter().sum::<f64>() / chance.len() as f64,
                 (f64::NAN, f64::NAN)
             ),
-            run.configs[best].name
+            &run.configs()[best].name
         ));
     }
     out.extend(cost::answer(&costs(run)));
@@ -461,7 +458,7 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&k| {
-            let c = &run.configs[k];
+            let c = &run.configs()[k];
             let (read, asked) = c.read.own(c.jury.is_some());
             let missing = asked - read;
             (missing > 0).then(|| format!("{} {missing}", c.name))
@@ -476,7 +473,7 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     // A jury's rows without a vote: its members disagree (or did not pick).
     let undecided: Vec<String> = order
         .iter()
-        .map(|&k| &run.configs[k])
+        .map(|&k| &run.configs()[k])
         .filter(|c| c.jury.is_some())
         .filter_map(|c| {
             let (m, of) = c.read.picks.filter(|p| p.0 > 0)?;
@@ -499,7 +496,7 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
     let (glance, each, rest) = parts(run);
     // Without --details (and more than one configuration): the leaderboard at a glance, the
     // cost, the comparisons (the question's answer), the pairs and how rows are scored.
-    let each = if details || run.configs.len() <= 1 {
+    let each = if details || run.configs().len() <= 1 {
         each
     } else {
         Vec::new()

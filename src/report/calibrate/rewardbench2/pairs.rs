@@ -137,7 +137,7 @@ pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
     // A run directory written before each pair's verdict was kept: its wins say which pairs
     // were won, not which way a lost one went.
     let unkept: Vec<&str> = run
-        .configs
+        .configs()
         .iter()
         .filter(|c| {
             c.outcomes
@@ -153,7 +153,7 @@ pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
         ));
     }
     if run
-        .configs
+        .configs()
         .iter()
         .any(|c| c.protocol == crate::raters::rewardbench2::Protocol::Ranking)
     {

@@ -17,7 +17,7 @@ use std::path::Path;
 fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
     let mut rows = TidyRows::default();
     let costs = crate::report::calibrate::rewardbench2::costs(run);
-    for (k, c) in run.configs.iter().enumerate() {
+    for (k, c) in run.configs().iter().enumerate() {
         rows.set_config(&c.name);
         crate::report::calibrate::cost::tidy(&mut rows, &costs, k);
         for (b, suffix) in [
@@ -44,7 +44,7 @@ fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
             }
             rows.push(
                 "leaderboard",
-                run.rows as u64,
+                run.shown().len() as u64,
                 &format!("score{suffix}"),
                 b.leaderboard,
                 Some(b.leaderboard_ci),
@@ -111,8 +111,8 @@ fn write_metrics(run: &Rb2Run, dir: &Path) -> Result<()> {
 }
 
 fn write_comparisons(run: &Rb2Run, dir: &Path) -> Result<()> {
-    let name = |k: usize| run.configs[k].name.clone();
-    let c = &run.comparisons;
+    let name = |k: usize| run.configs()[k].name.clone();
+    let c = run.comparisons();
     let df = DataFrame::new_infer_height(vec![
         Column::new("a".into(), c.iter().map(|p| name(p.a)).collect::<Vec<_>>()),
         Column::new("b".into(), c.iter().map(|p| name(p.b)).collect::<Vec<_>>()),
@@ -157,7 +157,7 @@ pub fn latex(run: &Rb2Run) -> String {
         out.push_str(&format!(" & {s}"));
     }
     out.push_str(" & Score \\\\\n\\midrule\n");
-    for c in &run.configs {
+    for c in run.configs() {
         let b = &c.boards[0];
         out.push_str(&crate::report::calibrate::latex::escape(&c.name));
         for s in subsets {
@@ -178,7 +178,7 @@ pub fn latex(run: &Rb2Run) -> String {
     }
     out.push_str(&format!(
         "\\bottomrule\n\\end{{tabular}}\n\\caption{{RewardBench 2 scores as reward-bench computes them ({} rows); the score is the mean of the six subsets, with a {}-resample bootstrap 95\\% CI (rows resampled, Ties by question).}}\n\\end{{table}}\n",
-        run.rows, run.head.bootstrap
+        run.shown().len(), run.head.bootstrap
     ));
     out
 }
@@ -242,7 +242,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
             slots: (0..shown.order.len()).map(|s| shown.at(s)).collect(),
             correct: &shown.gold,
             results: run
-                .configs
+                .configs()
                 .iter()
                 .map(|c| BrowsedResult {
                     // The page shows pairs won from `wins`; each pair's outcome is for report DIR.
@@ -264,7 +264,7 @@ fn browser(run: &Rb2Run) -> Result<String> {
         .collect();
     // Keys in name order, as in every JSON raterlab writes.
     script_json(&serde_json::to_value(Browsed {
-        configs: run.configs.iter().map(|c| c.name.as_str()).collect(),
+        configs: run.configs().iter().map(|c| c.name.as_str()).collect(),
         rows,
     })?)
 }
@@ -286,7 +286,7 @@ pub fn run_file(run: &Rb2Run) -> Result<Rb2RunFile> {
     file.sort = run
         .by_score
         .then(|| crate::run::settings::SortKey::Accuracy.key().to_string());
-    for (f, c) in file.configs.iter_mut().zip(&run.configs) {
+    for (f, c) in file.configs.iter_mut().zip(run.configs()) {
         f.simulated = Some(c.simulated);
         f.floor = c.scored.first().map(|s| s.floor);
     }
@@ -309,7 +309,7 @@ pub fn write(run: &Rb2Run) -> Result<()> {
             title: run.head.name.clone(),
             header: vec![crate::report::calibrate::rewardbench2::header(run)],
             command: run.head.command.join(" "),
-            simulated: run.configs.iter().any(|c| c.simulated),
+            simulated: run.configs().iter().any(|c| c.simulated),
             tables: crate::report::calibrate::rewardbench2::tables(run),
             plots: crate::report::calibrate::cost::figure_of(
                 &crate::report::calibrate::rewardbench2::costs(run),
