@@ -9,18 +9,41 @@ use polars::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Scores keyed the way the file keys them.
+/// Scores keyed the way the file keys them, looked up by the texts as they are (no key is
+/// built per lookup: a run asks once per response graded).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScoreTable {
-    /// (prompt, response text) → score.
-    pub by_text: HashMap<(String, String), Option<f64>>,
-    /// (pair id, the source's first response?) → score.
-    pub by_side: HashMap<(String, bool), Option<f64>>,
+    /// prompt → response text → score.
+    by_text: HashMap<String, HashMap<String, Option<f64>>>,
+    /// [the source's first response, its second]: pair id → score.
+    by_side: [HashMap<String, Option<f64>>; 2],
 }
 
 impl ScoreTable {
+    /// The score of `response` to `prompt` (Some(None): the file leaves it empty; None: the
+    /// file has no line for it).
+    pub fn of_text(&self, prompt: &str, response: &str) -> Option<Option<f64>> {
+        self.by_text.get(prompt)?.get(response).copied()
+    }
+
+    /// The score of pair `pair_id`'s first (or second) response in the source.
+    pub fn of_side(&self, pair_id: &str, first: bool) -> Option<Option<f64>> {
+        self.by_side[usize::from(!first)].get(pair_id).copied()
+    }
+
+    /// Keeps a score by texts, returning the one kept before for them.
+    fn put_text(
+        &mut self,
+        prompt: String,
+        response: String,
+        s: Option<f64>,
+    ) -> Option<Option<f64>> {
+        self.by_text.entry(prompt).or_default().insert(response, s)
+    }
+
     pub fn len(&self) -> usize {
-        self.by_text.len() + self.by_side.len()
+        self.by_text.values().map(HashMap::len).sum::<usize>()
+            + self.by_side.iter().map(HashMap::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -98,7 +121,7 @@ pub fn load(path: &Path) -> Result<ScoreTable> {
         };
         let responses = frame.text("response", "a column named response", "response")?;
         for (row, ((p, r), s)) in prompts.into_iter().zip(responses).zip(&scores).enumerate() {
-            match table.by_text.insert((p, r), *s) {
+            match table.put_text(p, r, *s) {
                 Some(old) if old != *s => return Err(conflict(row, "this prompt and response")),
                 _ => {}
             }
@@ -114,7 +137,7 @@ pub fn load(path: &Path) -> Result<ScoreTable> {
                     row + 1
                 ))
             })?;
-            match table.by_side.insert((id.clone(), first), *s) {
+            match table.by_side[usize::from(!first)].insert(id.clone(), *s) {
                 Some(old) if old != *s => return Err(conflict(row, &format!("pair {id}, {side}"))),
                 _ => {}
             }

@@ -19,17 +19,14 @@ impl Scores {
         let text = item.graded_text().ok_or_else(|| {
             CallError::NoRecording("a scores file grades single responses (pointwise)".into())
         })?;
-        if let Some(s) = self
-            .table
-            .by_text
-            .get(&(item.prompt.clone(), text.to_string()))
-            .or_else(|| self.table.by_text.get(&(String::new(), text.to_string())))
+        if let Some(s) =
+            (self.table.of_text(&item.prompt, text)).or_else(|| self.table.of_text("", text))
         {
-            return Ok(*s);
+            return Ok(s);
         }
         let first = item.graded_is_first_in_source().unwrap_or(true);
-        if let Some(s) = self.table.by_side.get(&(item.pair_id.clone(), first)) {
-            return Ok(*s);
+        if let Some(s) = self.table.of_side(&item.pair_id, first) {
+            return Ok(s);
         }
         Err(CallError::NoRecording(format!(
             "no score for the {} response of pair {} in {}",
@@ -50,10 +47,9 @@ impl Judge for Scores {
     fn answers_none_of(&self, items: &[crate::dataset::examples::Example]) -> Option<String> {
         let t = &self.table;
         let scored = |e: &crate::dataset::examples::Example, text: &str, first: bool| {
-            t.by_text
-                .contains_key(&(e.prompt.clone(), text.to_string()))
-                || t.by_text.contains_key(&(String::new(), text.to_string()))
-                || t.by_side.contains_key(&(e.pair_id.clone(), first))
+            t.of_text(&e.prompt, text).is_some()
+                || t.of_text("", text).is_some()
+                || t.of_side(&e.pair_id, first).is_some()
         };
         let any = items
             .iter()
