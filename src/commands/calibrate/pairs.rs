@@ -45,7 +45,12 @@ fn cost(u: raters::Usage, wall_seconds: f64, price: Option<crate::judge::Price>)
 
 /// What the run rated, as the evaluation and `report DIR` read it: the plan's configurations,
 /// then its juries.
-fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Rated) -> RunRecord {
+fn record(
+    dataset: &Dataset,
+    plan: &Plan,
+    (ratings, shapes): (&[Vec<RatingRow>], Vec<[evaluation::Shape; 2]>),
+    rated: &Rated,
+) -> RunRecord {
     let configs = &plan.configs;
     let juries = plan.juries.iter().map(|(j, _)| j);
     let mut records: Vec<ConfigRecord> = plan
@@ -124,7 +129,7 @@ fn record(dataset: &Dataset, plan: &Plan, ratings: &[Vec<RatingRow>], rated: &Ra
                 .iter()
                 .map(|e| (e.generators.as_ref(), e.prompt.as_str())),
         ),
-        shapes: evaluation::Shape::of_examples(&dataset.examples),
+        shapes,
     }
 }
 
@@ -223,12 +228,25 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         .iter()
         .map(|_| Vec::with_capacity(dataset.examples.len()))
         .collect();
-    let mut rated = session.rate(args, &layout, &mut |k, _, index, rating| {
-        ratings[k].push(RatingRow::from(rating));
-        racing
-            .as_mut()
-            .map_or(raters::Flow::Go, |race| race.add(k, index, rating))
+    // What the data alone gives (its checksum, SHA-256 over every text, and the responses'
+    // shapes) is taken on a thread beside the rating loop, which leaves a core idle.
+    let (rated, (checksum, shapes)) = std::thread::scope(|s| {
+        let beside = s.spawn(|| {
+            let shapes = evaluation::Shape::of_examples(&dataset.examples);
+            (checksum(&dataset), shapes)
+        });
+        let rated = session.rate(args, &layout, &mut |k, _, index, rating| {
+            ratings[k].push(RatingRow::from(rating));
+            racing
+                .as_mut()
+                .map_or(raters::Flow::Go, |race| race.add(k, index, rating))
+        });
+        let beside = beside
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        rated.map(|rated| (rated, beside))
     })?;
+    let mut rated = rated;
     let sequential = racing.map(|r| r.finish(&rated.planned));
     // The juries vote from their members' ratings: no call of their own.
     let mut metas = metas.clone();
@@ -238,10 +256,8 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         let tally = raters::CallTally::of_members(jury.members.iter().map(|&k| &rated.tallies[k]));
         rated.tallies.push(tally);
     }
-    // The data's checksum (SHA-256 over every text) is taken beside the evaluation.
-    let (record, evaluation, checksum) = std::thread::scope(|s| {
-        let checksum = s.spawn(|| checksum(&dataset));
-        let mut record = record(&dataset, &session.plan, &ratings, &rated);
+    let (record, evaluation) = {
+        let mut record = record(&dataset, &session.plan, (&ratings, shapes), &rated);
         if let Some(g) = record.generators.as_mut() {
             g.reference = reference;
         }
@@ -259,11 +275,8 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
                 args.alpha,
             ),
         );
-        let checksum = checksum
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (record, evaluation, checksum)
-    });
+        (record, evaluation)
+    };
     let meta = RunMeta {
         head: RunHead {
             name: session.name.clone(),
