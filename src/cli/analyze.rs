@@ -153,7 +153,7 @@ pub struct AnalyzeArgs {
     /// The error level: --estimate's intervals each cover with probability 1 − α; --sequential's
     /// comparison errs with probability at most α; --pac's guarantee holds with probability at
     /// least 1 − α.
-    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
+    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA, value_parser = super::alpha)]
     pub alpha: f64,
 
     /// --estimate: each row's chance of being labelled (active labelling's π, e.g. plan

@@ -127,7 +127,7 @@ pub struct EstimateArgs {
 
     /// The significance level: every paired test, the family's Holm steps, the significance
     /// groups, the race of --sequential, --estimate's intervals, and every interval at 1 − α.
-    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA)]
+    #[arg(long, value_name = "ALPHA", default_value_t = crate::evaluation::paired::ALPHA, value_parser = super::alpha)]
     pub alpha: f64,
 }
 

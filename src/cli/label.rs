@@ -133,7 +133,7 @@ pub struct LabelArgs {
 
     /// The intervals' level (1 − α) and PAC's guarantee (error at most ε with probability
     /// at least 1 − α).
-    #[arg(long, value_name = "A", default_value_t = 0.05)]
+    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = super::alpha)]
     pub alpha: f64,
 }
 
@@ -188,7 +188,7 @@ pub enum LabelsCommand {
         #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]
         bootstrap: usize,
         /// The tests' level; intervals are at 1 − α.
-        #[arg(long, value_name = "A", default_value_t = 0.05)]
+        #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = super::alpha)]
         alpha: f64,
         /// The bootstrap's seed.
         #[arg(long, value_name = "S", default_value_t = crate::dataset::examples::DEFAULT_SEED)]
@@ -210,7 +210,7 @@ impl TryFrom<crate::cli::LabelArgs> for crate::run::settings::LabelSettings {
                 )))
             }
         };
-        let alpha = unit("--alpha", a.alpha)?;
+        let alpha = a.alpha;
         if let Some(w) = a.stop_at {
             unit("--stop-at", w)?;
         }

@@ -29,6 +29,17 @@ pub use report::*;
 
 use clap::{Parser, Subcommand};
 
+/// `--alpha` on every command: the significance level, read by `evaluation::alpha`'s one rule
+/// (a number strictly between 0 and 1), refused as the arguments are read (exit code 2).
+fn alpha(s: &str) -> Result<f64, String> {
+    let level =
+        "the significance level is a number strictly between 0 and 1, e.g. 0.05 for 95% intervals";
+    match s.parse::<f64>() {
+        Ok(a) if crate::evaluation::alpha(a).is_ok() => Ok(a),
+        _ => Err(level.to_string()),
+    }
+}
+
 /// Meta-evaluate LLM autoraters: how well does a judge agree with the gold labels, and is
 /// configuration B really better than A?
 #[derive(Debug, Parser)]

@@ -125,7 +125,7 @@ pub struct PlanSizeArgs {
     pub tie_rate: f64,
 
     /// Significance level (two-sided).
-    #[arg(long, value_name = "ALPHA", default_value_t = 0.05)]
+    #[arg(long, value_name = "ALPHA", default_value_t = 0.05, value_parser = super::alpha)]
     pub alpha: f64,
 
     /// Power to reach.

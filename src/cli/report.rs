@@ -35,7 +35,7 @@ pub struct ReportArgs {
     pub family: Option<crate::evaluation::Family>,
 
     /// The significance level of every test and interval (1 − α) [default: the run's own]
-    #[arg(long, value_name = "ALPHA")]
+    #[arg(long, value_name = "ALPHA", value_parser = super::alpha)]
     pub alpha: Option<f64>,
 
     #[command(flatten)]

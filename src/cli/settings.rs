@@ -144,13 +144,10 @@ fn sequential(
     }))
 }
 
-use crate::evaluation::alpha;
-
 /// `--estimate [--estimate-label L] [--alpha A]`: the label a pairwise one, α in (0, 1).
 fn estimate(
     a: &crate::cli::calibrate::EstimateArgs,
 ) -> Result<Option<crate::evaluation::estimate::EstimateSettings>> {
-    alpha(a.alpha)?;
     if !a.estimate {
         return Ok(None);
     }
@@ -182,7 +179,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             name: a.name,
             sequential: sequential(&a.sequential, a.batch.batch)?,
             estimate: estimate(&a.estimate)?,
-            alpha: alpha(a.estimate.alpha)?,
+            alpha: a.estimate.alpha,
             batch: a.batch.into(),
             reference,
             cost: a.cost.into(),
@@ -364,7 +361,6 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             }
             _ => {}
         }
-        alpha(args.alpha)?;
         let reading = (
             parse_reading("--gold-map", &args.gold_map, args.unreadable)?,
             parse_reading("--rating-map", &args.rating_map, args.unreadable)?,

@@ -190,11 +190,6 @@ pub fn labels(r: &LabelsRequest) -> Result<()> {
             alpha,
             seed,
         } => {
-            if !(*alpha > 0.0 && *alpha < 1.0) {
-                return Err(input_error(format!(
-                    "--alpha {alpha}: a level between 0 and 1, e.g. 0.05"
-                )));
-            }
             let store = Store::open(path, false)?;
             let stats =
                 crate::evaluation::labelling::stats(&store.current()?, *alpha, *bootstrap, *seed);

@@ -29,7 +29,6 @@ fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
 }
 
 pub fn run(args: &SizeSettings) -> Result<PlanResult> {
-    check_unit("--alpha", args.alpha, true)?;
     check_unit("--power", args.power, true)?;
     if let Some(req) = &args.active {
         return Ok(PlanResult::Active {

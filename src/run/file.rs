@@ -366,6 +366,14 @@ impl RunFile {
         }
     }
 
+    /// The run's `--alpha`, whichever the form.
+    pub fn alpha(&self) -> f64 {
+        match self {
+            RunFile::Pairs(file) => file.alpha,
+            RunFile::RewardBench2(file) => file.alpha,
+        }
+    }
+
     /// Parses run.json's text.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         let doc: Value = serde_json::from_str(text)?;

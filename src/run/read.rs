@@ -24,7 +24,16 @@ fn bad_run(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {
 pub fn run_file(dir: &Path) -> Result<RunFile> {
     let text = std::fs::read_to_string(dir.join("run.json"))
         .map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
-    RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))
+    let file = RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
+    // A level every reader can use (a hand-edited run.json is read as any input is).
+    let alpha = file.alpha();
+    crate::evaluation::alpha(alpha).map_err(|_| {
+        input_error(format!(
+            "'{}', run.json: 'alpha' is {alpha}, where a significance level is a number strictly between 0 and 1; set it to the run's level (0.05 by default) and run report again",
+            dir.display()
+        ))
+    })?;
+    Ok(file)
 }
 
 fn config_meta(c: &PairsConfigFile) -> ConfigMeta {

@@ -123,3 +123,61 @@ fn alpha_sets_every_test_and_interval_and_report_dir_keeps_or_changes_it() {
         );
     }
 }
+
+/// One rule for a level, on every command that takes `--alpha` and on run.json as it is read
+/// back: a number strictly between 0 and 1, else exit code 2 and one line saying so. On a
+/// RewardBench 2 run `report DIR --alpha 1.5` panicked (an interval's percentile read past the
+/// resamples) and `--alpha 0` was kept in run.json, so every later `report` of it failed.
+#[test]
+fn every_command_refuses_a_level_outside_zero_and_one_and_run_json_is_checked_as_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rb2 = dir.path().join("rb2");
+    let rb2 = rb2.to_str().expect("utf-8");
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        "sim:accuracy=0.8",
+        "--bootstrap",
+        "50",
+        "--out",
+        rb2,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let before =
+        std::fs::read_to_string(std::path::Path::new(rb2).join("run.json")).expect("run.json");
+    let labels = dir.path().join("labels.db");
+    let labels = labels.to_str().expect("utf-8");
+    for bad in ["1.5", "0", "1", "-0.1", "NaN", "x"] {
+        // `--alpha=-0.1`, so that a negative level is read as the flag's value.
+        let flag = format!("--alpha={bad}");
+        for args in [
+            vec!["report", rb2, &flag],
+            vec!["calibrate", "--data", "sample-v2", "--judge", "sim", &flag],
+            vec!["analyze", "--input", "data/example-ratings.csv", &flag],
+            vec!["plan", &flag],
+            vec!["labels", "stats", "--store", labels, &flag],
+            vec!["label", &flag],
+        ] {
+            let e = error_of(&args);
+            assert!(
+                e.contains("--alpha") && e.contains("strictly between 0 and 1"),
+                "{args:?}: {e}"
+            );
+        }
+    }
+    // Nothing refused was written: the run's level is as it was.
+    let after =
+        std::fs::read_to_string(std::path::Path::new(rb2).join("run.json")).expect("run.json");
+    assert_eq!(before, after);
+    // A run.json whose level is not one (edited by hand) is named, with the fix.
+    let edited = before.replacen("\"alpha\": 0.05", "\"alpha\": 0.0", 1);
+    assert_ne!(edited, before, "run.json states its alpha");
+    std::fs::write(std::path::Path::new(rb2).join("run.json"), edited).expect("write");
+    let e = error_of(&["report", rb2]);
+    assert!(
+        e.contains("run.json") && e.contains("'alpha' is 0") && e.contains("0.05 by default"),
+        "{e}"
+    );
+}

@@ -309,7 +309,10 @@ fn estimate_refuses_what_it_cannot_read() {
         "{e}"
     );
     let e = error_of(&["analyze", "--input", path, "--estimate", "--alpha", "1.5"]);
-    assert!(e.contains("--alpha 1.5"), "{e}");
+    assert!(
+        e.contains("'1.5' for '--alpha") && e.contains("strictly between 0 and 1"),
+        "{e}"
+    );
     let (code, _, e) = run(&["analyze", "--input", path, "--estimate-label", "-1"]);
     assert!(code == 2 && e.contains("--estimate"), "{e}");
     // A label neither the gold nor the ratings hold (a typo) is no certain zero.

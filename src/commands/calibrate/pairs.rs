@@ -330,10 +330,7 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     }
     meta.sort = args.sort.unwrap_or(meta.sort);
     meta.family = args.family.unwrap_or(meta.family);
-    meta.alpha = match args.alpha {
-        Some(a) => crate::evaluation::alpha(a)?,
-        None => meta.alpha,
-    };
+    meta.alpha = args.alpha.unwrap_or(meta.alpha);
     let evaluation = crate::evaluation::registry::evaluate(
         &record,
         super::session::eval_settings(
