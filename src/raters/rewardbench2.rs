@@ -306,6 +306,9 @@ pub struct Rb2Made {
     /// A jury: its vote's key (its rows from its members' answers: a row without a strict
     /// majority has no pick, and no call of its own).
     pub jury: Option<String>,
+    /// A jury: its members, by their place among the configurations (its pairs with them
+    /// answer its own question, so `--family best` keeps their verdicts).
+    pub members: Vec<usize>,
     /// The judge is the simulated one.
     pub simulated: bool,
     /// The score a missing one counts as under `lowest`.

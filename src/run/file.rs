@@ -292,6 +292,9 @@ pub struct Rb2ConfigFile {
     /// A jury: its vote's key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jury: Option<String>,
+    /// A jury's members, by name (a run written before they were kept has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
     /// `--pointwise-missing`'s rule: drop or lowest.
     pub missing: String,
     pub name: String,
@@ -341,6 +344,10 @@ pub struct Rb2RunFile {
     #[serde(default)]
     pub created_unix: u64,
     pub data: Rb2DataFile,
+    /// Which comparisons get a verdict (a run made before RewardBench 2 read `--family` judged
+    /// every pair).
+    #[serde(default = "every_pair")]
+    pub family: String,
     #[serde(default)]
     pub name: String,
     #[serde(default)]

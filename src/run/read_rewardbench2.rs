@@ -164,6 +164,7 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
         made.push(Rb2Made {
             name: c.name.clone(),
             jury: c.jury.clone(),
+            members: members(dir, file, c)?,
             usd: c.calls.usd,
             protocol,
             simulated: c.simulated.unwrap_or(false),
@@ -192,6 +193,24 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
         file.data.both_orders.unwrap_or(false),
     );
     Ok((rows, made))
+}
+
+/// A jury's members by their place among the run's configurations (none for a configuration
+/// that is not a jury, or a jury written before its members were kept).
+fn members(
+    dir: &Path,
+    file: &Rb2RunFile,
+    c: &crate::run::file::Rb2ConfigFile,
+) -> Result<Vec<usize>> {
+    c.members
+        .iter()
+        .map(|name| {
+            file.configs
+                .iter()
+                .position(|other| &other.name == name)
+                .ok_or_else(|| bad(dir, format!("run.json: jury '{}' names a member '{name}' that is not among its configurations", c.name)))
+        })
+        .collect()
 }
 
 /// items.jsonl: each row as shown, and each row's results (one per configuration).

@@ -190,6 +190,7 @@ impl Rb2Run {
     /// analytic did not run).
     pub fn scores(&self) -> &Rb2Scores {
         static NONE: Rb2Scores = Rb2Scores {
+            family: crate::evaluation::Family::Best,
             configs: Vec::new(),
             comparisons: Vec::new(),
             standing: None,

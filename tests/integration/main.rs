@@ -48,6 +48,7 @@ mod report_dirs;
 mod report_html;
 mod reward_engines;
 mod rewardbench2;
+mod rewardbench2_family;
 mod rewardbench2_judges;
 mod rewardbench2_pairs;
 mod rewardbench2_ties;

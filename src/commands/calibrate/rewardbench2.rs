@@ -41,7 +41,7 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
     let both_orders = args.plan.data.both_orders;
     let (record, evaluation) = evaluated(
         record(set.rows, made, missing, both_orders),
-        (args.bootstrap, set.seed, args.alpha),
+        (args.bootstrap, set.seed, args.alpha, args.family),
         args.cost,
     );
     Ok(Rb2Run::of(
@@ -66,13 +66,13 @@ pub fn run(args: &CalibrateSettings, set: Rb2Set) -> Result<Rb2Run> {
 /// them), on reward-bench's score, accuracy: `calibrate` and `report DIR` alike.
 fn evaluated(
     record: RunRecord,
-    (bootstrap, seed, alpha): (usize, u64, f64),
+    (bootstrap, seed, alpha, family): (usize, u64, f64, crate::evaluation::Family),
     cost: crate::run::settings::CostOptions,
 ) -> (RunRecord, Evaluation) {
     let settings = super::session::eval_settings(
         (bootstrap, seed),
         crate::run::plan::cost_settings(crate::run::settings::SortKey::Accuracy, cost),
-        crate::evaluation::Family::default(),
+        family,
         None,
         alpha,
     );
@@ -118,6 +118,7 @@ fn from_judges(args: &CalibrateSettings, set: &Rb2Set) -> Result<(Vec<Rb2Made>, 
         .map(|(((config, meta), outcomes), tally)| Rb2Made {
             name: config.name.clone(),
             jury: None,
+            members: Vec::new(),
             protocol: Protocol::of_config(config),
             simulated: config.judge.is_simulated(),
             floor: FAILED_RATING,
@@ -154,10 +155,13 @@ pub fn reread(args: &ReportSettings, file: Rb2RunFile) -> Result<Rb2Run> {
     let bootstrap = args.bootstrap.unwrap_or(file.bootstrap);
     let seed = file.data.seed;
     let alpha = args.alpha.unwrap_or(file.alpha);
+    let family = args
+        .family
+        .unwrap_or(file.family.parse().unwrap_or_default());
     let both_orders = file.data.both_orders.unwrap_or(false);
     let (record, evaluation) = evaluated(
         record(rows, made, missing, both_orders),
-        (bootstrap, seed, alpha),
+        (bootstrap, seed, alpha, family),
         args.cost,
     );
     Ok(Rb2Run::of(

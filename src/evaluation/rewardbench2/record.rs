@@ -163,6 +163,7 @@ mod tests {
             name: protocol.key().into(),
             protocol,
             jury: None,
+            members: Vec::new(),
             simulated: true,
             floor: FAILED_RATING,
             tally: Default::default(),

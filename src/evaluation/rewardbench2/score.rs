@@ -8,6 +8,7 @@ use super::analytics::{Grades, Read, Slots};
 use super::{board, chance, decided, Board, Scored};
 use crate::dataset::rewardbench2::{ties_number, Shown, TIES};
 use crate::evaluation::cost::{frontier_of, CostSettings, CostUnit, Costed, Frontier, PairedDraws};
+use crate::evaluation::Family;
 use crate::raters::rewardbench2::{Protocol, Rb2Made, RowOutcome};
 use crate::raters::{CallTally, Missing};
 
@@ -17,6 +18,8 @@ pub struct Rb2Config {
     pub name: String,
     /// A jury: its vote's key.
     pub jury: Option<String>,
+    /// A jury: its members, by their place among the configurations.
+    pub members: Vec<usize>,
     /// The judge is the simulated one.
     pub simulated: bool,
     pub protocol: Protocol,
@@ -77,6 +80,8 @@ fn other(missing: Missing) -> Missing {
 /// the configurations stand (the best by the one rule, and its group), and the cost frontier.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rb2Scores {
+    /// `--family`: which comparisons keep their verdict (Holm counts every pair either way).
+    pub family: Family,
     pub configs: Vec<Rb2Config>,
     pub comparisons: Vec<analytics::Paired>,
     pub standing: Option<analytics::Standing>,
@@ -90,7 +95,7 @@ pub fn score(
     rows: &[Shown],
     made: Vec<Rb2Made>,
     missing: Missing,
-    (bootstrap, seed, alpha): (usize, u64, f64),
+    (bootstrap, seed, alpha, family): (usize, u64, f64, Family),
     (unit, margin): (Option<CostUnit>, f64),
 ) -> Rb2Scores {
     let r = crate::metrics::Resampling {
@@ -104,7 +109,7 @@ pub fn score(
         .collect();
     let scored: Vec<&[Scored]> = configs.iter().map(|c| c.scored.as_slice()).collect();
     let redrawn = analytics::redrawn(&scored, missing, bootstrap, seed);
-    let comparisons = analytics::compare(&redrawn, alpha);
+    let mut comparisons = analytics::compare(&redrawn, alpha);
     let scores: Vec<f64> = configs
         .iter()
         .map(|c| analytics::overall_of(&c.boards[0]))
@@ -114,6 +119,19 @@ pub fn score(
         .map(|c| c.read.own(c.jury.is_some()))
         .collect();
     let standing = analytics::standing(&scores, &read, &comparisons);
+    // `--family best`, as on pairs (`compare::compare_all`): the best's pairs and a jury's with
+    // its members keep their verdicts, the others their test and interval without one.
+    if family == Family::Best {
+        let best = standing.as_ref().map(|s| s.picked.best);
+        let jury_pair =
+            |a: usize, b: usize| configs[a].members.contains(&b) || configs[b].members.contains(&a);
+        for p in comparisons
+            .iter_mut()
+            .filter(|p| best != Some(p.a) && best != Some(p.b) && !jury_pair(p.a, p.b))
+        {
+            p.test = p.test.without_verdict();
+        }
+    }
     let unranked: Vec<usize> = standing
         .iter()
         .flat_map(|s| s.picked.unranked.iter().map(|u| u.0))
@@ -148,6 +166,7 @@ pub fn score(
     })
     .map(|f| f.with_not_ranked(unranked.iter().map(|&k| configs[k].name.clone()).collect()));
     Rb2Scores {
+        family,
         configs,
         comparisons,
         standing,
@@ -177,7 +196,7 @@ impl crate::evaluation::Analytic for Rb2Analytic {
             &input.rows,
             input.made.clone(),
             input.missing,
-            (s.bootstrap, s.seed, s.alpha),
+            (s.bootstrap, s.seed, s.alpha, s.family),
             (cost.unit, cost.margin),
         );
         crate::evaluation::Found::of_run(Some(Box::new(scores)))
@@ -223,6 +242,7 @@ fn config(
     Rb2Config {
         name: made.name,
         jury: made.jury,
+        members: made.members,
         simulated: made.simulated,
         protocol,
         boards: [

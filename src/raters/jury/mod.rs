@@ -469,6 +469,7 @@ pub fn rb2_made(jury: &Jury, made: &[Rb2Made]) -> Result<Rb2Made> {
     Ok(Rb2Made {
         name: jury.name.clone(),
         jury: Some(jury.vote.key().to_string()),
+        members: jury.members.clone(),
         // In dollars when each member has a price (members may be priced apart).
         usd: members.iter().map(|m| m.usd).sum::<Option<f64>>(),
         protocol,

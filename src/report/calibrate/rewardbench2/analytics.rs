@@ -67,6 +67,9 @@ pub struct ConfigJson<'a> {
     /// A jury: its vote.
     #[serde(skip_serializing_if = "Option::is_none")]
     jury: Option<&'a str>,
+    /// A jury: its members' names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    members: Vec<&'a str>,
     protocol: &'static str,
     calls: Calls,
     read: ReadJson,
@@ -75,12 +78,14 @@ pub struct ConfigJson<'a> {
     grades: Option<&'a crate::evaluation::rewardbench2::analytics::Grades>,
 }
 
-/// The per-configuration fields beside `rewardbench2`.
-pub fn config_json(c: &Rb2Config) -> ConfigJson<'_> {
+/// The per-configuration fields beside `rewardbench2` (`all`: the run's configurations, which a
+/// jury's members are among).
+pub fn config_json<'a>(c: &'a Rb2Config, all: &'a [Rb2Config]) -> ConfigJson<'a> {
     let r = c.read;
     let u = c.tally.usage;
     ConfigJson {
         jury: c.jury.as_deref(),
+        members: c.members.iter().map(|&m| all[m].name.as_str()).collect(),
         protocol: c.protocol.key(),
         calls: Calls {
             calls: u.calls,

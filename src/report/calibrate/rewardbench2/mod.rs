@@ -105,6 +105,9 @@ struct RunJson<'a> {
     bootstrap: usize,
     /// The significance level: the comparisons' and every interval's (1 − α).
     alpha: f64,
+    /// `--family`: which comparisons get a verdict (best: the best's, and a jury's with its
+    /// members; all: every pair). Holm counts every pair either way.
+    family: &'static str,
     configs: Vec<ConfigJson<'a>>,
     comparisons: Vec<crate::evaluation::paired::PairedTest>,
     /// The best by the one rule of "the best" (`evaluation::ranking`).
@@ -139,6 +142,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
         },
         bootstrap: run.head.bootstrap,
         alpha: run.alpha,
+        family: run.scores().family.key(),
         configs: run
             .configs()
             .iter()
@@ -148,7 +152,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 missing: c.boards[0].missing.key(),
                 rewardbench2: board_json(&c.boards[0], false),
                 rewardbench2_other_missing_rule: board_json(&c.boards[1], true),
-                analytics: analytics::config_json(c),
+                analytics: analytics::config_json(c, run.configs()),
                 // The share of a thinking budget needs each call's max_tokens, which a
                 // RewardBench 2 run does not keep: null.
                 cost: cost::config_json(&c.cost, run.shown().len(), f64::NAN),
