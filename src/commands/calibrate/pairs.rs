@@ -230,7 +230,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         .collect();
     // What the data alone gives (its checksum, SHA-256 over every text, and the responses'
     // shapes) is taken on a thread beside the rating loop, which leaves a core idle.
-    let (rated, (checksum, shapes)) = std::thread::scope(|s| {
+    let (mut rated, (checksum, shapes)) = std::thread::scope(|s| {
         let beside = s.spawn(|| {
             let shapes = evaluation::Shape::of_examples(&dataset.examples);
             (checksum(&dataset), shapes)
@@ -246,7 +246,6 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         rated.map(|rated| (rated, beside))
     })?;
-    let mut rated = rated;
     let sequential = racing.map(|r| r.finish(&rated.planned));
     // The juries vote from their members' ratings: no call of their own.
     let mut metas = metas.clone();
