@@ -79,13 +79,6 @@ const FIELDS: [&str; 9] = [
 
 impl Mapping {
     pub fn parse(map: &[String], gold_map: &[String]) -> Result<Self> {
-        if map.is_empty() {
-            // `--gold-map` alone: it reads the values of the label column that `--map` names.
-            return Err(input_error(format!(
-                "--gold-map {} maps the values of a label column, which --map names: give it with --map response1=COL,response2=COL,label=COL; reward-bench's files and RewardBench 2's rows carry their own gold, so leave --gold-map out for them",
-                gold_map.join(",")
-            )));
-        }
         let mut fields = HashMap::new();
         for item in map {
             let (field, columns) = item.split_once('=').ok_or_else(|| {
@@ -602,15 +595,5 @@ mod tests {
         assert!(err.to_string().contains("unknown field 'answer'"));
         let err = Mapping::parse(&["response1=a".into()], &[]).expect_err("incomplete");
         assert!(err.to_string().contains("lacks 'response2'"));
-        // --gold-map alone (on a RewardBench 2 file, say) is named as such, not as a --map
-        // without response1.
-        let err = Mapping::parse(&[], &["A=-1".into()]).expect_err("no --map");
-        let err = err.to_string();
-        assert!(
-            err.contains("--gold-map A=-1")
-                && err.contains("which --map names")
-                && !err.contains("lacks"),
-            "{err}"
-        );
     }
 }

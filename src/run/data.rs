@@ -28,6 +28,12 @@ impl DataSettings {
     pub fn from_options(args: DataOptions) -> Result<Self> {
         let mapping = if args.map.is_empty() && args.gold_map.is_empty() {
             None
+        } else if args.map.is_empty() {
+            // `--gold-map` alone: it reads the values of the label column that `--map` names.
+            return Err(input_error(format!(
+                "--gold-map {} maps the values of a label column, which --map names: give it with --map response1=COL,response2=COL,label=COL; reward-bench's files and RewardBench 2's rows carry their own gold, so leave --gold-map out for them",
+                args.gold_map.join(",")
+            )));
         } else {
             let mut m = Mapping::parse(&args.map, &args.gold_map)?;
             m.no_majority = args.no_majority;

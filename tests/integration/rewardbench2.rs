@@ -137,6 +137,16 @@ fn the_form_is_read_from_the_columns_and_the_golds_follow_the_correct_completion
             && err.contains("reward-bench-2"),
         "{err}"
     );
+    // --gold-map alone is named as such (it answered "--map lacks 'response1'", a flag not
+    // given), and RewardBench 2's rows are said to carry their own gold.
+    let err = error_of(&["data", "summary", "--data", path, "--gold-map", "A=-1"]);
+    assert!(
+        err.contains("--gold-map A=-1")
+            && err.contains("which --map names")
+            && err.contains("RewardBench 2's rows carry their own gold")
+            && !err.contains("lacks"),
+        "{err}"
+    );
     // A four-way prompt needs four completions a row.
     let three = write(
         dir.path(),
