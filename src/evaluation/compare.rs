@@ -199,19 +199,16 @@ pub fn compare_all(
     let order = super::ranking::order(configs, settings.sort());
     let best = super::ranking::best(run, configs, &order);
     // A jury's pairs with its members answer the jury's own question: they join the family.
-    let jury_pair = |c: &Comparison| {
+    let jury_pair = |a: usize, b: usize| {
         let of = |j: usize, m: usize| {
             run.configs[j]
                 .jury
                 .as_ref()
                 .is_some_and(|jury| jury.members.contains(&m))
         };
-        of(c.a, c.b) || of(c.b, c.a)
+        of(a, b) || of(b, a)
     };
-    let in_family = |c: &Comparison| match settings.family {
-        Family::All => true,
-        Family::Best => best.is_some_and(|b| c.a == b || c.b == b) || jury_pair(c),
-    };
+    let in_family = |c: &Comparison| settings.family.judges(best, jury_pair, (c.a, c.b));
     // The best is chosen from the same data, so its pairs are a data-chosen subset of every
     // pair: Holm counts every pair (over the best's k − 1 alone, nine equal configurations
     // would be told apart 13.6% of the time at α = 0.05), and `best` keeps the verdicts of

@@ -21,6 +21,21 @@ impl Family {
     pub fn key(self) -> &'static str {
         Self::NAMES[self as usize]
     }
+
+    /// Whether the pair (a, b) gets a verdict: under `Best`, when it holds the best or is a
+    /// jury and one of its members (`jury_pair`); under `All`, always. Every form's
+    /// comparisons ask here (pairs' `compare::compare_all`, RewardBench 2's `score`).
+    pub fn judges(
+        self,
+        best: Option<usize>,
+        jury_pair: impl Fn(usize, usize) -> bool,
+        (a, b): (usize, usize),
+    ) -> bool {
+        match self {
+            Family::All => true,
+            Family::Best => best.is_some_and(|k| a == k || b == k) || jury_pair(a, b),
+        }
+    }
 }
 
 impl std::str::FromStr for Family {

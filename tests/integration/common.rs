@@ -247,3 +247,31 @@ pub fn without(value: &serde_json::Value, key: &str) -> serde_json::Value {
         v => v.clone(),
     }
 }
+
+/// `calibrate` on sample-v2 by three simulated models under two protocols, and the jury `poll`
+/// of the three under each (8 configurations), with `bootstrap` resamples, into `out`.
+pub fn rb2_poll<'a>(out: &'a str, bootstrap: &'a str) -> Vec<&'a str> {
+    vec![
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--judge",
+        "sim",
+        "--model",
+        "s1",
+        "--model",
+        "s2",
+        "--model",
+        "s3",
+        "--prompt",
+        "rb2_ranking",
+        "--prompt",
+        "rb2_rating",
+        "--jury",
+        "poll=s1,s2,s3",
+        "--bootstrap",
+        bootstrap,
+        "--out",
+        out,
+    ]
+}

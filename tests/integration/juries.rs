@@ -482,29 +482,7 @@ fn a_jury_of_three_recorded_llmbar_judges_is_their_majority_by_llmbars_own_readi
 fn a_jury_on_rewardbench2_rows_votes_picks_and_averages_grades() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("rb2");
-    let doc = json_of(&[
-        "calibrate",
-        "--data",
-        "sample-v2",
-        "--judge",
-        "sim",
-        "--model",
-        "s1",
-        "--model",
-        "s2",
-        "--model",
-        "s3",
-        "--prompt",
-        "rb2_ranking",
-        "--prompt",
-        "rb2_rating",
-        "--jury",
-        "poll=s1,s2,s3",
-        "--bootstrap",
-        "50",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]);
+    let doc = json_of(&crate::common::rb2_poll(out.to_str().expect("utf-8"), "50"));
     let names: Vec<&str> = doc["configs"]
         .as_array()
         .expect("configs")

@@ -30,29 +30,7 @@ fn rewardbench2_gives_a_verdict_to_the_pairs_its_family_names() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("run");
     let out = dir.to_str().expect("utf-8");
-    let doc = json_of(&[
-        "calibrate",
-        "--data",
-        "sample-v2",
-        "--judge",
-        "sim",
-        "--model",
-        "s1",
-        "--model",
-        "s2",
-        "--model",
-        "s3",
-        "--prompt",
-        "rb2_ranking",
-        "--prompt",
-        "rb2_rating",
-        "--jury",
-        "poll=s1,s2,s3",
-        "--bootstrap",
-        "100",
-        "--out",
-        out,
-    ]);
+    let doc = json_of(&crate::common::rb2_poll(out, "100"));
     assert_eq!(doc["family"], "best");
     let best = doc["best"].as_str().expect("a best").to_string();
     // Each jury's members, by name, in the document.

@@ -121,16 +121,14 @@ pub fn score(
     let standing = analytics::standing(&scores, &read, &comparisons);
     // `--family best`, as on pairs (`compare::compare_all`): the best's pairs and a jury's with
     // its members keep their verdicts, the others their test and interval without one.
-    if family == Family::Best {
-        let best = standing.as_ref().map(|s| s.picked.best);
-        let jury_pair =
-            |a: usize, b: usize| configs[a].members.contains(&b) || configs[b].members.contains(&a);
-        for p in comparisons
-            .iter_mut()
-            .filter(|p| best != Some(p.a) && best != Some(p.b) && !jury_pair(p.a, p.b))
-        {
-            p.test = p.test.without_verdict();
-        }
+    let best = standing.as_ref().map(|s| s.picked.best);
+    let jury_pair =
+        |a: usize, b: usize| configs[a].members.contains(&b) || configs[b].members.contains(&a);
+    for p in comparisons
+        .iter_mut()
+        .filter(|p| !family.judges(best, jury_pair, (p.a, p.b)))
+    {
+        p.test = p.test.without_verdict();
     }
     let unranked: Vec<usize> = standing
         .iter()
