@@ -109,7 +109,7 @@ pub fn calibrate(flags: &[String]) -> Result<(Value, PathBuf)> {
     })?;
     let args = crate::run::settings::CalibrateSettings::try_from(*args)?;
     commands::calibrate::calibrate(&args, |calibrated| {
-        Ok((calibrated.to_json(), calibrated.dir().to_path_buf()))
+        Ok((calibrated.to_json(), calibrated.meta.head.dir.clone()))
     })
 }
 

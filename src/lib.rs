@@ -33,7 +33,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Calibrate(args) => {
             let args = run::settings::CalibrateSettings::try_from(*args)?;
             commands::calibrate::calibrate(&args, |run| {
-                report::calibrate::emit(run.shown(), args.json, args.details)
+                report::calibrate::emit(run, args.json, args.details)
             })
         }
         cli::Command::Report(args) => commands::report::report(&args.into()),

@@ -322,6 +322,37 @@ pub struct Rb2Made {
     pub outcomes: Vec<RowOutcome>,
 }
 
+impl Rb2Made {
+    /// What each configuration (with its model's price) made of the rows, from its outcomes
+    /// (folded as its ratings came, [`fold`]) and its calls' tally; a scores file's floor
+    /// from its scores. A jury's is its members' (`raters::jury::rb2_made`).
+    pub fn of_configs<'a>(
+        configs: impl Iterator<Item = (&'a Config, Option<crate::judge::Price>)>,
+        (outcomes, tallies): (Vec<Vec<RowOutcome>>, Vec<CallTally>),
+        source: &str,
+    ) -> Result<Vec<Self>> {
+        let mut made: Vec<Self> = configs
+            .zip(outcomes)
+            .zip(tallies)
+            .map(|(((config, price), outcomes), tally)| Self {
+                name: config.name.clone(),
+                jury: None,
+                members: Vec::new(),
+                protocol: Protocol::of_config(config),
+                simulated: config.judge.is_simulated(),
+                floor: FAILED_RATING,
+                usd: tally.usage.usd(price),
+                tally,
+                outcomes,
+            })
+            .collect();
+        for m in made.iter_mut().filter(|m| m.protocol == Protocol::Scores) {
+            m.floor = scores_floor_of(m, source)?;
+        }
+        Ok(made)
+    }
+}
+
 /// A scores file's missing score under `lowest`: below the file's lowest (finite, so Ties'
 /// margins are).
 fn scores_floor(scores: impl Iterator<Item = f64>) -> f64 {

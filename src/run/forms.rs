@@ -13,7 +13,7 @@ use crate::raters::rewardbench2::{
 use crate::raters::Config;
 use crate::run::data::{Dataset, Rb2Set, Rows};
 use crate::run::judges;
-use crate::run::plan::Form;
+use crate::run::record::Form;
 use anyhow::Result;
 
 /// The items a plan's configurations rate: each part's configuration (as called) and items.

@@ -4,7 +4,7 @@
 use super::data::DataSettings;
 use super::judges::{self, JudgeSetup};
 use super::jury::ConfigKey;
-use super::record::ConfigMeta;
+use super::record::{ConfigMeta, Form};
 use crate::dataset::hub::Progress;
 use crate::error::input_error;
 use crate::judge::cache::Cache;
@@ -345,15 +345,6 @@ fn baseline(
         }),
     };
     (config, meta)
-}
-
-/// The form of the data a plan rates: its default prompts and raters differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// Pairs (reward-bench's first version, mapped files).
-    Pairs,
-    /// RewardBench 2's best-of-4 rows.
-    RewardBench2,
 }
 
 /// Every default of a plan, in one place: the experiment file's prompts and raters over the

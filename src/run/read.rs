@@ -434,7 +434,8 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         configs: doc.configs.iter().map(config_meta).collect(),
         // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
         // by hand) reads as the default.
-        sort: doc.sort.parse().unwrap_or_default(),
+        form: crate::run::record::Form::Pairs,
+        sort: Some(doc.sort.parse().unwrap_or_default()),
         family: doc.family.parse().unwrap_or_default(),
         no_majority: data.no_majority,
         unshared: data.unshared.clone(),

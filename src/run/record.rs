@@ -3,11 +3,8 @@
 
 use crate::dataset::rewardbench2::Shown;
 use crate::error::input_error;
-use crate::evaluation::cost::Frontier;
-use crate::evaluation::rewardbench2::analytics;
-use crate::evaluation::rewardbench2::analytics::Paired;
 use crate::evaluation::rewardbench2::record::Rb2Rows;
-use crate::evaluation::rewardbench2::score::{Rb2Config, Rb2Scores};
+use crate::evaluation::rewardbench2::score::Rb2Scores;
 use crate::evaluation::{Evaluation, RunRecord};
 use crate::judge::cache::Cache;
 use crate::raters::{CallTally, RatingRow};
@@ -48,13 +45,30 @@ pub struct RunHead {
     pub created_unix: u64,
 }
 
-/// Everything about a run over pairs besides the ratings.
+/// The form of a run's data: a plan's default prompts and raters, its scoring and its run
+/// directory's files differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Pairs (reward-bench's first version, mapped files).
+    Pairs,
+    /// RewardBench 2's best-of-4 rows.
+    RewardBench2,
+}
+
+/// Everything about a run besides its record: who it is, its form, and the settings its
+/// evaluation took.
 #[derive(Debug, Clone)]
 pub struct RunMeta {
     pub head: RunHead,
+    /// Pairs, or RewardBench 2's best-of-4 rows (their rows are an input of the record).
+    pub form: Form,
+    /// SHA-256 of the examples as the judge saw them (pairs; empty for RewardBench 2 rows).
     pub checksum: String,
+    /// Each configuration's settings as called (pairs; none for RewardBench 2 rows, whose
+    /// run.json keeps its own).
     pub configs: Vec<ConfigMeta>,
-    pub sort: crate::run::settings::SortKey,
+    /// `--sort` as given (or the run's own); None: the form's own order ([`RunMeta::sort_key`]).
+    pub sort: Option<crate::run::settings::SortKey>,
     /// Which comparisons get a verdict (`--family`).
     pub family: crate::evaluation::Family,
     pub no_majority: usize,
@@ -66,6 +80,19 @@ pub struct RunMeta {
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
     /// `--alpha`: the significance level of every test and interval.
     pub alpha: f64,
+}
+
+impl RunMeta {
+    /// The statistic the configurations are ordered by: `--sort`, else the form's (pairs: the
+    /// default; RewardBench 2 rows: reward-bench's score, an accuracy, shown in the plan's
+    /// order unless `--sort accuracy`).
+    pub fn sort_key(&self) -> crate::run::settings::SortKey {
+        use crate::run::settings::SortKey;
+        self.sort.unwrap_or(match self.form {
+            Form::Pairs => SortKey::default(),
+            Form::RewardBench2 => SortKey::Accuracy,
+        })
+    }
 }
 
 /// A sequential run as run.json and `--json` keep it: the items' order, the race's end, and
@@ -103,92 +130,40 @@ pub struct Run {
 }
 
 impl Run {
-    /// The evaluated record, as the sections render it.
+    /// A run as its record and evaluation, with nothing of its rating kept (`report DIR`, and
+    /// RewardBench 2 rows, whose answers are in their outcomes).
+    pub fn evaluated(meta: RunMeta, record: RunRecord, evaluation: Evaluation) -> Self {
+        Run {
+            meta,
+            record,
+            evaluation,
+            ratings: None,
+            tallies: Vec::new(),
+            caches: Vec::new(),
+            texts: None,
+            histories: None,
+        }
+    }
+
+    /// The evaluated record, as the sections render it (a RewardBench 2 run keeps no
+    /// completion budget).
     pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
+        let max_tokens = match self.meta.form {
+            Form::Pairs => self.meta.configs.iter().map(|c| c.max_tokens).collect(),
+            Form::RewardBench2 => vec![0; self.record.configs.len()],
+        };
         crate::evaluation::Evaluated {
             record: &self.record,
             evaluation: &self.evaluation,
-            sort: self.meta.sort.statistic(),
-            max_tokens: self.meta.configs.iter().map(|c| c.max_tokens).collect(),
-        }
-    }
-}
-
-/// What a form's run says of itself to the commands, whatever the form: where it went, what
-/// its calls cost and failed, and the caches it used (`session::finish` reads them).
-pub trait Made {
-    /// The run directory.
-    fn dir(&self) -> &std::path::Path;
-    /// Each configuration's name and what its calls cost and how they failed (none for
-    /// `report DIR`).
-    fn tallies(&self) -> Vec<(&str, &CallTally)>;
-    /// The response caches the judges used (none for `report DIR`).
-    fn caches(&self) -> &[Arc<Cache>];
-}
-
-impl Made for Run {
-    fn dir(&self) -> &std::path::Path {
-        &self.meta.head.dir
-    }
-    fn tallies(&self) -> Vec<(&str, &CallTally)> {
-        self.meta
-            .configs
-            .iter()
-            .map(|c| c.name.as_str())
-            .zip(&self.tallies)
-            .collect()
-    }
-    fn caches(&self) -> &[Arc<Cache>] {
-        &self.caches
-    }
-}
-
-/// A RewardBench 2 run: its rows' pairs as the one record (`evaluation::rewardbench2::record`)
-/// and the registry's evaluation of it, the RewardBench 2 analytic's scores among its results
-/// ([`Rb2Run::scores`]): nothing here is held twice.
-#[derive(Debug, Clone)]
-pub struct Rb2Run {
-    pub head: crate::run::record::RunHead,
-    /// `--alpha`: the comparisons' level and every interval's (1 − α).
-    pub alpha: f64,
-    /// The rows' pairs (each row's correct completion against each other one), with the rows
-    /// themselves in its inputs.
-    pub record: RunRecord,
-    /// The registry's analytics on the record, the RewardBench 2 analytic's scores among them
-    /// (read by [`Rb2Run::scores`]).
-    pub evaluation: Evaluation,
-    /// The judges' response caches.
-    pub caches: Vec<std::sync::Arc<crate::judge::cache::Cache>>,
-    /// `--sort accuracy`: the configurations shown by their leaderboard, the best first (else
-    /// in the plan's order).
-    pub by_score: bool,
-}
-
-impl Rb2Run {
-    /// A run evaluated by the registry: who it is, its α and `--sort accuracy`, its record and
-    /// evaluation (with its RewardBench 2 scores), and the judges' caches (`calibrate` and
-    /// `report DIR` both make one here).
-    pub fn of(
-        head: RunHead,
-        (alpha, by_score): (f64, bool),
-        record: RunRecord,
-        evaluation: Evaluation,
-        caches: Vec<Arc<Cache>>,
-    ) -> Self {
-        Rb2Run {
-            head,
-            alpha,
-            record,
-            evaluation,
-            caches,
-            by_score,
+            sort: self.meta.sort_key().statistic(),
+            max_tokens,
         }
     }
 
     /// The RewardBench 2 analytic's result: every configuration's scores, the paired
-    /// comparisons, where the configurations stand and the cost frontier (none when the
-    /// analytic did not run).
-    pub fn scores(&self) -> &Rb2Scores {
+    /// comparisons, where the configurations stand and the cost frontier (empty on pairs, where
+    /// the analytic does not run).
+    pub fn rewardbench2(&self) -> &Rb2Scores {
         static NONE: Rb2Scores = Rb2Scores {
             family: crate::evaluation::Family::Best,
             configs: Vec::new(),
@@ -199,64 +174,24 @@ impl Rb2Run {
         self.evaluation.of_run().unwrap_or(&NONE)
     }
 
-    /// Every configuration's scores, in the plan's order.
-    pub fn configs(&self) -> &[Rb2Config] {
-        &self.scores().configs
-    }
-
-    /// Every pair of configurations, paired bootstrap, Holm-adjusted.
-    pub fn comparisons(&self) -> &[Paired] {
-        &self.scores().comparisons
-    }
-
-    /// The cost frontier of the compared score (None with fewer than two on the chart).
-    pub fn cost_frontier(&self) -> Option<&Frontier> {
-        self.scores().cost_frontier.as_ref()
-    }
-
-    /// The order, the best (the one rule's), the runner-up, those not ranked and the group no
-    /// comparison finds worse than the best (None without configurations).
-    pub fn standing(&self) -> Option<&analytics::Standing> {
-        self.scores().standing.as_ref()
-    }
-
-    /// The rows as shown (completions in their slots).
+    /// RewardBench 2's rows as shown, completions in their slots (none on pairs).
     pub fn shown(&self) -> &[Shown] {
         self.record
             .inputs
             .get::<Rb2Rows>()
             .map_or(&[], |input| input.rows.as_slice())
     }
-
-    /// The best, then the configurations no comparison finds worse than it.
-    pub fn group(&self) -> &[usize] {
-        self.standing().map_or(&[], |s| s.group.as_slice())
-    }
-
-    /// The evaluated record, as the registry's sections render it (on reward-bench's score,
-    /// an accuracy; a RewardBench 2 run keeps no completion budget).
-    pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
-        crate::evaluation::Evaluated {
-            record: &self.record,
-            evaluation: &self.evaluation,
-            sort: crate::metrics::Statistic::Accuracy,
-            max_tokens: vec![0; self.record.configs.len()],
-        }
-    }
 }
 
-impl Made for Rb2Run {
-    fn dir(&self) -> &std::path::Path {
-        &self.head.dir
-    }
-    fn tallies(&self) -> Vec<(&str, &CallTally)> {
-        self.configs()
+impl Run {
+    /// Each configuration's name and what its calls cost and how they failed (none for
+    /// `report DIR`), as `calibrate`'s finish reports them.
+    pub fn named_tallies(&self) -> impl Iterator<Item = (&str, &CallTally)> {
+        self.record
+            .configs
             .iter()
-            .map(|c| (c.name.as_str(), &c.tally))
-            .collect()
-    }
-    fn caches(&self) -> &[std::sync::Arc<crate::judge::cache::Cache>] {
-        &self.caches
+            .map(|c| c.name.as_str())
+            .zip(&self.tallies)
     }
 }
 

@@ -250,7 +250,7 @@ pub fn pairs_run_file(run: &Run) -> RunFile {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         schema: crate::run::file::Version(SCHEMA),
         sequential: m.sequential.clone().map(Box::new),
-        sort: m.sort.key().to_string(),
+        sort: m.sort_key().key().to_string(),
         family: m.family.key().to_string(),
         alpha: m.alpha,
     })

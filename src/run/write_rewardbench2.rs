@@ -7,7 +7,7 @@ use crate::dataset::rewardbench2::{slot_letter, Shown};
 use crate::evaluation::rewardbench2::score::Rb2Config;
 use crate::raters::rewardbench2::Protocol;
 use crate::run::lines::{write_line, ResultLine, RowLine};
-use crate::run::record::Rb2Run;
+use crate::run::record::Run;
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use std::io::Write;
@@ -62,7 +62,7 @@ fn letters(slots: &[usize]) -> String {
         .join(",")
 }
 
-pub fn items(run: &Rb2Run, dir: &Path) -> Result<()> {
+pub fn items(run: &Run, dir: &Path) -> Result<()> {
     let path = dir.join("items.jsonl");
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&path).with_context(|| format!("creating '{}'", path.display()))?,
@@ -82,7 +82,8 @@ pub fn items(run: &Rb2Run, dir: &Path) -> Result<()> {
                 .map(|&s| slot_letter(s).to_string())
                 .collect(),
             results: run
-                .configs()
+                .rewardbench2()
+                .configs
                 .iter()
                 .map(|c| outcome_json(shown, c, k))
                 .collect(),
@@ -93,12 +94,12 @@ pub fn items(run: &Rb2Run, dir: &Path) -> Result<()> {
         .with_context(|| format!("writing '{}'", path.display()))
 }
 
-pub fn ratings(run: &Rb2Run, dir: &Path) -> Result<()> {
+pub fn ratings(run: &Run, dir: &Path) -> Result<()> {
     let (mut config, mut protocol, mut id, mut subset, mut correct) =
         (vec![], vec![], vec![], vec![], vec![]);
     let (mut result, mut pick, mut other, mut grades, mut won) =
         (vec![], vec![], vec![], vec![], vec![]);
-    for c in run.configs() {
+    for c in &run.rewardbench2().configs {
         for (k, shown) in run.shown().iter().enumerate() {
             let o = c.outcomes.get(k);
             config.push(c.name.clone());

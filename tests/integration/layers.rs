@@ -412,19 +412,24 @@ fn no_report_file_builds_json_by_hand() {
 /// The files that may name a form's variants: where a command loads data or a run directory
 /// and so chooses the form, the seam every form goes through (`run/forms.rs`) and the enums'
 /// own files, and each form's own files. Everything else (the session, batch export, juries,
-/// the report's dispatch, the Python module) reaches a form through `run::forms` and the
-/// `Made`/`Shown` traits (ARCHITECTURE.md, "Forms").
+/// the Python module) reaches a form through `run::forms` and the one `Run`, which shows itself
+/// by its form (`report/calibrate/forms.rs`; ARCHITECTURE.md, "Forms").
 const FORM_NAMERS: &[&str] = &[
     // Loading, and the forms' room.
     "run/data.rs",
     "run/forms.rs",
     "run/file.rs",
     "run/plan.rs",
-    // The commands' side of the seam: the loader's choice as a form's type.
+    // The run's record, the form's enum's own file, and a pairs run directory's reader.
+    "run/record.rs",
+    "run/read.rs",
+    // The commands' side of the seam: the loader's choice as a form's type, and RewardBench
+    // 2 rows' wiring of the one pipeline.
     "commands/calibrate/forms.rs",
+    // The report's side: what the run shows, by its form's files.
+    "report/calibrate/forms.rs",
     // Each form's own files.
     "commands/calibrate/pairs.rs",
-    "commands/calibrate/rewardbench2.rs",
     "run/write.rs",
     "report/calibrate/run_dir/rewardbench2.rs",
 ];

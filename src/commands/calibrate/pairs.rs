@@ -6,7 +6,8 @@ use crate::evaluation::{self, ConfigRecord, Cost, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
 use crate::run::file::PairsRunFile;
-use crate::run::plan::{Form, Plan};
+use crate::run::plan::Plan;
+use crate::run::record::Form;
 use crate::run::record::{ConfigMeta, Run, RunHead, RunMeta};
 use crate::run::settings::{CalibrateSettings, ReferenceSpec, ReportSettings};
 use anyhow::Result;
@@ -255,27 +256,14 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         let tally = raters::CallTally::of_members(jury.members.iter().map(|&k| &rated.tallies[k]));
         rated.tallies.push(tally);
     }
-    let (record, evaluation) = {
-        let mut record = record(&dataset, &session.plan, (&ratings, shapes), &rated);
-        if let Some(g) = record.generators.as_mut() {
-            g.reference = reference;
-        }
-        // The race's end: a configuration it dropped is never the best (`ranking::best`).
-        if let Some(run) = &sequential {
-            record.inputs.put(Box::new(run.raced.clone()));
-        }
-        let evaluation = crate::evaluation::registry::evaluate(
-            &record,
-            super::session::eval_settings(
-                (args.bootstrap, seed),
-                crate::run::plan::cost_settings(args.sort.unwrap_or_default(), args.cost),
-                args.family,
-                args.estimate,
-                args.alpha,
-            ),
-        );
-        (record, evaluation)
-    };
+    let mut record = record(&dataset, &session.plan, (&ratings, shapes), &rated);
+    if let Some(g) = record.generators.as_mut() {
+        g.reference = reference;
+    }
+    // The race's end: a configuration it dropped is never the best (`ranking::best`).
+    if let Some(run) = &sequential {
+        record.inputs.put(Box::new(run.raced.clone()));
+    }
     let meta = RunMeta {
         head: RunHead {
             name: session.name.clone(),
@@ -289,7 +277,8 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         },
         checksum,
         configs: metas,
-        sort: args.sort.unwrap_or_default(),
+        form: Form::Pairs,
+        sort: args.sort,
         family: args.family,
         no_majority: dataset.no_majority,
         unshared: dataset.unshared.clone(),
@@ -297,6 +286,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         estimate: args.estimate,
         alpha: args.alpha,
     };
+    let evaluation = super::session::evaluate(&record, &meta, args.cost);
     let histories = dataset
         .examples
         .iter()
@@ -327,27 +317,9 @@ pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
     if let Some(b) = args.bootstrap {
         meta.head.bootstrap = b;
     }
-    meta.sort = args.sort.unwrap_or(meta.sort);
+    meta.sort = args.sort.or(meta.sort);
     meta.family = args.family.unwrap_or(meta.family);
     meta.alpha = args.alpha.unwrap_or(meta.alpha);
-    let evaluation = crate::evaluation::registry::evaluate(
-        &record,
-        super::session::eval_settings(
-            (meta.head.bootstrap, meta.head.seed),
-            crate::run::plan::cost_settings(meta.sort, args.cost),
-            meta.family,
-            meta.estimate,
-            meta.alpha,
-        ),
-    );
-    Ok(Run {
-        meta,
-        record,
-        evaluation,
-        ratings: None,
-        tallies: vec![],
-        caches: Vec::new(),
-        texts: None,
-        histories: None,
-    })
+    let evaluation = super::session::evaluate(&record, &meta, args.cost);
+    Ok(Run::evaluated(meta, record, evaluation))
 }

@@ -10,7 +10,8 @@ use crate::raters::{self, CallTally, Config, Flow, Rating};
 use crate::run::forms::Layout;
 use crate::run::forms::PartSpec;
 use crate::run::judges;
-use crate::run::plan::{plan, Form, Plan};
+use crate::run::plan::{plan, Plan};
+use crate::run::record::Form;
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -181,23 +182,25 @@ pub fn finish<'a>(
     )
 }
 
-/// The evaluation's settings, on either form: the sort metric is the cost analysis's, which it
-/// carries (RewardBench 2's: accuracy, reward-bench's score).
-pub fn eval_settings(
-    (bootstrap, seed): (usize, u64),
-    cost: crate::evaluation::cost::CostSettings,
-    family: crate::evaluation::Family,
-    estimate: Option<crate::evaluation::estimate::EstimateSettings>,
-    alpha: f64,
-) -> crate::evaluation::EvalSettings {
-    crate::evaluation::EvalSettings {
-        bootstrap,
-        seed,
+/// The registry's evaluation of a run's record, on either form and for `calibrate` and
+/// `report DIR` alike, with the run's settings: its bootstrap and seed, its sort (the cost
+/// analysis's metric, which it carries; RewardBench 2's: accuracy, reward-bench's score),
+/// `--family`, `--estimate` and α, and the cost options.
+pub fn evaluate(
+    record: &crate::evaluation::RunRecord,
+    meta: &crate::run::record::RunMeta,
+    cost: crate::run::settings::CostOptions,
+) -> crate::evaluation::Evaluation {
+    let cost = crate::run::plan::cost_settings(meta.sort_key(), cost);
+    let settings = crate::evaluation::EvalSettings {
+        bootstrap: meta.head.bootstrap,
+        seed: meta.head.seed,
         sort: cost.metric,
-        family,
-        alpha,
+        family: meta.family,
+        alpha: meta.alpha,
         options: crate::evaluation::Options::default()
             .with(cost)
-            .with(estimate),
-    }
+            .with(meta.estimate),
+    };
+    crate::evaluation::registry::evaluate(record, settings)
 }

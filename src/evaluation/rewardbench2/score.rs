@@ -88,6 +88,13 @@ pub struct Rb2Scores {
     pub cost_frontier: Option<Frontier>,
 }
 
+impl Rb2Scores {
+    /// The best, then the configurations no comparison finds worse than it.
+    pub fn group(&self) -> &[usize] {
+        self.standing.as_ref().map_or(&[], |s| s.group.as_slice())
+    }
+}
+
 /// Every configuration's rows scored under both missing-score rules, with the analytics;
 /// the paired comparisons of every two and where the configurations stand. `calibrate` and `report
 /// DIR` both score a run here.

@@ -1,33 +1,49 @@
-//! What each form shows, from its own files: pairs (`mod.rs`'s terminal, `document.rs`,
-//! `run_dir/`) and RewardBench 2 rows (`rewardbench2/`, `run_dir/rewardbench2.rs`).
+//! What a run shows, whatever its form: its run directory, its terminal and its `--json`
+//! document, each from the form's own files (pairs: `mod.rs`'s terminal, `document.rs`,
+//! `run_dir/`; RewardBench 2 rows: `rewardbench2/`, `run_dir/rewardbench2.rs`), and the one way a
+//! command prints it. `calibrate`, `report DIR` and the Python module reach a run only here.
 
-use super::shown::Shown;
-use crate::run::record::Rb2Run;
+use crate::run::record::Form;
 use crate::run::record::Run;
 use anyhow::Result;
 use serde_json::Value;
 use std::io::Write;
 
-impl Shown for Run {
-    fn write_dir(&self) -> Result<()> {
-        crate::report::calibrate::run_dir::write(self)
+impl Run {
+    /// Writes the run directory (all but completions.jsonl, written while the run rated).
+    pub fn write_dir(&self) -> Result<()> {
+        match self.meta.form {
+            Form::Pairs => crate::report::calibrate::run_dir::write(self),
+            Form::RewardBench2 => crate::report::calibrate::run_dir::rewardbench2::write(self),
+        }
     }
-    fn write_terminal(&self, w: &mut dyn Write, details: bool) -> Result<()> {
-        crate::report::calibrate::write_terminal(self, w, details)
+
+    /// The terminal's answer and tables (every table with `details`).
+    pub fn write_terminal(&self, w: &mut dyn Write, details: bool) -> Result<()> {
+        match self.meta.form {
+            Form::Pairs => crate::report::calibrate::write_terminal(self, w, details),
+            Form::RewardBench2 => {
+                crate::report::calibrate::rewardbench2::write_terminal(self, w, details)
+            }
+        }
     }
-    fn to_json(&self) -> Value {
-        crate::report::calibrate::document::to_json(self)
+
+    /// The `--json` document.
+    pub fn to_json(&self) -> Value {
+        match self.meta.form {
+            Form::Pairs => crate::report::calibrate::document::to_json(self),
+            Form::RewardBench2 => crate::report::calibrate::rewardbench2::to_json(self),
+        }
     }
 }
 
-impl Shown for Rb2Run {
-    fn write_dir(&self) -> Result<()> {
-        crate::report::calibrate::run_dir::rewardbench2::write(self)
-    }
-    fn write_terminal(&self, w: &mut dyn Write, details: bool) -> Result<()> {
-        crate::report::calibrate::rewardbench2::write_terminal(self, w, details)
-    }
-    fn to_json(&self) -> Value {
-        crate::report::calibrate::rewardbench2::to_json(self)
-    }
+/// The terminal tables, or with `json` the document, of a run.
+pub fn emit(run: &Run, json: bool, details: bool) -> Result<()> {
+    // The detailed tables: asked for, or always when stdout is not a terminal.
+    let details = details || !crate::report::media::term::on_terminal();
+    crate::report::media::json::emit_either(
+        json,
+        || run.to_json(),
+        |w| run.write_terminal(w, details),
+    )
 }

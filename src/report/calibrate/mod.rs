@@ -22,9 +22,8 @@ pub mod run_dir;
 pub mod screen;
 pub mod section;
 pub mod sections;
-pub mod shown;
 
-pub use shown::{emit, Shown};
+pub use forms::emit;
 pub mod summary;
 pub mod systems;
 

@@ -10,7 +10,7 @@ use crate::raters::rewardbench2::Protocol;
 use crate::report::media::format::interval_of;
 use crate::report::media::format::{fixed, p_value};
 use crate::report::media::table::Table;
-use crate::run::record::Rb2Run;
+use crate::run::record::Run;
 use serde::Serialize;
 
 /// What was read on row `k` of configuration `c`.
@@ -110,10 +110,10 @@ pub fn config_json<'a>(c: &'a Rb2Config, all: &'a [Rb2Config]) -> ConfigJson<'a>
 
 /// A paired comparison of two configurations on the mean of the subset scores (B − A), in the
 /// one shape of a paired test.
-pub fn comparison_json(run: &Rb2Run, p: &Paired) -> crate::evaluation::paired::PairedTest {
+pub fn comparison_json(run: &Run, p: &Paired) -> crate::evaluation::paired::PairedTest {
     p.test.shaped(
-        &run.configs()[p.a].name,
-        &run.configs()[p.b].name,
+        &run.rewardbench2().configs[p.a].name,
+        &run.rewardbench2().configs[p.b].name,
         "mean_subset_score",
     )
 }
@@ -193,21 +193,24 @@ pub fn config_lines(c: &Rb2Config) -> Vec<String> {
 
 /// The paired comparisons as a table, the group of the best in its notes (none with one
 /// configuration).
-pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
-    if run.configs().len() < 2 {
+pub fn comparison_table(run: &Run) -> Option<Table> {
+    if run.rewardbench2().configs.len() < 2 {
         return None;
     }
     let mut t = Table::new(
         format!(
             "Paired comparisons: the mean of the subset scores, B - A ({} paired bootstrap redraws of the rows, Ties by question; Holm over {} pair{})",
-            run.head.bootstrap,
-            run.comparisons().len(),
-            if run.comparisons().len() == 1 { "" } else { "s" }
+            run.meta.head.bootstrap,
+            run.rewardbench2().comparisons.len(),
+            if run.rewardbench2().comparisons.len() == 1 { "" } else { "s" }
         ),
         &["B vs A", "B - A [CI at Holm's level]", "Holm p", "finding"],
     );
-    for p in run.comparisons() {
-        let (a, b) = (&run.configs()[p.a].name, &run.configs()[p.b].name);
+    for p in &run.rewardbench2().comparisons {
+        let (a, b) = (
+            &run.rewardbench2().configs[p.a].name,
+            &run.rewardbench2().configs[p.b].name,
+        );
         let x = &p.test;
         let finding = match x.finding() {
             Finding::BBetter => format!("{b} better"),
@@ -224,9 +227,10 @@ pub fn comparison_table(run: &Rb2Run) -> Option<Table> {
         ]);
     }
     let names: Vec<&str> = run
+        .rewardbench2()
         .group()
         .iter()
-        .map(|&k| run.configs()[k].name.as_str())
+        .map(|&k| run.rewardbench2().configs[k].name.as_str())
         .collect();
     t.notes.push(format!(
         "Indistinguishable from the best (no test finds them worse): {}",

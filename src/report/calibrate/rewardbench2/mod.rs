@@ -12,7 +12,7 @@ pub use pairs::Rb2Section;
 
 use crate::evaluation::rewardbench2::Board;
 use crate::raters::rewardbench2::Protocol;
-use crate::run::record::Rb2Run;
+use crate::run::record::Run;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -122,29 +122,30 @@ struct RunJson<'a> {
 
 /// The cost outputs' view of a RewardBench 2 run: its frontier on the compared score, over
 /// its rows.
-pub fn costs(run: &Rb2Run) -> Costs<'_> {
+pub fn costs(run: &Run) -> Costs<'_> {
     Costs {
-        frontier: run.cost_frontier(),
+        frontier: run.rewardbench2().cost_frontier.as_ref(),
         metric: "mean subset score",
         items: run.shown().len(),
-        costs: run.configs().iter().map(|c| &c.cost).collect(),
+        costs: run.rewardbench2().configs.iter().map(|c| &c.cost).collect(),
     }
 }
 
-pub fn to_json(run: &Rb2Run) -> Value {
+pub fn to_json(run: &Run) -> Value {
     serde_json::to_value(RunJson {
         schema: crate::run::schema::CALIBRATE_REWARDBENCH2,
         data: DataJson {
-            source: &run.head.source,
-            seed: run.head.seed,
+            source: &run.meta.head.source,
+            seed: run.meta.head.seed,
             rows: run.shown().len(),
             form: "rewardbench2",
         },
-        bootstrap: run.head.bootstrap,
-        alpha: run.alpha,
-        family: run.scores().family.key(),
+        bootstrap: run.meta.head.bootstrap,
+        alpha: run.meta.alpha,
+        family: run.rewardbench2().family.key(),
         configs: run
-            .configs()
+            .rewardbench2()
+            .configs
             .iter()
             .enumerate()
             .map(|(k, c)| ConfigJson {
@@ -152,7 +153,7 @@ pub fn to_json(run: &Rb2Run) -> Value {
                 missing: c.boards[0].missing.key(),
                 rewardbench2: board_json(&c.boards[0], false),
                 rewardbench2_other_missing_rule: board_json(&c.boards[1], true),
-                analytics: analytics::config_json(c, run.configs()),
+                analytics: analytics::config_json(c, &run.rewardbench2().configs),
                 // The share of a thinking budget needs each call's max_tokens, which a
                 // RewardBench 2 run does not keep: null.
                 cost: cost::config_json(&c.cost, run.shown().len(), f64::NAN),
@@ -164,46 +165,52 @@ pub fn to_json(run: &Rb2Run) -> Value {
             })
             .collect(),
         comparisons: run
-            .comparisons()
+            .rewardbench2()
+            .comparisons
             .iter()
             .map(|p| analytics::comparison_json(run, p))
             .collect(),
         best: run
-            .standing()
-            .map(|s| run.configs()[s.picked.best].name.as_str()),
+            .rewardbench2()
+            .standing
+            .as_ref()
+            .map(|s| run.rewardbench2().configs[s.picked.best].name.as_str()),
         not_ranked: run
-            .standing()
+            .rewardbench2()
+            .standing
+            .as_ref()
             .iter()
             .flat_map(|s| &s.picked.unranked)
             .map(|(k, why)| crate::report::calibrate::document::NotRanked {
-                config: &run.configs()[*k].name,
+                config: &run.rewardbench2().configs[*k].name,
                 why,
             })
             .collect(),
         best_group: run
+            .rewardbench2()
             .group()
             .iter()
-            .map(|&k| run.configs()[k].name.as_str())
+            .map(|&k| run.rewardbench2().configs[k].name.as_str())
             .collect(),
-        cost_frontier: run.cost_frontier(),
+        cost_frontier: run.rewardbench2().cost_frontier.as_ref(),
     })
     .unwrap_or_default()
 }
 
 /// The header line of a RewardBench 2 run.
-pub fn header(run: &Rb2Run) -> String {
+pub fn header(run: &Run) -> String {
     format!(
         "RewardBench 2: {} · {} rows · seed {} · bootstrap {} (rows resampled; Ties by question){}",
-        run.head.source,
+        run.meta.head.source,
         run.shown().len(),
-        run.head.seed,
-        run.head.bootstrap,
-        if run.head.both_orders {
+        run.meta.head.seed,
+        run.meta.head.bootstrap,
+        if run.meta.head.both_orders {
             " · pairwise configurations in both orders"
         } else {
             ""
         }
-    ) + if run.configs().iter().any(|c| c.simulated) {
+    ) + if run.rewardbench2().configs.iter().any(|c| c.simulated) {
         "\nSIMULATED judge: these results come from the simulated judge, not from an LLM."
     } else {
         ""
@@ -211,7 +218,7 @@ pub fn header(run: &Rb2Run) -> String {
 }
 
 /// The run as text tables, built once: the terminal and `report.html` show the same numbers.
-pub fn tables(run: &Rb2Run) -> Vec<Table> {
+pub fn tables(run: &Run) -> Vec<Table> {
     let (glance, each, rest) = parts(run);
     [glance, each, rest].concat()
 }
@@ -219,14 +226,14 @@ pub fn tables(run: &Rb2Run) -> Vec<Table> {
 /// The run's tables in three parts: the leaderboard at a glance (the registry's RewardBench 2
 /// section, with two configurations or more), each configuration's, and the rest (cost,
 /// comparisons, the pairs, how rows are scored).
-fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
+fn parts(run: &Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     let mut out = Vec::new();
-    let shown = if run.by_score {
+    let shown = if run.meta.sort.is_some() {
         leaderboard_order(run)
     } else {
-        (0..run.configs().len()).collect()
+        (0..run.rewardbench2().configs.len()).collect()
     };
-    let glance = if run.configs().len() > 1 {
+    let glance = if run.rewardbench2().configs.len() > 1 {
         crate::report::calibrate::section::Section::tables(
             &Rb2Section,
             &run.view(),
@@ -236,7 +243,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     } else {
         Vec::new()
     };
-    for c in shown.iter().map(|&k| &run.configs()[k]) {
+    for c in shown.iter().map(|&k| &run.rewardbench2().configs[k]) {
         let (b, other) = (&c.boards[0], &c.boards[1]);
         let mut t = Table::new(
             format!("{} (a missing score: {})", c.name, b.missing.key()),
@@ -246,7 +253,7 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
                 "scored",
                 &format!(
                     "score [{} CI]",
-                    crate::report::media::format::level(1.0 - run.alpha)
+                    crate::report::media::format::level(1.0 - run.meta.alpha)
                 ),
                 "chance",
             ],
@@ -304,7 +311,8 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
     rest.push(pairs::pairs_table(run, &shown));
     // In the order of their names, as before.
     let protocols: std::collections::BTreeMap<&str, Protocol> = run
-        .configs()
+        .rewardbench2()
+        .configs
         .iter()
         .map(|c| (c.protocol.key(), c.protocol))
         .collect();
@@ -326,8 +334,11 @@ fn parts(run: &Rb2Run) -> (Vec<Table>, Vec<Table>, Vec<Table>) {
 
 /// The configurations by the score the comparisons test (the leaderboard with all six
 /// subsets), the best first; a configuration without a score last.
-fn leaderboard_order(run: &Rb2Run) -> Vec<usize> {
-    run.standing().map_or_else(Vec::new, |s| s.order.clone())
+fn leaderboard_order(run: &Run) -> Vec<usize> {
+    run.rewardbench2()
+        .standing
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.order.clone())
 }
 
 /// What a RewardBench 2 run says of a configuration that read few answers.
@@ -340,20 +351,26 @@ const RB2_UNREAD: (&str, &str, &str) = (
 /// The answer, first on the terminal: the best configuration on the score the comparisons
 /// test (the leaderboard with all six subsets), by how much, whether the paired test
 /// separates it from the runner-up, what chance scores, and what changes the reading.
-pub fn answer(run: &Rb2Run) -> Vec<String> {
+pub fn answer(run: &Run) -> Vec<String> {
     let score = |k: usize| {
-        crate::evaluation::rewardbench2::analytics::overall_of(&run.configs()[k].boards[0])
+        crate::evaluation::rewardbench2::analytics::overall_of(
+            &run.rewardbench2().configs[k].boards[0],
+        )
     };
     let mut out = Vec::new();
-    let Some(standing) = run.standing() else {
+    let Some(standing) = run.rewardbench2().standing.as_ref() else {
         return out;
     };
     let (order, best) = (&standing.order, standing.picked.best);
     // The configurations ranked above the best that cannot be ranked, and why.
     out.extend(standing.picked.unranked.iter().map(|(k, why)| {
-        crate::report::calibrate::answer::not_ranked(&run.configs()[*k].name, why, RB2_UNREAD)
+        crate::report::calibrate::answer::not_ranked(
+            &run.rewardbench2().configs[*k].name,
+            why,
+            RB2_UNREAD,
+        )
     }));
-    let b = &run.configs()[best].boards[0];
+    let b = &run.rewardbench2().configs[best].boards[0];
     // The compared score is the mean of the subsets with a score (`overall_of`): the
     // leaderboard only when all six have one.
     let scored: Vec<&str> = b
@@ -385,12 +402,12 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         ),
     };
     let name = |k: usize| {
-        let c = &run.configs()[k];
+        let c = &run.rewardbench2().configs[k];
         crate::report::media::format::marked_name(&c.name, c.simulated)
     };
     // Three decimals, the leaderboard's CI when there is one.
     let shown = |k: usize| {
-        let b = &run.configs()[k].boards[0];
+        let b = &run.rewardbench2().configs[k].boards[0];
         with_ci(
             score(k),
             if all {
@@ -405,7 +422,8 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
         value: with_ci(score(second), (f64::NAN, f64::NAN)),
         tied: score(second) == score(best),
         verdict: run
-            .comparisons()
+            .rewardbench2()
+            .comparisons
             .iter()
             .find(|p| (p.a, p.b) == (best, second) || (p.a, p.b) == (second, best))
             .map(|p| {
@@ -433,7 +451,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
             value: shown(best),
             after: format!(
                 " ({} protocol, {} rows)",
-                run.configs()[best].protocol.key(),
+                run.rewardbench2().configs[best].protocol.key(),
                 run.shown().len()
             ),
             unranked: standing.picked.unranked.iter().any(|u| u.0 == best),
@@ -448,7 +466,7 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
                 chance.iter().sum::<f64>() / chance.len() as f64,
                 (f64::NAN, f64::NAN)
             ),
-            &run.configs()[best].name
+            &run.rewardbench2().configs[best].name
         ));
     }
     out.extend(cost::answer(&costs(run)));
@@ -457,12 +475,12 @@ pub fn answer(run: &Rb2Run) -> Vec<String> {
 }
 
 /// The answer's warnings: answers not read, and juries' rows without a vote.
-fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
+fn warnings(run: &Run, order: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     let unread: Vec<String> = order
         .iter()
         .filter_map(|&k| {
-            let c = &run.configs()[k];
+            let c = &run.rewardbench2().configs[k];
             let (read, asked) = c.read.own(c.jury.is_some());
             let missing = asked - read;
             (missing > 0).then(|| format!("{} {missing}", c.name))
@@ -477,7 +495,7 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
     // A jury's rows without a vote: its members disagree (or did not pick).
     let undecided: Vec<String> = order
         .iter()
-        .map(|&k| &run.configs()[k])
+        .map(|&k| &run.rewardbench2().configs[k])
         .filter(|c| c.jury.is_some())
         .filter_map(|c| {
             let (m, of) = c.read.picks.filter(|p| p.0 > 0)?;
@@ -496,11 +514,11 @@ fn warnings(run: &Rb2Run, order: &[usize]) -> Vec<String> {
 /// The human-readable report: the answer, the leaderboard at a glance, every configuration's
 /// table (with `--details`, or when there is one), the cost, the comparisons, the rows' pairs
 /// and how rows are scored.
-pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<()> {
+pub fn write_terminal(run: &Run, w: &mut dyn Write, details: bool) -> Result<()> {
     let (glance, each, rest) = parts(run);
     // Without --details (and more than one configuration): the leaderboard at a glance, the
     // cost, the comparisons (the question's answer), the pairs and how rows are scored.
-    let each = if details || run.configs().len() <= 1 {
+    let each = if details || run.rewardbench2().configs.len() <= 1 {
         each
     } else {
         Vec::new()
@@ -515,14 +533,14 @@ pub fn write_terminal(run: &Rb2Run, w: &mut dyn Write, details: bool) -> Result<
             } else {
                 "Every configuration's table: --details"
             },
-            run.head.dir.join("report.html").display()
+            run.meta.head.dir.join("report.html").display()
         )],
         blocks: [glance, each, rest]
             .concat()
             .into_iter()
             .map(Block::Table)
             .collect(),
-        dir: Some(run.head.dir.clone()),
+        dir: Some(run.meta.head.dir.clone()),
     };
     crate::report::calibrate::screen::write(&screen, w)
 }

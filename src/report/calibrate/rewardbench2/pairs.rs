@@ -9,7 +9,7 @@ use crate::metrics::Statistic;
 use crate::report::calibrate::section::{Place, Section, View};
 use crate::report::media::format::{fixed, level, with_ci};
 use crate::report::media::table::Table;
-use crate::run::record::Rb2Run;
+use crate::run::record::Run;
 
 /// The RewardBench 2 analytic's section: every configuration's leaderboard and subset scores
 /// in one table (a run over pairs has no RewardBench 2 rows, and no table).
@@ -71,8 +71,8 @@ impl Section for Rb2Section {
 
 /// The configurations (in the report's `order`) on their rows' pairs: the record's scopes,
 /// which every analytic of the registry reads.
-pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
-    let cl = level(1.0 - run.alpha);
+pub fn pairs_table(run: &Run, order: &[usize]) -> Table {
+    let cl = level(1.0 - run.meta.alpha);
     let both = run.record.both_orders;
     let acc = format!("accuracy [{cl} CI]");
     let kappa = format!("κq [{cl} CI]");
@@ -137,7 +137,8 @@ pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
     // A run directory written before each pair's verdict was kept: its wins say which pairs
     // were won, not which way a lost one went.
     let unkept: Vec<&str> = run
-        .configs()
+        .rewardbench2()
+        .configs
         .iter()
         .filter(|c| {
             c.outcomes
@@ -153,7 +154,8 @@ pub fn pairs_table(run: &Rb2Run, order: &[usize]) -> Table {
         ));
     }
     if run
-        .configs()
+        .rewardbench2()
+        .configs
         .iter()
         .any(|c| c.protocol == crate::raters::rewardbench2::Protocol::Ranking)
     {
