@@ -585,3 +585,45 @@ fn the_answer_names_no_best_when_no_configuration_has_a_score() {
     );
     assert!(!text.contains("Best:"), "{text}");
 }
+
+/// What `calibrate` does on pairs alone is refused on RewardBench 2 rows before any call, each
+/// naming its flag and the fix, and no run directory is made: a ranking of generators, an
+/// estimate and a race, and the options of pairs the rows have nothing to apply to (a
+/// pointwise tie margin, several annotators' split, conversations), which were taken and
+/// ignored.
+#[test]
+fn what_only_pairs_take_is_refused_on_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("run");
+    let out = out.to_str().expect("utf-8");
+    for (flags, named) in [
+        (vec!["--reference", "gold"], "--reference"),
+        (vec!["--estimate"], "--estimate"),
+        (vec!["--sequential"], "--sequential"),
+        (vec!["--tie-margin", "0.5"], "--tie-margin 0.5"),
+        (vec!["--no-majority", "tie"], "--no-majority"),
+        (vec!["--unshared", "skip"], "--unshared"),
+    ] {
+        let mut args = vec!["calibrate", "--data", "sample-v2", "--demo", "--out", out];
+        args.extend(&flags);
+        let err = error_of(&args);
+        assert!(
+            err.contains(named) && err.contains("RewardBench 2") && err.contains("leave out"),
+            "{flags:?}: {err}"
+        );
+        assert!(!Path::new(out).exists(), "{flags:?}: nothing written");
+    }
+    // The defaults are what the rows are scored with: given as such, the run goes on.
+    let (code, _, err) = run(&[
+        "calibrate",
+        "--data",
+        "sample-v2",
+        "--demo",
+        "--tie-margin",
+        "0",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(Path::new(out).join("run.json").is_file());
+}

@@ -160,7 +160,7 @@ impl Saved for Rb2RunFile {
 fn refuse_on_rows(args: &CalibrateSettings) -> Result<()> {
     if args.reference.is_some() {
         return Err(input_error(
-            "--reference ranks the models that wrote each response; RewardBench 2's rows do not say which models wrote their completions, so there is no ranking to compare",
+            "--reference ranks the models that wrote each response; RewardBench 2's rows do not say which models wrote their completions, so there is no ranking to compare: leave out --reference",
         ));
     }
     if args.estimate.is_some() {
@@ -171,6 +171,25 @@ fn refuse_on_rows(args: &CalibrateSettings) -> Result<()> {
     if args.sequential.is_some() {
         return Err(input_error(
             "--sequential races configurations on pairs, one verdict against one gold label per item; RewardBench 2's best-of-4 rows score a row from several ratings, which it does not race yet: leave out --sequential, or convert the rows to pairs",
+        ));
+    }
+    // Options of pairs that RewardBench 2's rows have nothing to apply to: refused rather
+    // than taken and ignored.
+    if args.plan.judge.tie_margin != 0.0 {
+        return Err(input_error(format!(
+            "--tie-margin {} makes close grades a tie in a pair's verdict; RewardBench 2 rows are scored from each completion's grade as reward-bench scores them (the best grade wins, tied grades share the credit), which takes no margin: leave out --tie-margin",
+            args.plan.judge.tie_margin
+        )));
+    }
+    let data = &args.plan.data;
+    if data.no_majority != crate::dataset::labels::NoMajority::default() {
+        return Err(input_error(
+            "--no-majority says what becomes of pairs several annotators split on (--map label=A+B+C); RewardBench 2 rows carry their own correct completions and no annotators: leave out --no-majority",
+        ));
+    }
+    if data.unshared != crate::dataset::conversation_file::Unshared::default() {
+        return Err(input_error(
+            "--unshared says what becomes of conversations whose two sides differ before their last replies; RewardBench 2 rows are one prompt each, with no earlier turns: leave out --unshared",
         ));
     }
     Ok(())
