@@ -20,10 +20,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const RUNS: usize = 3;
-/// Pairs of whole-process runs, raterlab and RM-Bench's script taking turns.
+/// Rounds of whole-process runs, raterlab (with and without intervals) and RM-Bench's script
+/// taking turns.
 const PAIRED: usize = 7;
-/// One pair of runs: raterlab's seconds, the script's seconds, raterlab's MB, the script's MB.
-type Pair = (f64, f64, f64, f64);
+/// One round of runs: raterlab's seconds, the script's seconds, raterlab's MB, the script's MB,
+/// and raterlab's seconds for the script's figures alone (`--bootstrap 0`: no intervals).
+type Pair = (f64, f64, f64, f64, f64);
 
 fn main() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rmbench");
@@ -108,6 +110,11 @@ fn main() {
     let owned = support::scores_args(&data, &scores_path, &work.path().join("paired"));
     let ours_args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let theirs_args = [script.as_str(), &data_s, &scores_s, &source_s];
+    // The same run computing what the script computes: the accuracies, without intervals.
+    let points_args: Vec<&str> = ours_args
+        .iter()
+        .map(|&a| if a == "1000" { "0" } else { a })
+        .collect();
     // The interpreter itself, not a launcher in front of it (pyenv's shim would add its own
     // start-up to every run of the script).
     let python = support::python();
@@ -115,7 +122,8 @@ fn main() {
     for _ in 0..PAIRED {
         let (a, a_mb, _) = support::timed_process(env!("CARGO_BIN_EXE_raterlab"), &ours_args);
         let (b, b_mb, _) = support::timed_process(&python, &theirs_args);
-        pairs.push((a, b, a_mb, b_mb));
+        let (c, _, _) = support::timed_process(env!("CARGO_BIN_EXE_raterlab"), &points_args);
+        pairs.push((a, b, a_mb, b_mb, c));
     }
     let median = |f: &dyn Fn(&Pair) -> f64| {
         let mut v: Vec<f64> = pairs.iter().map(f).collect();
@@ -123,6 +131,7 @@ fn main() {
         v[v.len() / 2]
     };
     let ratio = median(&|p| p.0 / p.1);
+    let points = median(&|p| p.4 / p.1);
     println!(
         "paired whole processes ({PAIRED} pairs, medians): raterlab {:.3} s / {:.0} MB, RM-Bench's script {:.3} s / {:.0} MB; ratio {ratio:.2}x (each pair: {})",
         median(&|p| p.0),
@@ -134,6 +143,10 @@ fn main() {
             .map(|p| format!("{:.3}/{:.3}", p.0, p.1))
             .collect::<Vec<_>>()
             .join(", ")
+    );
+    println!(
+        "the same without intervals (--bootstrap 0: the script's figures alone), in the same rounds: raterlab {:.3} s; ratio {points:.2}x",
+        median(&|p| p.4),
     );
     println!(
         "RM-Bench from a scores file: {} prompts, {} pairs",
