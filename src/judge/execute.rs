@@ -300,6 +300,15 @@ impl Flowing<'_> {
                 tickets,
                 tx: self.tx.clone(),
             };
+            // A judge that answers from memory is answered here, in order: a task and a
+            // wake-up per call would cost more than the call (one context switch each).
+            if bundle
+                .first()
+                .is_some_and(|job| job.judge.answers_at_once())
+            {
+                owed.pay(runtime.block_on(run.bundle(&bundle)));
+                continue;
+            }
             runtime.spawn(async move {
                 let outcomes = run.bundle(&bundle).await;
                 owed.pay(outcomes);
@@ -491,3 +500,7 @@ impl Running {
         out.into_iter().map(|o| o.unwrap_or_else(lost)).collect()
     }
 }
+
+#[cfg(test)]
+#[path = "execute_tests.rs"]
+mod tests;

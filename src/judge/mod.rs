@@ -402,6 +402,12 @@ pub trait Judge: Send + Sync {
     fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy::NONE
     }
+    /// True for a judge that answers from memory without waiting on anything (a scores file,
+    /// replay, the simulator): `execute` answers its calls where they are sent, in order,
+    /// rather than handing each to the runtime's threads and waking the caller for each answer.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
     /// Told the calls of a batch before they are made: a judge that answers many calls at
     /// once more cheaply than one by one (the cache: one read in key order) gets them ready.
     fn prefetch(&self, _calls: &[&Call]) {}

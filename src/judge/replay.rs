@@ -148,6 +148,9 @@ impl Judge for Replay {
     fn describe(&self) -> String {
         format!("replay:{}", self.path.display())
     }
+    fn answers_at_once(&self) -> bool {
+        true
+    }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let item = &call.item;

@@ -62,6 +62,9 @@ impl Judge for Scores {
             )
         })
     }
+    fn answers_at_once(&self) -> bool {
+        true
+    }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move {
             let text = match self.lookup(call)? {

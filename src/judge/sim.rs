@@ -204,6 +204,9 @@ impl Judge for Sim {
     fn is_simulated(&self) -> bool {
         true
     }
+    fn answers_at_once(&self) -> bool {
+        true
+    }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
         Box::pin(async move { Ok(Completion::free(self.answer(call))) })
     }
