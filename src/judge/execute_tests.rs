@@ -28,18 +28,7 @@ impl Judge for Noting {
 }
 
 fn jobs(judge: &Arc<Noting>, n: u32) -> Vec<Job> {
-    let item = Arc::new(ItemView {
-        prompt: String::new(),
-        response1: String::new(),
-        response2: String::new(),
-        gold: None,
-        parser: crate::verdicts::Parser::AbBrackets,
-        allows_tie: true,
-        graded: None,
-        pair_id: String::new(),
-        swapped: false,
-        history: Default::default(),
-    });
+    let item = Arc::new(ItemView::blank());
     let params = Arc::new(Params {
         model: "m".into(),
         temperature: 0.0,

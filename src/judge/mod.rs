@@ -110,6 +110,24 @@ pub struct ItemView {
 }
 
 impl ItemView {
+    /// A view of an empty unlabelled pair read by `[[A]]`/`[[B]]`, for tests of what is done
+    /// with calls rather than what they ask.
+    #[cfg(test)]
+    pub(crate) fn blank() -> Self {
+        ItemView {
+            prompt: String::new(),
+            response1: String::new(),
+            response2: String::new(),
+            gold: None,
+            parser: crate::verdicts::Parser::AbBrackets,
+            allows_tie: true,
+            graded: None,
+            pair_id: String::new(),
+            swapped: false,
+            history: Default::default(),
+        }
+    }
+
     /// The graded response's text (pointwise calls).
     pub fn graded_text(&self) -> Option<&str> {
         match self.graded {

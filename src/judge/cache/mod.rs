@@ -314,16 +314,8 @@ mod tests {
     fn keys_are_the_hash_of_the_canonical_json_value() {
         use crate::judge::{ItemView, Message, Params};
         let item = Arc::new(ItemView {
-            prompt: String::new(),
-            response1: String::new(),
-            response2: String::new(),
             gold: Some(-1),
-            parser: crate::verdicts::Parser::AbBrackets,
-            allows_tie: true,
-            graded: None,
-            pair_id: String::new(),
-            swapped: false,
-            history: Default::default(),
+            ..ItemView::blank()
         });
         let texts = ["", "plain", "quotes \" and \\ \n\t é 😀 \u{7f} </script>"];
         let mut calls = Vec::new();
