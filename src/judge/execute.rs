@@ -303,8 +303,8 @@ impl Flowing<'_> {
             // A judge that answers from memory is answered here, in order: a task and a
             // wake-up per call would cost more than the call (one context switch each).
             if bundle
-                .first()
-                .is_some_and(|job| job.judge.answers_at_once())
+                .iter()
+                .all(|job| job.judge.answers_at_once(&job.call))
             {
                 owed.pay(runtime.block_on(run.bundle(&bundle)));
                 continue;

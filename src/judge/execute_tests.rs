@@ -14,7 +14,7 @@ impl Judge for Noting {
     fn describe(&self) -> String {
         "noting".into()
     }
-    fn answers_at_once(&self) -> bool {
+    fn answers_at_once(&self, _call: &Call) -> bool {
         self.at_once
     }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {
@@ -83,4 +83,64 @@ fn a_judge_answering_at_once_is_answered_where_its_calls_are_sent() {
             threads.iter().filter(|&&t| t == here).count()
         );
     }
+}
+
+/// Notes the thread each finished call is told on.
+#[derive(Default)]
+struct Told(Mutex<Vec<ThreadId>>);
+
+impl Observer for Told {
+    fn finished(&self, _: usize, _: &Result<Completion, CallError>) {
+        if let Ok(mut t) = self.0.lock() {
+            t.push(std::thread::current().id());
+        }
+    }
+}
+
+/// Behind the response cache: a miss waits on the runtime's threads; a call whose stored
+/// answer was prefetched, and any call offline (a miss is an error at once), is answered on
+/// the caller's thread.
+#[test]
+fn the_cache_answers_at_once_what_it_holds_and_everything_offline() {
+    use crate::judge::cache::{Cache, Cached};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let budget = Budget {
+        concurrency: 4,
+        requests_per_minute: None,
+    };
+    let here = std::thread::current().id();
+    let inner = Arc::new(Noting {
+        at_once: false,
+        threads: Mutex::new(Vec::new()),
+    });
+    let run = |offline: bool, n: u32| {
+        let cache = Arc::new(Cache::open(dir.path(), &crate::dataset::hub::Quiet).expect("cache"));
+        let cached: Arc<dyn Judge> = Arc::new(Cached::new(inner.clone(), cache, offline));
+        let told = Arc::new(Told::default());
+        let jobs: Vec<Job> = jobs(&inner, n)
+            .into_iter()
+            .map(|job| Job {
+                judge: cached.clone(),
+                ..job
+            })
+            .collect();
+        let out = execute(jobs, budget, told.clone());
+        let threads = told.0.lock().map(|t| t.clone()).unwrap_or_default();
+        (out, threads)
+    };
+    // The first run asks the judge: every call waits on the runtime.
+    let (out, threads) = run(false, 10);
+    assert!(out.iter().all(|o| o.as_ref().is_ok_and(|c| !c.cached)));
+    assert!(threads.len() == 10 && threads.iter().all(|&t| t != here));
+    // Again, online: every answer is stored, prefetched and given at once.
+    let (out, threads) = run(false, 10);
+    assert!(out.iter().all(|o| o.as_ref().is_ok_and(|c| c.cached)));
+    assert!(threads.len() == 10 && threads.iter().all(|&t| t == here));
+    // Offline with two calls more: the stored ten and the two misses, all at once.
+    let (out, threads) = run(true, 12);
+    assert_eq!(out.iter().filter(|o| o.is_ok()).count(), 10);
+    assert!(matches!(out[11], Err(CallError::CacheMiss)));
+    assert!(threads.len() == 12 && threads.iter().all(|&t| t == here));
+    // The judge was asked only by the first run.
+    assert_eq!(inner.threads.lock().map(|t| t.len()).unwrap_or(0), 10);
 }

@@ -420,10 +420,11 @@ pub trait Judge: Send + Sync {
     fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy::NONE
     }
-    /// True for a judge that answers from memory without waiting on anything (a scores file,
-    /// replay, the simulator): `execute` answers its calls where they are sent, in order,
-    /// rather than handing each to the runtime's threads and waking the caller for each answer.
-    fn answers_at_once(&self) -> bool {
+    /// True when the judge answers `call` from memory without waiting on anything (a scores
+    /// file, replay, the simulator; the cache when the call's answer was prefetched, or
+    /// offline): `execute` answers such calls where they are sent, in order, rather than
+    /// handing each to the runtime's threads and waking the caller for each answer.
+    fn answers_at_once(&self, _call: &Call) -> bool {
         false
     }
     /// Told the calls of a batch before they are made: a judge that answers many calls at

@@ -62,7 +62,7 @@ impl Judge for Scores {
             )
         })
     }
-    fn answers_at_once(&self) -> bool {
+    fn answers_at_once(&self, _call: &Call) -> bool {
         true
     }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {

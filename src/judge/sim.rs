@@ -204,7 +204,7 @@ impl Judge for Sim {
     fn is_simulated(&self) -> bool {
         true
     }
-    fn answers_at_once(&self) -> bool {
+    fn answers_at_once(&self, _call: &Call) -> bool {
         true
     }
     fn complete<'a>(&'a self, call: &'a Call) -> CallFuture<'a> {

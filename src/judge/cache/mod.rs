@@ -208,6 +208,15 @@ impl Judge for Cached {
     fn retry_policy(&self) -> super::RetryPolicy {
         self.inner.retry_policy()
     }
+    /// Offline (a miss is an error at once), or the call's stored answer read by `prefetch`.
+    fn answers_at_once(&self, call: &Call) -> bool {
+        self.offline
+            || self.inner.answers_at_once(call)
+            || self
+                .ready
+                .lock()
+                .is_ok_and(|ready| ready.contains_key(&key(call)))
+    }
     fn prefetch(&self, calls: &[&Call]) {
         let mut keys: Vec<String> = calls.iter().map(|c| key(c)).collect();
         keys.sort_unstable();
