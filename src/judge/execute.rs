@@ -291,9 +291,13 @@ impl Flowing<'_> {
         let mut jobs = jobs.into_iter();
         for (_, len) in bundles {
             let (tickets, bundle): (Vec<usize>, Vec<Job>) = jobs.by_ref().take(len).unzip();
+            // Answered from memory: no request goes out, so `--rpm` does not pace it.
+            let at_once = bundle
+                .iter()
+                .all(|job| job.judge.answers_at_once(&job.call));
             let run = Running {
                 throttle: self.executor.throttle.clone(),
-                pace: self.executor.pace.clone(),
+                pace: self.executor.pace.clone().filter(|_| !at_once),
                 observer: self.executor.observer.clone(),
             };
             let mut owed = Owed {
@@ -302,10 +306,7 @@ impl Flowing<'_> {
             };
             // A judge that answers from memory is answered here, in order: a task and a
             // wake-up per call would cost more than the call (one context switch each).
-            if bundle
-                .iter()
-                .all(|job| job.judge.answers_at_once(&job.call))
-            {
+            if at_once {
                 owed.pay(runtime.block_on(run.bundle(&bundle)));
                 continue;
             }

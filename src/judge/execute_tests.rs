@@ -144,3 +144,29 @@ fn the_cache_answers_at_once_what_it_holds_and_everything_offline() {
     // The judge was asked only by the first run.
     assert_eq!(inner.threads.lock().map(|t| t.len()).unwrap_or(0), 10);
 }
+
+/// `--rpm` paces the requests that go out, not the answers given from memory: at 600 a
+/// minute (one start every 0.1 s), 50 calls answered at once are not held for 4.9 s, while
+/// three calls of a judge that waits start 0.1 s apart.
+#[test]
+fn answers_from_memory_are_not_paced() {
+    let budget = Budget {
+        concurrency: 4,
+        requests_per_minute: Some(600.0),
+    };
+    for (at_once, n) in [(true, 50), (false, 3)] {
+        let judge = Arc::new(Noting {
+            at_once,
+            threads: Mutex::new(Vec::new()),
+        });
+        let start = std::time::Instant::now();
+        let out = execute(jobs(&judge, n), budget, Arc::new(Silent));
+        let took = start.elapsed().as_secs_f64();
+        assert!(out.iter().all(Result::is_ok));
+        if at_once {
+            assert!(took < 2.0, "answered at once, yet paced: {took:.2} s");
+        } else {
+            assert!(took >= 0.2, "three requests at 0.1 s apart in {took:.2} s");
+        }
+    }
+}
