@@ -145,13 +145,11 @@ impl Run {
         }
     }
 
-    /// The evaluated record, as the sections render it (a RewardBench 2 run keeps no
-    /// completion budget).
+    /// The evaluated record, as the sections render it (each configuration's completion
+    /// budget, 0 where the run keeps none: RewardBench 2 rows).
     pub fn view(&self) -> crate::evaluation::Evaluated<'_> {
-        let max_tokens = match self.meta.form {
-            Form::Pairs => self.meta.configs.iter().map(|c| c.max_tokens).collect(),
-            Form::RewardBench2 => vec![0; self.record.configs.len()],
-        };
+        let budget = |k: usize| self.meta.configs.get(k).map_or(0, |c| c.max_tokens);
+        let max_tokens = (0..self.record.configs.len()).map(budget).collect();
         crate::evaluation::Evaluated {
             record: &self.record,
             evaluation: &self.evaluation,
@@ -197,12 +195,14 @@ impl Run {
 
 /// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
 /// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
-/// no value on best-of-4 rows and are refused before any call.
-pub fn by_score(sort: Option<crate::run::settings::SortKey>) -> Result<bool> {
+/// no value on best-of-4 rows and are refused before any call. The sort as kept (None: the
+/// plan's order).
+pub fn rows_sort(
+    sort: Option<crate::run::settings::SortKey>,
+) -> Result<Option<crate::run::settings::SortKey>> {
     use crate::run::settings::SortKey;
     match sort {
-        None => Ok(false),
-        Some(SortKey::Accuracy) => Ok(true),
+        None | Some(SortKey::Accuracy) => Ok(sort),
         Some(other) => Err(input_error(format!(
             "--sort {}: RewardBench 2 rows are scored by accuracy (reward-bench's leaderboard: a row right, wrong, or 1/k on tied grades), which has no {}; use --sort accuracy, or leave --sort out for the plan's order",
             other.key(),

@@ -52,7 +52,7 @@ impl Loaded for Dataset {
 impl Loaded for Rb2Set {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Run> {
         refuse_on_rows(args)?;
-        let by_score = crate::run::record::by_score(args.sort)?;
+        let sort = crate::run::record::rows_sort(args.sort)?;
         let both_orders = args.plan.data.both_orders;
         let session = Session::plan(args, Form::RewardBench2, self.seed)?;
         let plan = &session.plan;
@@ -85,7 +85,7 @@ impl Loaded for Rb2Set {
                 command: crate::run::command_line(),
                 created_unix: rated.created_unix,
             },
-            (args.alpha, by_score, args.family),
+            (args.alpha, sort, args.family),
         );
         let missing = args.plan.judge.pointwise_missing;
         let record = record(self.rows, made, missing, both_orders);
@@ -128,7 +128,7 @@ impl Saved for Rb2RunFile {
     fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Run> {
         let file = *self;
         let own = file.sort.as_deref().and_then(|s| s.parse().ok());
-        let by_score = crate::run::record::by_score(args.sort.or(own))?;
+        let sort = crate::run::record::rows_sort(args.sort.or(own))?;
         let (rows, made) = crate::run::read_rewardbench2::read(&args.dir, &file)?;
         let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
         let both_orders = file.data.both_orders.unwrap_or(false);
@@ -147,7 +147,7 @@ impl Saved for Rb2RunFile {
                 command: file.command.split(' ').map(String::from).collect(),
                 created_unix: file.created_unix,
             },
-            (args.alpha.unwrap_or(file.alpha), by_score, family),
+            (args.alpha.unwrap_or(file.alpha), sort, family),
         );
         let record = record(rows, made, missing, both_orders);
         let evaluation = super::session::evaluate(&record, &meta, args.cost);
@@ -199,14 +199,18 @@ fn refuse_on_rows(args: &CalibrateSettings) -> Result<()> {
 /// order) and `--family`; no checksum, configuration settings, race or estimate of pairs.
 fn rows_meta(
     head: RunHead,
-    (alpha, by_score, family): (f64, bool, crate::evaluation::Family),
+    (alpha, sort, family): (
+        f64,
+        Option<crate::run::settings::SortKey>,
+        crate::evaluation::Family,
+    ),
 ) -> RunMeta {
     RunMeta {
         head,
         form: Form::RewardBench2,
         checksum: String::new(),
         configs: Vec::new(),
-        sort: by_score.then_some(crate::run::settings::SortKey::Accuracy),
+        sort,
         family,
         no_majority: 0,
         unshared: Vec::new(),
