@@ -232,7 +232,7 @@ def test_read_run_reads_every_form_and_report_dir_remakes_it(tmp_path):
     after = raterlab.read_run(out)
     for name in ("ratings", "metrics", "comparisons"):
         pd.testing.assert_frame_equal(before[name], after[name])
-    assert before["run"]["schema"] == "raterlab/run/3" and "order" in before["items"].columns
+    assert before["run"]["schema"] == "raterlab/run/4" and "order" in before["items"].columns
 
 
 def test_calibrate_returns_the_commands_json_and_the_run(tmp_path):

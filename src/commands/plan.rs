@@ -176,12 +176,13 @@ fn accuracy(args: &SizeSettings, diff: f64) -> Result<PlanResult> {
             }]
         }
         (Some(dir), None) => {
-            let Some(file) = crate::run::read::run_file(dir)?.into_pairs() else {
+            let file = crate::run::read::run_file(dir)?;
+            if !file.over_pairs() {
                 return Err(input_error(format!(
                     "'{}' is a RewardBench 2 run: plan --from reads the paired tests of a run over pairs; give --discordance, or --from a run over pairs",
                     dir.display()
                 )));
-            };
+            }
             let (meta, record) = crate::run::read::read(dir, &file)?;
             let evaluation = crate::evaluation::registry::evaluate(
                 &record,

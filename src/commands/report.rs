@@ -1,7 +1,6 @@
 //! `raterlab report DIR`: re-evaluate and re-render a finished run, whatever its form; no
 //! judge is called.
 
-use crate::run::read;
 use crate::run::settings::ReportSettings;
 use anyhow::Result;
 
@@ -13,7 +12,7 @@ pub fn report(args: &ReportSettings) -> Result<()> {
     crate::report::calibrate::emit(&run, args.json, args.details)
 }
 
-/// The run of DIR, evaluated again by its form (`calibrate::forms::Saved`).
+/// The run of DIR, of either form, read back and evaluated again.
 pub fn run(args: &ReportSettings) -> Result<crate::run::record::Run> {
-    super::calibrate::forms::saved(read::run_file(&args.dir)?).reread(args)
+    super::calibrate::session::reread(args)
 }

@@ -1,5 +1,5 @@
-//! `run.json`, the description of a run directory, as one serde type per form: written by
-//! `report::calibrate::run_dir` after every run and read back by `report DIR` through the same types.
+//! `run.json`, the description of a run directory, one serde type for every form: written by
+//! `run::write::run_file` after every run and read back by `report DIR` through the same type.
 //! Fields are declared in alphabetical order, so the file reads as before the types existed.
 //!
 //! `schema` counts the file's versions: 1 (no field) was written before these types, and
@@ -7,13 +7,17 @@
 //! and, for RewardBench 2, what `report DIR` needs to rebuild the run (`data.both_orders`,
 //! each configuration's `floor` and `simulated`, and `order` in items.jsonl); 3 writes it as
 //! every document does, `"raterlab/run/3"` (`docs/schema/run.json`), and the paired tests of a
-//! RewardBench 2 run in their one shape. Every version reads.
+//! RewardBench 2 run in their one shape; 4 is one shape for every form (`data.form`; a
+//! RewardBench 2 configuration's protocol, floor and rule under `rows`, its jury as a pairs
+//! run's; the figures of `calibrate --json` no longer copied in), `sort` only when given, and
+//! the command line as its words on either form. Every version reads: a RewardBench 2 run.json
+//! of versions 2 and 3 is read into version 4's shape.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The version this build writes.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The first version that keeps what `report DIR` needs of a RewardBench 2 run.
 pub const RB2_READABLE: u32 = 2;
@@ -137,7 +141,7 @@ pub struct PointwiseFile {
 
 /// A configuration of a run over pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairsConfigFile {
+pub struct ConfigFile {
     #[serde(default)]
     pub cost: CostFile,
     #[serde(default)]
@@ -161,6 +165,9 @@ pub struct PairsConfigFile {
     pub prompt: String,
     #[serde(default)]
     pub rater: String,
+    /// On RewardBench 2 rows: its protocol, floor and rule for a missing score (version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowsConfigFile>,
     #[serde(default)]
     pub simulated: bool,
     #[serde(default)]
@@ -192,15 +199,21 @@ pub struct AnnotatorsFile {
     pub policy: String,
 }
 
-/// The data of a run over pairs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairsDataFile {
+/// The data of a run: its form, source, seed and what became of its items.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DataFile {
     #[serde(default)]
     pub annotators: Option<AnnotatorsFile>,
     #[serde(default)]
     pub both_orders: bool,
     #[serde(default)]
     pub checksum_sha256: String,
+    /// `pairs` or `rewardbench2` (absent before version 4: pairs, or a RewardBench 2 run's
+    /// own shape).
+    #[serde(default = "pairs")]
+    pub form: String,
+    /// The record's items: pairs (on RewardBench 2 rows, each row's correct completion against
+    /// each other one).
     #[serde(default)]
     pub items: usize,
     #[serde(default)]
@@ -209,6 +222,9 @@ pub struct PairsDataFile {
     /// so run.json of a run over labelled data reads as before.
     #[serde(default, skip_serializing_if = "is_no_item")]
     pub unlabelled: usize,
+    /// RewardBench 2's rows (none on pairs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<usize>,
     #[serde(default)]
     pub seed: u64,
     #[serde(default)]
@@ -232,17 +248,17 @@ pub struct ReferenceFile {
     pub scores: Vec<(String, f64)>,
 }
 
-/// run.json of a run over pairs.
+/// run.json, of every form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairsRunFile {
+pub struct RunFile {
     #[serde(default = "default_bootstrap")]
     pub bootstrap: usize,
     #[serde(default)]
     pub command: Vec<String>,
-    pub configs: Vec<PairsConfigFile>,
+    pub configs: Vec<ConfigFile>,
     #[serde(default)]
     pub created_unix: u64,
-    pub data: PairsDataFile,
+    pub data: DataFile,
     /// `--estimate`: the label and α of the corrected estimates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
@@ -255,8 +271,10 @@ pub struct PairsRunFile {
     /// `--sequential`: the items' order and where the race ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<Box<crate::run::record::SequentialRun>>,
-    #[serde(default)]
-    pub sort: String,
+    /// `--sort` as given (absent: the form's own order; before version 4 a run over pairs
+    /// wrote its default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
     /// Which comparisons get a verdict (a run made before `--family` judged every pair).
     #[serde(default = "every_pair")]
     pub family: String,
@@ -269,6 +287,10 @@ fn default_alpha() -> f64 {
     crate::evaluation::paired::ALPHA
 }
 
+fn pairs() -> String {
+    "pairs".into()
+}
+
 fn every_pair() -> String {
     "all".into()
 }
@@ -277,127 +299,180 @@ fn default_bootstrap() -> usize {
     1000
 }
 
-/// A configuration of a RewardBench 2 run: what `report DIR` reads back, and the figures of
-/// `calibrate --json` beside them (its leaderboards and analytics, written as computed and
-/// never read).
+/// A RewardBench 2 configuration's own (`rows` of a configuration in run.json): how it
+/// rated the rows, what a missing score counts as, and under which rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rb2ConfigFile {
-    #[serde(default)]
-    pub calls: CostFile,
-    /// The score a missing one counts as under `lowest` (schema 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor: Option<f64>,
-    #[serde(default)]
-    pub grades: Value,
-    /// A jury: its vote's key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jury: Option<String>,
-    /// A jury's members, by name (a run written before they were kept has none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub members: Vec<String>,
+pub struct RowsConfigFile {
+    /// The score a missing one counts as under `lowest`.
+    pub floor: f64,
     /// `--pointwise-missing`'s rule: drop or lowest.
     pub missing: String,
-    pub name: String,
+    /// `ranking`, `ratings`, `pairwise` or `scores`.
     pub protocol: String,
-    #[serde(default)]
-    pub read: Value,
-    #[serde(default)]
-    pub readers_disagree: Option<usize>,
-    #[serde(default)]
-    pub rewardbench2: Value,
-    #[serde(default)]
-    pub rewardbench2_other_missing_rule: Value,
-    /// The judge is the simulated one (schema 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulated: Option<bool>,
-    #[serde(default)]
-    pub slots: Value,
 }
 
-/// The data of a RewardBench 2 run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rb2DataFile {
-    /// Pairwise configurations saw each pair in both orders (schema 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub both_orders: Option<bool>,
-    pub form: String,
-    pub rows: usize,
-    pub seed: u64,
-    pub source: String,
-}
-
-/// run.json of a RewardBench 2 run: the `calibrate --json` document, its name, command line
-/// and time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rb2RunFile {
-    /// `--alpha` (a run made before it was written was read at 0.05).
+/// run.json of a RewardBench 2 run of versions 2 and 3: the `calibrate --json` document with
+/// the run's name, command line and time. Read only to become a [`RunFile`]
+/// ([`Rb2RunFileV3::current`]); its figures, written as computed and never read, are left.
+#[derive(Debug, Clone, Deserialize)]
+struct Rb2RunFileV3 {
     #[serde(default = "default_alpha")]
-    pub alpha: f64,
+    alpha: f64,
+    bootstrap: usize,
     #[serde(default)]
-    pub best_group: Vec<String>,
-    pub bootstrap: usize,
+    command: String,
+    configs: Vec<Rb2ConfigV3>,
     #[serde(default)]
-    pub command: String,
-    #[serde(default)]
-    pub comparisons: Vec<Value>,
-    pub configs: Vec<Rb2ConfigFile>,
-    #[serde(default)]
-    pub created_unix: u64,
-    pub data: Rb2DataFile,
-    /// Which comparisons get a verdict (a run made before RewardBench 2 read `--family` judged
-    /// every pair).
+    created_unix: u64,
+    data: Rb2DataV3,
     #[serde(default = "every_pair")]
-    pub family: String,
+    family: String,
     #[serde(default)]
-    pub name: String,
+    name: String,
     #[serde(default)]
-    pub schema: Version,
-    /// `--sort accuracy`: the configurations shown by their leaderboard.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort: Option<String>,
+    schema: Version,
+    #[serde(default)]
+    sort: Option<String>,
 }
 
-/// The form a run.json describes, told by `data.form`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunFile {
-    Pairs(PairsRunFile),
-    RewardBench2(Rb2RunFile),
+#[derive(Debug, Clone, Deserialize)]
+struct Rb2ConfigV3 {
+    #[serde(default)]
+    calls: CostFile,
+    #[serde(default)]
+    floor: Option<f64>,
+    #[serde(default)]
+    jury: Option<String>,
+    #[serde(default)]
+    members: Vec<String>,
+    missing: String,
+    name: String,
+    protocol: String,
+    #[serde(default)]
+    simulated: Option<bool>,
 }
+
+#[derive(Debug, Clone, Deserialize)]
+struct Rb2DataV3 {
+    #[serde(default)]
+    both_orders: Option<bool>,
+    rows: usize,
+    seed: u64,
+    source: String,
+}
+
+impl Rb2RunFileV3 {
+    /// The same run as version 4 writes it: one type for every form. A floor version 1 did
+    /// not keep stays absent (`report DIR` refuses that version, saying how to remake it).
+    fn current(self) -> RunFile {
+        let configs = self
+            .configs
+            .into_iter()
+            .map(|c| ConfigFile {
+                cost: c.calls,
+                simulated: c.simulated.unwrap_or(false),
+                jury: c.jury.map(|vote| JuryFile {
+                    members: c.members,
+                    vote,
+                    weights: Vec::new(),
+                    tie_margin: 0.0,
+                }),
+                rows: Some(RowsConfigFile {
+                    floor: c
+                        .floor
+                        .unwrap_or(crate::evaluation::rewardbench2::FAILED_RATING),
+                    missing: c.missing,
+                    protocol: c.protocol,
+                }),
+                ..ConfigFile::named(c.name)
+            })
+            .collect();
+        RunFile {
+            bootstrap: self.bootstrap,
+            // Version 3 kept the command line as one string, its words joined by spaces.
+            command: self.command.split(' ').map(String::from).collect(),
+            configs,
+            created_unix: self.created_unix,
+            data: DataFile {
+                both_orders: self.data.both_orders.unwrap_or(false),
+                form: REWARDBENCH2.into(),
+                rows: Some(self.data.rows),
+                seed: self.data.seed,
+                source: self.data.source,
+                ..DataFile::default()
+            },
+            estimate: None,
+            name: self.name,
+            raterlab_version: String::new(),
+            schema: self.schema,
+            sequential: None,
+            sort: self.sort,
+            family: self.family,
+            alpha: self.alpha,
+        }
+    }
+}
+
+/// `data.form` of a run over RewardBench 2's best-of-4 rows (a run over pairs: `pairs`, or
+/// absent before version 4).
+pub const REWARDBENCH2: &str = "rewardbench2";
 
 impl RunFile {
-    /// The run over pairs, for a command that reads only those (`plan --from`).
-    pub fn into_pairs(self) -> Option<PairsRunFile> {
-        match self {
-            RunFile::Pairs(file) => Some(file),
-            RunFile::RewardBench2(_) => None,
+    /// The form of the run's data.
+    pub fn form(&self) -> crate::run::record::Form {
+        if self.data.form == REWARDBENCH2 {
+            crate::run::record::Form::RewardBench2
+        } else {
+            crate::run::record::Form::Pairs
         }
     }
 
-    /// The run's `--alpha`, whichever the form.
-    pub fn alpha(&self) -> f64 {
-        match self {
-            RunFile::Pairs(file) => file.alpha,
-            RunFile::RewardBench2(file) => file.alpha,
-        }
+    /// A run over pairs (`plan --from` reads only those).
+    pub fn over_pairs(&self) -> bool {
+        self.form() == crate::run::record::Form::Pairs
     }
 
-    /// Parses run.json's text.
+    /// Parses run.json's text, of any version: a RewardBench 2 run before version 4 had a
+    /// shape of its own, read into this one.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         let doc: Value = serde_json::from_str(text)?;
-        if doc["data"]["form"] == "rewardbench2" {
-            Ok(RunFile::RewardBench2(serde_json::from_value(doc)?))
+        let old =
+            |v: &Value| serde_json::from_value::<Version>(v.clone()).map_or(true, |v| v.0 < 4);
+        if doc["data"]["form"] == REWARDBENCH2 && old(&doc["schema"]) {
+            Ok(serde_json::from_value::<Rb2RunFileV3>(doc)?.current())
         } else {
-            Ok(RunFile::Pairs(serde_json::from_value(doc)?))
+            serde_json::from_value(doc)
         }
     }
 
     /// The text written to run.json.
     pub fn text(&self) -> Result<String, serde_json::Error> {
-        let text = match self {
-            RunFile::Pairs(f) => serde_json::to_string_pretty(f)?,
-            RunFile::RewardBench2(f) => serde_json::to_string_pretty(f)?,
-        };
-        Ok(text + "\n")
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+}
+
+impl ConfigFile {
+    /// A configuration known by its name alone (every other field its default).
+    pub fn named(name: String) -> Self {
+        ConfigFile {
+            cost: CostFile::default(),
+            judge: String::new(),
+            max_tokens: 0,
+            model: String::new(),
+            name,
+            parser: String::new(),
+            pointwise: None,
+            price: None,
+            probability: None,
+            prompt: String::new(),
+            rater: String::new(),
+            rows: None,
+            simulated: false,
+            system: None,
+            temperature: 0.0,
+            template: String::new(),
+            jury: None,
+        }
     }
 }
 
@@ -405,33 +480,52 @@ impl RunFile {
 mod tests {
     use super::*;
 
-    /// A file written before the types (schema 1) reads, and what is written reads back the
-    /// same.
+    /// A file written before the types (schema 1) reads, a RewardBench 2 file of version 3
+    /// reads into the one shape, and what is written reads back the same.
     #[test]
     fn files_read_back_as_written() {
         let old = r#"{"bootstrap": 10, "command": ["raterlab"], "configs": [{"name": "a", "cost": {"calls": 3}}],
-            "data": {"source": "s", "seed": 7}, "name": "n"}"#;
-        let RunFile::Pairs(f) = RunFile::parse(old).expect("reads") else {
-            panic!("a pairs run");
-        };
+            "data": {"source": "s", "seed": 7}, "name": "n", "sort": "kappa"}"#;
+        let f = RunFile::parse(old).expect("reads");
         assert_eq!(
-            (f.schema.0, f.configs[0].cost.calls, f.data.seed),
-            (1, 3, 7)
+            (f.schema.0, f.configs[0].cost.calls, f.data.seed, f.form()),
+            (1, 3, 7, crate::run::record::Form::Pairs)
         );
-        let again = RunFile::parse(&RunFile::Pairs(f.clone()).text().expect("writes"));
-        assert_eq!(again.expect("reads"), RunFile::Pairs(f));
-        let rb2 = r#"{"bootstrap": 0, "configs": [{"name": "x", "missing": "drop", "protocol": "ranking",
-            "rewardbench2": {"score": 0.5}}], "data": {"form": "rewardbench2", "rows": 2, "seed": 1, "source": "s"}}"#;
-        let RunFile::RewardBench2(f) = RunFile::parse(rb2).expect("reads") else {
-            panic!("a RewardBench 2 run");
-        };
-        assert_eq!(f.configs[0].rewardbench2["score"], 0.5);
-        assert_eq!(f.configs[0].floor, None);
-        let again = RunFile::parse(&RunFile::RewardBench2(f.clone()).text().expect("writes"));
-        assert_eq!(again.expect("reads"), RunFile::RewardBench2(f));
+        assert_eq!(f.sort.as_deref(), Some("kappa"));
+        let again = RunFile::parse(&f.text().expect("writes"));
+        assert_eq!(again.expect("reads"), f);
+        let rb2 = r#"{"schema": "raterlab/run/3", "bootstrap": 0, "command": "raterlab calibrate --demo",
+            "configs": [{"name": "x", "missing": "lowest", "protocol": "ranking", "floor": -3.0,
+            "calls": {"calls": 4, "usd": 0.5}, "rewardbench2": {"score": 0.5}},
+            {"name": "j", "missing": "lowest", "protocol": "ranking", "jury": "majority", "members": ["x"]}],
+            "data": {"form": "rewardbench2", "rows": 2, "seed": 1, "source": "s", "both_orders": true}}"#;
+        let f = RunFile::parse(rb2).expect("reads");
+        assert_eq!(f.form(), crate::run::record::Form::RewardBench2);
+        assert_eq!(f.command, ["raterlab", "calibrate", "--demo"]);
+        assert_eq!((f.data.rows, f.data.both_orders), (Some(2), true));
+        let rows = f.configs[0].rows.as_ref().expect("its own");
+        assert_eq!(
+            (rows.protocol.as_str(), rows.missing.as_str(), rows.floor),
+            ("ranking", "lowest", -3.0)
+        );
+        assert_eq!(
+            (f.configs[0].cost.calls, f.configs[0].cost.usd),
+            (4, Some(0.5))
+        );
+        let jury = f.configs[1].jury.as_ref().expect("a jury");
+        assert_eq!(
+            (jury.vote.as_str(), jury.members.as_slice()),
+            ("majority", &["x".to_string()][..])
+        );
+        // Written again, it is version 4's shape, and reads back the same.
+        let mut current = f.clone();
+        current.schema = Version(SCHEMA);
+        let text = current.text().expect("writes");
+        assert!(text.contains("\"form\": \"rewardbench2\""), "{text}");
+        assert_eq!(RunFile::parse(&text).expect("reads"), current);
     }
 
-    /// Version 2 wrote a bare number, version 3 writes "raterlab/run/3": both read, and any
+    /// Version 2 wrote a bare number, versions 3 on write "raterlab/run/N": both read, and any
     /// other text is refused, saying what a version looks like.
     #[test]
     fn every_version_reads_and_the_current_one_is_written_as_text() {
@@ -442,7 +536,7 @@ mod tests {
         assert!(wrong.to_string().contains("raterlab/run/N"), "{wrong}");
         assert_eq!(
             serde_json::to_string(&Version(SCHEMA)).expect("writes"),
-            "\"raterlab/run/3\""
+            "\"raterlab/run/4\""
         );
     }
 }

@@ -7,9 +7,9 @@ use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord,
     RunRecord, Shape,
 };
-use crate::run::file::{AnnotatorsFile, PairsConfigFile, PairsRunFile, RunFile};
+use crate::run::file::{AnnotatorsFile, ConfigFile, RunFile};
 use crate::run::lines::{each_line, read_lines, ItemTexts};
-use crate::run::record::{ConfigMeta, RunHead, RunMeta};
+use crate::run::record::{ConfigMeta, Form, RunHead, RunMeta};
 use anyhow::Result;
 use polars::prelude::*;
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ pub fn run_file(dir: &Path) -> Result<RunFile> {
         .map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
     let file = RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
     // A level every reader can use (a hand-edited run.json is read as any input is).
-    let alpha = file.alpha();
+    let alpha = file.alpha;
     crate::evaluation::alpha(alpha).map_err(|_| {
         input_error(format!(
             "'{}', run.json: 'alpha' is {alpha}, where a significance level is a number strictly between 0 and 1; set it to the run's level (0.05 by default) and run report again",
@@ -36,7 +36,7 @@ pub fn run_file(dir: &Path) -> Result<RunFile> {
     Ok(file)
 }
 
-fn config_meta(c: &PairsConfigFile) -> ConfigMeta {
+fn config_meta(c: &ConfigFile) -> ConfigMeta {
     ConfigMeta {
         name: c.name.clone(),
         prompt: c.prompt.clone(),
@@ -74,7 +74,7 @@ struct Ratings {
     votes: Option<Vec<String>>,
 }
 
-fn ratings(dir: &Path, doc: &PairsRunFile) -> Result<Ratings> {
+fn ratings(dir: &Path, doc: &RunFile) -> Result<Ratings> {
     let file = File::open(dir.join("ratings.parquet"))
         .map_err(|e| bad_run(dir, format!("ratings.parquet: {e}")))?;
     let df = ParquetReader::new(file)
@@ -199,7 +199,7 @@ fn sample_verdicts(dir: &Path) -> HashMap<(String, String), Vec<Option<i64>>> {
 /// Configuration `k`'s record: its rows `k * n..(k + 1) * n` of ratings.parquet.
 fn config_record(
     (k, n): (usize, usize),
-    file: &PairsConfigFile,
+    file: &ConfigFile,
     r: &Ratings,
     samples: &HashMap<(String, String), Vec<Option<i64>>>,
     seed: u64,
@@ -352,9 +352,9 @@ fn generators(
 /// A jury's members by their positions in run.json.
 fn jury(
     dir: &Path,
-    c: &PairsConfigFile,
+    c: &ConfigFile,
     j: &crate::run::file::JuryFile,
-    doc: &PairsRunFile,
+    doc: &RunFile,
 ) -> Result<crate::raters::jury::Jury> {
     let members = j
         .members
@@ -389,8 +389,50 @@ fn jury(
     })
 }
 
-/// Reads a run directory over pairs back (its run.json + ratings.parquet).
-pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
+/// Reads a run directory back, of either form: its description from run.json, and its
+/// record (pairs: ratings.parquet, with the texts of items.jsonl for the shapes; RewardBench 2
+/// rows: items.jsonl's rows and what each configuration made of them,
+/// `read_rewardbench2.rs`).
+pub fn read(dir: &Path, doc: &RunFile) -> Result<(RunMeta, RunRecord)> {
+    let meta = meta(dir, doc);
+    let record = match meta.form {
+        Form::Pairs => pairs_record(dir, doc, &meta)?,
+        Form::RewardBench2 => crate::run::read_rewardbench2::record(dir, doc)?,
+    };
+    Ok((meta, record))
+}
+
+/// A run's description, from run.json alone.
+fn meta(dir: &Path, doc: &RunFile) -> RunMeta {
+    let data = &doc.data;
+    RunMeta {
+        head: RunHead {
+            name: doc.name.clone(),
+            dir: dir.to_path_buf(),
+            source: data.source.clone(),
+            seed: data.seed,
+            both_orders: data.both_orders,
+            bootstrap: doc.bootstrap,
+            command: doc.command.clone(),
+            created_unix: doc.created_unix,
+        },
+        checksum: data.checksum_sha256.clone(),
+        configs: doc.configs.iter().map(config_meta).collect(),
+        form: doc.form(),
+        // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
+        // by hand) reads as the default.
+        sort: doc.sort.as_deref().map(|s| s.parse().unwrap_or_default()),
+        family: doc.family.parse().unwrap_or_default(),
+        no_majority: data.no_majority,
+        unshared: data.unshared.clone(),
+        sequential: doc.sequential.as_deref().cloned(),
+        estimate: doc.estimate,
+        alpha: doc.alpha,
+    }
+}
+
+/// The record of a run over pairs: ratings.parquet, with the texts of items.jsonl.
+fn pairs_record(dir: &Path, doc: &RunFile, meta: &RunMeta) -> Result<RunRecord> {
     let r = ratings(dir, doc)?;
     let items = items(&r);
     let n = items.len();
@@ -419,30 +461,6 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         (Some(a), Some(votes)) => Some(annotations(dir, a, &votes[..n], data.no_majority)?),
         _ => None,
     };
-    let meta = RunMeta {
-        head: RunHead {
-            name: doc.name.clone(),
-            dir: dir.to_path_buf(),
-            source: data.source.clone(),
-            seed: data.seed,
-            both_orders: data.both_orders,
-            bootstrap: doc.bootstrap,
-            command: doc.command.clone(),
-            created_unix: doc.created_unix,
-        },
-        checksum: data.checksum_sha256.clone(),
-        configs: doc.configs.iter().map(config_meta).collect(),
-        // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
-        // by hand) reads as the default.
-        form: crate::run::record::Form::Pairs,
-        sort: Some(doc.sort.parse().unwrap_or_default()),
-        family: doc.family.parse().unwrap_or_default(),
-        no_majority: data.no_majority,
-        unshared: data.unshared.clone(),
-        sequential: doc.sequential.as_deref().cloned(),
-        estimate: doc.estimate,
-        alpha: doc.alpha,
-    };
     let texts = texts(dir);
     let mut generators = generators(&texts, &items);
     if let (Some(g), Some(r)) = (generators.as_mut(), &data.reference) {
@@ -470,5 +488,5 @@ pub fn read(dir: &Path, doc: &PairsRunFile) -> Result<(RunMeta, RunRecord)> {
         both_orders: meta.head.both_orders,
         annotators,
     };
-    Ok((meta, record))
+    Ok(record)
 }

@@ -12,8 +12,8 @@ use crate::raters::rewardbench2::Rb2Made;
 use crate::raters::rewardbench2::{
     items, keep_answers, ties_items, ties_part_name, Protocol, RowOutcome,
 };
-use crate::raters::{CallTally, SampleTrace, Usage};
-use crate::run::file::{Rb2RunFile, RB2_READABLE};
+use crate::raters::{CallTally, Missing, SampleTrace, Usage};
+use crate::run::file::{ConfigFile, RunFile, RB2_READABLE};
 use crate::run::lines::{each_line, AnswerLine, ResultLine, RowLine};
 use anyhow::Result;
 use polars::prelude::*;
@@ -144,9 +144,27 @@ fn other_picks(dir: &Path) -> Result<HashMap<(String, String), Option<usize>>> {
         .collect())
 }
 
+/// A RewardBench 2 run's record, read back: its rows as shown and what each configuration made
+/// of them (its answers included) made the one record again
+/// (`evaluation::rewardbench2::record`), as `calibrate` made it.
+pub fn record(dir: &Path, file: &RunFile) -> Result<crate::evaluation::RunRecord> {
+    let (rows, made) = read(dir, file)?;
+    let missing = file
+        .configs
+        .first()
+        .and_then(|c| c.rows.as_ref())
+        .map_or(Ok(Missing::Drop), |r| Missing::parse(&r.missing))?;
+    Ok(crate::evaluation::rewardbench2::record::record(
+        rows,
+        made,
+        missing,
+        file.data.both_orders,
+    ))
+}
+
 /// Reads a RewardBench 2 run directory back: its rows as shown and what each configuration
 /// made of them (its answers included), ready to be scored again.
-pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)> {
+fn read(dir: &Path, file: &RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)> {
     if file.schema.0 < RB2_READABLE {
         return Err(input_error(format!(
             "'{}' was written by a raterlab that did not yet keep what `report DIR` needs of a RewardBench 2 run (run.json schema {}); the same calibrate command with --offline remakes it from the cache",
@@ -158,52 +176,48 @@ pub fn read(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Rb2Made>)>
     let others = other_picks(dir)?;
     let mut made = Vec::new();
     for c in &file.configs {
-        let protocol = Protocol::parse(&c.protocol)
-            .ok_or_else(|| bad(dir, format!("run.json: no protocol '{}'", c.protocol)))?;
+        let own = c.rows.as_ref().ok_or_else(|| {
+            bad(
+                dir,
+                format!("run.json: configuration '{}' has no 'rows'", c.name),
+            )
+        })?;
+        let protocol = Protocol::parse(&own.protocol)
+            .ok_or_else(|| bad(dir, format!("run.json: no protocol '{}'", own.protocol)))?;
         let outcomes = outcomes_of(dir, c, protocol, &rows, &results, &others)?;
         made.push(Rb2Made {
             name: c.name.clone(),
-            jury: c.jury.clone(),
+            jury: c.jury.as_ref().map(|j| j.vote.clone()),
             members: members(dir, file, c)?,
-            usd: c.calls.usd,
+            usd: c.cost.usd,
             protocol,
-            simulated: c.simulated.unwrap_or(false),
-            floor: c
-                .floor
-                .unwrap_or(crate::evaluation::rewardbench2::FAILED_RATING),
+            simulated: c.simulated,
+            floor: own.floor,
             tally: CallTally {
                 usage: Usage {
-                    calls: c.calls.calls,
-                    cache_hits: c.calls.cache_hits,
-                    tokens_in: c.calls.tokens_in,
-                    tokens_out: c.calls.tokens_out,
-                    tokens_reasoning: c.calls.tokens_reasoning,
-                    requests: c.calls.requests.unwrap_or(c.calls.calls),
-                    request_micros: c.calls.request_seconds.map_or(0, Usage::micros),
+                    calls: c.cost.calls,
+                    cache_hits: c.cost.cache_hits,
+                    tokens_in: c.cost.tokens_in,
+                    tokens_out: c.cost.tokens_out,
+                    tokens_reasoning: c.cost.tokens_reasoning,
+                    requests: c.cost.requests.unwrap_or(c.cost.calls),
+                    request_micros: c.cost.request_seconds.map_or(0, Usage::micros),
                 },
                 ..CallTally::default()
             },
             outcomes,
         });
     }
-    answers(
-        dir,
-        &rows,
-        &mut made,
-        file.data.both_orders.unwrap_or(false),
-    );
+    answers(dir, &rows, &mut made, file.data.both_orders);
     Ok((rows, made))
 }
 
 /// A jury's members by their place among the run's configurations (none for a configuration
 /// that is not a jury, or a jury written before its members were kept).
-fn members(
-    dir: &Path,
-    file: &Rb2RunFile,
-    c: &crate::run::file::Rb2ConfigFile,
-) -> Result<Vec<usize>> {
-    c.members
+fn members(dir: &Path, file: &RunFile, c: &ConfigFile) -> Result<Vec<usize>> {
+    c.jury
         .iter()
+        .flat_map(|j| &j.members)
         .map(|name| {
             file.configs
                 .iter()
@@ -214,7 +228,7 @@ fn members(
 }
 
 /// items.jsonl: each row as shown, and each row's results (one per configuration).
-fn rows_and_results(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Vec<ResultLine>>)> {
+fn rows_and_results(dir: &Path, file: &RunFile) -> Result<(Vec<Shown>, Vec<Vec<ResultLine>>)> {
     let path = dir.join("items.jsonl");
     let reader = std::io::BufReader::new(
         std::fs::File::open(&path).map_err(|e| bad(dir, format!("items.jsonl: {e}")))?,
@@ -228,13 +242,13 @@ fn rows_and_results(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Ve
         rows.push(row(dir, k + 1, &parsed)?);
         results.push(parsed.results);
     }
-    if rows.len() != file.data.rows {
+    if Some(rows.len()) != file.data.rows {
         return Err(bad(
             dir,
             format!(
                 "items.jsonl has {} rows, run.json {}",
                 rows.len(),
-                file.data.rows
+                file.data.rows.unwrap_or(0)
             ),
         ));
     }
@@ -245,7 +259,7 @@ fn rows_and_results(dir: &Path, file: &Rb2RunFile) -> Result<(Vec<Shown>, Vec<Ve
 /// reader's picks.
 fn outcomes_of(
     dir: &Path,
-    c: &crate::run::file::Rb2ConfigFile,
+    c: &ConfigFile,
     protocol: Protocol,
     rows: &[Shown],
     results: &[Vec<ResultLine>],

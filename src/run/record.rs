@@ -193,20 +193,23 @@ impl Run {
     }
 }
 
-/// What `--sort` means on RewardBench 2 rows: their one score is an accuracy (reward-bench's
-/// leaderboard), so `accuracy` orders the configurations by it; the agreement statistics have
-/// no value on best-of-4 rows and are refused before any call. The sort as kept (None: the
-/// plan's order).
-pub fn rows_sort(
-    sort: Option<crate::run::settings::SortKey>,
-) -> Result<Option<crate::run::settings::SortKey>> {
-    use crate::run::settings::SortKey;
-    match sort {
-        None | Some(SortKey::Accuracy) => Ok(sort),
-        Some(other) => Err(input_error(format!(
+impl Form {
+    /// `--sort` as the form takes it (None: the form's own order). On RewardBench 2 rows the
+    /// one score is an accuracy (reward-bench's leaderboard), so `accuracy` orders the
+    /// configurations by it; the agreement statistics have no value on best-of-4 rows and are
+    /// refused before any call.
+    pub fn sort(
+        self,
+        sort: Option<crate::run::settings::SortKey>,
+    ) -> Result<Option<crate::run::settings::SortKey>> {
+        use crate::run::settings::SortKey;
+        match (self, sort) {
+            (Form::Pairs, _) | (Form::RewardBench2, None | Some(SortKey::Accuracy)) => Ok(sort),
+            (Form::RewardBench2, Some(other)) => Err(input_error(format!(
             "--sort {}: RewardBench 2 rows are scored by accuracy (reward-bench's leaderboard: a row right, wrong, or 1/k on tied grades), which has no {}; use --sort accuracy, or leave --sort out for the plan's order",
             other.key(),
             other.key()
         ))),
+        }
     }
 }

@@ -1,16 +1,18 @@
 //! A calibrate run's directory as it is written, beside its reader (`read.rs`, `file.rs`,
-//! `lines.rs`): run.json of a run over pairs (the record's configurations and data as
-//! `file.rs`'s types, what `report DIR` reads back), items.jsonl and ratings.csv/.parquet.
+//! `lines.rs`): run.json of a run of either form (the record's configurations and data as
+//! `file.rs`'s types, what `report DIR` reads back), and a run over pairs' items.jsonl and
+//! ratings.csv/.parquet.
 //! completions.jsonl is written while the run rates (`answers.rs`); the renderings (metrics.csv,
 //! comparisons.csv, table.tex, plots, report.html) are `report/`'s.
 
+use crate::evaluation::rewardbench2::record::Rb2Rows;
 use crate::evaluation::{ConfigRecord, Reference};
 use crate::run::file::{
-    AnnotatorsFile, CostFile, JuryFile, PairsConfigFile, PairsDataFile, PairsRunFile,
-    PointwiseFile, ReferenceFile, RunFile, SCHEMA,
+    AnnotatorsFile, ConfigFile, CostFile, DataFile, JuryFile, PointwiseFile, ReferenceFile,
+    RowsConfigFile, RunFile, SCHEMA,
 };
 use crate::run::lines::{write_ordered, ItemLine, TurnLine};
-use crate::run::record::{ConfigMeta, Run};
+use crate::run::record::{ConfigMeta, Form, Run};
 use anyhow::{Context, Result};
 use polars::prelude::*;
 use std::fs::File;
@@ -170,59 +172,88 @@ pub fn ratings(run: &Run, dir: &Path) -> Result<()> {
     crate::dataset::frame::write(df, &dir.join("ratings.csv"))
 }
 
-fn config_file(meta: &ConfigMeta, rec: &ConfigRecord, all: &[ConfigRecord]) -> PairsConfigFile {
-    let c = rec.cost;
-    PairsConfigFile {
-        cost: CostFile::from(c),
-        price: meta.price,
-        judge: meta.judge.clone(),
-        max_tokens: meta.max_tokens,
-        model: meta.model.clone(),
-        name: meta.name.clone(),
-        parser: meta.parser.clone(),
+/// A configuration as run.json keeps it: its settings as called (when the run keeps them), its
+/// record's cost, rules and jury, and on RewardBench 2 rows what the rows' scoring reads back
+/// (its protocol, floor and rule, and a jury's members by name).
+fn config_file(
+    meta: Option<&ConfigMeta>,
+    (k, all): (usize, &[ConfigRecord]),
+    rows: Option<&Rb2Rows>,
+) -> ConfigFile {
+    let rec = &all[k];
+    let name_of = |m: usize| all[m].name.clone();
+    let mut file = ConfigFile {
+        cost: CostFile::from(rec.cost),
         pointwise: rec.pointwise.as_ref().map(|p| PointwiseFile {
             lowest: p.lowest,
             order_blind: p.order_blind,
             tie_margin: p.tie_margin,
         }),
         probability: rec.probability.as_ref().map(|p| p.source.clone()),
-        prompt: meta.prompt.clone(),
-        rater: meta.rater.clone(),
-        simulated: meta.simulated,
-        system: meta.system.clone(),
-        temperature: meta.temperature,
-        template: meta.template.clone(),
+        simulated: rec.simulated,
         jury: rec.jury.as_ref().map(|j| JuryFile {
-            members: j.members.iter().map(|&m| all[m].name.clone()).collect(),
+            members: j.members.iter().map(|&m| name_of(m)).collect(),
             vote: j.vote.key().to_string(),
             weights: j.weights.clone(),
             tie_margin: j.tie_margin,
         }),
+        ..ConfigFile::named(rec.name.clone())
+    };
+    if let Some(meta) = meta {
+        file.price = meta.price;
+        file.judge.clone_from(&meta.judge);
+        file.max_tokens = meta.max_tokens;
+        file.model.clone_from(&meta.model);
+        file.parser.clone_from(&meta.parser);
+        file.prompt.clone_from(&meta.prompt);
+        file.rater.clone_from(&meta.rater);
+        file.simulated = meta.simulated;
+        file.system.clone_from(&meta.system);
+        file.temperature = meta.temperature;
+        file.template.clone_from(&meta.template);
     }
+    if let Some((m, rows)) = rows.and_then(|r| Some((r.made.get(k)?, r))) {
+        file.rows = Some(RowsConfigFile {
+            floor: m.floor,
+            missing: rows.missing.key().to_string(),
+            protocol: m.protocol.key().to_string(),
+        });
+        file.jury = m.jury.as_ref().map(|vote| JuryFile {
+            members: m.members.iter().map(|&k| name_of(k)).collect(),
+            vote: vote.clone(),
+            weights: Vec::new(),
+            tie_margin: 0.0,
+        });
+    }
+    file
 }
 
-/// run.json of a run over pairs.
-pub fn pairs_run_file(run: &Run) -> RunFile {
+/// run.json of a run, of either form: who it is, its data, each configuration and the
+/// settings its evaluation took.
+pub fn run_file_of(run: &Run) -> RunFile {
     let m = &run.meta;
-    RunFile::Pairs(PairsRunFile {
+    let rows = run.record.inputs.get::<Rb2Rows>();
+    RunFile {
         bootstrap: m.head.bootstrap,
         command: m.head.command.clone(),
-        configs: m
-            .configs
-            .iter()
-            .zip(&run.record.configs)
-            .map(|(meta, rec)| config_file(meta, rec, &run.record.configs))
+        configs: (0..run.record.configs.len())
+            .map(|k| config_file(m.configs.get(k), (k, &run.record.configs), rows))
             .collect(),
         created_unix: m.head.created_unix,
         estimate: m.estimate,
-        data: PairsDataFile {
+        data: DataFile {
             annotators: run.record.annotators.as_ref().map(|a| AnnotatorsFile {
                 names: a.names.clone(),
                 policy: a.policy.clone(),
             }),
             both_orders: m.head.both_orders,
             checksum_sha256: m.checksum.clone(),
+            form: match m.form {
+                Form::Pairs => "pairs".to_string(),
+                Form::RewardBench2 => crate::run::file::REWARDBENCH2.to_string(),
+            },
             items: run.record.items.len(),
+            rows: rows.map(|r| r.rows.len()),
             no_majority: m.no_majority,
             unlabelled: run.record.unlabelled(),
             seed: m.head.seed,
@@ -250,8 +281,8 @@ pub fn pairs_run_file(run: &Run) -> RunFile {
         raterlab_version: env!("CARGO_PKG_VERSION").into(),
         schema: crate::run::file::Version(SCHEMA),
         sequential: m.sequential.clone().map(Box::new),
-        sort: m.sort_key().key().to_string(),
+        sort: m.sort.map(|s| s.key().to_string()),
         family: m.family.key().to_string(),
         alpha: m.alpha,
-    })
+    }
 }

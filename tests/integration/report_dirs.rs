@@ -1,7 +1,7 @@
 //! `raterlab report DIR` on every form: a RewardBench 2 run is remade file for file from its
-//! directory; a pairs run written by the previous release (run.json without a schema) still
-//! reads, and its tables come out byte for byte; a RewardBench 2 run of that release, or a
-//! damaged one, is refused with the way to remake it.
+//! directory; a pairs run written by the previous release (run.json without a schema) and a
+//! RewardBench 2 run of version 3 still read, and their tables come out byte for byte; a
+//! RewardBench 2 run of version 1, or a damaged one, is refused with the way to remake it.
 
 use crate::common::{error_of, fixture, json_of, run};
 use std::collections::BTreeMap;
@@ -275,27 +275,87 @@ fn a_pairs_run_of_the_previous_release_reads_and_its_tables_come_out_the_same() 
             "{name} differs from the previous release's:\n{was}\n{is}"
         );
     }
-    // run.json is the same but for its schema, now written, its family and its α.
+    // run.json is the same but for its schema, now written, its family, its α and its form.
     let new_json = std::fs::read_to_string(dir.join("run.json")).expect("run.json");
     let strip = |t: &str| -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(t).expect("json");
-        v.as_object_mut().expect("object").remove("schema");
-        v.as_object_mut().expect("object").remove("family");
-        v.as_object_mut().expect("object").remove("alpha");
+        let o = v.as_object_mut().expect("object");
+        o.remove("schema");
+        o.remove("family");
+        o.remove("alpha");
+        o["data"].as_object_mut().expect("data").remove("form");
         v
     };
     assert_eq!(strip(&new_json), strip(&old_json));
     assert!(
-        new_json.contains("\"schema\": \"raterlab/run/3\""),
+        new_json.contains("\"schema\": \"raterlab/run/4\""),
         "{new_json}"
     );
     assert!(new_json.contains("\"family\": \"all\""), "{new_json}");
     assert!(new_json.contains("\"alpha\": 0.05"), "{new_json}");
+    assert!(new_json.contains("\"form\": \"pairs\""), "{new_json}");
     assert_eq!(
         new_json.lines().count(),
-        old_json.lines().count() + 3,
-        "three lines more: the schema, the family and α"
+        old_json.lines().count() + 4,
+        "four lines more: the schema, the family, α and the form"
     );
+}
+
+/// A RewardBench 2 run of version 3 (its own run.json shape, the `--json` document's figures
+/// copied in), written by the release before version 4: `report DIR` reads it, its tables come
+/// out byte for byte, and run.json is written again in version 4's one shape, which reads
+/// back to the same tables and terminal.
+#[test]
+fn a_rewardbench2_run_of_version_3_reads_into_the_one_shape() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("v3");
+    let fixture_dir = fixture("run-dirs/rewardbench2-v3");
+    copy_dir(&fixture_dir, &dir);
+    let dir_s = dir.to_str().expect("utf-8");
+    let old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    assert_eq!(old["schema"], "raterlab/run/3");
+    let first = run(&["report", dir_s]);
+    assert_eq!(first.0, 0, "{}", first.2);
+    for name in ["metrics.csv", "comparisons.csv", "table.tex"] {
+        assert!(
+            std::fs::read(dir.join(name)).expect(name)
+                == std::fs::read(fixture_dir.join(name)).expect(name),
+            "{name} differs from version 3's"
+        );
+    }
+    let new: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    assert_eq!(new["schema"], "raterlab/run/4");
+    assert_eq!(new["data"]["form"], "rewardbench2");
+    assert_eq!(new["data"]["rows"], old["data"]["rows"]);
+    assert_eq!(new["command"][1], "calibrate");
+    assert!(new.get("comparisons").is_none() && new.get("best_group").is_none());
+    let (was, is) = (
+        old["configs"].as_array().expect("configs"),
+        new["configs"].as_array().expect("configs"),
+    );
+    assert_eq!(was.len(), is.len());
+    for (w, i) in was.iter().zip(is) {
+        assert_eq!(w["name"], i["name"]);
+        assert_eq!(w["protocol"], i["rows"]["protocol"]);
+        assert_eq!(w["missing"], i["rows"]["missing"]);
+        assert_eq!(w["floor"], i["rows"]["floor"]);
+        assert_eq!(w["calls"]["calls"], i["cost"]["calls"]);
+    }
+    // Version 4's file reads back to the same tables and terminal.
+    let again = run(&["report", dir_s]);
+    assert_eq!(again.0, 0, "{}", again.2);
+    assert_eq!(again.1, first.1);
+    for name in ["metrics.csv", "comparisons.csv", "table.tex"] {
+        assert!(
+            std::fs::read(dir.join(name)).expect(name)
+                == std::fs::read(fixture_dir.join(name)).expect(name),
+            "{name} differs after version 4 is read back"
+        );
+    }
 }
 
 #[test]

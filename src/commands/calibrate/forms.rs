@@ -1,19 +1,18 @@
-//! The commands' side of the forms' seam. The loader chooses the form (`run::data::Rows`, and
-//! `run::file::RunFile` for a run directory); this file alone turns its choice into what the
-//! commands ask of any form ([`Loaded`], [`Saved`]): pairs by their own file (`pairs.rs`, the
-//! race, the reference and the estimate being theirs), RewardBench 2 rows here, through the
-//! same session, rating loop, record and evaluation. `calibrate`, `report DIR` and `data
-//! summary` name no form.
+//! The commands' side of the forms' seam. The loader chooses the form (`run::data::Rows`);
+//! this file alone turns its choice into what the commands ask of any form ([`Loaded`]): pairs
+//! by their own file (`pairs.rs`, the race, the reference and the estimate being theirs),
+//! RewardBench 2 rows here, through the same session, rating loop, record and evaluation. A
+//! run directory of either form is read back by the one reader (`run::read`) and evaluated
+//! again by `session::reread`. `calibrate`, `report DIR` and `data summary` name no form.
 
 use super::session::Session;
 use crate::error::input_error;
 use crate::evaluation::rewardbench2::record::record;
 use crate::raters::rewardbench2::{fold, Rb2Made, RowOutcome};
-use crate::raters::{Flow, Missing};
+use crate::raters::Flow;
 use crate::run::data::{Dataset, Rb2Set, Rows};
-use crate::run::file::{PairsRunFile, Rb2RunFile, RunFile};
 use crate::run::record::{Form, Run, RunHead, RunMeta};
-use crate::run::settings::{CalibrateSettings, ReportSettings};
+use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 
 /// Data of one form, as the commands use it.
@@ -52,7 +51,7 @@ impl Loaded for Dataset {
 impl Loaded for Rb2Set {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Run> {
         refuse_on_rows(args)?;
-        let sort = crate::run::record::rows_sort(args.sort)?;
+        let sort = Form::RewardBench2.sort(args.sort)?;
         let both_orders = args.plan.data.both_orders;
         let session = Session::plan(args, Form::RewardBench2, self.seed)?;
         let plan = &session.plan;
@@ -74,6 +73,7 @@ impl Loaded for Rb2Set {
             made.push(crate::raters::jury::rb2_made(jury, &made)?);
         }
         let tallies = made.iter().map(|m| m.tally.clone()).collect();
+        let metas = plan.metas.iter().chain(plan.juries.iter().map(|(_, m)| m));
         let meta = rows_meta(
             RunHead {
                 name: session.name.clone(),
@@ -86,6 +86,7 @@ impl Loaded for Rb2Set {
                 created_unix: rated.created_unix,
             },
             (args.alpha, sort, args.family),
+            metas.cloned().collect(),
         );
         let missing = args.plan.judge.pointwise_missing;
         let record = record(self.rows, made, missing, both_orders);
@@ -98,60 +99,6 @@ impl Loaded for Rb2Set {
     }
     fn summary(&self, _bootstrap: usize) -> Result<()> {
         crate::report::data::emit_rewardbench2(self)
-    }
-}
-
-/// A run directory's run file of one form, as `report DIR` uses it.
-pub trait Saved {
-    /// The run read back from its directory and evaluated again.
-    fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Run>;
-}
-
-/// The read run file as a form's.
-pub fn saved(file: RunFile) -> Box<dyn Saved> {
-    match file {
-        RunFile::Pairs(file) => Box::new(file),
-        RunFile::RewardBench2(file) => Box::new(file),
-    }
-}
-
-impl Saved for PairsRunFile {
-    fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Run> {
-        super::pairs::reread(args, &self)
-    }
-}
-
-/// `report DIR` on a RewardBench 2 run: its rows and what each configuration made of them
-/// read back (`run::read_rewardbench2`) and made the one record again, evaluated with
-/// `--bootstrap`, `--sort`, `--alpha` and `--family` given, else the run's own.
-impl Saved for Rb2RunFile {
-    fn reread(self: Box<Self>, args: &ReportSettings) -> Result<Run> {
-        let file = *self;
-        let own = file.sort.as_deref().and_then(|s| s.parse().ok());
-        let sort = crate::run::record::rows_sort(args.sort.or(own))?;
-        let (rows, made) = crate::run::read_rewardbench2::read(&args.dir, &file)?;
-        let missing = Missing::parse(file.configs.first().map_or("drop", |c| &c.missing))?;
-        let both_orders = file.data.both_orders.unwrap_or(false);
-        let family = args
-            .family
-            .unwrap_or(file.family.parse().unwrap_or_default());
-        let meta = rows_meta(
-            RunHead {
-                name: file.name,
-                dir: args.dir.clone(),
-                source: file.data.source,
-                seed: file.data.seed,
-                both_orders,
-                bootstrap: args.bootstrap.unwrap_or(file.bootstrap),
-                // run.json keeps the command line as one string, its words joined by spaces.
-                command: file.command.split(' ').map(String::from).collect(),
-                created_unix: file.created_unix,
-            },
-            (args.alpha.unwrap_or(file.alpha), sort, family),
-        );
-        let record = record(rows, made, missing, both_orders);
-        let evaluation = super::session::evaluate(&record, &meta, args.cost);
-        Ok(Run::evaluated(meta, record, evaluation))
     }
 }
 
@@ -196,7 +143,8 @@ fn refuse_on_rows(args: &CalibrateSettings) -> Result<()> {
 }
 
 /// A RewardBench 2 run's settings: who it is, its α, `--sort accuracy` (else the plan's
-/// order) and `--family`; no checksum, configuration settings, race or estimate of pairs.
+/// order), `--family` and each configuration's settings as called; no checksum, race or
+/// estimate of pairs.
 fn rows_meta(
     head: RunHead,
     (alpha, sort, family): (
@@ -204,12 +152,13 @@ fn rows_meta(
         Option<crate::run::settings::SortKey>,
         crate::evaluation::Family,
     ),
+    configs: Vec<crate::run::record::ConfigMeta>,
 ) -> RunMeta {
     RunMeta {
         head,
         form: Form::RewardBench2,
         checksum: String::new(),
-        configs: Vec::new(),
+        configs,
         sort,
         family,
         no_majority: 0,

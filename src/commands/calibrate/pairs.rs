@@ -5,11 +5,10 @@ use super::session::{Rated, Session};
 use crate::evaluation::{self, ConfigRecord, Cost, Outcome, RunRecord};
 use crate::raters::{self, RaterKind, RatingRow};
 use crate::run::data::Dataset;
-use crate::run::file::PairsRunFile;
 use crate::run::plan::Plan;
 use crate::run::record::Form;
 use crate::run::record::{ConfigMeta, Run, RunHead, RunMeta};
-use crate::run::settings::{CalibrateSettings, ReferenceSpec, ReportSettings};
+use crate::run::settings::{CalibrateSettings, ReferenceSpec};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
@@ -308,18 +307,4 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         texts: Some(texts),
         histories,
     })
-}
-
-/// `report DIR` on a run over pairs: its record read back and evaluated again (`--bootstrap`
-/// and `--sort` given, else the run's own).
-pub fn reread(args: &ReportSettings, file: &PairsRunFile) -> Result<Run> {
-    let (mut meta, record) = crate::run::read::read(&args.dir, file)?;
-    if let Some(b) = args.bootstrap {
-        meta.head.bootstrap = b;
-    }
-    meta.sort = args.sort.or(meta.sort);
-    meta.family = args.family.unwrap_or(meta.family);
-    meta.alpha = args.alpha.unwrap_or(meta.alpha);
-    let evaluation = super::session::evaluate(&record, &meta, args.cost);
-    Ok(Run::evaluated(meta, record, evaluation))
 }

@@ -11,7 +11,7 @@ use crate::run::forms::Layout;
 use crate::run::forms::PartSpec;
 use crate::run::judges;
 use crate::run::plan::{plan, Plan};
-use crate::run::record::Form;
+use crate::run::record::{Form, Run};
 use crate::run::settings::CalibrateSettings;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -203,4 +203,20 @@ pub fn evaluate(
             .with(meta.estimate),
     };
     crate::evaluation::registry::evaluate(record, settings)
+}
+
+/// `report DIR`: a run directory of either form read back by the one reader (`run::read`) and
+/// evaluated again, with `--bootstrap`, `--sort`, `--alpha` and `--family` given, else the
+/// run's own.
+pub fn reread(args: &crate::run::settings::ReportSettings) -> Result<Run> {
+    let file = crate::run::read::run_file(&args.dir)?;
+    // A sort the form has no value for is refused before the directory is read.
+    file.form().sort(args.sort)?;
+    let (mut meta, record) = crate::run::read::read(&args.dir, &file)?;
+    meta.head.bootstrap = args.bootstrap.unwrap_or(meta.head.bootstrap);
+    meta.sort = meta.form.sort(args.sort.or(meta.sort))?;
+    meta.family = args.family.unwrap_or(meta.family);
+    meta.alpha = args.alpha.unwrap_or(meta.alpha);
+    let evaluation = evaluate(&record, &meta, args.cost);
+    Ok(Run::evaluated(meta, record, evaluation))
 }

@@ -316,7 +316,7 @@ pub fn write(run: &Run) -> Result<()> {
         let files = scope.spawn(|| -> Result<()> {
             crate::run::write::ratings(run, dir)?;
             write_tables(run, dir)?;
-            crate::run::write::run_file(&crate::run::write::pairs_run_file(run), dir)?;
+            crate::run::write::run_file(&crate::run::write::run_file_of(run), dir)?;
             latex::write(run, &dir.join("table.tex"))
         });
         let browser = scope.spawn(|| crate::report::calibrate::page::browser_data(run, dir));

@@ -6,7 +6,6 @@
 use crate::dataset::rewardbench2::slot_letter;
 use crate::report::media::csv::{write_csv, TidyRows};
 use crate::report::media::html::{script_json, scripts, write_page, Browser, Page};
-use crate::run::file::{Rb2RunFile, RunFile, SCHEMA};
 use crate::run::lines::ResultLine;
 use crate::run::record::Run;
 use anyhow::{Context, Result};
@@ -275,32 +274,6 @@ fn browser(run: &Run) -> Result<String> {
     })?)
 }
 
-/// run.json of a RewardBench 2 run: the `--json` document, with its name, command line and
-/// time, and what `report DIR` reads back.
-pub fn run_file(run: &Run) -> Result<Rb2RunFile> {
-    let mut doc = crate::report::calibrate::rewardbench2::to_json(run);
-    // run.json has its own version (`raterlab/run/N`), not the document's.
-    if let Some(m) = doc.as_object_mut() {
-        m.remove("schema");
-    }
-    let mut file: Rb2RunFile = serde_json::from_value(doc)?;
-    file.schema = crate::run::file::Version(SCHEMA);
-    file.name = run.meta.head.name.clone();
-    file.command = run.meta.head.command.join(" ");
-    file.created_unix = run.meta.head.created_unix;
-    file.data.both_orders = Some(run.meta.head.both_orders);
-    file.sort = run
-        .meta
-        .sort
-        .is_some()
-        .then(|| crate::run::settings::SortKey::Accuracy.key().to_string());
-    for (f, c) in file.configs.iter_mut().zip(&run.rewardbench2().configs) {
-        f.simulated = Some(c.simulated);
-        f.floor = c.scored.first().map(|s| s.floor);
-    }
-    Ok(file)
-}
-
 /// Writes everything but `completions.jsonl`.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
@@ -310,7 +283,7 @@ pub fn write(run: &Run) -> Result<()> {
     write_comparisons(run, dir)?;
     let tex = dir.join("table.tex");
     std::fs::write(&tex, latex(run)).with_context(|| format!("writing '{}'", tex.display()))?;
-    crate::run::write::run_file(&RunFile::RewardBench2(run_file(run)?), dir)?;
+    crate::run::write::run_file(&crate::run::write::run_file_of(run), dir)?;
     write_page(
         Page {
             answer: crate::report::calibrate::rewardbench2::answer(run),
