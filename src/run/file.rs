@@ -1,5 +1,5 @@
 //! `run.json`, the description of a run directory, one serde type for every form: written by
-//! `run::write::run_file` after every run and read back by `report DIR` through the same type.
+//! `run::write::persist` after every run and read back by `report DIR` through the same type.
 //! Fields are declared in alphabetical order, so the file reads as before the types existed.
 //!
 //! `schema` counts the file's versions: 1 (no field) was written before these types, and
@@ -15,6 +15,11 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// A run directory that cannot be read back: what is missing or wrong, and how to make one.
+pub fn bad_run(dir: &std::path::Path, what: impl std::fmt::Display) -> anyhow::Error {
+    crate::error::input_error(format!("'{}' is not a complete raterlab run directory: {what}; run `raterlab calibrate` to make one", dir.display()))
+}
 
 /// The version this build writes.
 pub const SCHEMA: u32 = 4;

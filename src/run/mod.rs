@@ -1,8 +1,8 @@
 //! What a command runs and what it produced, below both `commands/` (which makes it) and
 //! `report/` (which renders it): the options checked into settings (`data`, `judges`), a
 //! calibrate run's plan of calls (`plan`) and its record (`record`), a run directory read back
-//! (`file` its run.json, `read` and `read_rewardbench2` the rest, `lines` its JSONL files) and
-//! written (`write`, `write_rewardbench2`), the
+//! (`file` its run.json, `read` the rest, `lines` its JSONL files) and
+//! written (`write`), every form's by the one reader and writer, the
 //! settings and result of `analyze` (`analysis`), the answer log a calibrate run writes as it
 //! rates (`answers`), what the batch commands did (`batch`) and the
 //! cache commands (`cache`).
@@ -22,13 +22,10 @@ pub mod lines;
 pub mod plan;
 pub mod ratings;
 pub mod read;
-pub mod read_rewardbench2;
 pub mod record;
-
 pub mod schema;
 pub mod settings;
 pub mod write;
-pub mod write_rewardbench2;
 
 /// The command as typed, with the program named `raterlab` rather than by its full path.
 pub fn command_line() -> Vec<String> {

@@ -420,9 +420,10 @@ const FORM_NAMERS: &[&str] = &[
     "run/forms.rs",
     "run/file.rs",
     "run/plan.rs",
-    // The run's record, the form's enum's own file, and a pairs run directory's reader.
+    // The run's record, the form's enum's own file, and the one reader of a run directory,
+    // which reads each form's record from the file that holds it.
     "run/record.rs",
-    "run/read.rs",
+    "run/read/mod.rs",
     // The commands' side of the seam: the loader's choice as a form's type, and RewardBench
     // 2 rows' wiring of the one pipeline.
     "commands/calibrate/forms.rs",

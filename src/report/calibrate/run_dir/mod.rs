@@ -314,9 +314,8 @@ pub fn write(run: &Run) -> Result<()> {
     let stopped = |what: &str| anyhow::anyhow!("writing the run directory's {what} stopped");
     std::thread::scope(|scope| {
         let files = scope.spawn(|| -> Result<()> {
-            crate::run::write::ratings(run, dir)?;
+            crate::run::write::persist(run)?;
             write_tables(run, dir)?;
-            crate::run::write::run_file(&crate::run::write::run_file_of(run), dir)?;
             latex::write(run, &dir.join("table.tex"))
         });
         let browser = scope.spawn(|| crate::report::calibrate::page::browser_data(run, dir));

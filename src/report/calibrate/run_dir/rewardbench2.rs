@@ -1,7 +1,7 @@
-//! A RewardBench 2 run directory's renderings: `metrics.csv`, `comparisons.csv`, `table.tex`,
-//! `run.json` (the `--json` document) and `report.html` with the row browser; `items.jsonl` and
-//! `ratings.csv`/`.parquet` are `run::write_rewardbench2`'s, and `completions.jsonl` was
-//! written while the run rated.
+//! A RewardBench 2 run directory's renderings: `metrics.csv`, `comparisons.csv`, `table.tex`
+//! and `report.html` with the row browser; what `report DIR` reads back (`run.json`,
+//! `items.jsonl`, `ratings.csv`/`.parquet`) is the one writer's (`run::write::persist`), and
+//! `completions.jsonl` was written while the run rated.
 
 use crate::dataset::rewardbench2::slot_letter;
 use crate::report::media::csv::{write_csv, TidyRows};
@@ -249,7 +249,7 @@ fn browser(run: &Run) -> Result<String> {
                     outcome: ResultLine {
                         pairs: None,
                         verdicts: None,
-                        ..crate::run::write_rewardbench2::outcome_json(shown, c, k)
+                        ..crate::run::write::outcome_json(shown, c, k)
                     },
                     missing: crate::report::calibrate::rewardbench2::analytics::read_row(c, k)
                         .missing(),
@@ -277,13 +277,11 @@ fn browser(run: &Run) -> Result<String> {
 /// Writes everything but `completions.jsonl`.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
-    crate::run::write_rewardbench2::items(run, dir)?;
-    crate::run::write_rewardbench2::ratings(run, dir)?;
+    crate::run::write::persist(run)?;
     write_metrics(run, dir)?;
     write_comparisons(run, dir)?;
     let tex = dir.join("table.tex");
     std::fs::write(&tex, latex(run)).with_context(|| format!("writing '{}'", tex.display()))?;
-    crate::run::write::run_file(&crate::run::write::run_file_of(run), dir)?;
     write_page(
         Page {
             answer: crate::report::calibrate::rewardbench2::answer(run),

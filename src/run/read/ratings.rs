@@ -1,57 +1,20 @@
-//! A run directory read back (`raterlab report DIR`): run.json and ratings.parquet into the
-//! run's description and record, checked, with the texts of items.jsonl for the shapes.
+//! A run over pairs' record read back: ratings.parquet into the record, checked, with the texts
+//! of items.jsonl for the shapes, the depths and the generators, and completions.jsonl's
+//! verdicts for the self-consistency curves.
 
 use crate::dataset::examples::Order;
-use crate::error::input_error;
 use crate::evaluation::{
     Annotations, ConfigRecord, Cost, ItemRow, Outcome, PointwiseRecord, ProbabilityRecord,
     RunRecord, Shape,
 };
-use crate::run::file::{AnnotatorsFile, ConfigFile, RunFile};
+use crate::run::file::{bad_run, AnnotatorsFile, ConfigFile, RunFile};
 use crate::run::lines::{each_line, read_lines, ItemTexts};
-use crate::run::record::{ConfigMeta, Form, RunHead, RunMeta};
+use crate::run::record::RunMeta;
 use anyhow::Result;
 use polars::prelude::*;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
-
-fn bad_run(dir: &Path, what: impl std::fmt::Display) -> anyhow::Error {
-    input_error(format!("'{}' is not a complete raterlab run directory: {what}; run `raterlab calibrate` to make one", dir.display()))
-}
-
-/// run.json of a run directory, typed.
-pub fn run_file(dir: &Path) -> Result<RunFile> {
-    let text = std::fs::read_to_string(dir.join("run.json"))
-        .map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
-    let file = RunFile::parse(&text).map_err(|e| bad_run(dir, format!("run.json: {e}")))?;
-    // A level every reader can use (a hand-edited run.json is read as any input is).
-    let alpha = file.alpha;
-    crate::evaluation::alpha(alpha).map_err(|_| {
-        input_error(format!(
-            "'{}', run.json: 'alpha' is {alpha}, where a significance level is a number strictly between 0 and 1; set it to the run's level (0.05 by default) and run report again",
-            dir.display()
-        ))
-    })?;
-    Ok(file)
-}
-
-fn config_meta(c: &ConfigFile) -> ConfigMeta {
-    ConfigMeta {
-        name: c.name.clone(),
-        prompt: c.prompt.clone(),
-        parser: c.parser.clone(),
-        rater: c.rater.clone(),
-        judge: c.judge.clone(),
-        model: c.model.clone(),
-        temperature: c.temperature,
-        max_tokens: c.max_tokens,
-        simulated: c.simulated,
-        system: c.system.clone(),
-        template: c.template.clone(),
-        price: c.price,
-    }
-}
 
 /// ratings.parquet, column by column: one row per configuration and item.
 struct Ratings {
@@ -389,50 +352,8 @@ fn jury(
     })
 }
 
-/// Reads a run directory back, of either form: its description from run.json, and its
-/// record (pairs: ratings.parquet, with the texts of items.jsonl for the shapes; RewardBench 2
-/// rows: items.jsonl's rows and what each configuration made of them,
-/// `read_rewardbench2.rs`).
-pub fn read(dir: &Path, doc: &RunFile) -> Result<(RunMeta, RunRecord)> {
-    let meta = meta(dir, doc);
-    let record = match meta.form {
-        Form::Pairs => pairs_record(dir, doc, &meta)?,
-        Form::RewardBench2 => crate::run::read_rewardbench2::record(dir, doc)?,
-    };
-    Ok((meta, record))
-}
-
-/// A run's description, from run.json alone.
-fn meta(dir: &Path, doc: &RunFile) -> RunMeta {
-    let data = &doc.data;
-    RunMeta {
-        head: RunHead {
-            name: doc.name.clone(),
-            dir: dir.to_path_buf(),
-            source: data.source.clone(),
-            seed: data.seed,
-            both_orders: data.both_orders,
-            bootstrap: doc.bootstrap,
-            command: doc.command.clone(),
-            created_unix: doc.created_unix,
-        },
-        checksum: data.checksum_sha256.clone(),
-        configs: doc.configs.iter().map(config_meta).collect(),
-        form: doc.form(),
-        // A run.json of an earlier raterlab holds one of the same keys; anything else (edited
-        // by hand) reads as the default.
-        sort: doc.sort.as_deref().map(|s| s.parse().unwrap_or_default()),
-        family: doc.family.parse().unwrap_or_default(),
-        no_majority: data.no_majority,
-        unshared: data.unshared.clone(),
-        sequential: doc.sequential.as_deref().cloned(),
-        estimate: doc.estimate,
-        alpha: doc.alpha,
-    }
-}
-
 /// The record of a run over pairs: ratings.parquet, with the texts of items.jsonl.
-fn pairs_record(dir: &Path, doc: &RunFile, meta: &RunMeta) -> Result<RunRecord> {
+pub fn record(dir: &Path, doc: &RunFile, meta: &RunMeta) -> Result<RunRecord> {
     let r = ratings(dir, doc)?;
     let items = items(&r);
     let n = items.len();

@@ -1,8 +1,9 @@
-//! A RewardBench 2 run directory read back (`raterlab report DIR`): the rows as shown and what
-//! each configuration made of them, from run.json (schema 2), items.jsonl (each row's
-//! completions in their slots, the seeded order, and each configuration's pick, grades and
-//! pairs won), ratings.parquet (the other reader's pick) and completions.jsonl (the answers,
-//! kept as `calibrate` kept them). Scoring them again is `calibrate`'s own.
+//! A run over RewardBench 2 rows' record read back: the rows as shown and what each
+//! configuration made of them, from run.json's configurations (each one's `rows`: protocol,
+//! floor, rule; schema 2 on), items.jsonl (each row's completions in their slots, the seeded
+//! order, and each configuration's pick, grades and pairs won), ratings.parquet (the other
+//! reader's pick) and completions.jsonl (the answers, kept as `calibrate` kept them), made the
+//! one record again as `calibrate` made it. Scoring it again is the registry's.
 
 use crate::dataset::rewardbench2::items::RowItems;
 use crate::dataset::rewardbench2::{slot_of, Rb2Row, Shown, TIES};
