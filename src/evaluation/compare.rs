@@ -17,7 +17,8 @@ use super::settings::EvalSettings;
 use crate::metrics::random::{pair, stream, Purpose};
 use crate::metrics::{kappa, redraws, Contingency, Labels, Weights};
 
-/// The Holm families the comparisons were adjusted in.
+/// The Holm families the comparisons were adjusted in (`Default`: no test, at the default
+/// level).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Tested {
     pub family: Family,
@@ -28,6 +29,18 @@ pub struct Tested {
     pub accuracy_tests: usize,
     pub kappa_quadratic_tests: usize,
     pub alpha: f64,
+}
+
+impl Default for Tested {
+    fn default() -> Self {
+        Tested {
+            family: Family::default(),
+            best: None,
+            accuracy_tests: 0,
+            kappa_quadratic_tests: 0,
+            alpha: crate::evaluation::paired::ALPHA,
+        }
+    }
 }
 
 /// One pair of configurations (B compared with A).

@@ -63,8 +63,9 @@ use crate::dataset::sections::{leaderboard_score, section_of, section_score, Sec
 use crate::metrics::{bootstrap_table, Agreement};
 use std::collections::BTreeMap;
 
-/// The whole evaluation.
-#[derive(Debug, Clone, PartialEq)]
+/// The whole evaluation (`Default`: of no configuration, what a run holds until it is
+/// evaluated).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Evaluation {
     pub configs: Vec<ConfigResult>,
     pub comparisons: Vec<Comparison>,

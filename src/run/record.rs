@@ -127,6 +127,17 @@ pub struct Run {
     /// Conversations: each item's turns before its prompt (None when every item is single-turn,
     /// and for `report DIR`).
     pub histories: Option<Vec<std::sync::Arc<[crate::dataset::conversation::Turn]>>>,
+    /// What of its directory was written beside its evaluation (None: nothing yet).
+    pub early: Option<Early>,
+}
+
+/// What of a run directory needs no evaluation and was written beside it
+/// (`commands::calibrate::session::evaluate_beside`): the record's files (items.jsonl,
+/// ratings.csv/.parquet), and the item browser's data for report.html (None: the page has no
+/// browser).
+#[derive(Debug, Clone)]
+pub struct Early {
+    pub browser: Option<String>,
 }
 
 impl Run {
@@ -142,6 +153,7 @@ impl Run {
             caches: Vec::new(),
             texts: None,
             histories: None,
+            early: None,
         }
     }
 

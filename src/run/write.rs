@@ -28,15 +28,26 @@ use std::path::Path;
 /// configuration's rating, only after a fresh run; RewardBench 2's rows: each row's completions
 /// and what each configuration made of it), then run.json.
 pub fn persist(run: &Run) -> Result<()> {
+    record_files(run)?;
+    run_json(run)
+}
+
+/// items.jsonl and ratings.csv/.parquet, by the form's record (`persist`'s first part; a run
+/// over pairs writes them beside its evaluation, which they do not need).
+pub fn record_files(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
     match run.meta.form {
-        Form::Pairs => ratings(run, dir)?,
+        Form::Pairs => ratings(run, dir),
         Form::RewardBench2 => {
             rows_items(run, dir)?;
-            rows_ratings(run, dir)?;
+            rows_ratings(run, dir)
         }
     }
-    run_file(&run_file_of(run), dir)
+}
+
+/// run.json (`persist`'s last part).
+pub fn run_json(run: &Run) -> Result<()> {
+    run_file(&run_file_of(run), &run.meta.head.dir)
 }
 
 /// Writes run.json.

@@ -90,12 +90,12 @@ impl Loaded for Rb2Set {
         );
         let missing = args.plan.judge.pointwise_missing;
         let record = record(self.rows, made, missing, both_orders);
-        let evaluation = super::session::evaluate(&record, &meta, args.cost);
-        Ok(Run {
+        let run = Run {
             tallies,
             caches: plan.caches.clone(),
-            ..Run::evaluated(meta, record, evaluation)
-        })
+            ..Run::evaluated(meta, record, crate::evaluation::Evaluation::default())
+        };
+        super::session::evaluate_beside(run, args.cost)
     }
     fn summary(&self, _bootstrap: usize) -> Result<()> {
         crate::report::data::emit_rewardbench2(self)

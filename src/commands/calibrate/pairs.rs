@@ -285,7 +285,6 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         estimate: args.estimate,
         alpha: args.alpha,
     };
-    let evaluation = super::session::evaluate(&record, &meta, args.cost);
     let histories = dataset
         .examples
         .iter()
@@ -297,14 +296,16 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         .iter_mut()
         .map(|e| [&mut e.prompt, &mut e.response1, &mut e.response2].map(std::mem::take))
         .collect();
-    Ok(Run {
+    let run = Run {
         meta,
         record,
-        evaluation,
+        evaluation: crate::evaluation::Evaluation::default(),
         ratings: Some(ratings),
         tallies: rated.tallies,
         caches: caches.clone(),
         texts: Some(texts),
         histories,
-    })
+        early: None,
+    };
+    super::session::evaluate_beside(run, args.cost)
 }

@@ -205,6 +205,24 @@ pub fn evaluate(
     crate::evaluation::registry::evaluate(record, settings)
 }
 
+/// `run` evaluated, with what of its directory needs no evaluation (a run over pairs: its
+/// record's files and the item browser's data, the larger part of the directory) written
+/// beside it, so that the two share the machine's cores (`Run::write_early`; the rest is
+/// written by `Run::write_dir`, which leaves what was written here).
+pub fn evaluate_beside(mut run: Run, cost: crate::run::settings::CostOptions) -> Result<Run> {
+    let (evaluation, early) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| run.write_early());
+        let evaluation = evaluate(&run.record, &run.meta, cost);
+        let early = early
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("writing the run directory stopped")));
+        (evaluation, early)
+    });
+    run.evaluation = evaluation;
+    run.early = early?;
+    Ok(run)
+}
+
 /// `report DIR`: a run directory of either form read back by the one reader (`run::read`) and
 /// evaluated again, with `--bootstrap`, `--sort`, `--alpha` and `--family` given, else the
 /// run's own.

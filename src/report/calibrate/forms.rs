@@ -18,6 +18,16 @@ impl Run {
         }
     }
 
+    /// What of the run directory needs no evaluation, written before it is done (a run over
+    /// pairs: its record's files and the item browser's data; None: the form writes all of
+    /// its directory from the evaluated run, as RewardBench 2's rows file holds their scores).
+    pub fn write_early(&self) -> Result<Option<crate::run::record::Early>> {
+        match self.meta.form {
+            Form::Pairs => crate::report::calibrate::run_dir::write_early(self).map(Some),
+            Form::RewardBench2 => Ok(None),
+        }
+    }
+
     /// The terminal's answer and tables (every table with `details`).
     pub fn write_terminal(&self, w: &mut dyn Write, details: bool) -> Result<()> {
         match self.meta.form {

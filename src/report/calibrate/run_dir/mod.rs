@@ -304,21 +304,45 @@ fn write_comparisons(run: &Run, dir: &Path) -> Result<()> {
 /// A comparisons.csv column of numbers: its name and how to read it.
 type NumberColumn = (&'static str, fn(&Comparison) -> f64);
 
+fn stopped(what: &str) -> anyhow::Error {
+    anyhow::anyhow!("writing the run directory's {what} stopped")
+}
+
+/// What of the directory needs no evaluation, written while the run is evaluated
+/// (`session::evaluate_beside`): the record's files (items.jsonl, ratings.csv/.parquet) on one
+/// thread and the item browser's data (the larger part of report.html) on this one.
+pub fn write_early(run: &Run) -> Result<crate::run::record::Early> {
+    let dir = &run.meta.head.dir;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    std::thread::scope(|scope| {
+        let files = scope.spawn(|| crate::run::write::record_files(run));
+        let browser = crate::report::calibrate::page::browser_data(run, dir);
+        let files = files.join().unwrap_or_else(|_| Err(stopped("files")));
+        files.and(browser.map(|browser| crate::run::record::Early { browser }))
+    })
+}
+
 /// Writes (or, for `report DIR`, rewrites) everything but the raw answers: the data files
 /// (ratings, the CSV tables, run.json, table.tex) on one thread, the item browser's data (the
 /// larger part of report.html) on another, while the figures are drawn once, for plots/ and
-/// report.html, and the page is written.
+/// report.html, and the page is written. What was written beside the evaluation
+/// (`write_early`) is not written again.
 pub fn write(run: &Run) -> Result<()> {
     let dir = &run.meta.head.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    let stopped = |what: &str| anyhow::anyhow!("writing the run directory's {what} stopped");
     std::thread::scope(|scope| {
         let files = scope.spawn(|| -> Result<()> {
-            crate::run::write::persist(run)?;
+            if run.early.is_none() {
+                crate::run::write::record_files(run)?;
+            }
+            crate::run::write::run_json(run)?;
             write_tables(run, dir)?;
             latex::write(run, &dir.join("table.tex"))
         });
-        let browser = scope.spawn(|| crate::report::calibrate::page::browser_data(run, dir));
+        let browser = scope.spawn(|| match &run.early {
+            Some(early) => Ok(early.browser.clone()),
+            None => crate::report::calibrate::page::browser_data(run, dir),
+        });
         let pages = (|| -> Result<()> {
             let evaluated = run.view();
             let order = crate::report::calibrate::ranking::order(&evaluated);
