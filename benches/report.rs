@@ -308,6 +308,7 @@ fn main() {
         caches: vec![],
         texts: Some((0..n).map(pair_texts).collect()),
         histories: None,
+        early: None,
     };
     raterlab::report::calibrate::run_dir::write(&run).expect("run directory written");
     let written = start.elapsed().as_secs_f64();
