@@ -67,6 +67,59 @@ pub fn messages(template: &Template, example: &Example, graded: Option<u8>) -> V
     out
 }
 
+/// One configuration's calls of one example made one at a time, in `example_calls`' order
+/// (side, then sample), each only when it is sent: a pointwise grade that an earlier item
+/// asked is never made again (its messages rendered, its texts copied). A side's messages are
+/// rendered and its item view made once, for its first call made.
+pub(super) struct ExampleCalls<'a> {
+    config: &'a Config,
+    example: &'a Example,
+    made: Option<(Option<u8>, Vec<Message>, Arc<ItemView>)>,
+}
+
+impl<'a> ExampleCalls<'a> {
+    pub(super) fn new(config: &'a Config, example: &'a Example) -> Self {
+        Self {
+            config,
+            example,
+            made: None,
+        }
+    }
+
+    /// Each call's side and sample, in the order they are sent (none when the template rates
+    /// the item without a call).
+    pub(super) fn each(&self) -> impl Iterator<Item = (Option<u8>, u32)> + 'static {
+        let samples = self.config.rater.samples();
+        let sides = if skips(self.config, self.example) {
+            &[][..]
+        } else {
+            sides(self.config)
+        };
+        sides
+            .iter()
+            .flat_map(move |&side| (0..samples).map(move |sample| (side, sample)))
+    }
+
+    /// The call of `side` and `sample`.
+    pub(super) fn make(&mut self, side: Option<u8>, sample: u32) -> Call {
+        if self.made.as_ref().is_none_or(|(s, _, _)| *s != side) {
+            let (config, example) = (self.config, self.example);
+            self.made = Some((
+                side,
+                messages(&config.template, example, side),
+                Arc::new(view(example, &config.template, side)),
+            ));
+        }
+        let (_, messages, item) = self.made.as_ref().expect("made above");
+        Call {
+            messages: messages.clone(),
+            params: self.config.params.clone(),
+            sample,
+            item: item.clone(),
+        }
+    }
+}
+
 /// One configuration's calls for one example, in the order they are sent: (pointwise: each
 /// response in turn) each sample.
 pub(super) fn example_calls(config: &Config, example: &Example, mut f: impl FnMut(Call)) {

@@ -11,7 +11,8 @@
 //! cache hit, as they would have one after the other).
 
 use super::calls::{
-    example_calls, example_identities, rating, shown, without_call, Answers, Flow, Part, Shown,
+    example_calls, example_identities, rating, shown, without_call, Answers, ExampleCalls, Flow,
+    Part, Shown,
 };
 use super::pointwise::Graded;
 use super::{Config, Rating};
@@ -196,10 +197,14 @@ struct Answer {
 }
 
 /// The pointwise calls a part's items share: how many uses each has left, and the ticket of
-/// those asked that later items still use.
+/// those asked that later items still use; and each item's calls' identities as counted
+/// (`keys[at[i]..at[i + 1]]`, in `example_calls`' order), so that a call another item asked is
+/// never made again.
 struct Sharing {
     left: HashMap<Shown, u32>,
     ticket: HashMap<Shown, usize>,
+    keys: Vec<Shown>,
+    at: Vec<usize>,
 }
 
 impl Sharing {
@@ -207,19 +212,45 @@ impl Sharing {
     /// only those used more than once.
     fn count(config: &super::Config, examples: &[crate::dataset::examples::Example]) -> Self {
         let mut left: HashMap<Shown, u32> = HashMap::new();
+        let (mut keys, mut at) = (Vec::new(), Vec::new());
         if config.template.mode == crate::prompts::Mode::Pointwise {
+            at.reserve(examples.len() + 1);
             for example in examples {
+                at.push(keys.len());
                 example_identities(config, example, |key| {
                     *left.entry(key).or_default() += 1;
+                    keys.push(key);
                 });
             }
+            at.push(keys.len());
             left.retain(|_, n| *n > 1);
         }
         Self {
             left,
             ticket: HashMap::new(),
+            keys,
+            at,
         }
     }
+
+    /// Item `index`'s calls' identities (None: a pairwise part, whose calls share nothing).
+    fn keys(&self, index: usize) -> Option<&[Shown]> {
+        Some(&self.keys[*self.at.get(index)?..*self.at.get(index + 1)?])
+    }
+}
+
+/// A chunk's new calls (ticket, job), and the ticket of each call that identical ones of the
+/// chunk take their answer from, by identity.
+struct Sent {
+    jobs: Vec<(usize, Job)>,
+    first: HashMap<Shown, usize>,
+}
+
+/// An asked item's calls: made (a pairwise part's), or to be made one at a time as they are
+/// sent, each with its identity as counted (a pointwise part's).
+enum ItemCalls {
+    Made(Vec<Call>),
+    Pointwise(Vec<Shown>),
 }
 
 /// The run under way: the calls out, the answers in, the items waiting in each part's order.
@@ -289,7 +320,7 @@ impl Schedule<'_, '_, '_> {
         // Each asked item's calls, and how many calls of a kept judge share a shape: two calls
         // can be the same only with the same sample, model and message length, so the cache
         // key (a SHA-256 of the call) is computed for those alone.
-        let mut calls: Vec<(usize, usize, Vec<Call>)> = Vec::new();
+        let mut calls: Vec<(usize, usize, ItemCalls)> = Vec::new();
         type Shape = (u32, usize, String);
         let parts = self.parts;
         let shape = |g: usize, call: &Call| -> Option<Shape> {
@@ -311,76 +342,116 @@ impl Schedule<'_, '_, '_> {
                     self.waiting[g]
                         .1
                         .push_back(Waiting::Ready(without_call(example, Some(verdict))));
+                } else if let Some(keys) = self.sharing[g].keys(index) {
+                    calls.push((g, index, ItemCalls::Pointwise(keys.to_vec())));
                 } else {
                     let mut item = Vec::new();
                     example_calls(config, example, |call| item.push(call));
                     for s in item.iter().filter_map(|c| shape(g, c)) {
                         *shapes.entry(s).or_default() += 1;
                     }
-                    calls.push((g, index, item));
+                    calls.push((g, index, ItemCalls::Made(item)));
                 }
             }
         }
-        let mut jobs: Vec<(usize, Job)> = Vec::new();
-        let mut first: HashMap<Shown, usize> = HashMap::new();
+        let mut sent = Sent {
+            jobs: Vec::new(),
+            first: HashMap::new(),
+        };
         for (g, index, item) in calls {
-            let config = parts[g].0;
-            let mut uses = Vec::with_capacity(item.len());
-            let mut missing = 0;
-            for call in item {
-                let next = self.tickets;
-                let pointwise = shown(config, &call);
-                let (earlier, keep) = match pointwise {
-                    Some(key) => self.share(g, key),
-                    None => (None, false),
-                };
-                let use_ = match earlier {
-                    Some(ticket) => Use {
-                        ticket,
-                        shared: true,
-                        copy: false,
-                    },
-                    None => {
-                        let key = shape(g, &call)
+            let (config, example) = (parts[g].0, &parts[g].1[index]);
+            let (mut uses, mut missing) = (Vec::new(), 0);
+            let mut add = |(use_, unanswered): (Use, bool)| {
+                missing += usize::from(unanswered);
+                uses.push(use_);
+            };
+            match item {
+                ItemCalls::Made(item) => {
+                    for call in item {
+                        // A call of a kept judge whose shape another of the chunk's has may be
+                        // the same call: its identity tells.
+                        let copy = shape(g, &call)
                             .is_some_and(|s| shapes[&s] > 1)
                             .then(|| call.identity());
-                        match key.and_then(|k| first.get(&k).copied()) {
-                            Some(same) => Use {
-                                ticket: same,
-                                shared: false,
-                                copy: true,
-                            },
-                            None => {
-                                first.extend(key.map(|k| (k, next)));
-                                self.tickets += 1;
-                                jobs.push((
-                                    next,
-                                    Job {
-                                        group: g,
-                                        judge: config.judge.clone(),
-                                        call,
-                                    },
-                                ));
-                                Use {
-                                    ticket: next,
-                                    shared: false,
-                                    copy: false,
-                                }
-                            }
-                        }
+                        add(self.use_call(
+                            (g, index),
+                            (shown(config, &call), copy),
+                            || call,
+                            &mut sent,
+                        ));
                     }
-                };
-                if let (Some(key), true) = (pointwise, keep) {
-                    self.keep(g, key, use_.ticket);
                 }
-                missing += usize::from(self.register(use_, g, index));
-                uses.push(use_);
+                ItemCalls::Pointwise(keys) => {
+                    // A grade is made only when no earlier item asked it; its identity (as
+                    // counted) also tells identical calls of a kept judge apart.
+                    let mut made = ExampleCalls::new(config, example);
+                    let kept = config.judge.keeps_answers();
+                    for ((side, sample), key) in made.each().zip(keys) {
+                        let copy = kept.then_some(key);
+                        let make = || made.make(side, sample);
+                        add(self.use_call((g, index), (Some(key), copy), make, &mut sent));
+                    }
+                }
             }
             self.waiting[g]
                 .1
                 .push_back(Waiting::Asked { uses, missing });
         }
-        jobs
+        sent.jobs
+    }
+
+    /// Item (`g`, `index`)'s use of one call: the ticket of an earlier item's use of the same
+    /// pointwise grade (`pointwise`, its identity: shared), of an identical call this chunk
+    /// already sends (`copy`, its identity when it may be one: a cache hit), or a new ticket,
+    /// whose call is made (`make`) and sent; and whether it is still unanswered.
+    fn use_call(
+        &mut self,
+        (g, index): (usize, usize),
+        (pointwise, copy): (Option<Shown>, Option<Shown>),
+        make: impl FnOnce() -> Call,
+        sent: &mut Sent,
+    ) -> (Use, bool) {
+        let next = self.tickets;
+        let (earlier, keep) = match pointwise {
+            Some(key) => self.share(g, key),
+            None => (None, false),
+        };
+        let use_ = match earlier {
+            Some(ticket) => Use {
+                ticket,
+                shared: true,
+                copy: false,
+            },
+            None => match copy.and_then(|k| sent.first.get(&k).copied()) {
+                Some(same) => Use {
+                    ticket: same,
+                    shared: false,
+                    copy: true,
+                },
+                None => {
+                    sent.first.extend(copy.map(|k| (k, next)));
+                    self.tickets += 1;
+                    sent.jobs.push((
+                        next,
+                        Job {
+                            group: g,
+                            judge: self.parts[g].0.judge.clone(),
+                            call: make(),
+                        },
+                    ));
+                    Use {
+                        ticket: next,
+                        shared: false,
+                        copy: false,
+                    }
+                }
+            },
+        };
+        if let (Some(key), true) = (pointwise, keep) {
+            self.keep(g, key, use_.ticket);
+        }
+        let unanswered = self.register(use_, g, index);
+        (use_, unanswered)
     }
 
     /// A call's answer is in: the items waiting for it are one answer nearer.
