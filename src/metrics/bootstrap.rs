@@ -145,18 +145,21 @@ pub fn bootstrap_table(table: &Contingency, resamples: usize, seed: u64, level: 
 }
 
 /// The q-th percentile (0..=100) of the non-NaN values, with numpy's default linear
-/// interpolation (`np.nanpercentile`). NaN when no value is defined.
+/// interpolation (`np.nanpercentile`). NaN when no value is defined. The two order statistics
+/// it interpolates between are selected (linear time), not sorted for: the same values a sort
+/// gives.
 pub fn percentile(values: &mut [f64], q: f64) -> f64 {
     let mut defined: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
     if defined.is_empty() {
         return f64::NAN;
     }
-    defined.sort_by(f64::total_cmp);
     let position = q / 100.0 * (defined.len() - 1) as f64;
     let below = position.floor() as usize;
-    let above = (below + 1).min(defined.len() - 1);
     let fraction = position - below as f64;
-    defined[below] + (defined[above] - defined[below]) * fraction
+    let (_, &mut low, above) = defined.select_nth_unstable_by(below, f64::total_cmp);
+    // The next order statistic: the least of those above (the last, when there are none).
+    let high = above.iter().copied().min_by(f64::total_cmp).unwrap_or(low);
+    low + (high - low) * fraction
 }
 
 #[cfg(test)]
@@ -172,6 +175,46 @@ mod tests {
         assert!((percentile(&mut v, 50.0) - 2.5).abs() < 1e-12);
         assert!((percentile(&mut v, 97.5) - 3.925).abs() < 1e-12);
         assert!(percentile(&mut [f64::NAN], 50.0).is_nan());
+    }
+
+    /// The selected order statistics are those of a sort, with ties, signed zeros, NaN and
+    /// every percentile the intervals use.
+    #[test]
+    fn percentile_selects_what_a_sort_gives() {
+        let sorted = |values: &[f64], q: f64| -> f64 {
+            let mut d: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+            if d.is_empty() {
+                return f64::NAN;
+            }
+            d.sort_by(f64::total_cmp);
+            let position = q / 100.0 * (d.len() - 1) as f64;
+            let below = position.floor() as usize;
+            let above = (below + 1).min(d.len() - 1);
+            d[below] + (d[above] - d[below]) * (position - below as f64)
+        };
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+        for n in [1usize, 2, 3, 10, 999, 1000] {
+            for _ in 0..20 {
+                let mut v: Vec<f64> = (0..n)
+                    .map(|_| match rand::Rng::random_range(&mut rng, 0..10) {
+                        0 => f64::NAN,
+                        1 => -0.0,
+                        2 => 0.0,
+                        k => {
+                            f64::from(k % 4) / 3.0
+                                + f64::from(rand::Rng::random_range(&mut rng, 0..3))
+                        }
+                    })
+                    .collect();
+                for q in [0.0, 0.5, 2.5, 5.0, 50.0, 95.0, 97.5, 99.5, 100.0] {
+                    let (a, b) = (percentile(&mut v, q), sorted(&v, q));
+                    assert!(
+                        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                        "{n} {q}: {a} {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
