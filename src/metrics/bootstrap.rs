@@ -192,7 +192,8 @@ mod tests {
             let above = (below + 1).min(d.len() - 1);
             d[below] + (d[above] - d[below]) * (position - below as f64)
         };
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+        let mut rng =
+            crate::metrics::random::stream(7, crate::metrics::random::Purpose::Simulation, 1);
         for n in [1usize, 2, 3, 10, 999, 1000] {
             for _ in 0..20 {
                 let mut v: Vec<f64> = (0..n)
