@@ -196,13 +196,6 @@ pub fn for_each_part_call(parts: &[Part<'_>], mut f: impl FnMut(usize, usize, Ca
 /// (model, messages, sampling, sample index; `Call::identity`).
 pub(super) type Shown = u128;
 
-/// A pointwise configuration grades each response on its own, and a response shown in both
-/// orders (or in several pairs) with the same prompt is graded once: the first item to use the
-/// call counts it, later ones share it.
-pub(super) fn shown(config: &Config, call: &Call) -> Option<Shown> {
-    (config.template.mode == Mode::Pointwise).then(|| call.identity())
-}
-
 /// How many calls each configuration sends (pointwise grades shared between items count
 /// once).
 pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {

@@ -11,8 +11,8 @@
 //! cache hit, as they would have one after the other).
 
 use super::calls::{
-    example_calls, example_identities, rating, shown, without_call, Answers, ExampleCalls, Flow,
-    Part, Shown,
+    example_calls, example_identities, rating, without_call, Answers, ExampleCalls, Flow, Part,
+    Shown,
 };
 use super::pointwise::Graded;
 use super::{Config, Rating};
@@ -367,18 +367,14 @@ impl Schedule<'_, '_, '_> {
             };
             match item {
                 ItemCalls::Made(item) => {
+                    // A pairwise part's calls: none shared between items. A call of a kept
+                    // judge whose shape another of the chunk's has may be the same call: its
+                    // identity tells.
                     for call in item {
-                        // A call of a kept judge whose shape another of the chunk's has may be
-                        // the same call: its identity tells.
                         let copy = shape(g, &call)
                             .is_some_and(|s| shapes[&s] > 1)
                             .then(|| call.identity());
-                        add(self.use_call(
-                            (g, index),
-                            (shown(config, &call), copy),
-                            || call,
-                            &mut sent,
-                        ));
+                        add(self.use_call((g, index), (None, copy), || call, &mut sent));
                     }
                 }
                 ItemCalls::Pointwise(keys) => {

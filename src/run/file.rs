@@ -144,8 +144,8 @@ pub struct PointwiseFile {
     pub tie_margin: f64,
 }
 
-/// A configuration of a run over pairs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A configuration of a run, of either form.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfigFile {
     #[serde(default)]
     pub cost: CostFile,
@@ -215,8 +215,8 @@ pub struct DataFile {
     pub checksum_sha256: String,
     /// `pairs` or `rewardbench2` (absent before version 4: pairs, or a RewardBench 2 run's
     /// own shape).
-    #[serde(default = "pairs")]
-    pub form: String,
+    #[serde(default)]
+    pub form: crate::run::record::Form,
     /// The record's items: pairs (on RewardBench 2 rows, each row's correct completion against
     /// each other one).
     #[serde(default)]
@@ -290,10 +290,6 @@ pub struct RunFile {
 
 fn default_alpha() -> f64 {
     crate::evaluation::paired::ALPHA
-}
-
-fn pairs() -> String {
-    "pairs".into()
 }
 
 fn every_pair() -> String {
@@ -389,7 +385,8 @@ impl Rb2RunFileV3 {
                     missing: c.missing,
                     protocol: c.protocol,
                 }),
-                ..ConfigFile::named(c.name)
+                name: c.name,
+                ..ConfigFile::default()
             })
             .collect();
         RunFile {
@@ -400,7 +397,7 @@ impl Rb2RunFileV3 {
             created_unix: self.created_unix,
             data: DataFile {
                 both_orders: self.data.both_orders.unwrap_or(false),
-                form: REWARDBENCH2.into(),
+                form: crate::run::record::Form::RewardBench2,
                 rows: Some(self.data.rows),
                 seed: self.data.seed,
                 source: self.data.source,
@@ -418,18 +415,10 @@ impl Rb2RunFileV3 {
     }
 }
 
-/// `data.form` of a run over RewardBench 2's best-of-4 rows (a run over pairs: `pairs`, or
-/// absent before version 4).
-pub const REWARDBENCH2: &str = "rewardbench2";
-
 impl RunFile {
     /// The form of the run's data.
     pub fn form(&self) -> crate::run::record::Form {
-        if self.data.form == REWARDBENCH2 {
-            crate::run::record::Form::RewardBench2
-        } else {
-            crate::run::record::Form::Pairs
-        }
+        self.data.form
     }
 
     /// A run over pairs (`plan --from` reads only those).
@@ -443,7 +432,7 @@ impl RunFile {
         let doc: Value = serde_json::from_str(text)?;
         let old =
             |v: &Value| serde_json::from_value::<Version>(v.clone()).map_or(true, |v| v.0 < 4);
-        if doc["data"]["form"] == REWARDBENCH2 && old(&doc["schema"]) {
+        if doc["data"]["form"] == "rewardbench2" && old(&doc["schema"]) {
             Ok(serde_json::from_value::<Rb2RunFileV3>(doc)?.current())
         } else {
             serde_json::from_value(doc)
@@ -453,31 +442,6 @@ impl RunFile {
     /// The text written to run.json.
     pub fn text(&self) -> Result<String, serde_json::Error> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
-    }
-}
-
-impl ConfigFile {
-    /// A configuration known by its name alone (every other field its default).
-    pub fn named(name: String) -> Self {
-        ConfigFile {
-            cost: CostFile::default(),
-            judge: String::new(),
-            max_tokens: 0,
-            model: String::new(),
-            name,
-            parser: String::new(),
-            pointwise: None,
-            price: None,
-            probability: None,
-            prompt: String::new(),
-            rater: String::new(),
-            rows: None,
-            simulated: false,
-            system: None,
-            temperature: 0.0,
-            template: String::new(),
-            jury: None,
-        }
     }
 }
 

@@ -46,10 +46,12 @@ pub struct RunHead {
 }
 
 /// The form of a run's data: a plan's default prompts and raters, its scoring and its run
-/// directory's files differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// directory's files differ. run.json's `data.form` names it (`pairs`, `rewardbench2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Form {
     /// Pairs (reward-bench's first version, mapped files).
+    #[default]
     Pairs,
     /// RewardBench 2's best-of-4 rows.
     RewardBench2,

@@ -228,7 +228,8 @@ fn config_file(
             weights: j.weights.clone(),
             tie_margin: j.tie_margin,
         }),
-        ..ConfigFile::named(rec.name.clone())
+        name: rec.name.clone(),
+        ..ConfigFile::default()
     };
     if let Some(meta) = meta {
         file.price = meta.price;
@@ -279,10 +280,7 @@ fn run_file_of(run: &Run) -> RunFile {
             }),
             both_orders: m.head.both_orders,
             checksum_sha256: m.checksum.clone(),
-            form: match m.form {
-                Form::Pairs => "pairs".to_string(),
-                Form::RewardBench2 => crate::run::file::REWARDBENCH2.to_string(),
-            },
+            form: m.form,
             items: run.record.items.len(),
             rows: rows.map(|r| r.rows.len()),
             no_majority: m.no_majority,
