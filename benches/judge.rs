@@ -189,6 +189,7 @@ fn streamed(url: &str, concurrency: usize) -> (f64, usize) {
     let start = Instant::now();
     raterlab::raters::rate_parts(
         &parts,
+        raterlab::raters::Counted::of(&parts),
         Budget {
             concurrency,
             requests_per_minute: None,

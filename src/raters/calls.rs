@@ -200,33 +200,17 @@ pub(super) type Shown = u128;
 /// once).
 pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {
     let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
-    calls_per_part(&parts)
+    super::Counted::of(&parts).calls()
 }
 
 /// A configuration and the items it rates (RewardBench 2's protocols rate different items
 /// with each configuration).
 pub type Part<'a> = (&'a Config, &'a [Example]);
 
-/// `calls_per_config` for parts.
-pub fn calls_per_part(parts: &[Part<'_>]) -> Vec<u64> {
-    parts
-        .iter()
-        .map(|&(config, examples)| match config.template.mode {
-            Mode::Pairwise | Mode::Ranking => {
-                examples.iter().filter(|e| !skips(config, e)).count() as u64
-                    * u64::from(config.rater.samples())
-            }
-            Mode::Pointwise => {
-                let mut seen: std::collections::HashSet<Shown> = Default::default();
-                for example in examples {
-                    example_identities(config, example, |key| {
-                        seen.insert(key);
-                    });
-                }
-                seen.len() as u64
-            }
-        })
-        .collect()
+/// How many calls a pairwise or ranking configuration sends for `examples`: one per item it
+/// asks, per sample (a pointwise one's are counted by identity, `schedule::Counted`).
+pub(super) fn pairwise_calls(config: &Config, examples: &[Example]) -> u64 {
+    examples.iter().filter(|e| !skips(config, e)).count() as u64 * u64::from(config.rater.samples())
 }
 
 /// What the caller says after each rating: go on; send no new call of these parts (their

@@ -80,6 +80,7 @@ fn blocks_change_nothing() {
         let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, &examples[..])).collect();
         schedule(
             &parts,
+            super::super::Counted::of(&parts),
             budget,
             Arc::new(crate::judge::execute::Silent),
             &mut |group, index, r| {
@@ -206,6 +207,7 @@ fn a_stop_sends_no_new_call_and_a_resume_completes_the_run() {
         let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 3];
         schedule(
             &parts,
+            super::super::Counted::of(&parts),
             budget,
             Arc::new(crate::judge::execute::Silent),
             &mut |group, _, r| {
@@ -248,6 +250,7 @@ fn a_stop_sends_no_new_call_and_a_resume_completes_the_run() {
     let mut whole: Vec<Vec<Rating>> = vec![Vec::new(); 3];
     schedule(
         &parts,
+        super::super::Counted::of(&parts),
         budget,
         Arc::new(crate::judge::execute::Silent),
         &mut |group, _, r| {
@@ -299,6 +302,7 @@ fn a_dropped_part_gets_no_later_call_and_the_others_fill_its_chunks() {
     let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); 4];
     schedule(
         &parts,
+        super::super::Counted::of(&parts),
         budget,
         Arc::new(crate::judge::execute::Silent),
         &mut |group, index, r| {
@@ -400,6 +404,7 @@ fn answers_stream_past_a_slow_call_at_the_concurrency() {
         let mut handed: Vec<(usize, usize)> = Vec::new();
         schedule(
             &parts,
+            super::super::Counted::of(&parts),
             budget,
             Arc::new(crate::judge::execute::Silent),
             &mut |group, index, r| {
@@ -454,6 +459,7 @@ fn identical_pointwise_calls_of_two_configurations_go_out_once() {
         let mut ratings: Vec<Vec<Rating>> = vec![Vec::new(); parts.len()];
         schedule(
             parts,
+            super::super::Counted::of(parts),
             budget,
             Arc::new(crate::judge::execute::Silent),
             &mut |group, _, r| {

@@ -20,13 +20,12 @@ mod schedule;
 
 pub use aggregate::aggregate;
 pub use calls::{
-    calls_per_config, calls_per_part, for_each_call, for_each_part_call, messages, Answers, Flow,
-    Part,
+    calls_per_config, for_each_call, for_each_part_call, messages, Answers, Flow, Part,
 };
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};
 pub use pointwise::{aggregate_pointwise, compare_grades, Missing, PointwiseRule};
-pub use schedule::{rate, rate_all, rate_parts, Blocks};
+pub use schedule::{rate, rate_all, rate_parts, Blocks, Counted};
 
 use crate::judge::{CallError, Completion, Judge, Params};
 use crate::prompts::Template;

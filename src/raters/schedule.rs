@@ -11,8 +11,8 @@
 //! cache hit, as they would have one after the other).
 
 use super::calls::{
-    example_calls, example_identities, rating, without_call, Answers, ExampleCalls, Flow, Part,
-    Shown,
+    example_calls, example_identities, pairwise_calls, rating, without_call, Answers, ExampleCalls,
+    Flow, Part, Shown,
 };
 use super::pointwise::Graded;
 use super::{Config, Rating};
@@ -38,7 +38,8 @@ pub fn rate(
     answers: &mut Answers<'_>,
 ) {
     let parts: Vec<Part<'_>> = configs.iter().map(|c| (c, examples)).collect();
-    rate_parts(&parts, budget, observer, answers, Blocks::Large);
+    let counted = Counted::of(&parts);
+    rate_parts(&parts, counted, budget, observer, answers, Blocks::Large);
 }
 
 /// How large a chunk of calls is: the items are cut into chunks across the parts, and a chunk's
@@ -52,9 +53,11 @@ pub enum Blocks {
     Concurrency,
 }
 
-/// `rate` with each configuration's own items; `answers` gets (part, item index, rating).
+/// `rate` with each configuration's own items, counted by `Counted::of(parts)`; `answers` gets
+/// (part, item index, rating).
 pub fn rate_parts(
     parts: &[Part<'_>],
+    counted: Counted,
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
@@ -64,7 +67,7 @@ pub fn rate_parts(
         Blocks::Large => Cut::Fixed(CHUNK_CALLS.max(budget.concurrency.saturating_mul(64))),
         Blocks::Concurrency => Cut::Paced(budget.concurrency.max(1)),
     };
-    schedule(parts, budget, observer, answers, cut);
+    schedule(parts, counted, budget, observer, answers, cut);
 }
 
 /// `rate`, every rating kept: one list per configuration, in example order.
@@ -196,11 +199,32 @@ struct Answer {
     kept: bool,
 }
 
-/// The pointwise calls a part's items share: how many uses each has left, and the ticket of
-/// those asked that later items still use; and each item's calls' identities as counted
-/// (`keys[at[i]..at[i + 1]]`, in `example_calls`' order), so that a call another item asked is
-/// never made again.
+/// Each part's calls counted once, before any is sent: how many the part sends (a pointwise
+/// grade that several items share counts once), and which of its items' calls share. The
+/// progress totals and the schedule read this one count, so each pointwise call is rendered
+/// and hashed once to count it.
+#[derive(Debug)]
+pub struct Counted(Vec<Sharing>);
+
+impl Counted {
+    /// The count of `parts`' calls.
+    pub fn of(parts: &[Part<'_>]) -> Self {
+        Self(parts.iter().map(|&(c, e)| Sharing::count(c, e)).collect())
+    }
+
+    /// How many calls each part sends.
+    pub fn calls(&self) -> Vec<u64> {
+        self.0.iter().map(|s| s.calls).collect()
+    }
+}
+
+/// A part's calls: how many it sends; the pointwise calls its items share: how many uses each
+/// has left, and the ticket of those asked that later items still use; and each item's calls'
+/// identities as counted (`keys[at[i]..at[i + 1]]`, in `example_calls`' order), so that a call
+/// another item asked is never made again.
+#[derive(Debug)]
 struct Sharing {
+    calls: u64,
     left: HashMap<Shown, u32>,
     ticket: HashMap<Shown, usize>,
     keys: Vec<Shown>,
@@ -208,11 +232,12 @@ struct Sharing {
 }
 
 impl Sharing {
-    /// Counts the uses of each pointwise call of `config` (none for a pairwise one), keeping
-    /// only those used more than once.
+    /// Counts `config`'s calls of `examples` and the uses of each pointwise call (none for a
+    /// pairwise one), keeping only those used more than once.
     fn count(config: &super::Config, examples: &[crate::dataset::examples::Example]) -> Self {
         let mut left: HashMap<Shown, u32> = HashMap::new();
         let (mut keys, mut at) = (Vec::new(), Vec::new());
+        let mut calls = pairwise_calls(config, examples);
         if config.template.mode == crate::prompts::Mode::Pointwise {
             at.reserve(examples.len() + 1);
             for example in examples {
@@ -223,9 +248,11 @@ impl Sharing {
                 });
             }
             at.push(keys.len());
+            calls = left.len() as u64;
             left.retain(|_, n| *n > 1);
         }
         Self {
+            calls,
             left,
             ticket: HashMap::new(),
             keys,
@@ -536,6 +563,7 @@ impl Schedule<'_, '_, '_> {
 /// (part, item index, rating), each part's items in order.
 pub(super) fn schedule(
     parts: &[Part<'_>],
+    Counted(sharing): Counted,
     budget: Budget,
     observer: Arc<dyn Observer>,
     answers: &mut Answers<'_>,
@@ -547,7 +575,7 @@ pub(super) fn schedule(
         parts,
         answers,
         observer,
-        sharing: parts.iter().map(|&(c, e)| Sharing::count(c, e)).collect(),
+        sharing,
         waiting: parts.iter().map(|_| (0, VecDeque::new())).collect(),
         got: HashMap::new(),
         waiters: HashMap::new(),

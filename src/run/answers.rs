@@ -17,7 +17,8 @@ fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
 /// completions.jsonl's writer. Lines come in `ratings.csv`'s order (part, then item, then
 /// sample), which its `completion_ref` column counts on, while the answers come a block of
 /// items at a time across the parts: each part's lines go to a file of its own in the run
-/// directory (`.completions-K.jsonl`), joined in part order by `finish`. A run stopped
+/// directory (`.completions-K.jsonl`), joined in part order by `finish` (one part's file is
+/// renamed). A run stopped
 /// before `finish` keeps them there.
 #[derive(Debug)]
 pub struct AnswerLog {
@@ -113,6 +114,10 @@ impl AnswerLog {
     }
 
     fn join(&mut self) -> std::io::Result<()> {
+        if let [(one, out)] = self.parts.as_mut_slice() {
+            out.flush()?;
+            return std::fs::rename(one, &self.path);
+        }
         let mut all = BufWriter::new(File::create(&self.path)?);
         for (path, out) in &mut self.parts {
             out.flush()?;

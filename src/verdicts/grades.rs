@@ -138,6 +138,20 @@ pub(super) fn labelled_numbers(text: &str) -> Vec<f64> {
 
 /// The numbers opening the text: one, or two ("8 7", "8.5, 7.0").
 pub(super) fn opening_numbers(text: &str) -> Vec<f64> {
+    // A text that is one number and nothing else (a score read from a file is written so) is
+    // what the pattern reads from it, without running the pattern.
+    if is_plain_number(text) {
+        return text
+            .parse::<f64>()
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .collect();
+    }
+    by_pattern(text)
+}
+
+/// The numbers `OPENING_NUMBERS` captures at the start of `text`.
+fn by_pattern(text: &str) -> Vec<f64> {
     OPENING_NUMBERS
         .captures(text)
         .map(|c| {
@@ -147,6 +161,21 @@ pub(super) fn opening_numbers(text: &str) -> Vec<f64> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Whether `text` is all of one `[-+]?\d+(?:\.\d+)?`: what `OPENING_NUMBERS` captures as
+/// its first number when nothing comes before or after it.
+fn is_plain_number(text: &str) -> bool {
+    let b = text.as_bytes();
+    let b = match b.first() {
+        Some(b'-' | b'+') => &b[1..],
+        _ => b,
+    };
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    match b.iter().position(|&c| c == b'.') {
+        Some(dot) => digits(&b[..dot]) && digits(&b[dot + 1..]),
+        None => digits(b),
+    }
 }
 
 pub(super) fn score(text: &str) -> Verdict {
@@ -243,5 +272,47 @@ fn label_text(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_number_reads_as_the_pattern_reads_it() {
+        let huge = "9".repeat(400);
+        let texts = [
+            "0.054999999999999966",
+            "-2.5",
+            "+3",
+            "-0",
+            "007",
+            "1.",
+            ".5",
+            "-",
+            "+",
+            "",
+            "1.2.3",
+            "1e5",
+            "3 ",
+            " 3",
+            "8 7",
+            "8.5, 7.0",
+            "１",
+            huge.as_str(),
+        ];
+        for text in texts {
+            // The pattern alone, as `opening_numbers` read every text before its shortcut.
+            let (got, want) = (opening_numbers(text), by_pattern(text));
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+        assert!(is_plain_number("-2.5") && is_plain_number("007"));
+        assert!(!is_plain_number("1.") && !is_plain_number(".5") && !is_plain_number("1e5"));
+        assert_eq!(opening_numbers(&huge), Vec::<f64>::new());
     }
 }

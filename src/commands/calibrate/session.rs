@@ -105,7 +105,8 @@ impl Session {
             .zip(parts)
             .map(|(c, p)| (c, layout.items(p)))
             .collect();
-        let planned = raters::calls_per_part(&called);
+        let counted = raters::Counted::of(&called);
+        let planned = counted.calls();
         let observer = crate::report::media::progress::Calls::new(&configs, &planned);
         let mut log = crate::run::answers::AnswerLog::create(
             &dir,
@@ -126,6 +127,7 @@ impl Session {
         };
         raters::rate_parts(
             &called,
+            counted,
             self.budget,
             observer.clone(),
             &mut fold_each,
