@@ -46,7 +46,8 @@ pub struct LabelPairs {
     /// Each pair's second rating, read as the ratings are, when `--compare-col` was named
     /// (one-file form; None where unreadable under `--unreadable drop`).
     pub compare: Option<Vec<Option<i64>>>,
-    /// Each pair's row in the file (one-file form; empty otherwise).
+    /// Each pair's row in the file (one-file form, when rows were left out); empty: pair k is
+    /// row k (every row kept, or the two-file form).
     pub rows: Vec<usize>,
 }
 
@@ -216,7 +217,8 @@ pub fn load_one(
         .count();
     let dropped_ratings = rating.iter().filter(|r| r.is_none()).count();
     let kept = |values: Vec<Option<i64>>| -> Vec<i64> { values.into_iter().flatten().collect() };
-    let (gold, rating) = if keep.iter().all(|&k| k) {
+    let every = keep.iter().all(|&k| k);
+    let (gold, rating) = if every {
         (kept(gold), kept(rating))
     } else {
         let pick = |v: &[Option<i64>]| {
@@ -228,9 +230,14 @@ pub fn load_one(
         };
         (pick(&gold), pick(&rating))
     };
-    let rows: Vec<usize> = (0..keep.len()).filter(|&r| keep[r]).collect();
+    // Every row kept: pair k is row k, and no list says so (it would be a word per row).
+    let rows: Vec<usize> = if every {
+        Vec::new()
+    } else {
+        (0..keep.len()).filter(|&r| keep[r]).collect()
+    };
     let groups = group_names.map(|all| {
-        if rows.len() == keep.len() {
+        if every {
             all
         } else {
             all.pick(rows.iter().copied())
