@@ -208,7 +208,7 @@ pub fn calls_per_config(configs: &[Config], examples: &[Example]) -> Vec<u64> {
 pub type Part<'a> = (&'a Config, &'a [Example]);
 
 /// How many calls a pairwise or ranking configuration sends for `examples`: one per item it
-/// asks, per sample (a pointwise one's are counted by identity, `schedule::Counted`).
+/// asks, per sample (a pointwise one's are counted by identity, `counted::Counted`).
 pub(super) fn pairwise_calls(config: &Config, examples: &[Example]) -> u64 {
     examples.iter().filter(|e| !skips(config, e)).count() as u64 * u64::from(config.rater.samples())
 }

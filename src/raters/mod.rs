@@ -10,6 +10,7 @@
 
 mod aggregate;
 mod calls;
+mod counted;
 pub mod jury;
 mod kept;
 mod kind;
@@ -22,10 +23,11 @@ pub use aggregate::aggregate;
 pub use calls::{
     calls_per_config, for_each_call, for_each_part_call, messages, Answers, Flow, Part,
 };
+pub use counted::Counted;
 pub use kept::{usage, CallTally, RatingRow};
 pub use kind::{Aggregation, RaterKind};
 pub use pointwise::{aggregate_pointwise, compare_grades, Missing, PointwiseRule};
-pub use schedule::{rate, rate_all, rate_parts, Blocks, Counted};
+pub use schedule::{rate, rate_all, rate_parts, Blocks};
 
 use crate::judge::{CallError, Completion, Judge, Params};
 use crate::prompts::Template;
