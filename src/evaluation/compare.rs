@@ -57,13 +57,15 @@ pub struct Comparison {
     /// Items only A got right, and only B.
     pub only_a_right: u64,
     pub only_b_right: u64,
-    /// McNemar's power at α = 0.05 and 80% power, from the observed discordance.
+    /// McNemar's power at the run's α and 80% power, from the observed discordance.
     pub power: Power,
 }
 
-/// What the accuracy comparison could detect (`metrics::power`, α = 0.05, power 0.8).
+/// What the accuracy comparison could detect (`metrics::power`, at `alpha`, power 0.8).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Power {
+    /// The error level the figures are for (the run's `--alpha`).
+    pub alpha: f64,
     /// The share of items exactly one configuration got right.
     pub discordance: f64,
     /// The smallest accuracy difference these n items detect (NaN: none can be).
@@ -78,6 +80,7 @@ impl Power {
         use crate::metrics::power::{mcnemar_items_needed, mcnemar_min_detectable, POWER};
         if n == 0 {
             return Self {
+                alpha,
                 discordance: f64::NAN,
                 min_detectable: f64::NAN,
                 items_needed: f64::NAN,
@@ -86,6 +89,7 @@ impl Power {
         let discordance = (only_a + only_b) as f64 / n as f64;
         let diff = (only_b as f64 - only_a as f64) / n as f64;
         Self {
+            alpha,
             discordance,
             min_detectable: mcnemar_min_detectable(n as f64, discordance, alpha, POWER),
             items_needed: mcnemar_items_needed(discordance, diff, alpha, POWER).ceil(),

@@ -72,6 +72,11 @@ fn alpha_sets_every_test_and_interval_and_report_dir_keeps_or_changes_it() {
     .concat());
     assert_eq!(code, 0);
     assert!(!details.contains("95%"), "{details}");
+    // The significance groups' table states the level it splits at.
+    assert!(
+        details.contains("Holm-adjusted p ≥ 0.2)") && !details.contains("p ≥ 0.05"),
+        "{details}"
+    );
     assert!(
         details.contains("one-sided 80%") && details.contains("60% interval"),
         "{details}"
@@ -121,6 +126,50 @@ fn alpha_sets_every_test_and_interval_and_report_dir_keeps_or_changes_it() {
             e.contains("--alpha") && e.contains("between 0 and 1"),
             "{e}"
         );
+    }
+}
+
+/// The sentence on what a comparison without a difference could have detected states the α
+/// its figures are at. It used to say "α = 0.05" whatever `--alpha` was, while the figures
+/// beside it were computed at the given level.
+#[test]
+fn the_power_sentence_names_the_alpha_its_figures_are_at() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("two.csv");
+    // Two rating columns one item apart over 300 items: no test tells them apart.
+    let mut csv = String::from("id,gold,a,b\n");
+    for k in 0..300 {
+        let gold = if k % 2 == 0 { -1 } else { 1 };
+        let a = if k % 4 < 3 { gold } else { -gold };
+        let b = if k % 4 < 3 || k == 3 { gold } else { -gold };
+        csv.push_str(&format!("i{k},{gold},{a},{b}\n"));
+    }
+    std::fs::write(&path, csv).expect("csv");
+    let input = path.to_str().expect("utf-8");
+    for (alpha, stated) in [("0.2", "α = 0.2,"), ("0.05", "α = 0.05,")] {
+        let (code, text, err) = run(&[
+            "analyze",
+            "--input",
+            input,
+            "--rating-col",
+            "a,b",
+            "--bootstrap",
+            "200",
+            "--alpha",
+            alpha,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(text.contains("no significant difference"), "{text}");
+        assert!(
+            text.contains(&format!("at 80% power and {stated}")),
+            "--alpha {alpha}: {text}"
+        );
+        let other = if alpha == "0.2" {
+            "α = 0.05"
+        } else {
+            "α = 0.2"
+        };
+        assert!(!text.contains(other), "--alpha {alpha}: {text}");
     }
 }
 

@@ -107,7 +107,10 @@ fn tables(run: &Evaluated, g: &Groups) -> Vec<Table> {
     }
     let name = |i: usize| crate::report::media::format::shown_name(&run.record.configs[i]);
     let mut t = Table::new(
-        "Indistinguishable from the best (McNemar vs the most accurate configuration, Holm-adjusted p ≥ 0.05)",
+        format!(
+            "Indistinguishable from the best (McNemar vs the most accurate configuration, Holm-adjusted p ≥ {})",
+            g.alpha
+        ),
         &["scope", "best", "accuracy", "group size", "indistinguishable from the best"],
     );
     let scopes = g

@@ -178,7 +178,8 @@ fn power_phrase(c: &Comparison) -> String {
     };
     if p.items_needed.is_finite() {
         format!(
-            "; at 80% power and α = 0.05, ≈ {} items would separate them on accuracy ({detectable})",
+            "; at 80% power and α = {}, ≈ {} items would separate them on accuracy ({detectable})",
+            p.alpha,
             thousands(p.items_needed as u64)
         )
     } else {
@@ -211,6 +212,7 @@ mod tests {
             only_b_right: 0,
             // No power figures: the verdict lines below are about the tests.
             power: crate::evaluation::Power {
+                alpha: 0.05,
                 discordance: f64::NAN,
                 min_detectable: f64::NAN,
                 items_needed: f64::NAN,
