@@ -129,15 +129,11 @@ fn ids(frame: &Frame, name: Option<&str>, required: bool) -> Result<Option<Vec<S
     Ok(Some(ids))
 }
 
-/// A 64-bit hash of an id: FNV-1a, then murmur3's finalizer. Only a filter: a repeated
-/// hash sends the check to the exact path, so a collision costs time, never correctness.
+/// A 64-bit hash of an id: XXH3 (a word at a time; FNV-1a's byte-at-a-time chain took most of
+/// the check on 2·10^6 ids). Only a filter: a repeated hash sends the check to the exact path,
+/// so a collision costs time, never correctness.
 fn id_hash(text: &str) -> u64 {
-    let mut h = super::select::stable_hash(&[text.as_bytes()]);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }
 
 /// Checks an id column for duplicates without materializing the ids (one-file form); the
