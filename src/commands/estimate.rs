@@ -105,7 +105,7 @@ pub fn of_values(
         settings.labels.as_ref(),
     )?;
     let rows: Vec<usize> = (0..values.len()).filter(|&r| values[r].is_some()).collect();
-    let pi = crate::run::ratings::label_probs(settings, Some(frame), &rows)?;
+    let pi = crate::run::ratings::label_probs(settings, Some(frame), rows.iter().copied())?;
     let items: Vec<Item> = rows
         .iter()
         .enumerate()

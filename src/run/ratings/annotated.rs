@@ -76,7 +76,7 @@ fn loaded(
     }
     let n = annotated.votes.len();
     let items = read::Items {
-        rows: (0..n).collect(),
+        rows: read::Rows::Every(n),
         gold: annotated.gold[..n].to_vec(),
         outcomes: vec![(annotated.judge[..n].iter())
             .map(|r| {

@@ -181,17 +181,29 @@ fn rated(
         .flat_map(|p| rated_rows(p).map(|(row, _)| row))
         .max()
         .map_or(0, |last| last + 1);
+    // One column rating every row up to the last (each row once): item k is row k, and no
+    // map from rows to items is needed.
+    let every = match columns.as_slice() {
+        [one] => one.gold.len() + one.unlabelled.len() == height,
+        _ => false,
+    };
     const NONE: u32 = u32::MAX;
-    let mut slot = vec![NONE; height];
-    for pairs in &columns {
-        for (row, _) in rated_rows(pairs) {
-            slot[row] = 0;
+    let (rows, slot) = if every {
+        (read::Rows::Every(height), Vec::new())
+    } else {
+        let mut slot = vec![NONE; height];
+        for pairs in &columns {
+            for (row, _) in rated_rows(pairs) {
+                slot[row] = 0;
+            }
         }
-    }
-    let rows: Vec<usize> = (0..height).filter(|&r| slot[r] != NONE).collect();
-    for (k, &row) in rows.iter().enumerate() {
-        slot[row] = k as u32;
-    }
+        let rows: Vec<usize> = (0..height).filter(|&r| slot[r] != NONE).collect();
+        for (k, &row) in rows.iter().enumerate() {
+            slot[row] = k as u32;
+        }
+        (read::Rows::Listed(rows), slot)
+    };
+    let item_of = |row: usize| slot.get(row).map_or(row, |&k| k as usize);
     let n = rows.len();
     let mut gold: Vec<Option<i64>> = vec![None; n];
     // Each column's ratings, as the configuration's outcomes (no readable rating: no verdict).
@@ -205,7 +217,7 @@ fn rated(
             Some(if n == f.height() {
                 all
             } else {
-                all.pick(rows.iter().copied())
+                all.pick(rows.iter())
             })
         }
         _ => None,
@@ -216,7 +228,7 @@ fn rated(
     }
     for (j, pairs) in columns.iter().enumerate() {
         for (row, pair) in rated_rows(pairs) {
-            let k = slot[row] as usize;
+            let k = item_of(row);
             match pair {
                 Ok(q) => {
                     gold[k] = gold[k].or(Some(pairs.gold[q]));
@@ -241,7 +253,7 @@ fn rated(
     let p = match (frame, &settings.columns.probability) {
         (Some(f), Some(col)) => {
             let p = f.probabilities(col, "--probability")?;
-            Some(rows.iter().map(|&r| p[r]).collect())
+            Some(rows.iter().map(|r| p[r]).collect())
         }
         _ => None,
     };
@@ -257,13 +269,13 @@ fn rated(
         if items.is_empty() {
             return Labels::pairwise();
         }
+        // The labelled items' values (every item's when none is labelled).
         let labelled = items.gold.iter().any(Option::is_some);
-        let kept = |k: &usize| items.gold[*k].is_some() || !labelled;
-        let gold = (0..items.len()).filter(kept).filter_map(|k| items.gold[k]);
+        let gold = items.gold.iter().flatten().copied();
         let rated = (items.outcomes.iter()).flat_map(|column| {
-            (0..items.len())
-                .filter(kept)
-                .filter_map(|k| column[k].rating())
+            (column.iter().zip(&items.gold))
+                .filter(|(_, g)| g.is_some() || !labelled)
+                .filter_map(|(o, _)| o.rating())
         });
         Labels::infer_from(gold.chain(rated))
     });
@@ -278,7 +290,7 @@ fn rated(
     // One file: each item's π beside it (two files have no rows to read it from, which
     // `--estimate` says).
     if frame.is_some() {
-        if let Some(pi) = label_probs(settings, frame, &items.rows)? {
+        if let Some(pi) = label_probs(settings, frame, items.rows.iter())? {
             extras.inputs.put(Box::new(pi));
         }
     }
@@ -295,7 +307,7 @@ fn rated(
 pub fn label_probs(
     settings: &AnalyzeSettings,
     frame: Option<&Frame>,
-    rows: &[usize],
+    rows: impl Iterator<Item = usize>,
 ) -> Result<Option<crate::evaluation::estimate::LabelProbs>> {
     let Some(col) = &settings.label_prob else {
         return Ok(None);
@@ -306,8 +318,7 @@ pub fn label_probs(
         ));
     };
     let pi = frame.probabilities(col, "--label-prob")?;
-    rows.iter()
-        .map(|&row| match pi[row] {
+    rows.map(|row| match pi[row] {
             Some(p) if p > 0.0 => Ok(Some(p)),
             _ => Err(input_error(format!(
                 "{}: --label-prob needs every row's chance of being labelled, above 0 (plan --active --out's label_prob)",

@@ -17,7 +17,7 @@ use anyhow::Result;
 /// probability and its group.
 #[derive(Debug)]
 pub struct Items {
-    pub rows: Vec<usize>,
+    pub rows: Rows,
     pub gold: Vec<Option<i64>>,
     /// One column per configuration, one outcome per item (no readable rating: no verdict).
     pub outcomes: Vec<Vec<Outcome>>,
@@ -32,7 +32,37 @@ impl Items {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.rows.len() == 0
+    }
+}
+
+/// Each item's row in the file (the two-file form: its place): item k is row k for the first
+/// `n` rows (every row an item: no list, which would be a word per row), or the rows listed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rows {
+    Every(usize),
+    Listed(Vec<usize>),
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        match self {
+            Rows::Every(n) => *n,
+            Rows::Listed(rows) => rows.len(),
+        }
+    }
+
+    /// Item `k`'s row.
+    pub fn get(&self, k: usize) -> usize {
+        match self {
+            Rows::Every(_) => k,
+            Rows::Listed(rows) => rows[k],
+        }
+    }
+
+    /// Each item's row, in item order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        (0..self.len()).map(|k| self.get(k))
     }
 }
 
@@ -159,7 +189,7 @@ pub fn record(
             "--probability needs two labels (negative, positive) or three (-1, tie, 1); the labels are {labels}"
         )));
     }
-    let file_row = |k: usize| items.rows[k];
+    let file_row = |k: usize| items.rows.get(k);
     let pairwise = labels.fits_pairwise();
     let needs_pairs = |flag: &str| {
         input_error(format!(
@@ -263,7 +293,7 @@ impl Unbuilt {
 pub fn generators(
     s: &crate::run::settings::SystemsSettings,
     frame: &Frame,
-    rows: &[usize],
+    rows: &Rows,
 ) -> Result<crate::evaluation::Generators> {
     use crate::evaluation::Reference;
     let g1 = frame.text(&s.generators.0, "--generators", "model")?;
@@ -274,13 +304,13 @@ pub fn generators(
     };
     let models: Vec<[String; 2]> = rows
         .iter()
-        .map(|&r| [g1[r].clone(), g2[r].clone()])
+        .map(|r| [g1[r].clone(), g2[r].clone()])
         .collect();
     let mut generators = crate::evaluation::Generators::of(
         models
             .iter()
-            .zip(rows)
-            .map(|(m, &r)| (Some(m), prompts[r].as_str())),
+            .zip(rows.iter())
+            .map(|(m, r)| (Some(m), prompts[r].as_str())),
     )
     .ok_or_else(|| input_error("--generators: no row to rank models by"))?;
     generators.reference = match &s.reference {
