@@ -79,6 +79,27 @@ pub struct Systems {
     pub reference: Option<Agreement>,
 }
 
+impl Systems {
+    /// The pairs of models that the ranking (Bradley–Terry Elo, models against each other) and
+    /// its view (each model's win rate, a tie half) put in opposite orders, in ranking order:
+    /// a model that met stronger opponents can win less often and still be rated higher. None
+    /// against a baseline, where the win rate is the ranking.
+    pub fn reordered_by_win_rate(&self) -> Vec<[&str; 2]> {
+        let g = &self.generators;
+        let mut out = Vec::new();
+        for (i, a) in g.iter().enumerate() {
+            for b in &g[i + 1..] {
+                if let (Some(ea), Some(eb)) = (a.elo, b.elo) {
+                    if (ea - eb) * (a.win_rate - b.win_rate) < 0.0 {
+                        out.push([a.name.as_str(), b.name.as_str()]);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 /// The best configuration by Spearman with the reference against each other one.
 pub type SystemsComparison = super::paired::PairedTest;
 

@@ -488,3 +488,83 @@ fn the_readmes_system_level_example_prints_what_it_shows() {
         );
     }
 }
+
+/// One ranking of the models: Bradley–Terry Elo, with each model's win rate as its view. A
+/// model that met only the strongest opponent wins less often than one that met only the
+/// weakest, yet is rated above it; the terminal says how many pairs the two order differently
+/// and names them, and says so too when they agree.
+#[test]
+fn the_elo_ranking_says_where_its_win_rate_view_orders_models_differently() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // (model 1, model 2, times, response 1 wins of them): A meets only C and wins 40%; B meets
+    // only D and wins 60%; C beats D 80% of the time.
+    let schedule = [("A", "C", 50, 20), ("B", "D", 50, 30), ("C", "D", 100, 80)];
+    let mut csv = String::from("id,gold,rating,g1,g2\n");
+    let mut id = 0;
+    for (a, b, times, wins) in schedule {
+        for k in 0..times {
+            let rating = if k < wins { -1 } else { 1 };
+            csv.push_str(&format!("{id},{rating},{rating},{a},{b}\n"));
+            id += 1;
+        }
+    }
+    let path = write(dir.path(), "battles.csv", &csv);
+    let input = path.to_str().expect("utf-8");
+    let args = [
+        "analyze",
+        "--input",
+        input,
+        "--generators",
+        "g1,g2",
+        "--bootstrap",
+        "50",
+    ];
+    let doc = json_of(&[&args[..], &["--json"]].concat());
+    let models = doc["configs"][0]["systems"]["generators"]
+        .as_array()
+        .expect("generators")
+        .clone();
+    let score = |m: &Value, key: &str| m[key].as_f64().expect("number");
+    let mut reordered = Vec::new();
+    for (i, a) in models.iter().enumerate() {
+        for b in &models[i + 1..] {
+            if (score(a, "elo") - score(b, "elo")) * (score(a, "win_rate") - score(b, "win_rate"))
+                < 0.0
+            {
+                reordered.push((a["name"].clone(), b["name"].clone()));
+            }
+        }
+    }
+    assert!(
+        reordered.contains(&(json!("A"), json!("B"))),
+        "A (40% against the strongest) above B (60% against the weakest) by Elo: {models:?}"
+    );
+    let (code, text, err) = crate::common::run(&args);
+    assert_eq!(code, 0, "{err}");
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains(&format!(
+            "The win rates order {} of the 6 pairs of models the other way: Elo puts",
+            reordered.len()
+        )) && text.contains("A above B"),
+        "{text}"
+    );
+    // Every pair in the same order: said too.
+    let fair = "id,gold,rating,g1,g2\n0,-1,-1,A,B\n1,-1,-1,A,B\n2,1,1,A,B\n3,-1,-1,B,C\n4,-1,-1,B,C\n5,1,1,B,C\n6,-1,-1,A,C\n7,-1,-1,A,C\n8,-1,-1,A,C\n";
+    let fair = write(dir.path(), "fair.csv", fair);
+    let (code, text, err) = crate::common::run(&[
+        "analyze",
+        "--input",
+        fair.to_str().expect("utf-8"),
+        "--generators",
+        "g1,g2",
+        "--bootstrap",
+        "50",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("The win rates order every pair of the 3 models as Elo does."),
+        "{text}"
+    );
+}

@@ -124,11 +124,53 @@ pub fn tables_of(
         t.secondary = (2..headers.len()).collect();
         t
     };
+    let mut t = t;
+    if elo {
+        t.notes.extend(reordered_notes(rows));
+    }
     let mut out = vec![t];
     if rows.iter().any(|(_, s)| s.reference.is_some()) {
         out.push(against_reference(rows, level));
     }
     out
+}
+
+/// The one ranking of the models is Elo; the win rate (a tie half) is its view. Where the two
+/// order a pair of models differently, the note says which, for each configuration.
+fn reordered_notes(rows: &[(String, &Systems)]) -> Vec<String> {
+    let mut notes = vec![
+        "Ranked by Bradley–Terry Elo (a tie half a win, each result weighed by whom it was against); each model's win rate (--json's win_rate, a tie half) is a view of the same verdicts that ignores the opponents' strength."
+            .to_string(),
+    ];
+    for (name, s) in rows {
+        let pairs = s.reordered_by_win_rate();
+        let k = s.generators.len();
+        let all = k * k.saturating_sub(1) / 2;
+        let who = if rows.len() > 1 {
+            format!("{name}: the")
+        } else {
+            "The".to_string()
+        };
+        notes.push(if pairs.is_empty() {
+            format!("{who} win rates order every pair of the {k} models as Elo does.")
+        } else {
+            let mut shown: Vec<String> = (pairs.iter().take(3))
+                .map(|[a, b]| format!("{a} above {b}"))
+                .collect();
+            let last = shown.pop().unwrap_or_default();
+            let listed = if shown.is_empty() {
+                last
+            } else {
+                format!("{} and {last}", shown.join(", "))
+            };
+            format!(
+                "{who} win rates order {} of the {all} pairs of models the other way: Elo puts {listed}{}.",
+                pairs.len(),
+                if pairs.len() > 3 { ", among others" } else { "" }
+            )
+        });
+    }
+    notes
 }
 
 /// Each configuration's ranking against the reference.
