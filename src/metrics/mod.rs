@@ -9,6 +9,7 @@ pub mod active;
 mod agreement;
 mod align;
 mod bootstrap;
+pub mod bradley_terry;
 pub mod calibration;
 pub mod confseq;
 mod contingency;
