@@ -42,8 +42,7 @@ impl Sharing {
     fn count(config: &super::Config, examples: &[crate::dataset::examples::Example]) -> Self {
         let mut left: HashMap<Shown, u32> = HashMap::new();
         let (mut keys, mut at) = (Vec::new(), Vec::new());
-        let mut calls = pairwise_calls(config, examples);
-        if config.template.mode == crate::prompts::Mode::Pointwise {
+        let calls = if config.template.mode == crate::prompts::Mode::Pointwise {
             at.reserve(examples.len() + 1);
             for example in examples {
                 at.push(keys.len());
@@ -53,9 +52,13 @@ impl Sharing {
                 });
             }
             at.push(keys.len());
-            calls = left.len() as u64;
+            // Each distinct identity is one call; only those used again are kept.
+            let distinct = left.len() as u64;
             left.retain(|_, n| *n > 1);
-        }
+            distinct
+        } else {
+            pairwise_calls(config, examples)
+        };
         Self {
             calls,
             left,

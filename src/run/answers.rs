@@ -18,8 +18,7 @@ fn char_span(s: &crate::raters::SampleTrace) -> Option<[usize; 2]> {
 /// sample), which its `completion_ref` column counts on, while the answers come a block of
 /// items at a time across the parts: each part's lines go to a file of its own in the run
 /// directory (`.completions-K.jsonl`), joined in part order by `finish` (one part's file is
-/// renamed). A run stopped
-/// before `finish` keeps them there.
+/// renamed). A run stopped before `finish` keeps them there.
 #[derive(Debug)]
 pub struct AnswerLog {
     parts: Vec<(PathBuf, BufWriter<File>)>,
