@@ -100,22 +100,29 @@ impl<'a> ExampleCalls<'a> {
             .flat_map(move |&side| (0..samples).map(move |sample| (side, sample)))
     }
 
-    /// The call of `side` and `sample`.
+    /// The call of `side` and `sample`. A side's last sample takes its messages and view
+    /// themselves; the others copy them.
     pub(super) fn make(&mut self, side: Option<u8>, sample: u32) -> Call {
-        if self.made.as_ref().is_none_or(|(s, _, _)| *s != side) {
-            let (config, example) = (self.config, self.example);
-            self.made = Some((
-                side,
+        let (config, example) = (self.config, self.example);
+        let (messages, item) = match self.made.take() {
+            Some((made_for, kept, shown)) if made_for == side => (kept, shown),
+            _ => (
                 messages(&config.template, example, side),
                 Arc::new(view(example, &config.template, side)),
-            ));
-        }
-        let (_, messages, item) = self.made.as_ref().expect("made above");
+            ),
+        };
+        let (messages, item) = if sample + 1 == config.rater.samples() {
+            (messages, item)
+        } else {
+            let copies = (messages.clone(), item.clone());
+            self.made = Some((side, messages, item));
+            copies
+        };
         Call {
-            messages: messages.clone(),
-            params: self.config.params.clone(),
+            messages,
+            params: config.params.clone(),
             sample,
-            item: item.clone(),
+            item,
         }
     }
 }
@@ -123,26 +130,9 @@ impl<'a> ExampleCalls<'a> {
 /// One configuration's calls for one example, in the order they are sent: (pointwise: each
 /// response in turn) each sample.
 pub(super) fn example_calls(config: &Config, example: &Example, mut f: impl FnMut(Call)) {
-    if skips(config, example) {
-        return;
-    }
-    let samples = config.rater.samples();
-    for &side in sides(config) {
-        let item = Arc::new(view(example, &config.template, side));
-        let messages = messages(&config.template, example, side);
-        let call = |messages, sample| Call {
-            messages,
-            params: config.params.clone(),
-            sample,
-            item: item.clone(),
-        };
-        // The last sample takes the messages themselves.
-        for sample in 1..samples {
-            f(call(messages.clone(), sample - 1));
-        }
-        if samples > 0 {
-            f(call(messages, samples - 1));
-        }
+    let mut calls = ExampleCalls::new(config, example);
+    for (side, sample) in calls.each() {
+        f(calls.make(side, sample));
     }
 }
 

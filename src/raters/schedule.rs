@@ -11,8 +11,7 @@
 //! cache hit, as they would have one after the other).
 
 use super::calls::{example_calls, rating, without_call, Answers, ExampleCalls, Flow, Part, Shown};
-pub use super::counted::Counted;
-use super::counted::Sharing;
+use super::counted::{Counted, Sharing};
 use super::pointwise::Graded;
 use super::{Config, Rating};
 use crate::dataset::examples::Example;

@@ -43,21 +43,21 @@ fn ratings(dir: &Path, doc: &RunFile) -> Result<Ratings> {
     let df = ParquetReader::new(file)
         .finish()
         .map_err(|e| bad_run(dir, format!("ratings.parquet: {e}")))?;
+    let column = |name: &str| {
+        df.column(name)
+            .map_err(|_| bad_run(dir, format!("ratings.parquet has no column '{name}'")))
+    };
     let text_col = |name: &str| -> Result<Vec<String>> {
-        let c = df
-            .column(name)
-            .map_err(|_| bad_run(dir, format!("ratings.parquet has no column '{name}'")))?;
-        Ok(c.str()
+        Ok(column(name)?
+            .str()
             .map_err(|_| bad_run(dir, format!("column '{name}' is not text")))?
             .iter()
             .map(|v| v.unwrap_or_default().to_string())
             .collect())
     };
     let int_col = |name: &str| -> Result<Vec<Option<i64>>> {
-        let c = df
-            .column(name)
-            .map_err(|_| bad_run(dir, format!("ratings.parquet has no column '{name}'")))?;
-        Ok(c.i64()
+        Ok(column(name)?
+            .i64()
             .map_err(|_| bad_run(dir, format!("column '{name}' is not integer")))?
             .iter()
             .collect())
