@@ -240,3 +240,61 @@ fn llmbar_patterns_reproduce_the_published_figures_exactly() {
         assert_published(&shared, judges, &doc);
     }
 }
+
+/// At 100 columns the parse-failure table gives up columns (the drop policy's figures, which
+/// the configurations' table shows) before a configuration's name breaks over two lines: with
+/// LLMBar's four recorded judges (names of 30–36 characters) it broke them.
+#[test]
+fn the_parse_failure_table_keeps_long_names_whole_at_100_columns() {
+    let Some(shared) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = shared.join("llmbar/llmbar-reward-bench-schema.parquet");
+    let out = crate::common::raterlab(&[
+        "calibrate",
+        "--config",
+        "examples/llmbar-recorded.toml",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--bootstrap",
+        "0",
+        "--out",
+        dir.path().join("run").to_str().expect("utf-8"),
+    ])
+    .env("COLUMNS", "100")
+    .output()
+    .expect("raterlab runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Parse failures:"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let rows: Vec<&&str> = table
+        .iter()
+        .filter(|l| l.contains("/llmbar-vanilla/basic"))
+        .collect();
+    assert_eq!(rows.len(), 4, "{}", table.join("\n"));
+    assert!(
+        table.iter().all(|l| l.chars().count() <= 100),
+        "{}",
+        table.join("\n")
+    );
+    for judge in [
+        "GPT-4-Vanilla",
+        "PaLM2-CoT",
+        "Falcon-CoT",
+        "ChatGPT-Vanilla",
+    ] {
+        let name = format!("{judge}/llmbar-vanilla/basic");
+        assert!(
+            rows.iter().any(|l| l.contains(&name)),
+            "{name}: {}",
+            table.join("\n")
+        );
+    }
+}

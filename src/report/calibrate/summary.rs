@@ -153,10 +153,11 @@ fn parse_failures(run: &Evaluated, order: &[usize]) -> Table {
     if cut {
         p.notes.push("cut off (thinking): the judge was stopped by --max-tokens before it answered; raise --max-tokens or lower --reasoning-effort (the policies count them with the items without a verdict)".into());
     }
-    // On a narrow terminal the as-tie columns, then the counts, give way before the
-    // configurations' names break over lines (the main table's rule).
+    // On a narrow terminal the as-tie columns, then the counts, then the drop policy's
+    // figures (the configurations' table shows them) give way before the configurations'
+    // names break over lines (the main table's rule).
     let shift = usize::from(cut);
-    p.secondary = vec![2, 3 + shift, 6 + shift, 9 + shift];
+    p.secondary = vec![4 + shift, 7 + shift, 2, 3 + shift, 6 + shift, 9 + shift];
     if cut {
         p.secondary.insert(1, 3);
     }
