@@ -268,7 +268,12 @@ pub fn emit_stats(s: &LabelStats, store: &Path) -> Result<()> {
         }
         None => writeln!(
             out,
-            "\nAgreement between annotators: none yet (it needs two annotators on a shared item; `label --overlap 2` asks for it)"
+            "\n{}",
+            wrap(
+                "Agreement between annotators: none yet (it needs two annotators on a shared item; `label --overlap 2` asks for it)",
+                width(),
+                ""
+            )
         )?,
     }
     out.flush()?;

@@ -839,6 +839,18 @@ fn real_conversations_are_served_with_their_turns_and_their_labels_become_gold()
     }
     assert!(turns > 0, "HH-RLHF's items have earlier turns");
     drop(s);
+    // One annotator's stats fit 100 columns, the missing agreement said in wrapped lines.
+    let out = crate::common::raterlab(&["labels", "stats", "--store", st])
+        .env("COLUMNS", "100")
+        .output()
+        .expect("raterlab runs");
+    let stats = String::from_utf8_lossy(&out.stdout);
+    assert!(stats.lines().all(|l| l.chars().count() <= 100), "{stats}");
+    let joined = stats.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains("Agreement between annotators: none yet"),
+        "{stats}"
+    );
     let calibrate = |extra: &[&str]| -> Value {
         let mut args = vec![
             "calibrate",
