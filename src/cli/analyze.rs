@@ -251,6 +251,9 @@ pub struct AnalyzeArgs {
           value_parser = clap::value_parser!(crate::run::settings::Unreadable))]
     pub unreadable: crate::run::settings::Unreadable,
 
+    #[command(flatten)]
+    pub alt_test: super::AltTestArgs,
+
     /// Bootstrap resamples for the 95% confidence intervals (0 turns them off).
     #[arg(long, value_name = "N", default_value_t = crate::evaluation::DEFAULT_BOOTSTRAP)]
     pub bootstrap: usize,

@@ -106,6 +106,9 @@ pub struct CalibrateArgs {
 
     #[command(flatten)]
     pub estimate: EstimateArgs,
+
+    #[command(flatten)]
+    pub alt_test: super::AltTestArgs,
 }
 
 /// `calibrate --estimate`: corrected estimates from the items with gold and those without.

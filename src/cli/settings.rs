@@ -179,6 +179,7 @@ impl TryFrom<CalibrateArgs> for CalibrateSettings {
             name: a.name,
             sequential: sequential(&a.sequential, a.batch.batch)?,
             estimate: estimate(&a.estimate)?,
+            alt_test: a.alt_test.settings()?,
             alpha: a.estimate.alpha,
             batch: a.batch.into(),
             reference,
@@ -388,6 +389,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
             _ => None,
         };
         Ok(AnalyzeSettings {
+            alt_test: args.alt_test.settings()?,
             alpha: args.alpha,
             input,
             store,

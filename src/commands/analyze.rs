@@ -77,6 +77,7 @@ fn analysis(settings: &AnalyzeSettings, loaded: Loaded, e: Option<Estimate>) -> 
         &loaded.record,
         crate::evaluation::EvalSettings {
             alpha: settings.alpha,
+            options: crate::evaluation::Options::default().with(settings.alt_test),
             ..crate::evaluation::EvalSettings::new(settings.bootstrap, settings.seed)
         },
     );

@@ -4,6 +4,7 @@
 
 pub mod active;
 mod alpacaeval;
+pub mod alt_test;
 pub mod analytic;
 pub mod annotators;
 pub mod bias;

@@ -28,6 +28,7 @@ macro_rules! analytics {
             consistency::ConsistencyAnalytic => calibrate::consistency::ConsistencySection;
             evaluator::EvaluatorAnalytic => evaluator::EvaluatorSection;
             annotators::AnnotatorsAnalytic => annotators::AnnotatorsSection;
+            alt_test::AltTestAnalytic => alt_test::AltTestSection;
             estimate::EstimateAnalytic => estimate::EstimateSection;
         }
     };

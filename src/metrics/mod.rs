@@ -8,6 +8,7 @@
 pub mod active;
 mod agreement;
 mod align;
+pub mod alt_test;
 mod bootstrap;
 pub mod bradley_terry;
 pub mod calibration;

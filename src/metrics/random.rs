@@ -50,11 +50,15 @@ pub enum Purpose {
     ActiveDraw,
     /// Simulations that check a procedure's error rates (tests).
     Simulation,
+    /// The alt-test's paired redraws of two judges' advantage probabilities.
+    AltTest,
+    /// `plan --alt-test`: the authors' simulation of annotators and a judge.
+    AltTestPlan,
 }
 
 impl Purpose {
     /// Every purpose, in declaration order.
-    pub const ALL: [Purpose; 17] = [
+    pub const ALL: [Purpose; 19] = [
         Purpose::Agreement,
         Purpose::Compare,
         Purpose::Cost,
@@ -72,6 +76,8 @@ impl Purpose {
         Purpose::Calibration,
         Purpose::ActiveDraw,
         Purpose::Simulation,
+        Purpose::AltTest,
+        Purpose::AltTestPlan,
     ];
 
     /// The name that keys its streams.
@@ -94,6 +100,8 @@ impl Purpose {
             Purpose::Calibration => "calibration",
             Purpose::ActiveDraw => "active-draw",
             Purpose::Simulation => "simulation",
+            Purpose::AltTest => "alt-test",
+            Purpose::AltTestPlan => "alt-test-plan",
         }
     }
 }

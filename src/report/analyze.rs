@@ -36,6 +36,9 @@ struct AnalyzeJson<'a> {
     annotators: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     judge_vs_annotators: Option<Value>,
+    /// `--alt-test`: can the judge (the first rating column) replace an annotator?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alt_test: Option<&'a crate::evaluation::alt_test::AltTest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     long_form: Option<&'a LongForm>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,6 +92,7 @@ pub fn to_json(a: &Analysis) -> Value {
         source: &a.source,
         annotators,
         judge_vs_annotators,
+        alt_test: a.evaluation.of_config(0),
         long_form: a.long.as_ref(),
         configs: (0..a.record.configs.len())
             .map(|i| crate::report::calibrate::document::config_value(&view, &order, i))
@@ -124,6 +128,14 @@ fn answer(a: &Analysis) -> Vec<String> {
     }
     if a.record.configs.len() > 1 {
         out.extend(crate::report::calibrate::answer::answer_of(&a.view()));
+    } else {
+        // One column: no best to name, but the sections' questions (the alt-test's) first.
+        let view = a.view();
+        out.extend(
+            crate::report::calibrate::sections::SECTIONS
+                .iter()
+                .flat_map(|s| s.question(&view)),
+        );
     }
     // The first table's own blank line follows.
     while out.last().is_some_and(String::is_empty) {

@@ -6,6 +6,7 @@
 //! written (numbers, text tables, JSON, CSV, HTML pages, progress bars, JSONL lines), using
 //! nothing above it.
 
+pub mod alt_test;
 pub mod analyze;
 pub mod annotators;
 pub mod batch;

@@ -256,6 +256,9 @@ pub struct ReferenceFile {
 /// run.json, of every form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunFile {
+    /// `--alt-test`: its ε and options (absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alt_test: Option<crate::evaluation::alt_test::AltTestSettings>,
     #[serde(default = "default_bootstrap")]
     pub bootstrap: usize,
     #[serde(default)]
@@ -404,6 +407,7 @@ impl Rb2RunFileV3 {
                 ..DataFile::default()
             },
             estimate: None,
+            alt_test: None,
             name: self.name,
             raterlab_version: String::new(),
             schema: self.schema,

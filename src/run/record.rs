@@ -80,6 +80,8 @@ pub struct RunMeta {
     pub sequential: Option<SequentialRun>,
     /// `--estimate`: the label and α of the corrected estimates.
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    /// `--alt-test`: its ε and options (off without ε).
+    pub alt_test: crate::evaluation::alt_test::AltTestSettings,
     /// `--alpha`: the significance level of every test and interval.
     pub alpha: f64,
 }

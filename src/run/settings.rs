@@ -166,6 +166,8 @@ pub struct CalibrateSettings {
     pub sequential: Option<SequentialSettings>,
     /// `--estimate`: None without it.
     pub estimate: Option<crate::evaluation::estimate::EstimateSettings>,
+    /// `--alt-test EPSILON` and its options (off without ε).
+    pub alt_test: crate::evaluation::alt_test::AltTestSettings,
     /// `--alpha`: the significance level of every test and interval.
     pub alpha: f64,
 }
@@ -516,6 +518,8 @@ pub struct AnalyzeSettings {
     pub systems: Option<SystemsSettings>,
     /// `--estimate [--estimate-label L] [--alpha A]`: the label as given, and α.
     pub estimate: Option<(Option<String>, f64)>,
+    /// `--alt-test EPSILON` and its options (off without ε).
+    pub alt_test: crate::evaluation::alt_test::AltTestSettings,
     /// `--alpha`: the error level of the sequential comparison (`--compare-col
     /// --sequential`), the estimate's intervals and PAC's guarantee.
     pub alpha: f64,

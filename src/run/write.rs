@@ -273,6 +273,7 @@ fn run_file_of(run: &Run) -> RunFile {
             .collect(),
         created_unix: m.head.created_unix,
         estimate: m.estimate,
+        alt_test: m.alt_test.epsilon.is_some().then_some(m.alt_test),
         data: DataFile {
             annotators: run.record.annotators.as_ref().map(|a| AnnotatorsFile {
                 names: a.names.clone(),

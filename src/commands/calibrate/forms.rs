@@ -165,6 +165,7 @@ fn rows_meta(
         unshared: Vec::new(),
         sequential: None,
         estimate: None,
+        alt_test: Default::default(),
         alpha,
     }
 }

@@ -283,6 +283,7 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         unshared: dataset.unshared.clone(),
         sequential,
         estimate: args.estimate,
+        alt_test: args.alt_test,
         alpha: args.alpha,
     };
     let histories = dataset

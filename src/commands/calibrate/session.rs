@@ -202,7 +202,8 @@ pub fn evaluate(
         alpha: meta.alpha,
         options: crate::evaluation::Options::default()
             .with(cost)
-            .with(meta.estimate),
+            .with(meta.estimate)
+            .with(meta.alt_test),
     };
     crate::evaluation::registry::evaluate(record, settings)
 }

@@ -94,6 +94,7 @@ fn loaded(
         votes: annotated.votes,
         no_majority: annotated.no_majority,
         policy: policy.name().to_string(),
+        named: false,
     });
     Ok(Read {
         unbuilt: read::record(settings, items, extras, &labels, frame)?,

@@ -85,6 +85,7 @@ fn meta(dir: &Path, doc: &RunFile) -> RunMeta {
         unshared: data.unshared.clone(),
         sequential: doc.sequential.as_deref().cloned(),
         estimate: doc.estimate,
+        alt_test: doc.alt_test.unwrap_or_default(),
         alpha: doc.alpha,
     }
 }

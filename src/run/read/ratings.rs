@@ -253,6 +253,7 @@ fn annotations(
         votes,
         no_majority,
         policy: a.policy.clone(),
+        named: false,
     })
 }
 
