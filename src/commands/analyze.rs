@@ -73,6 +73,18 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
 /// The record through `calibrate`'s evaluation: the agreement overall and per group, and every
 /// analytic whose inputs the options gave.
 fn analysis(settings: &AnalyzeSettings, loaded: Loaded, e: Option<Estimate>) -> Result<Analysis> {
+    let named = (loaded.record.annotators.as_ref()).is_some_and(|a| !a.label_names.is_empty());
+    if named && settings.alt_test.score == Some(crate::metrics::alt_test::Score::NegRmse) {
+        return Err(input_error(
+            "--alt-test-score neg_rmse reads graded labels as numbers, and these labels are names; score them by accuracy, or map the names to numbers with --gold-map and --rating-map (e.g. low=1,mid=2,high=3)",
+        ));
+    }
+    let several = loaded.record.annotators.is_some();
+    if settings.alt_test.epsilon.is_some() && !several {
+        return Err(input_error(
+            "--alt-test compares the judge with several annotators; name their columns with --annotators a1,a2,a3 (or give their labels in long form: --gold with an annotator column)",
+        ));
+    }
     let evaluation = crate::evaluation::registry::evaluate(
         &loaded.record,
         crate::evaluation::EvalSettings {

@@ -433,6 +433,9 @@ pub struct Annotated {
     pub gold: Vec<Option<i64>>,
     /// Rows whose annotators have no majority.
     pub no_majority: usize,
+    /// Labels read by name (categories as text, none mapped or numeric): `label_names[k]` is
+    /// read as k. Empty when the labels are numbers or mapped.
+    pub label_names: Vec<String>,
 }
 
 /// One table with a column per annotator and the judge's rating column; gold is the
@@ -452,6 +455,24 @@ pub fn load_annotators(
         )));
     }
     non_empty(frame)?;
+    // Categories by name ('Positive', 'model_a'): every column text that no map reads and no
+    // value a number, each name read as its place in sorted order, alike in every column.
+    let mut all: Vec<&str> = annotators.iter().map(String::as_str).collect();
+    all.push(&names.rating);
+    let label_names = frame.label_names(&all, reading)?;
+    let coded;
+    let reading = if label_names.is_empty() {
+        reading
+    } else {
+        let code = |r: &LabelReading| {
+            let mut r = r.clone();
+            r.map
+                .extend((label_names.iter().enumerate()).map(|(k, n)| (n.clone(), k as i64)));
+            r
+        };
+        coded = (code(&reading.0), code(&reading.1));
+        &coded
+    };
     let mut columns = Vec::with_capacity(annotators.len());
     for name in annotators {
         let values = frame.votes(name, "--annotators", &reading.0)?;
@@ -513,5 +534,6 @@ pub fn load_annotators(
         judge,
         gold: gold_of_row,
         no_majority,
+        label_names,
     })
 }

@@ -268,6 +268,7 @@ pub fn join(
             judge: Vec::new(),
             gold: Vec::new(),
             no_majority: 0,
+            label_names: Vec::new(),
         },
         keys: Vec::new(),
         judge: Vec::new(),

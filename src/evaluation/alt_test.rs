@@ -240,7 +240,7 @@ impl super::Analytic for AltTestAnalytic {
         if settings.epsilon.is_none() {
             return super::Found::default();
         }
-        let scoring = Scoring::of(settings.score, &cx.run.labels, a.named);
+        let scoring = Scoring::of(settings.score, &cx.run.labels, !a.label_names.is_empty());
         let results: Vec<Option<AltTest>> = (cx.run.configs.iter())
             .map(|c| {
                 let judge: Vec<Option<i64>> = c.outcomes.iter().map(|o| o.rating()).collect();

@@ -23,6 +23,8 @@ pub struct AnnotatorReport {
     /// with a single vote are in neither. None without a judge.
     pub unanimous: Option<Agreement>,
     pub split: Option<Agreement>,
+    /// `shared[a][b]`: items both annotators labelled.
+    pub shared: Vec<Vec<usize>>,
 }
 
 impl AnnotatorReport {
@@ -40,6 +42,32 @@ impl AnnotatorReport {
     /// The interval of figure `index` of `panel.flat()`.
     pub fn interval(&self, index: usize) -> Option<(f64, f64)> {
         self.intervals.as_ref().and_then(|i| i.get(index).copied())
+    }
+
+    /// Items both annotators a and b labelled.
+    pub fn shared(&self, a: usize, b: usize) -> usize {
+        self.shared[a][b]
+    }
+
+    /// Each annotator's mean Cohen's kappa with the other annotators, and the judge's with
+    /// them all (last, when there is a judge), highest first: where the judge stands among
+    /// the humans.
+    pub fn places(&self) -> Vec<(String, f64, bool)> {
+        let n = self.names.len();
+        let k = &self.panel.humans.pairwise_kappa;
+        let mut out: Vec<(String, f64, bool)> = (0..n)
+            .map(|a| {
+                let others: Vec<f64> = (0..n).filter(|&b| b != a).map(|b| k[a][b]).collect();
+                let mean = others.iter().sum::<f64>() / others.len() as f64;
+                (self.names[a].clone(), mean, false)
+            })
+            .collect();
+        if let Some(j) = &self.panel.judge {
+            let mean = j.kappa_per_annotator.iter().sum::<f64>() / n as f64;
+            out.push(("the judge".into(), mean, true));
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out
     }
 
     /// Where the pairwise kappa (a, b) sits in `panel.flat()`.
@@ -122,7 +150,20 @@ pub fn report(
             r,
         ))
     };
+    let k = names.len();
+    let shared = (0..k)
+        .map(|a| {
+            (0..k)
+                .map(|b| {
+                    (votes.iter())
+                        .filter(|row| row[a].is_some() && row[b].is_some())
+                        .count()
+                })
+                .collect()
+        })
+        .collect();
     Ok(AnnotatorReport {
+        shared,
         names,
         items: votes
             .iter()

@@ -110,7 +110,7 @@ pub fn stats(labels: &[Label], alpha: f64, bootstrap: usize, seed: u64) -> Label
                     votes: votes.clone(),
                     no_majority: contested,
                     policy: "drop".into(),
-                    named: false,
+                    label_names: Vec::new(),
                 },
                 &Labels::pairwise(),
                 None,

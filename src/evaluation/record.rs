@@ -309,9 +309,9 @@ pub struct Annotations {
     /// Pairs without a majority, and what was done with them (`drop` or `tie`).
     pub no_majority: usize,
     pub policy: String,
-    /// The labels were read by name (categories as text, coded in the order first seen), so
-    /// only their equality means anything.
-    pub named: bool,
+    /// The labels were read by name (categories as text): `label_names[k]` is read as k, and
+    /// only their equality means anything. Empty: the labels are numbers.
+    pub label_names: Vec<String>,
 }
 
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off

@@ -253,6 +253,15 @@ fn header(a: &Analysis, title: String) -> Vec<String> {
         k => format!("{} items, {k} rating columns", a.record.items.len()),
     };
     let mut out = vec![title, format!("{size} · labels {} · {ci}", a.record.labels)];
+    if let Some(names) = (a.record.annotators.as_ref()).filter(|n| !n.label_names.is_empty()) {
+        let coded: Vec<String> = (names.label_names.iter().enumerate())
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        out.push(format!(
+            "labels read by name: {} (categories: accuracy, kappa and the alt-test read only whether two are equal; an ordinal figure reads this order)",
+            coded.join(", ")
+        ));
+    }
     let r = &a.reading;
     if r.only_in_gold > 0 || r.only_in_ratings > 0 {
         let first =

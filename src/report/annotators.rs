@@ -223,6 +223,63 @@ fn judge_table(r: &AnnotatorReport, j: &crate::metrics::raters::JudgeStats) -> T
     per
 }
 
+/// Up to 5 annotators, the matrix of pairwise Cohen's kappa; more, a long table of the pairs
+/// (pair, items, kappa and interval), which fits any terminal.
+fn pairwise_table(r: &AnnotatorReport) -> Table {
+    let h = &r.panel.humans;
+    let n = r.names.len();
+    if n > 5 {
+        let level = crate::report::media::format::level(r.level);
+        let mut pairs = Table::new(
+            format!(
+                "Pairwise Cohen's kappa between annotators ({} pairs)",
+                n * (n - 1) / 2
+            ),
+            &["pair", "items", &format!("Cohen's kappa [{level} CI]")],
+        );
+        for a in 0..n {
+            for b in a + 1..n {
+                pairs.rows.push(vec![
+                    format!("{} – {}", r.names[a], r.names[b]),
+                    r.shared(a, b).to_string(),
+                    with_ci(h.pairwise_kappa[a][b], r.interval(r.pairwise_index(a, b))),
+                ]);
+            }
+        }
+        return pairs;
+    }
+    let mut header = vec!["Cohen's kappa"];
+    header.extend(r.names.iter().map(String::as_str));
+    let mut matrix = Table::new("Pairwise Cohen's kappa between annotators", &header);
+    for (a, name) in r.names.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        for b in 0..n {
+            row.push(if a == b {
+                "-".into()
+            } else {
+                with_ci(h.pairwise_kappa[a][b], r.interval(r.pairwise_index(a, b)))
+            });
+        }
+        matrix.rows.push(row);
+    }
+    matrix
+}
+
+/// The judge's place among the annotators: each one's mean kappa with the annotators, the
+/// judge's beside theirs, highest first.
+fn places_table(r: &AnnotatorReport) -> Table {
+    let mut t = Table::new(
+        "The judge among the annotators: mean Cohen's kappa with the annotators (each human with the others)",
+        &["rank", "who", "mean kappa"],
+    );
+    for (k, (name, mean, judge)) in r.places().into_iter().enumerate() {
+        let who = if judge { format!("{name} ◀") } else { name };
+        t.rows
+            .push(vec![(k + 1).to_string(), who, format::fixed(mean)]);
+    }
+    t
+}
+
 /// The terminal's section: agreement among annotators, the pairwise kappa matrix, and the
 /// ceiling beside the judge.
 pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
@@ -254,23 +311,12 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
             with_ci(h.scalars()[i].1, r.interval(i)),
         ]);
     }
-    let mut header = vec!["Cohen's kappa"];
-    header.extend(r.names.iter().map(String::as_str));
-    let mut matrix = Table::new("Pairwise Cohen's kappa between annotators", &header);
-    for (a, name) in r.names.iter().enumerate() {
-        let mut row = vec![name.clone()];
-        for b in 0..r.names.len() {
-            row.push(if a == b {
-                "-".into()
-            } else {
-                with_ci(h.pairwise_kappa[a][b], r.interval(r.pairwise_index(a, b)))
-            });
-        }
-        matrix.rows.push(row);
-    }
     let judge = r.panel.judge.as_ref();
     let ceiling = ceiling_table(r);
-    let mut out = vec![agreement_table, matrix, ceiling];
+    let mut out = vec![agreement_table, pairwise_table(r), ceiling];
+    if judge.is_some() {
+        out.push(places_table(r));
+    }
     out.extend(judge.map(|j| judge_table(r, j)));
     out
 }

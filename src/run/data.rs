@@ -110,7 +110,7 @@ impl Dataset {
             votes: self.examples.iter().map(|e| e.votes.clone()).collect(),
             no_majority: self.no_majority,
             policy: self.no_majority_policy.name().to_string(),
-            named: false,
+            label_names: Vec::new(),
         })
     }
 }

@@ -3,6 +3,7 @@
 mod active;
 mod alpacaeval;
 mod alpha;
+mod alt_test;
 mod analyze_cli;
 mod annotators;
 mod architecture;

@@ -115,6 +115,11 @@ fn refuse_on_rows(args: &CalibrateSettings) -> Result<()> {
             "--estimate corrects the share of pairs a judge labels one way; RewardBench 2's best-of-4 rows are scored from several ratings each, which it does not estimate: leave out --estimate, or convert the rows to pairs",
         ));
     }
+    if args.alt_test.epsilon.is_some() {
+        return Err(input_error(
+            "--alt-test compares a judge with several annotators of each item; RewardBench 2's rows have one gold ranking and no annotators: leave out --alt-test",
+        ));
+    }
     if args.sequential.is_some() {
         return Err(input_error(
             "--sequential races configurations on pairs, one verdict against one gold label per item; RewardBench 2's best-of-4 rows score a row from several ratings, which it does not race yet: leave out --sequential, or convert the rows to pairs",

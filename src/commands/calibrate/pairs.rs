@@ -202,8 +202,13 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
     if args.sequential.as_ref().is_some_and(|s| s.shuffle) {
         super::sequential::shuffle(&mut dataset);
     }
-    // The reference is read and checked before any call.
+    // The reference is read and checked before any call, and so is what the alt-test needs.
     let reference = reference(args, &dataset)?;
+    if args.alt_test.epsilon.is_some() && dataset.annotators.len() < 2 {
+        return Err(crate::error::input_error(
+            "--alt-test compares the judge with several annotators of each item, and this data has one gold label per item; give every annotator's column (--map label=A+B+C), long form, or a label store with several annotators",
+        ));
+    }
     let session = Session::plan(args, Form::Pairs, seed)?;
     let Plan {
         configs,

@@ -94,7 +94,7 @@ fn loaded(
         votes: annotated.votes,
         no_majority: annotated.no_majority,
         policy: policy.name().to_string(),
-        named: false,
+        label_names: annotated.label_names,
     });
     Ok(Read {
         unbuilt: read::record(settings, items, extras, &labels, frame)?,

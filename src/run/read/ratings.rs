@@ -253,7 +253,7 @@ fn annotations(
         votes,
         no_majority,
         policy: a.policy.clone(),
-        named: false,
+        label_names: Vec::new(),
     })
 }
 
