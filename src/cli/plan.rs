@@ -34,7 +34,7 @@ Guide: docs/methods.md#raterlab-plan-how-many-items-before-a-difference-is-real"
 #[command(after_help = PLAN_EXAMPLES)]
 pub struct PlanSizeArgs {
     /// The difference to detect (accuracy points as a fraction, e.g. 0.03; or kappa).
-    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["labels", "width", "active"])]
+    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["labels", "width", "active", "alt_test"])]
     pub diff: Option<f64>,
 
     /// Human labels for --estimate: split M calibration labels between items without and with
@@ -139,6 +139,47 @@ pub struct PlanSizeArgs {
     /// Seed of the simulation (ChaCha8).
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
+
+    /// The alt-test (Calderon et al., 2025): the winning rate a judge reaches by the number of
+    /// items, at each margin ε given (e.g. 0.05,0.1,0.2), by the authors' simulation of
+    /// annotators and a judge around a gold label (accuracy scoring, Benjamini–Yekutieli at
+    /// --alpha).
+    #[arg(long, value_name = "EPSILON,...", value_delimiter = ',')]
+    pub alt_test: Vec<f64>,
+
+    /// --alt-test: the annotators each test has.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "alt_test")]
+    pub annotators: usize,
+
+    /// --alt-test: the label categories.
+    #[arg(long, value_name = "K", default_value_t = 4, requires = "alt_test")]
+    pub categories: usize,
+
+    /// --alt-test: each annotator's noise η_h, the share of its labels drawn from the
+    /// categories' priors rather than the gold label.
+    #[arg(long, value_name = "ETA", default_value_t = 0.3, requires = "alt_test")]
+    pub annotator_noise: f64,
+
+    /// --alt-test: the judge's noise η_f, as --annotator-noise.
+    #[arg(long, value_name = "ETA", default_value_t = 0.3, requires = "alt_test")]
+    pub judge_noise: f64,
+
+    /// --alt-test: the numbers of items to try [default: 30, 40, ..., 200].
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        requires = "alt_test"
+    )]
+    pub sizes: Vec<usize>,
+
+    /// --alt-test: simulated datasets (each with its own priors), and draws per size of each.
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "alt_test")]
+    pub datasets: usize,
+
+    /// --alt-test: draws of items and annotators per dataset and size.
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "alt_test")]
+    pub boots: usize,
 
     /// Print one JSON document to stdout instead of a table.
     #[arg(long)]

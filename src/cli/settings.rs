@@ -252,7 +252,55 @@ impl TryFrom<PlanSizeArgs> for SizeSettings {
         } else {
             None
         };
+        let alt_test = if a.alt_test.is_empty() {
+            None
+        } else {
+            let bad = |m: String| Err(input_error(m));
+            if let Some(e) = a.alt_test.iter().find(|e| !(0.0..1.0).contains(*e)) {
+                return bad(format!(
+                    "--alt-test {e}: ε is a margin from 0 to 1, e.g. 0.05,0.1,0.2"
+                ));
+            }
+            if a.annotators < 2 || a.categories < 2 {
+                return bad(format!(
+                    "--annotators {} --categories {}: the alt-test needs 2 or more of each",
+                    a.annotators, a.categories
+                ));
+            }
+            for (flag, v) in [
+                ("--annotator-noise", a.annotator_noise),
+                ("--judge-noise", a.judge_noise),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return bad(format!("{flag} {v}: a share from 0 (always the gold label) to 1 (labels drawn from the priors alone)"));
+                }
+            }
+            let sizes = if a.sizes.is_empty() {
+                (30..=200).step_by(10).collect()
+            } else {
+                a.sizes.clone()
+            };
+            let max_items = 500.max(sizes.iter().copied().max().unwrap_or(0));
+            if sizes.iter().any(|&s| s < 30) || a.datasets == 0 || a.boots == 0 {
+                return bad("--sizes, --datasets, --boots: the alt-test tests an annotator from 30 items, and the simulation needs a dataset and a draw".into());
+            }
+            Some(crate::evaluation::alt_test_plan::AltTestPlanSettings {
+                epsilons: a.alt_test.clone(),
+                sizes,
+                annotators: a.annotators,
+                pool: a.annotators.max(6),
+                categories: a.categories,
+                annotator_noise: a.annotator_noise,
+                judge_noise: a.judge_noise,
+                datasets: a.datasets,
+                boots: a.boots,
+                max_items,
+                q: a.alpha,
+                seed: a.seed,
+            })
+        };
         Ok(Self {
+            alt_test,
             active,
             diff: a.diff,
             labels: a.labels,

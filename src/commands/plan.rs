@@ -30,6 +30,11 @@ fn check_unit(flag: &str, v: f64, open: bool) -> Result<()> {
 
 pub fn run(args: &SizeSettings) -> Result<PlanResult> {
     check_unit("--power", args.power, true)?;
+    if let Some(s) = &args.alt_test {
+        return Ok(PlanResult::AltTest {
+            alt_test: crate::evaluation::alt_test_plan::simulate(s),
+        });
+    }
     if let Some(req) = &args.active {
         return Ok(PlanResult::Active {
             active: super::active::plan(req, args.seed)?,

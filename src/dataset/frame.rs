@@ -412,38 +412,6 @@ impl Frame {
             .collect()
     }
 
-    /// The names of categories given as text in `columns`: their distinct values, when no map
-    /// is given and no value is a number (sorted; empty otherwise). A mix of numbers and names,
-    /// or a map, is left to the maps' usual reading and error.
-    pub fn label_names(
-        &self,
-        columns: &[&str],
-        reading: &(LabelReading, LabelReading),
-    ) -> Result<Vec<String>> {
-        let mut names = std::collections::BTreeSet::new();
-        if !(reading.0.map.is_empty() && reading.1.map.is_empty()) {
-            return Ok(Vec::new());
-        }
-        for name in columns {
-            let text = self.as_text(name, "--annotators", "not labels")?;
-            let text = text.str().map_err(anyhow::Error::from)?;
-            for v in text
-                .iter()
-                .flatten()
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-            {
-                if parse_label(v).is_some() || v.parse::<f64>().is_ok() {
-                    return Ok(Vec::new());
-                }
-                if !names.contains(v) {
-                    names.insert(v.to_string());
-                }
-            }
-        }
-        Ok(names.into_iter().collect())
-    }
-
     /// A column as text (ids, group names); numbers are formatted, nulls are errors.
     pub fn text(&self, name: &str, flag: &str, what: &str) -> Result<Vec<String>> {
         self.optional_text(name, flag, what)?

@@ -438,6 +438,38 @@ pub struct Annotated {
     pub label_names: Vec<String>,
 }
 
+/// The names of categories given as text in `columns` of `frame`: their distinct values, when
+/// no map is given and no value is a number (sorted; empty otherwise). A mix of numbers and
+/// names, or a map, is left to the maps' usual reading and error.
+fn label_names(
+    frame: &Frame,
+    columns: &[&str],
+    reading: &(LabelReading, LabelReading),
+) -> Result<Vec<String>> {
+    let mut names = std::collections::BTreeSet::new();
+    if !(reading.0.map.is_empty() && reading.1.map.is_empty()) {
+        return Ok(Vec::new());
+    }
+    for name in columns {
+        let text = frame.as_text(name, "--annotators", "not labels")?;
+        let text = text.str().map_err(anyhow::Error::from)?;
+        for v in text
+            .iter()
+            .flatten()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+        {
+            if v.parse::<f64>().is_ok() {
+                return Ok(Vec::new());
+            }
+            if !names.contains(v) {
+                names.insert(v.to_string());
+            }
+        }
+    }
+    Ok(names.into_iter().collect())
+}
+
 /// One table with a column per annotator and the judge's rating column; gold is the
 /// annotators' majority. `--gold-map` reads the annotator columns.
 pub fn load_annotators(
@@ -459,7 +491,7 @@ pub fn load_annotators(
     // value a number, each name read as its place in sorted order, alike in every column.
     let mut all: Vec<&str> = annotators.iter().map(String::as_str).collect();
     all.push(&names.rating);
-    let label_names = frame.label_names(&all, reading)?;
+    let label_names = label_names(frame, &all, reading)?;
     let coded;
     let reading = if label_names.is_empty() {
         reading

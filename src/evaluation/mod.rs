@@ -5,6 +5,7 @@
 pub mod active;
 mod alpacaeval;
 pub mod alt_test;
+pub mod alt_test_plan;
 pub mod analytic;
 pub mod annotators;
 pub mod bias;

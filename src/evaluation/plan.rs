@@ -142,4 +142,9 @@ pub enum PlanResult {
     Active {
         active: crate::evaluation::active::ActivePlan,
     },
+    /// `--alt-test`: the alt-test's winning rate by items, by the authors' simulation.
+    #[serde(rename = "alt_test")]
+    AltTest {
+        alt_test: crate::evaluation::alt_test_plan::AltTestPlan,
+    },
 }

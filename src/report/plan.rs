@@ -114,6 +114,23 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
                 )?;
             }
         }
+        PlanResult::AltTest { alt_test } => {
+            let width = crate::report::media::term::width();
+            for line in alt_test_lines(alt_test) {
+                writeln!(
+                    out,
+                    "{}",
+                    crate::report::media::term::wrap(&line, width, "")
+                )?;
+            }
+            let t = alt_test_table(alt_test);
+            writeln!(
+                out,
+                "\n{}\n{}",
+                t.title,
+                crate::report::media::table::render(&t)
+            )?;
+        }
         PlanResult::Labels(plan) => {
             let width = crate::report::media::term::width();
             for line in labels_lines(plan) {
@@ -127,6 +144,59 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--alt-test`: the answer first (the items each ε needs), then what was simulated.
+fn alt_test_lines(p: &crate::evaluation::alt_test_plan::AltTestPlan) -> Vec<String> {
+    let s = &p.settings;
+    let needs: Vec<String> = (p.items_needed.iter())
+        .map(|(e, n)| match n {
+            Some(n) => format!("ε {e}: {n} items"),
+            None => format!(
+                "ε {e}: more than {} items",
+                s.sizes.last().copied().unwrap_or(0)
+            ),
+        })
+        .collect();
+    vec![
+        format!(
+            "Items for the alt-test to pass this judge on average (mean ω ≥ 0.5) with {} annotators: {}.",
+            s.annotators,
+            needs.join("; ")
+        ),
+        format!(
+            "Simulated: {} categories, annotator noise {}, judge noise {}, {} datasets × {} draws per size, BY q {}, seed {} ({}).",
+            s.categories, s.annotator_noise, s.judge_noise, s.datasets, s.boots, s.q, s.seed, p.method
+        ),
+    ]
+}
+
+/// `--alt-test`: per size, each ε's mean winning rate and its 5th–95th percentiles.
+fn alt_test_table(p: &crate::evaluation::alt_test_plan::AltTestPlan) -> Table {
+    let mut headers = vec!["items".to_string()];
+    headers.extend(p.settings.epsilons.iter().map(|e| format!("ω at ε {e}")));
+    headers.push("ρ".into());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let mut t = Table::new(
+        "The alt-test's winning rate ω by the number of items: mean [5th, 95th percentile] of the draws; ρ the mean advantage probability (--json has its spread)",
+        &headers,
+    );
+    let two = |v: f64| format!("{v:.2}");
+    for z in &p.sizes {
+        let mut row = vec![z.items.to_string()];
+        for e in &z.epsilons {
+            let [lo, hi] = e.winning_rate_spread;
+            row.push(format!(
+                "{} [{}, {}]",
+                two(e.winning_rate),
+                two(lo),
+                two(hi)
+            ));
+        }
+        row.push(two(z.advantage_probability));
+        t.rows.push(row);
+    }
+    t
 }
 
 /// `--labels`/`--width`: the split of the labels, and the labels an interval's width needs.

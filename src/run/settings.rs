@@ -240,6 +240,8 @@ pub struct SizeSettings {
     pub seed: u64,
     pub json: bool,
     pub active: Option<crate::run::labelling::ActiveRequest>,
+    /// `--alt-test`: the simulation's settings.
+    pub alt_test: Option<crate::evaluation::alt_test_plan::AltTestPlanSettings>,
 }
 
 /// `cache stats | export | prune`.

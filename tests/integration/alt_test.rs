@@ -95,6 +95,7 @@ fn analyze_gives_the_authors_alt_test_on_every_case() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let doc = json_of(&args);
         same_as_authors(&doc["alt_test"], case, name);
+        crate::schema::valid("analyze", "raterlab/analyze/2", &doc, name);
         assert_eq!(doc["configs"][0]["alt_test"], doc["alt_test"], "{name}");
         checked += 1;
     }
@@ -213,6 +214,16 @@ fn calibrate_gives_the_alt_test_analyze_gives() {
         "--bootstrap",
         "0",
     ]);
+    crate::schema::valid(
+        "calibrate",
+        "raterlab/calibrate/2",
+        &doc,
+        "calibrate --alt-test",
+    );
+    let run_file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    assert_eq!(run_file["alt_test"]["epsilon"], 0.1);
     let configs = doc["configs"].as_array().expect("configs");
     let longer = (configs.iter())
         .find(|c| c["name"].as_str().is_some_and(|n| n.contains("longer")))
@@ -340,4 +351,44 @@ fn bad_alt_test_input_exits_2_with_the_fix() {
         out.contains("labels read by name: 0 Negative, 1 Positive, 2 unknown"),
         "{out}"
     );
+}
+
+#[test]
+fn plan_simulates_the_winning_rate_by_items_as_the_authors_do() {
+    let args = [
+        "plan",
+        "--alt-test",
+        "0.05,0.2",
+        "--sizes",
+        "30,100,200",
+        "--datasets",
+        "6",
+        "--boots",
+        "4",
+        "--judge-noise",
+        "0.2",
+        "--seed",
+        "3",
+    ];
+    let doc = json_of(&args);
+    crate::schema::valid("plan", "raterlab/plan/1", &doc, "plan --alt-test");
+    assert_eq!(doc, json_of(&args), "seeded");
+    let sizes = doc["alt_test"]["sizes"].as_array().expect("sizes");
+    assert_eq!(sizes.len(), 3);
+    let w = |z: usize, k: usize| sizes[z]["epsilons"][k]["winning_rate"].as_f64().expect("ω");
+    // More items and a wider margin: a judge as noisy as 0.2 (annotators 0.3) wins more.
+    assert!(w(2, 1) >= w(0, 1) && w(2, 1) > w(2, 0), "{doc}");
+    let spread = &sizes[2]["epsilons"][1]["winning_rate_spread"];
+    assert!(
+        spread[0].as_f64().expect("lo") <= w(2, 1) && w(2, 1) <= spread[1].as_f64().expect("hi")
+    );
+    // The terminal answers first: the items each margin needs.
+    let (code, out, _) = run(&args[..args.len()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("Items for the alt-test to pass this judge on average"),
+        "{out}"
+    );
+    let e = error_of(&["plan", "--alt-test", "0.1", "--sizes", "10"]);
+    assert!(e.contains("from 30 items"), "{e}");
 }

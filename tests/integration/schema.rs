@@ -14,7 +14,7 @@ fn schema(name: &str) -> Value {
 }
 
 /// Validates `doc` against `docs/schema/<name>.json`, and its `schema` field.
-fn valid(name: &str, version: &str, doc: &Value, what: &str) {
+pub fn valid(name: &str, version: &str, doc: &Value, what: &str) {
     assert_eq!(doc["schema"], version, "{what}");
     let validator = jsonschema::draft202012::new(&schema(name)).expect("a valid schema");
     let errors: Vec<String> = validator
