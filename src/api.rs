@@ -120,7 +120,7 @@ pub fn plan(flags: &[String]) -> Result<Value> {
         _ => None,
     })?;
     Ok(report::plan::to_json(&commands::plan::run(
-        &args.try_into()?,
+        &(*args).try_into()?,
     )?))
 }
 

@@ -45,7 +45,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
             }
         },
         cli::Command::Plan(args) => {
-            let args = run::settings::SizeSettings::try_from(args)?;
+            let args = run::settings::SizeSettings::try_from(*args)?;
             report::plan::emit(&commands::plan::run(&args)?, args.json)
         }
         cli::Command::Batch(args) => match args.command {

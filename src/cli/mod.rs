@@ -109,7 +109,7 @@ pub enum Command {
     Prompts(PromptsArgs),
     Batch(Box<BatchArgs>),
     Cache(CacheArgs),
-    Plan(PlanSizeArgs),
+    Plan(Box<PlanSizeArgs>),
     Label(Box<LabelArgs>),
     Labels(LabelsArgs),
 }
