@@ -196,6 +196,10 @@ pub fn alt_test(
 pub struct AltTestComparisons {
     pub metric: &'static str,
     pub tests: Vec<PairedTest>,
+    /// The highest advantage probability (configuration index) against the next, their test
+    /// read as leader − next (B the leader), the answer's line.
+    #[serde(skip)]
+    pub leader: Option<(usize, usize, PairedTest)>,
 }
 
 /// Every pair of `tests` (configuration index, name, test) compared on ρ.
@@ -205,24 +209,45 @@ pub fn compare(
     seed: u64,
     alpha: f64,
 ) -> AltTestComparisons {
-    let mut found: Vec<(String, String, MetricTest)> = Vec::new();
-    for (x, (ia, na, a)) in tests.iter().enumerate() {
-        for (ib, nb, b) in &tests[x + 1..] {
-            let index = crate::metrics::random::pair(*ia, *ib);
+    // A configuration's index and name.
+    type Side<'a> = (usize, &'a str);
+    // A, B and their test of B − A.
+    let mut found: Vec<(Side, Side, MetricTest)> = Vec::new();
+    for (x, &(ia, na, a)) in tests.iter().enumerate() {
+        for &(ib, nb, b) in &tests[x + 1..] {
+            let index = crate::metrics::random::pair(ia, ib);
             let t = match alt_test::advantage_difference(&a.duels, &b.duels, resamples, seed, index)
             {
                 Some((diff, draws)) => MetricTest::from_draws(diff, &draws),
                 None => MetricTest::untested(f64::NAN),
             };
-            found.push((na.to_string(), nb.to_string(), t));
+            found.push(((ia, na), (ib, nb), t));
         }
     }
     adjust_holm(found.iter_mut().map(|(_, _, t)| t), alpha);
+    // The leader by ρ (the first of equals) and the next, their pair read leader − next.
+    let mut by_rho: Vec<&(usize, &str, &AltTest)> = tests.iter().collect();
+    by_rho.sort_by(|x, y| {
+        y.2.advantage_probability
+            .total_cmp(&x.2.advantage_probability)
+    });
+    let leader = match by_rho[..] {
+        [&(best, nb, _), &(next, nn, _), ..] => found.iter().find_map(|&((ia, _), (ib, _), t)| {
+            match (ia, ib) {
+                (a, b) if (a, b) == (next, best) => Some(t),
+                (a, b) if (a, b) == (best, next) => Some(t.reversed()),
+                _ => None,
+            }
+            .map(|t| (best, next, t.shaped(nn, nb, "advantage_probability")))
+        }),
+        _ => None,
+    };
     AltTestComparisons {
         metric: "advantage_probability",
+        leader,
         tests: found
             .iter()
-            .map(|(a, b, t)| t.shaped(a, b, "advantage_probability"))
+            .map(|((_, a), (_, b), t)| t.shaped(a, b, "advantage_probability"))
             .collect(),
     }
 }

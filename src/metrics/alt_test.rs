@@ -39,22 +39,15 @@ impl Score {
         }
     }
 
+    /// The score of `pred` against `remaining`. Labels are whole numbers, so the sums are
+    /// exact in any order: the same bits as numpy's mean of the same list.
     fn of(self, pred: i64, remaining: &[i64]) -> f64 {
         let n = remaining.len() as f64;
         match self {
-            Score::Accuracy => {
-                let equal: Vec<f64> = remaining
-                    .iter()
-                    .map(|&a| f64::from(u8::from(a == pred)))
-                    .collect();
-                numpy_sum(&equal) / n
-            }
+            Score::Accuracy => remaining.iter().filter(|&&a| a == pred).count() as f64 / n,
             Score::NegRmse => {
-                let squares: Vec<f64> = remaining
-                    .iter()
-                    .map(|&a| ((pred - a) as f64).powi(2))
-                    .collect();
-                -(numpy_sum(&squares) / n).sqrt()
+                let squares: i64 = remaining.iter().map(|&a| (pred - a).pow(2)).sum();
+                -(squares as f64 / n).sqrt()
             }
         }
     }
@@ -131,31 +124,30 @@ pub fn duels(
     let mut too_few = Vec::new();
     let mut remaining = Vec::with_capacity(annotators);
     for a in 0..annotators {
-        let mine: Vec<usize> = (0..votes.len())
-            .filter(|&i| kept[i] && votes[i][a].is_some())
+        // Its items that count, each with its label and the judge's.
+        let mine: Vec<(usize, i64, i64)> = (0..votes.len())
+            .filter(|&i| kept[i])
+            .filter_map(|i| Some((i, votes[i][a]?, judge[i]?)))
             .collect();
         if mine.len() < min.items {
             too_few.push((a, mine.len()));
             continue;
         }
         let (mut judge_wins, mut human_wins) = (Vec::new(), Vec::new());
-        for &i in &mine {
+        for &(i, human, llm) in &mine {
             remaining.clear();
             remaining.extend(
                 (votes[i].iter().enumerate())
                     .filter(|&(b, _)| b != a)
                     .filter_map(|(_, v)| *v),
             );
-            let (Some(human), Some(llm)) = (votes[i][a], judge[i]) else {
-                continue;
-            };
             let (h, l) = (score.of(human, &remaining), score.of(llm, &remaining));
             judge_wins.push(l >= h);
             human_wins.push(h >= l);
         }
         tested.push(LeftOut {
             annotator: a,
-            items: mine,
+            items: mine.iter().map(|&(i, _, _)| i).collect(),
             judge_wins,
             human_wins,
         });

@@ -110,7 +110,7 @@ fn question(run: &Evaluated) -> Vec<String> {
                 String::new()
             }
         ));
-        out.extend(highest(run, &tested));
+        out.extend(highest(run));
         let not: Vec<String> = (all.iter())
             .filter(|(_, t)| !t.tested())
             .map(|(i, _)| name(run, *i))
@@ -139,40 +139,38 @@ fn question(run: &Evaluated) -> Vec<String> {
     out
 }
 
-/// The highest advantage probability against the next, with the paired test's verdict.
-fn highest(run: &Evaluated, tested: &[&(usize, &AltTest)]) -> Option<String> {
-    let mut by_rho: Vec<&(usize, &AltTest)> = tested.to_vec();
-    by_rho.sort_by(|a, b| {
-        b.1.advantage_probability
-            .total_cmp(&a.1.advantage_probability)
-    });
-    let (best, tb) = **by_rho.first()?;
-    let (next, tn) = **by_rho.get(1)?;
-    let (nb, nn) = (name(run, best), name(run, next));
-    let comparisons = run.evaluation.of_run::<AltTestComparisons>()?;
-    let plain = |i: usize| run.record.configs[i].name.clone();
-    let t = comparisons.tests.iter().find(|t| {
-        (t.a == plain(best) && t.b == plain(next)) || (t.a == plain(next) && t.b == plain(best))
-    })?;
-    let flip = t.a == plain(best);
-    let diff = if flip { -t.diff } else { t.diff };
-    let ci =
-        t.ci.map(|(lo, hi)| if flip { (-hi, -lo) } else { (lo, hi) });
-    let interval = match (ci, t.ci_level) {
+/// The highest advantage probability against the next (the evaluation's leader), with the
+/// paired test's verdict.
+fn highest(run: &Evaluated) -> Option<String> {
+    let (best, next, t) = run
+        .evaluation
+        .of_run::<AltTestComparisons>()?
+        .leader
+        .as_ref()?;
+    let rho = |i: usize| {
+        run.evaluation
+            .of_config::<AltTest>(i)
+            .map(|a| a.advantage_probability)
+    };
+    let interval = match (t.ci, t.ci_level) {
         (Some((lo, hi)), Some(level)) => {
             format!(" [{lo:+.3}, {hi:+.3}] at {}", format::level(level))
         }
         _ => String::new(),
     };
     let verdict = match t.finding {
-        Finding::BBetter | Finding::ABetter => "higher (paired bootstrap, Holm)",
+        Finding::BBetter => "higher (paired bootstrap, Holm)",
+        Finding::ABetter => "lower on the items both judged (paired bootstrap, Holm)",
         Finding::NoDifference => "no significant difference (paired bootstrap, Holm)",
         Finding::Unjudged | Finding::Untested => "untested",
     };
     Some(format!(
-        "Highest advantage probability: {nb} {} against {nn} {}: {diff:+.3}{interval}, {verdict}.",
-        two(tb.advantage_probability),
-        two(tn.advantage_probability)
+        "Highest advantage probability: {} {} against {} {}: {:+.3}{interval}, {verdict}.",
+        name(run, *best),
+        two(rho(*best)?),
+        name(run, *next),
+        two(rho(*next)?),
+        t.diff
     ))
 }
 

@@ -105,24 +105,10 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
             )?;
         }
         PlanResult::Active { active } => {
-            let width = crate::report::media::term::width();
-            for line in active_lines(active) {
-                writeln!(
-                    out,
-                    "{}",
-                    crate::report::media::term::wrap(&line, width, "")
-                )?;
-            }
+            wrapped(&mut out, &active_lines(active))?;
         }
         PlanResult::AltTest { alt_test } => {
-            let width = crate::report::media::term::width();
-            for line in alt_test_lines(alt_test) {
-                writeln!(
-                    out,
-                    "{}",
-                    crate::report::media::term::wrap(&line, width, "")
-                )?;
-            }
+            wrapped(&mut out, &alt_test_lines(alt_test))?;
             let t = alt_test_table(alt_test);
             writeln!(
                 out,
@@ -132,17 +118,19 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
             )?;
         }
         PlanResult::Labels(plan) => {
-            let width = crate::report::media::term::width();
-            for line in labels_lines(plan) {
-                writeln!(
-                    out,
-                    "{}",
-                    crate::report::media::term::wrap(&line, width, "")
-                )?;
-            }
+            wrapped(&mut out, &labels_lines(plan))?;
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Lines of prose, each wrapped at the terminal's width.
+fn wrapped(out: &mut impl Write, lines: &[String]) -> Result<()> {
+    let width = crate::report::media::term::width();
+    for line in lines {
+        writeln!(out, "{}", crate::report::media::term::wrap(line, width, ""))?;
+    }
     Ok(())
 }
 

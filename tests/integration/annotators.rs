@@ -2,19 +2,12 @@
 //! and the judge beside it, on PandaLM's real test set (three annotators, GPT-3.5 as the
 //! judge) and on hand-made files (missing votes, items without a majority, bad input).
 
-use crate::common::{error_of, fixture, json_of, run, shared_data, write};
+use crate::common::{close, error_of, fixture, json_of, run, shared_data, write};
 use serde_json::{json, Value};
 
 fn fixture_doc() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixture("metrics.json")).expect("fixture"))
         .expect("JSON")
-}
-
-fn close(got: &Value, want: &Value, what: &str) {
-    match (got.as_f64(), want.as_f64()) {
-        (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{what}: {g} vs {w}"),
-        _ => assert_eq!(got, want, "{what}"),
-    }
 }
 
 /// PandaLM's test set with GPT-3.5's verdict beside the three annotators, one row per item.

@@ -275,3 +275,12 @@ pub fn rb2_poll<'a>(out: &'a str, bootstrap: &'a str) -> Vec<&'a str> {
         out,
     ]
 }
+
+/// Two JSON values equal: numbers to 1e-9, anything else exactly.
+#[allow(dead_code)]
+pub fn close(got: &serde_json::Value, want: &serde_json::Value, what: &str) {
+    match (got.as_f64(), want.as_f64()) {
+        (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{what}: {g} vs {w}"),
+        _ => assert_eq!(got, want, "{what}"),
+    }
+}
