@@ -427,8 +427,11 @@ pub struct Annotated {
     pub names: Vec<String>,
     /// Every row's votes (`None`: no vote), in file order.
     pub votes: Vec<Vec<Option<i64>>>,
-    /// Every row's judge rating (`None`: missing or left out as unreadable).
+    /// Every row's judge rating (`None`: missing or left out as unreadable): the first rating
+    /// column's.
     pub judge: Vec<Option<i64>>,
+    /// The other rating columns' ratings, in the order given (`--rating-col a,b,c`).
+    pub other_judges: Vec<Vec<Option<i64>>>,
     /// Every row's gold: the majority, or under `--no-majority tie` a tie (`None`: no gold).
     pub gold: Vec<Option<i64>>,
     /// Rows whose annotators have no majority.
@@ -489,8 +492,9 @@ pub fn load_annotators(
     non_empty(frame)?;
     // Categories by name ('Positive', 'model_a'): every column text that no map reads and no
     // value a number, each name read as its place in sorted order, alike in every column.
+    let judges: Vec<&str> = names.rating.split(',').map(str::trim).collect();
     let mut all: Vec<&str> = annotators.iter().map(String::as_str).collect();
-    all.push(&names.rating);
+    all.extend(&judges);
     let label_names = label_names(frame, &all, reading)?;
     let coded;
     let reading = if label_names.is_empty() {
@@ -511,7 +515,11 @@ pub fn load_annotators(
         check_in(frame, name, &values, labels)?;
         columns.push(values);
     }
-    let judge = read_labels(frame, &names.rating, "--rating-col", &reading.1, labels)?;
+    let mut read_judges = judges
+        .iter()
+        .map(|column| read_labels(frame, column, "--rating-col", &reading.1, labels));
+    let judge = read_judges.next().unwrap_or_else(|| Ok(Vec::new()))?;
+    let other_judges = read_judges.collect::<Result<Vec<_>>>()?;
     let rows = frame.height();
     let votes: Vec<Vec<Option<i64>>> = (0..rows)
         .map(|row| columns.iter().map(|c| c[row]).collect())
@@ -543,7 +551,7 @@ pub fn load_annotators(
         return Err(input_error(format!(
             "'{}': no row has both an annotator majority and a readable rating in '{}'; check --annotators, --rating-col and --no-majority",
             frame.path.display(),
-            names.rating
+            judges[0]
         )));
     }
     Ok(Annotated {
@@ -564,6 +572,7 @@ pub fn load_annotators(
         names: annotators.to_vec(),
         votes,
         judge,
+        other_judges,
         gold: gold_of_row,
         no_majority,
         label_names,

@@ -266,6 +266,7 @@ pub fn join(
             names: (1..=n).map(|k| format!("#{k}")).collect(),
             votes: Vec::new(),
             judge: Vec::new(),
+            other_judges: Vec::new(),
             gold: Vec::new(),
             no_majority: 0,
             label_names: Vec::new(),

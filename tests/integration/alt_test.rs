@@ -3,19 +3,12 @@
 //! and on PandaLM's real annotators, `calibrate` equal to `analyze`, the answer first at 100
 //! columns with 13 annotators, and bad input.
 
-use crate::common::{error_of, fixture, json_of, raterlab, run, shared_data, write};
+use crate::common::{close, error_of, fixture, json_of, raterlab, run, shared_data, write};
 use serde_json::Value;
 
 fn expected() -> Value {
     let text = std::fs::read_to_string(fixture("alt_test/expected.json")).expect("fixture");
     serde_json::from_str(&text).expect("JSON")
-}
-
-fn close(got: &Value, want: &Value, what: &str) {
-    match (got.as_f64(), want.as_f64()) {
-        (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{what}: {g} vs {w}"),
-        _ => assert_eq!(got, want, "{what}"),
-    }
 }
 
 /// `analyze --alt-test` on a case's file with its settings.
@@ -125,41 +118,64 @@ fn pandalms_annotators_give_the_authors_alt_test() {
         .into_iter()
         .map(|r| (r["idx"].as_i64().expect("idx"), r["gpt_result"].clone()))
         .collect();
+    let pandalm: std::collections::HashMap<i64, Value> = read("pandalm-7b-testset-v1.jsonl")
+        .into_iter()
+        .map(|r| (r["idx"].as_i64().expect("idx"), r["pandalm_result"].clone()))
+        .collect();
     let rows: String = read("testset-v1.jsonl")
         .iter()
         .map(|r| {
             let idx = r["idx"].as_i64().expect("idx");
             let line = serde_json::json!({"idx": idx, "annotator1": r["annotator1"],
                 "annotator2": r["annotator2"], "annotator3": r["annotator3"],
-                "gpt": gpt.get(&idx).cloned().unwrap_or(Value::Null)});
+                "gpt": gpt.get(&idx).cloned().unwrap_or(Value::Null),
+                "pandalm": pandalm.get(&idx).map(|v| v.to_string()).unwrap_or_default()});
             format!("{line}\n")
         })
         .collect();
     let file = write(dir.path(), "pandalm.jsonl", &rows);
     let file = file.to_string_lossy();
-    let doc = json_of(&[
-        "analyze",
-        "--input",
-        &file,
-        "--annotators",
-        "annotator1,annotator2,annotator3",
-        "--gold-map",
-        "0=0,1=-1,2=1",
-        "--rating-col",
-        "gpt",
-        "--rating-map",
-        "1=-1,2=1,Tie=0",
-        "--unreadable",
-        "drop",
-        "--id-col",
-        "idx",
-        "--alt-test",
-        "0.15",
-        "--bootstrap",
-        "0",
-    ]);
+    let judged = |columns: &str, bootstrap: &str| {
+        json_of(&[
+            "analyze",
+            "--input",
+            &file,
+            "--annotators",
+            "annotator1,annotator2,annotator3",
+            "--gold-map",
+            "0=0,1=-1,2=1",
+            "--rating-col",
+            columns,
+            "--rating-map",
+            "1=-1,2=1,Tie=0,0=0",
+            "--unreadable",
+            "drop",
+            "--id-col",
+            "idx",
+            "--alt-test",
+            "0.15",
+            "--bootstrap",
+            bootstrap,
+        ])
+    };
+    let doc = judged("gpt", "0");
     same_as_authors(&doc["alt_test"], &expected()["pandalm"], "pandalm");
     assert_eq!(doc["alt_test"]["passed"], false);
+    // Both recorded judges at once: each column's test as alone, their ρ compared in a pair.
+    let both = judged("gpt,pandalm", "200");
+    let alone = judged("pandalm", "0");
+    assert_eq!(both["configs"][0]["alt_test"], doc["alt_test"]);
+    assert_eq!(both["configs"][1]["alt_test"], alone["alt_test"]);
+    let t = &both["alt_test_comparisons"]["tests"][0];
+    assert_eq!(
+        (&t["a"], &t["b"]),
+        (&Value::from("gpt"), &Value::from("pandalm"))
+    );
+    let (lo, hi) = (
+        t["ci"][0].as_f64().expect("lo"),
+        t["ci"][1].as_f64().expect("hi"),
+    );
+    assert_eq!(t["finding"] != "no_difference", lo > 0.0 || hi < 0.0, "{t}");
 }
 
 /// The pairwise case as pairs to rate: the `longer` baseline always prefers response 2, so its

@@ -31,12 +31,22 @@ pub fn annotators(
         None => None,
     };
     let labels = annotated_labels(settings, &annotated, &[]);
+    // Several rating columns: a configuration each, named by its column.
+    let columns: Vec<&str> = settings.columns.rating.split(',').map(str::trim).collect();
+    let extras = Extras {
+        names: if columns.len() > 1 {
+            columns.iter().map(|c| c.to_string()).collect()
+        } else {
+            Vec::new()
+        },
+        ..Extras::default()
+    };
     loaded(
         settings,
         annotated,
         (labels, policy),
         groups,
-        Extras::default(),
+        extras,
         Some(frame),
     )
 }
@@ -52,7 +62,11 @@ fn annotated_labels(settings: &AnalyzeSettings, annotated: &Annotated, judged: &
             .flatten()
             .copied()
             .collect();
-        let mut seen: Vec<i64> = annotated.judge.iter().flatten().copied().collect();
+        let mut seen: Vec<i64> = (std::iter::once(&annotated.judge).chain(&annotated.other_judges))
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
         seen.extend_from_slice(judged);
         Labels::infer(&votes, &seen)
     })
@@ -78,14 +92,19 @@ fn loaded(
     let items = read::Items {
         rows: read::Rows::Every(n),
         gold: annotated.gold[..n].to_vec(),
-        outcomes: vec![(annotated.judge[..n].iter())
-            .map(|r| {
-                r.map_or(
-                    crate::evaluation::Outcome::NoVerdict,
-                    crate::evaluation::Outcome::Rated,
-                )
+        // One configuration per rating column.
+        outcomes: (std::iter::once(&annotated.judge).chain(&annotated.other_judges))
+            .map(|judge| {
+                (judge[..n].iter())
+                    .map(|r| {
+                        r.map_or(
+                            crate::evaluation::Outcome::NoVerdict,
+                            crate::evaluation::Outcome::Rated,
+                        )
+                    })
+                    .collect()
             })
-            .collect()],
+            .collect(),
         p: None,
         groups: groups.map(|g| labels::Groups::from_names(&g[..n])),
     };

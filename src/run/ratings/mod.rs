@@ -69,9 +69,10 @@ pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Read> {
         Tables::Two { gold, ratings } if long_form(settings, gold, ratings) => {
             annotated::long_form(settings, gold, ratings)
         }
-        _ if columns.len() > 1 => several_columns(settings, tables.one(), &columns),
+        // Several annotators, beside one rating column or several (a configuration each).
         Tables::One(frame) => match &settings.annotators {
             Some((names, policy)) => annotated::annotators(settings, frame, names, *policy),
+            None if columns.len() > 1 => several_columns(settings, Some(frame), &columns),
             None => {
                 let pairs = labels::load_one(
                     frame,
@@ -82,6 +83,7 @@ pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Read> {
                 rated(settings, vec![pairs], Some(frame), &columns)
             }
         },
+        Tables::Two { .. } if columns.len() > 1 => several_columns(settings, None, &columns),
         Tables::Two { gold, ratings } => {
             let pairs = labels::load_two(
                 gold,
@@ -138,7 +140,6 @@ fn several_columns(
         ("--probability", settings.columns.probability.is_some()),
         ("--compare-col", settings.columns.compare.is_some()),
         ("--estimate", settings.estimate.is_some()),
-        ("--annotators", settings.annotators.is_some()),
     ];
     if let Some((flag, _)) = one_column.iter().find(|(_, given)| *given) {
         return Err(input_error(format!(
