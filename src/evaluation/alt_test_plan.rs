@@ -62,7 +62,8 @@ pub struct AltTestPlan {
     pub settings: AltTestPlanSettings,
     pub method: &'static str,
     pub sizes: Vec<AtSize>,
-    /// Per ε: the fewest items (of the sizes tried) whose mean ω is at least 0.5 (null: none).
+    /// Per ε: the fewest items (of the sizes tried) from which the mean ω is at least 0.5 at
+    /// every size tried (null: not at the largest).
     pub items_needed: Vec<(f64, Option<usize>)>,
 }
 
@@ -180,10 +181,13 @@ pub fn simulate(s: &AltTestPlanSettings) -> AltTestPlan {
             },
         })
         .collect();
+    // The first size from which every size tried reaches 0.5: a noisy curve that touches 0.5
+    // once and falls back is not yet enough.
     let items_needed = (s.epsilons.iter().enumerate())
         .map(|(k, &eps)| {
-            let first = sizes.iter().find(|z| z.epsilons[k].winning_rate >= 0.5);
-            (eps, first.map(|z| z.items))
+            let reached = |z: &AtSize| z.epsilons[k].winning_rate >= 0.5;
+            let from = sizes.iter().rposition(|z| !reached(z)).map_or(0, |z| z + 1);
+            (eps, sizes.get(from).map(|z| z.items))
         })
         .collect();
     AltTestPlan {

@@ -165,7 +165,7 @@ fn highest(run: &Evaluated) -> Option<String> {
         Finding::Unjudged | Finding::Untested => "untested",
     };
     Some(format!(
-        "Highest advantage probability: {} {} against {} {}: {:+.3}{interval}, {verdict}.",
+        "Highest advantage probability: {} {} against {} {}; on the items both judged {:+.3}{interval}, {verdict}.",
         name(run, *best),
         two(rho(*best)?),
         name(run, *next),
@@ -182,7 +182,13 @@ fn configs_table(run: &Evaluated, all: &[(usize, &AltTest)]) -> Table {
             "Alt-test: can the judge replace an annotator? ({}; passes at ω ≥ 0.5)",
             settings(first)
         ),
-        &["configuration", "ω (beaten)", "ρ", "passed", "items"],
+        &[
+            "configuration",
+            "ω (beaten)",
+            "advantage ρ",
+            "passed",
+            "items",
+        ],
     );
     for (i, a) in all {
         t.rows.push(vec![
@@ -209,7 +215,7 @@ fn configs_table(run: &Evaluated, all: &[(usize, &AltTest)]) -> Table {
         ]);
     }
     t.notes.push(format!(
-        "score: {} ({}); ρ: the mean over annotators of the share of their items the judge scores at least as well as they do",
+        "score: {} ({}); advantage ρ: the mean over annotators of the share of their items the judge scores at least as well as they do (the authors' advantage probability, not Spearman's rho)",
         first.score.name(),
         first.score_reason
     ));
@@ -223,7 +229,13 @@ fn annotators_table(run: &Evaluated, i: usize, a: &AltTest) -> Table {
             "Alt-test of {}: each annotator left out in turn",
             name(run, i)
         ),
-        &["annotator", "items", "p (t-test)", "beaten", "judge wins"],
+        &[
+            "annotator",
+            "items",
+            "p (t-test)",
+            "beaten",
+            "judge ≥ human",
+        ],
     );
     for x in &a.annotators {
         t.rows.push(vec![

@@ -110,12 +110,9 @@ pub fn emit(r: &PlanResult, as_json: bool) -> Result<()> {
         PlanResult::AltTest { alt_test } => {
             wrapped(&mut out, &alt_test_lines(alt_test))?;
             let t = alt_test_table(alt_test);
-            writeln!(
-                out,
-                "\n{}\n{}",
-                t.title,
-                crate::report::media::table::render(&t)
-            )?;
+            writeln!(out)?;
+            wrapped(&mut out, std::slice::from_ref(&t.title))?;
+            writeln!(out, "{}", crate::report::media::table::render(&t))?;
         }
         PlanResult::Labels(plan) => {
             wrapped(&mut out, &labels_lines(plan))?;
@@ -148,7 +145,7 @@ fn alt_test_lines(p: &crate::evaluation::alt_test_plan::AltTestPlan) -> Vec<Stri
         .collect();
     vec![
         format!(
-            "Items for the alt-test to pass this judge on average (mean ω ≥ 0.5) with {} annotators: {}.",
+            "Items for the alt-test to pass this judge on average (mean ω ≥ 0.5 from that size on, at every size tried) with {} annotators: {}.",
             s.annotators,
             needs.join("; ")
         ),
@@ -163,10 +160,10 @@ fn alt_test_lines(p: &crate::evaluation::alt_test_plan::AltTestPlan) -> Vec<Stri
 fn alt_test_table(p: &crate::evaluation::alt_test_plan::AltTestPlan) -> Table {
     let mut headers = vec!["items".to_string()];
     headers.extend(p.settings.epsilons.iter().map(|e| format!("ω at ε {e}")));
-    headers.push("ρ".into());
+    headers.push("advantage ρ".into());
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     let mut t = Table::new(
-        "The alt-test's winning rate ω by the number of items: mean [5th, 95th percentile] of the draws; ρ the mean advantage probability (--json has its spread)",
+        "The alt-test's winning rate ω by the number of items: mean [5th, 95th percentile] of the draws; advantage ρ: the mean advantage probability (--json has its spread)",
         &headers,
     );
     let two = |v: f64| format!("{v:.2}");

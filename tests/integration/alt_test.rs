@@ -360,6 +360,19 @@ fn bad_alt_test_input_exits_2_with_the_fix() {
         e.contains("accuracy (categories, verdicts) or neg_rmse"),
         "{e}"
     );
+    // calibrate: one gold label per item has no annotator to replace; refused before any call.
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let out = dir2.path().join("run");
+    let e = error_of(&[
+        "calibrate",
+        "--demo",
+        "--alt-test",
+        "0.1",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(e.contains("this data has one gold label per item"), "{e}");
+    assert!(!out.exists(), "nothing written");
     // Labels by name are read without a map, and said.
     let (code, out, _) = run(&with(&base, &["--alt-test", "0.15"]));
     assert_eq!(code, 0);
@@ -398,6 +411,25 @@ fn plan_simulates_the_winning_rate_by_items_as_the_authors_do() {
     assert!(
         spread[0].as_f64().expect("lo") <= w(2, 1) && w(2, 1) <= spread[1].as_f64().expect("hi")
     );
+    // The items a margin needs: from there on every size tried reaches 0.5, the size before
+    // does not.
+    for (k, need) in doc["alt_test"]["items_needed"]
+        .as_array()
+        .expect("needs")
+        .iter()
+        .enumerate()
+    {
+        let Some(n) = need[1].as_u64() else {
+            assert!(w(2, k) < 0.5, "{need}");
+            continue;
+        };
+        let from = sizes
+            .iter()
+            .position(|z| z["items"] == n)
+            .expect("a size tried");
+        assert!((from..sizes.len()).all(|z| w(z, k) >= 0.5), "{need}");
+        assert!(from == 0 || w(from - 1, k) < 0.5, "{need}");
+    }
     // The terminal answers first: the items each margin needs.
     let (code, out, _) = run(&args[..args.len()]);
     assert_eq!(code, 0);

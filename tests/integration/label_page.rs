@@ -567,6 +567,23 @@ fn two_people_label_through_a_kill_and_nothing_is_lost_or_doubled() {
     );
     let n = doc["configs"][0]["overall"]["n"].as_u64().expect("n");
     assert!(n as usize <= 30 - contested && n > 20, "{n}");
+    // The store's two annotators feed the alt-test: the 3 items both labelled (contested ones
+    // too: the test reads the votes, not the gold), each annotator left out in turn.
+    let (code, json, err) =
+        calibrate(&["--json", "--alt-test", "0.1", "--alt-test-min-items", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let alt = &serde_json::from_str::<Value>(&json).expect("json")["configs"][0]["alt_test"];
+    let items = alt["n_items"].as_u64().expect("n_items");
+    assert!((1..=3).contains(&items), "{alt}");
+    let tested: Vec<(&str, u64)> = (alt["annotators"].as_array().expect("annotators").iter())
+        .map(|a| {
+            (
+                a["name"].as_str().expect("name"),
+                a["n"].as_u64().expect("n"),
+            )
+        })
+        .collect();
+    assert_eq!(tested, vec![("ann", items), ("bob", items)], "{alt}");
 
     // analyze reads the same store as the gold of the run's ratings: the same figures.
     let ratings = run_dir.join("ratings.csv");

@@ -599,6 +599,7 @@ fn what_only_pairs_take_is_refused_on_rows() {
     for (flags, named) in [
         (vec!["--reference", "gold"], "--reference"),
         (vec!["--estimate"], "--estimate"),
+        (vec!["--alt-test", "0.1"], "--alt-test"),
         (vec!["--sequential"], "--sequential"),
         (vec!["--tie-margin", "0.5"], "--tie-margin 0.5"),
         (vec!["--no-majority", "tie"], "--no-majority"),
