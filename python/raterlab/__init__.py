@@ -121,6 +121,10 @@ def analyze(
     reference_map: dict | None = None,
     estimate: Any = None,
     alpha: float | None = None,
+    alt_test: float | None = None,
+    alt_test_score: str | None = None,
+    alt_test_min_annotators: int | None = None,
+    alt_test_min_items: int | None = None,
 ) -> dict:
     """Agreement of ``ratings`` with ``gold``: the dict ``raterlab analyze --json`` prints.
 
@@ -155,6 +159,12 @@ def analyze(
     humans alone, PPI, PPI++ and Rogan–Gladen at level 1 − ``alpha`` (default 0.05), the
     judge's worth in human labels, and with ``generators`` each model's rank-set
     (prediction-powered ranking).
+
+    ``alt_test`` (ε) with ``annotators`` runs the alternative annotator test (``--alt-test``):
+    the result's ``alt_test`` says whether the judge can replace an annotator (its winning
+    rate, advantage probability and each annotator's p-value; Benjamini–Yekutieli at
+    ``alpha``). ``alt_test_score`` (``"accuracy"`` or ``"neg_rmse"``) and the two minimums are
+    ``--alt-test-score``, ``--alt-test-min-annotators`` and ``--alt-test-min-items``.
     """
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
@@ -194,10 +204,15 @@ def analyze(
         flags.append("--estimate")
         if estimate is not True:
             flags.append(f"--estimate-label={estimate}")
-        if alpha is not None:
-            flags.append(f"--alpha={alpha}")
+    for flag, value in (("--alt-test", alt_test), ("--alt-test-score", alt_test_score),
+                        ("--alt-test-min-annotators", alt_test_min_annotators),
+                        ("--alt-test-min-items", alt_test_min_items)):
+        if value is not None:
+            flags.append(f"{flag}={value}")
+    if alpha is not None and (estimate not in (None, False) or alt_test is not None):
+        flags.append(f"--alpha={alpha}")
     elif alpha is not None:
-        raise _bad_input("analyze: alpha is the level of estimate's intervals; give estimate too")
+        raise _bad_input("analyze: alpha is the level of estimate's intervals and the alt-test's q; give estimate too, or alt_test")
     rating = ("rating", _to_list(ratings, "ratings"))
     if annotation is not None:
         return _analyze_long(gold, rating, ids, annotation, rating_ids, samples,

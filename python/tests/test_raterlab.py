@@ -115,6 +115,18 @@ def test_annotators_equal_the_command(tmp_path):
     assert "annotators" in got and "judge_vs_annotators" in got
 
 
+def test_the_alt_test_equals_the_command(tmp_path):
+    votes = {name: np.where(RNG.random(200) < 0.8, GOLD, -GOLD).tolist() for name in ("a1", "a2", "a3")}
+    file = write_csv(tmp_path / "panel.csv", {**votes, "judge": RATINGS.tolist()})
+    expected = command_json("analyze", "--input", str(file), "--annotators", "a1,a2,a3",
+                            "--rating-col", "judge", "--bootstrap", "0", "--alt-test", "0.15",
+                            "--alpha", "0.1", "--alt-test-min-items", "20")
+    got = raterlab.analyze(ratings=RATINGS, annotators=pd.DataFrame(votes), bootstrap=0,
+                           alt_test=0.15, alpha=0.1, alt_test_min_items=20)
+    same(got["alt_test"], expected["alt_test"])
+    assert got["alt_test"]["q"] == 0.1 and len(got["alt_test"]["annotators"]) == 3
+
+
 def test_the_long_form_equals_the_commands_two_files(tmp_path):
     # Four annotations of each of 60 items (ids repeat), the judge's two samples of each.
     items = [f"item{k}" for k in range(60)]
