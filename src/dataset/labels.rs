@@ -446,15 +446,22 @@ pub struct Annotated {
 /// names, or a map, is left to the maps' usual reading and error.
 fn label_names(
     frame: &Frame,
-    columns: &[&str],
+    columns: &[(&str, &str)],
     reading: &(LabelReading, LabelReading),
 ) -> Result<Vec<String>> {
     let mut names = std::collections::BTreeSet::new();
     if !(reading.0.map.is_empty() && reading.1.map.is_empty()) {
         return Ok(Vec::new());
     }
-    for name in columns {
-        let text = frame.as_text(name, "--annotators", "not labels")?;
+    // A column of numbers holds no names: nothing to cast to text.
+    for &(name, flag) in columns {
+        let dtype = frame.column(name, flag)?.dtype().clone();
+        if dtype.is_primitive_numeric() {
+            return Ok(Vec::new());
+        }
+    }
+    for &(name, flag) in columns {
+        let text = frame.as_text(name, flag, "not labels")?;
         let text = text.str().map_err(anyhow::Error::from)?;
         for v in text
             .iter()
@@ -493,8 +500,10 @@ pub fn load_annotators(
     // Categories by name ('Positive', 'model_a'): every column text that no map reads and no
     // value a number, each name read as its place in sorted order, alike in every column.
     let judges: Vec<&str> = names.rating.split(',').map(str::trim).collect();
-    let mut all: Vec<&str> = annotators.iter().map(String::as_str).collect();
-    all.extend(&judges);
+    let mut all: Vec<(&str, &str)> = (annotators.iter())
+        .map(|a| (a.as_str(), "--annotators"))
+        .collect();
+    all.extend(judges.iter().map(|j| (*j, "--rating-col")));
     let label_names = label_names(frame, &all, reading)?;
     let coded;
     let reading = if label_names.is_empty() {
