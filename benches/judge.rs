@@ -171,6 +171,7 @@ fn streamed(url: &str, concurrency: usize) -> (f64, usize) {
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            vote_order: Vec::new(),
             generators: None,
             history: Vec::new(),
         })

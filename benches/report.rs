@@ -252,6 +252,7 @@ fn main() {
         annotators: Some(Annotations {
             names: vec!["a1".into(), "a2".into(), "a3".into()],
             votes,
+            order: Vec::new(),
             no_majority: 0,
             policy: "drop".into(),
             label_names: Vec::new(),

@@ -337,6 +337,7 @@ pub fn pairs(annotations: Vec<Annotation>) -> Vec<super::pairs::Pair> {
                 reference: None,
                 randomize: false,
                 votes: Vec::new(),
+                vote_order: Vec::new(),
                 generators,
                 history: Vec::new(),
             }

@@ -250,6 +250,7 @@ pub fn from_frame(
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            vote_order: Vec::new(),
             generators: None,
             history: s.history,
         });

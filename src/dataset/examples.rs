@@ -50,6 +50,8 @@ pub struct Example {
     /// Each annotator's label in this order (flipped with gold when swapped; `None`: that
     /// annotator gave none, as in a label store); empty without several annotators.
     pub votes: Vec<Option<i64>>,
+    /// The pair's `vote_order` (long form by annotator).
+    pub vote_order: Vec<usize>,
     /// The models that wrote response 1 and response 2 as shown, when the data says.
     pub generators: Option<[String; 2]>,
     /// A conversation's turns before `prompt` (the same in either order; empty for a single
@@ -100,14 +102,14 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
             pair.first,
             pair.second,
             pair.gold,
-            pair.votes.into_iter().map(Some).collect(),
+            pair.votes,
             pair.generators,
         ),
         Order::Swapped => (
             pair.second,
             pair.first,
             pair.gold.map(|g| -g),
-            pair.votes.iter().map(|v| Some(-v)).collect(),
+            pair.votes.iter().map(|v| v.map(|v| -v)).collect(),
             pair.generators.map(|[a, b]| [b, a]),
         ),
     };
@@ -125,6 +127,7 @@ fn example(pair: Pair, order: Order, id: String, seeded: bool) -> Example {
         reference: pair.reference,
         seeded,
         votes,
+        vote_order: pair.vote_order,
         generators,
     }
 }
@@ -167,6 +170,7 @@ mod tests {
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            vote_order: Vec::new(),
             generators: None,
             history: Vec::new(),
         }

@@ -46,6 +46,119 @@ pub fn annotation_column(frame: &Frame, named: Option<&str>) -> Option<String> {
     }
 }
 
+/// How long form's panel tells its annotators apart.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum PanelKey {
+    /// By the annotation column's values (AlpacaFarm's `annotator_index`: 16 people): each
+    /// annotator's votes are theirs on whichever items they labelled.
+    Column { column: String },
+    /// By position (#1 is each item's first annotation, whoever made it), and why: no
+    /// annotation column, or an item with one value twice among its first N.
+    Position { why: String },
+}
+
+/// Long form's panel: the annotators and each item's vote by each.
+#[derive(Debug)]
+pub struct Panel {
+    pub names: Vec<String>,
+    pub votes: Vec<Vec<Option<i64>>>,
+    /// Each item's annotators (indices into `names`) in file order; empty by position.
+    pub order: Vec<Vec<usize>>,
+    pub key: PanelKey,
+}
+
+/// Each item's kept annotations (`votes`, in file order) placed by who made them (`who`, the
+/// annotation column's values), so the panel's annotators are people, not positions: names
+/// are the values, `#` before a number, numbers in numeric order, else first seen. Where
+/// the values cannot say who (no column, an empty value, or an item with a value twice) the
+/// annotators are the positions, and the key says why.
+pub fn by_annotator(
+    column: Option<&str>,
+    who: &[Vec<String>],
+    votes: &[Vec<Option<i64>>],
+) -> Panel {
+    let n = votes.iter().map(Vec::len).max().unwrap_or(0);
+    let by_position = |why: String| Panel {
+        names: (1..=n).map(|k| format!("#{k}")).collect(),
+        votes: votes
+            .iter()
+            .map(|v| (0..n).map(|k| v.get(k).copied().flatten()).collect())
+            .collect(),
+        order: Vec::new(),
+        key: PanelKey::Position { why },
+    };
+    let Some(column) = column else {
+        return by_position("no column names the annotation".into());
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (item, names) in who.iter().enumerate() {
+        for (k, name) in names.iter().enumerate() {
+            if name.trim().is_empty() {
+                return by_position(format!(
+                    "column '{column}' is empty on an annotation of item {}",
+                    item + 1
+                ));
+            }
+            if names[..k].contains(name) {
+                return by_position(format!(
+                    "'{name}' of column '{column}' annotates item {} twice",
+                    item + 1
+                ));
+            }
+            index.entry(name).or_insert_with(|| {
+                seen.push(name);
+                seen.len() - 1
+            });
+        }
+    }
+    let numbers: Option<Vec<i64>> = seen.iter().map(|s| s.trim().parse().ok()).collect();
+    let mut order: Vec<usize> = (0..seen.len()).collect();
+    if let Some(numbers) = &numbers {
+        order.sort_by_key(|&i| numbers[i]);
+    }
+    let mut place = vec![0; seen.len()];
+    for (p, &i) in order.iter().enumerate() {
+        place[i] = p;
+    }
+    let names = order
+        .iter()
+        .map(|&i| match numbers {
+            Some(_) => format!("#{}", seen[i].trim()),
+            None => seen[i].to_string(),
+        })
+        .collect();
+    let order: Vec<Vec<usize>> = who
+        .iter()
+        .map(|names| {
+            names
+                .iter()
+                .map(|name| place[index[name.as_str()]])
+                .collect()
+        })
+        .collect();
+    let votes = order
+        .iter()
+        .zip(votes)
+        .map(|(order, v)| {
+            let mut row = vec![None; seen.len()];
+            for (&a, vote) in order.iter().zip(v) {
+                row[a] = *vote;
+            }
+            row
+        })
+        .collect();
+    Panel {
+        names,
+        votes,
+        order,
+        key: PanelKey::Column {
+            column: column.to_string(),
+        },
+    }
+}
+
 /// One file's items: each key's annotations in file order.
 #[derive(Debug, Clone)]
 pub struct LongItems {
@@ -58,6 +171,8 @@ pub struct LongItems {
     pub prefs: Vec<Vec<Option<f64>>>,
     /// The row of each item's first annotation.
     pub first_row: Vec<usize>,
+    /// Who made each annotation: the annotation column's value (empty without the column).
+    pub who: Vec<Vec<String>>,
     /// The annotation column, when the file has one.
     pub annotation: Option<String>,
     /// The key's `instruction` is AlpacaEval's `instruction + "\n\n" + input`.
@@ -130,12 +245,17 @@ pub fn read(
         .iter()
         .map(|v| v.as_deref().and_then(|v| reading.alpacaeval(v)))
         .collect();
+    let who: Vec<String> = match &annotation {
+        Some(c) => frame.text(c, "--annotator-col", "annotator")?,
+        None => vec![String::new(); frame.height()],
+    };
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(keys.len());
     let mut out = LongItems {
         keys: Vec::new(),
         labels: Vec::new(),
         prefs: Vec::new(),
         first_row: Vec::new(),
+        who: Vec::new(),
         annotation: annotation.clone(),
         joined_input,
     };
@@ -144,6 +264,7 @@ pub fn read(
             Some(&item) if annotation.is_some() => {
                 out.labels[item].push(values[row]);
                 out.prefs[item].push(raw[row]);
+                out.who[item].push(who[row].clone());
             }
             Some(&item) => {
                 return Err(input_error(format!(
@@ -159,6 +280,7 @@ pub fn read(
                 out.keys.push(key.clone());
                 out.labels.push(vec![values[row]]);
                 out.prefs.push(vec![raw[row]]);
+                out.who.push(vec![who[row].clone()]);
                 out.first_row.push(row);
             }
         }
@@ -175,6 +297,7 @@ pub fn concat(files: Vec<LongItems>) -> LongItems {
             labels: Vec::new(),
             prefs: Vec::new(),
             first_row: Vec::new(),
+            who: Vec::new(),
             annotation: None,
             joined_input: false,
         };
@@ -188,17 +311,20 @@ pub fn concat(files: Vec<LongItems>) -> LongItems {
     for file in files {
         out.joined_input |= file.joined_input;
         let items = file.keys.into_iter().zip(file.labels).zip(file.prefs);
-        for (((key, labels), prefs), row) in items.zip(file.first_row) {
+        let items = items.zip(file.who).zip(file.first_row);
+        for ((((key, labels), prefs), who), row) in items {
             match index.get(&key) {
                 Some(&i) => {
                     out.labels[i].extend(labels);
                     out.prefs[i].extend(prefs);
+                    out.who[i].extend(who);
                 }
                 None => {
                     index.insert(key.clone(), out.keys.len());
                     out.keys.push(key);
                     out.labels.push(labels);
                     out.prefs.push(prefs);
+                    out.who.push(who);
                     out.first_row.push(row);
                 }
             }
@@ -216,6 +342,11 @@ pub struct Joined {
     pub keys: Vec<String>,
     /// The judge's samples of each kept item, in order (empty: not annotated).
     pub judge: Vec<Vec<Option<i64>>>,
+    /// Each kept item's first N annotations in file order (AlpacaEval's measures read them by
+    /// position; `annotated.votes` has them by annotator).
+    pub gold_votes: Vec<Vec<Option<i64>>>,
+    /// How the panel's annotators were told apart.
+    pub panel: PanelKey,
     /// The same on AlpacaEval's scale where the files give it (see [`LongItems::prefs`]): the
     /// gold's kept annotations and the judge's samples.
     pub gold_prefs: Vec<Vec<Option<f64>>>,
@@ -263,7 +394,7 @@ pub fn join(
     let mut out = Joined {
         annotated: Annotated {
             pairs: LabelPairs::default(),
-            names: (1..=n).map(|k| format!("#{k}")).collect(),
+            names: Vec::new(),
             votes: Vec::new(),
             judge: Vec::new(),
             other_judges: Vec::new(),
@@ -273,6 +404,8 @@ pub fn join(
         },
         keys: Vec::new(),
         judge: Vec::new(),
+        gold_votes: Vec::new(),
+        panel: PanelKey::Position { why: String::new() },
         gold_prefs: Vec::new(),
         judge_prefs: Vec::new(),
         pair_rows: Vec::new(),
@@ -283,8 +416,10 @@ pub fn join(
         only_in_gold: (0, None),
         only_in_ratings: (0, None),
     };
+    let mut kept_who: Vec<Vec<String>> = Vec::new();
     let gold_items = gold.keys.iter().zip(&gold.labels).zip(&gold.prefs);
-    for (((key, labels), prefs), row) in gold_items.zip(&gold.first_row) {
+    let gold_items = gold_items.zip(&gold.who).zip(&gold.first_row);
+    for ((((key, labels), prefs), who), row) in gold_items {
         let first: Vec<Option<i64>> = labels.iter().take(n).copied().collect();
         if readable(&first) < n {
             out.too_few += 1;
@@ -316,7 +451,8 @@ pub fn join(
         } else if !samples.is_empty() && samples[0].is_none() {
             out.first_unparsed += 1;
         }
-        a.votes.push(first);
+        kept_who.push(who.iter().take(n).cloned().collect());
+        out.gold_votes.push(first);
         out.item_rows.push(*row);
         out.keys.push(key.clone());
         out.judge.push(samples);
@@ -329,6 +465,8 @@ pub fn join(
             out.only_in_ratings.1.get_or_insert_with(|| shown(key));
         }
     }
+    let panel = by_annotator(gold.annotation.as_deref(), &kept_who, &out.gold_votes);
+    (out.annotated.names, out.annotated.votes, out.panel) = (panel.names, panel.votes, panel.key);
     out.annotated.pairs.only_in_gold = out.only_in_gold.0;
     out.annotated.pairs.only_in_ratings = out.only_in_ratings.0;
     if out.keys.is_empty() {
@@ -348,4 +486,54 @@ pub fn groups(frame: &Frame, column: &str, joined: &Joined) -> Result<Groups> {
         .map(|&row| values[row].clone())
         .collect();
     Ok(Groups::from_names(&names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(rows: &[&[&str]]) -> Vec<Vec<String>> {
+        rows.iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn annotations_are_placed_by_who_made_them() {
+        let votes = vec![vec![Some(1), Some(-1)], vec![Some(0), None]];
+        let panel = by_annotator(
+            Some("annotator_index"),
+            &who(&[&["10", "2"], &["2", "3"]]),
+            &votes,
+        );
+        assert_eq!(panel.names, ["#2", "#3", "#10"]);
+        assert_eq!(
+            panel.votes,
+            [vec![Some(-1), None, Some(1)], vec![Some(0), None, None]]
+        );
+        // File order, for AlpacaEval's positions.
+        assert_eq!(panel.order, [vec![2, 0], vec![0, 1]]);
+        let named = by_annotator(Some("rater"), &who(&[&["bo", "al"], &["al", "cy"]]), &votes);
+        assert_eq!(named.names, ["bo", "al", "cy"]);
+        assert_eq!(
+            named.key,
+            PanelKey::Column {
+                column: "rater".into()
+            }
+        );
+    }
+
+    #[test]
+    fn positions_where_the_column_cannot_say_who() {
+        let votes = vec![vec![Some(1), Some(-1)], vec![Some(0)]];
+        let twice = by_annotator(Some("seed"), &who(&[&["0", "0"], &["1"]]), &votes);
+        assert_eq!(twice.names, ["#1", "#2"]);
+        assert_eq!(twice.votes, [vec![Some(1), Some(-1)], vec![Some(0), None]]);
+        assert!(twice.order.is_empty());
+        assert!(matches!(&twice.key, PanelKey::Position { why } if why.contains("item 1 twice")));
+        let blank = by_annotator(Some("seed"), &who(&[&["0", " "], &["1"]]), &votes);
+        assert!(matches!(&blank.key, PanelKey::Position { why } if why.contains("empty")));
+        let none = by_annotator(None, &who(&[&["", ""], &[""]]), &votes);
+        assert!(matches!(none.key, PanelKey::Position { .. }));
+    }
 }

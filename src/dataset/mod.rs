@@ -24,6 +24,7 @@ pub mod frame;
 pub mod hub;
 pub mod labels;
 pub mod long;
+pub mod mapped;
 pub mod pairs;
 pub mod reference;
 pub mod rewardbench2;

@@ -25,9 +25,14 @@ pub struct Pair {
     /// Whether positions may be drawn at random (reward-bench's chosen/rejected pairs); pairs
     /// whose file fixes the order keep it.
     pub randomize: bool,
-    /// Each annotator's label (as gold labels, in the source's order), when the label is the
-    /// majority of several columns (`--map label=A+B+C`); empty otherwise.
-    pub votes: Vec<i64>,
+    /// Each annotator's label (as gold labels, in the source's order; None where the annotator
+    /// left the item unlabelled), when the label is the majority of several columns (`--map
+    /// label=A+B+C`) or of long form's annotators; empty otherwise.
+    pub votes: Vec<Option<i64>>,
+    /// Long form by annotator: the annotator (an index into the annotators) of each kept
+    /// annotation, in file order (AlpacaEval's measures read annotations by position); empty
+    /// otherwise (the votes' own order is the file's).
+    pub vote_order: Vec<usize>,
     /// The models that wrote `first` and `second` (reward-bench's `chosen_model` and
     /// `rejected_model`, `--map generator1=COL,generator2=COL`, AlpacaEval's `generator_1/2`).
     pub generators: Option<[String; 2]>,
@@ -211,6 +216,7 @@ pub fn from_reward_bench(mut frame: Frame) -> Result<Vec<Pair>> {
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            vote_order: Vec::new(),
             // A model named `unknown` (or nothing: LLMBar's reward-bench export names none) is
             // not a model: without both, the pair tells the system level nothing.
             generators: Some([models.0, models.1]).filter(|pair| {

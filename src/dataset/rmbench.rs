@@ -174,6 +174,7 @@ pub fn pairs(prompts: Vec<RmPrompt>) -> Vec<Pair> {
                     reference: None,
                     randomize: true,
                     votes: Vec::new(),
+                    vote_order: Vec::new(),
                     generators: None,
                     history: Vec::new(),
                 });

@@ -3,12 +3,11 @@
 
 use super::frame::{self, Frame};
 use super::hub::{self, HubFile, Progress};
-use super::labels::NoMajority;
+pub use super::mapped::{Mapping, DEFAULT_SUBSET};
 use super::pairs::{self, Pair};
 use super::rewardbench2::{self, Rb2Row};
 use crate::error::input_error;
 use anyhow::Result;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The bundled sample (data/sample.parquet), embedded in the binary.
@@ -52,91 +51,6 @@ impl DataSpec {
     }
 }
 
-/// How a generic pairwise file maps onto pairs: `--map prompt=instruction+input,
-/// response1=response_a,response2=response_b,label=winner,id=idx,subset=category` and
-/// `--gold-map 1=-1,2=1,0=0`. `+` joins text columns with a blank line; for `label`, it takes
-/// the majority of several annotator columns.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Mapping {
-    pub fields: HashMap<String, Vec<String>>,
-    /// Source label (as text) → gold label (-1, 0, 1).
-    pub gold: HashMap<String, i64>,
-    /// Items whose annotators (label=A+B+C) have no majority: left out, or a tie.
-    pub no_majority: NoMajority,
-}
-
-const FIELDS: [&str; 9] = [
-    "prompt",
-    "response1",
-    "response2",
-    "label",
-    "id",
-    "subset",
-    "reference",
-    "generator1",
-    "generator2",
-];
-
-impl Mapping {
-    pub fn parse(map: &[String], gold_map: &[String]) -> Result<Self> {
-        let mut fields = HashMap::new();
-        for item in map {
-            let (field, columns) = item.split_once('=').ok_or_else(|| {
-                input_error(format!(
-                    "--map '{item}': expected FIELD=COLUMN, e.g. response1=response_a"
-                ))
-            })?;
-            if !FIELDS.contains(&field) {
-                return Err(input_error(format!(
-                    "--map '{item}': unknown field '{field}'; fields are {}",
-                    FIELDS.join(", ")
-                )));
-            }
-            fields.insert(
-                field.to_string(),
-                columns.split('+').map(str::to_string).collect(),
-            );
-        }
-        let mut gold = HashMap::new();
-        for item in gold_map {
-            let (from, to) = item.rsplit_once('=').ok_or_else(|| {
-                input_error(format!(
-                    "--gold-map '{item}': expected VALUE=GOLD, e.g. 1=-1 or A>B=-1"
-                ))
-            })?;
-            let to: i64 = to
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v| [-1, 0, 1].contains(v))
-                .ok_or_else(|| {
-                    input_error(format!(
-                        "--gold-map '{item}': the gold label must be -1, 0 or 1"
-                    ))
-                })?;
-            gold.insert(from.to_string(), to);
-        }
-        // Without label=COL the pairs have no gold: rated and kept, or labelled by people
-        // (`raterlab label`, then `--labels STORE`).
-        for required in ["response1", "response2"] {
-            if !fields.contains_key(required) {
-                return Err(input_error(format!(
-                    "--map lacks '{required}'; a pairwise file needs at least response1=COL,response2=COL (and label=COL for its gold)"
-                )));
-            }
-        }
-        Ok(Self {
-            fields,
-            gold,
-            no_majority: NoMajority::Drop,
-        })
-    }
-
-    fn columns(&self, field: &str) -> Option<&[String]> {
-        self.fields.get(field).map(Vec::as_slice)
-    }
-}
-
 /// Pairs and what loading had to leave out.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -153,217 +67,6 @@ pub struct Loaded {
     pub source: String,
     /// Conversations left out under `--unshared skip`, by id.
     pub unshared: Vec<String>,
-}
-
-/// The subset of the items of a file without a subset column.
-pub const DEFAULT_SUBSET: &str = "data";
-
-fn text_values(frame: &Frame, columns: &[String], what: &str) -> Result<Vec<String>> {
-    let parts: Vec<Vec<String>> = columns
-        .iter()
-        .map(|c| frame.text(c, "--map", what))
-        .collect::<Result<_>>()?;
-    Ok((0..frame.height())
-        .map(|row| {
-            parts
-                .iter()
-                .map(|p| p[row].as_str())
-                .filter(|s| !s.is_empty())
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        })
-        .collect())
-}
-
-/// The gold label of a source value: through `--gold-map`, else an integer in -1..=1.
-fn gold_of(mapping: &Mapping, value: &str) -> Option<i64> {
-    if let Some(&g) = mapping.gold.get(value) {
-        return Some(g);
-    }
-    if !mapping.gold.is_empty() {
-        return None;
-    }
-    value
-        .trim()
-        .parse::<i64>()
-        .ok()
-        .filter(|v| [-1, 0, 1].contains(v))
-}
-
-/// Pairs from a generic file by column mapping.
-pub fn from_mapped(frame: &Frame, mapping: &Mapping) -> Result<Loaded> {
-    let policy = mapping.no_majority;
-    let n = frame.height();
-    if n == 0 {
-        return Err(input_error(format!(
-            "'{}' has no rows; nothing to rate",
-            frame.path.display()
-        )));
-    }
-    let get = |field: &str| mapping.columns(field);
-    let prompt = match get("prompt") {
-        Some(cols) => text_values(frame, cols, "prompt")?,
-        None => vec![String::new(); n],
-    };
-    let response1 = text_values(frame, get("response1").unwrap_or_default(), "response")?;
-    let response2 = text_values(frame, get("response2").unwrap_or_default(), "response")?;
-    // Without a subset column every item is in one subset, named the same whatever the
-    // file's name (renaming a file changes nothing but the run's name).
-    let subset = match get("subset") {
-        Some(cols) => text_values(frame, cols, "subset")?,
-        None => vec![DEFAULT_SUBSET.to_string(); n],
-    };
-    let reference = match get("reference") {
-        Some(cols) => Some(text_values(frame, cols, "reference")?),
-        None => None,
-    };
-    let generators = match (get("generator1"), get("generator2")) {
-        (Some(a), Some(b)) => Some((
-            text_values(frame, a, "generator")?,
-            text_values(frame, b, "generator")?,
-        )),
-        (None, None) => None,
-        _ => {
-            return Err(input_error(
-                "--map names one generator; name both, e.g. generator1=generator_1,generator2=generator_2",
-            ))
-        }
-    };
-    let raw_ids = match get("id") {
-        Some(cols) => text_values(frame, cols, "id")?,
-        None => (0..n).map(|i| i.to_string()).collect(),
-    };
-    let label_cols = get("label").unwrap_or_default();
-    let labels: Vec<Vec<Option<String>>> = label_cols
-        .iter()
-        .map(|c| frame.optional_text(c, "--map label=COL", "label"))
-        .collect::<Result<_>>()?;
-    // Each row's votes: one per label column; none when every label cell of the row is empty
-    // (the item is unlabelled: rated, kept, in no agreement measure).
-    let empty = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
-    let mut row_votes: Vec<Option<Vec<i64>>> = Vec::with_capacity(n);
-    for row in 0..n {
-        if labels.iter().all(|values| empty(&values[row])) {
-            row_votes.push(None);
-            continue;
-        }
-        let mut votes: Vec<i64> = Vec::with_capacity(labels.len());
-        for (col, values) in label_cols.iter().zip(&labels) {
-            let value = values[row].as_deref().unwrap_or("");
-            let gold = gold_of(mapping, value).ok_or_else(|| {
-                input_error(format!(
-                    "'{}', column '{col}', row {}: label '{value}' has no gold label; map it with --gold-map (e.g. --gold-map '{value}=-1'), gold labels are -1 (response 1 better), 0 (tie), 1 (response 2 better)",
-                    frame.path.display(),
-                    row + 1
-                ))
-            })?;
-            votes.push(gold);
-        }
-        row_votes.push(Some(votes));
-    }
-    // Long form (rows repeating an id, a column naming the annotation, as AlpacaEval publishes
-    // its cross-annotations): an item's rows are its annotators, in file order; the first N
-    // count, N the fewest any item has.
-    let groups = long_form_groups(frame, &raw_ids, label_cols.len(), get("id").is_some());
-    let per_item = groups.as_ref().and_then(|g| g.iter().map(Vec::len).min());
-    let groups = groups.unwrap_or_else(|| (0..n).map(|r| vec![r]).collect());
-    let mut pairs = Vec::with_capacity(groups.len());
-    let mut no_majority = 0;
-    for rows in &groups {
-        let row = rows[0];
-        let votes: Option<Vec<i64>> = match per_item {
-            Some(k) => rows
-                .iter()
-                .take(k)
-                .map(|&r| row_votes[r].as_ref().map(|v| v[0]))
-                .collect(),
-            None => row_votes[row].clone(),
-        };
-        let majority = votes.as_ref().map(|votes| {
-            crate::metrics::raters::majority(&votes.iter().copied().map(Some).collect::<Vec<_>>())
-        });
-        let (gold, votes) = match (majority, votes) {
-            (None, _) | (_, None) => (None, Vec::new()),
-            (Some(Some(gold)), Some(votes)) => (Some(gold), votes),
-            (Some(None), Some(votes)) => {
-                no_majority += 1;
-                match policy {
-                    NoMajority::Drop => continue,
-                    NoMajority::Tie => (Some(0), votes),
-                }
-            }
-        };
-        pairs.push(Pair {
-            history: Vec::new(),
-            // With a mapped subset, ids are `{subset}-{id}` as for reward-bench; without one the
-            // file's own ids are kept, so they still join with other files of the same data.
-            id: if get("subset").is_some() {
-                format!("{}-{}", subset[row], raw_ids[row])
-            } else {
-                raw_ids[row].clone()
-            },
-            subset: subset[row].clone(),
-            prompt: prompt[row].clone(),
-            first: response1[row].clone(),
-            second: response2[row].clone(),
-            gold,
-            reference: reference.as_ref().map(|r| r[row].clone()),
-            randomize: false,
-            votes: if label_cols.len() > 1 || per_item.is_some() {
-                votes
-            } else {
-                Vec::new()
-            },
-            generators: generators
-                .as_ref()
-                .map(|(a, b)| [a[row].clone(), b[row].clone()]),
-        });
-    }
-    // Without an id column, an item's id is its content's (`pairs::content_id`), not its row.
-    if get("id").is_none() {
-        pairs::with_content_ids(&mut pairs, get("subset").is_some());
-    }
-    let ids: Vec<String> = pairs.iter().map(|p| p.id.clone()).collect();
-    pairs::check_unique_ids(&frame.path, &ids)?;
-    Ok(Loaded {
-        pairs,
-        rewardbench2: None,
-        rmbench: None,
-        no_majority,
-        unshared: Vec::new(),
-        annotators: match per_item {
-            Some(k) => (1..=k).map(|a| format!("#{a}")).collect(),
-            None if label_cols.len() > 1 => label_cols.to_vec(),
-            None => Vec::new(),
-        },
-        source: frame.path.display().to_string(),
-    })
-}
-
-/// Long form's items: the rows of each id in first-seen order, when one label column is
-/// mapped, ids are mapped and repeat, and the file has a column naming the annotation
-/// (`annotator_index`, `seed`, `sample`); None otherwise (a repeated id stays an error).
-fn long_form_groups(
-    frame: &Frame,
-    ids: &[String],
-    label_columns: usize,
-    ids_mapped: bool,
-) -> Option<Vec<Vec<usize>>> {
-    if label_columns != 1 || !ids_mapped || super::long::annotation_column(frame, None).is_none() {
-        return None;
-    }
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (row, id) in ids.iter().enumerate() {
-        match index.get(id.as_str()) {
-            Some(&g) => groups[g].push(row),
-            None => {
-                index.insert(id, groups.len());
-                groups.push(vec![row]);
-            }
-        }
-    }
-    (groups.len() < ids.len()).then_some(groups)
 }
 
 /// The local copy of a Hub split: the Hugging Face cache, then raterlab's own cache, else a
@@ -508,7 +211,15 @@ fn load_file(
         .then(|| super::conversation_file::shape(&frame))
         .flatten();
     match mapping {
-        Some(m) => from_mapped(&frame, m),
+        Some(m) => super::mapped::from_mapped(&frame, m).map(|m| Loaded {
+            pairs: m.pairs,
+            rewardbench2: None,
+            rmbench: None,
+            no_majority: m.no_majority,
+            unshared: Vec::new(),
+            annotators: m.annotators,
+            source: frame.path.display().to_string(),
+        }),
         None if conversations.is_some() => {
             let shape = conversations.unwrap_or(super::conversation_file::Shape::Lists);
             let (pairs, skipped) = super::conversation_file::from_frame(&frame, shape, unshared)?;
@@ -589,8 +300,8 @@ mod tests {
         .expect("valid");
         assert_eq!(m.fields["label"], vec!["x", "y", "z"]);
         assert_eq!(m.gold["A>B"], -1);
-        assert_eq!(gold_of(&m, "2"), Some(1));
-        assert_eq!(gold_of(&m, "7"), None);
+        assert_eq!(super::super::mapped::gold_of(&m, "2"), Some(1));
+        assert_eq!(super::super::mapped::gold_of(&m, "7"), None);
         let err = Mapping::parse(&["answer=a".into()], &[]).expect_err("unknown field");
         assert!(err.to_string().contains("unknown field 'answer'"));
         let err = Mapping::parse(&["response1=a".into()], &[]).expect_err("incomplete");

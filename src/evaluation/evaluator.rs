@@ -356,10 +356,11 @@ pub fn of_run(
     let given = run.inputs.get::<Preferences>();
     let humans: Vec<Annotations> = match given {
         Some(p) => p.humans.clone(),
-        None => a
-            .votes
-            .iter()
-            .map(|v| v.iter().map(|&l| l.and_then(preference)).collect())
+        None => (0..a.votes.len())
+            .map(|k| {
+                let votes = a.in_file_order(k);
+                votes.iter().map(|&l| l.and_then(preference)).collect()
+            })
             .collect(),
     };
     if humans.iter().flatten().any(Option::is_none) || humans.is_empty() {

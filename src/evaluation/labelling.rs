@@ -108,6 +108,7 @@ pub fn stats(labels: &[Label], alpha: f64, bootstrap: usize, seed: u64) -> Label
                 &Annotations {
                     names: gold.annotators.clone(),
                     votes: votes.clone(),
+                    order: Vec::new(),
                     no_majority: contested,
                     policy: "drop".into(),
                     label_names: Vec::new(),

@@ -306,12 +306,26 @@ pub struct Annotations {
     pub names: Vec<String>,
     /// `votes[item][annotator]` (None: that annotator gave no readable label).
     pub votes: Vec<Vec<Option<i64>>>,
+    /// Long form by annotator: each item's annotators in file order, as AlpacaEval's measures
+    /// read annotations (by position); empty where the votes' own order is the file's.
+    pub order: Vec<Vec<usize>>,
     /// Pairs without a majority, and what was done with them (`drop` or `tie`).
     pub no_majority: usize,
     pub policy: String,
     /// The labels were read by name (categories as text): `label_names[k]` is read as k, and
     /// only their equality means anything. Empty: the labels are numbers.
     pub label_names: Vec<String>,
+}
+
+impl Annotations {
+    /// Item `k`'s annotations in file order (AlpacaEval's positions): by `order` where long
+    /// form placed them by annotator, else the votes as they are.
+    pub fn in_file_order(&self, k: usize) -> Vec<Option<i64>> {
+        match self.order.get(k).filter(|o| !o.is_empty()) {
+            Some(order) => order.iter().map(|&a| self.votes[k][a]).collect(),
+            None => self.votes[k].clone(),
+        }
+    }
 }
 
 /// `{examples, rated, ties, no_verdict, cut_off, call_failures}`; rated + no_verdict + cut_off

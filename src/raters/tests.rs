@@ -29,6 +29,7 @@ pub(super) fn both_orders(n: usize, prefix: &str) -> Vec<crate::dataset::example
             reference: None,
             randomize: true,
             votes: Vec::new(),
+            vote_order: Vec::new(),
             generators: None,
             history: Vec::new(),
         })

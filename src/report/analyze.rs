@@ -3,6 +3,7 @@
 //! one rating column's agreement with every statistic and its groups, what the reading left
 //! out, the sequential comparison and the corrected estimate.
 
+use crate::dataset::long::PanelKey;
 use crate::metrics::{Agreement, Statistic};
 use crate::report::calibrate::screen::{self, Block, Screen};
 use crate::report::calibrate::section::{Place, View};
@@ -309,6 +310,15 @@ fn long_form_lines(l: &LongForm, a: &Analysis) -> Vec<String> {
         column(&l.columns.1, "the judge's samples"),
         l.items
     )];
+    out.push(match &l.panel {
+        PanelKey::Column { column: c } => format!(
+            "the panel's {} annotators are the values of column '{c}' (the majority takes each item's first {} annotations, whoever made them)",
+            l.annotators, l.annotations_per_item
+        ),
+        PanelKey::Position { why } => format!(
+            "the panel's annotators are positions (#1: each item's first annotation, whoever made it): {why}"
+        ),
+    });
     if l.too_few > 0 {
         out.push(format!(
             "{} gold items with fewer than {} readable annotations among their first {} left out (--annotations-per-item sets N)",

@@ -300,7 +300,7 @@ pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
         &["statistic", &format!("value [{level} CI]")],
     );
     let shown = [
-        "Fleiss' kappa (items every annotator rated)",
+        "Fleiss' kappa (items with the most votes)",
         "Krippendorff's alpha, nominal",
         "Krippendorff's alpha, ordinal",
         "Gwet's AC1",

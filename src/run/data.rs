@@ -108,6 +108,10 @@ impl Dataset {
         (!self.annotators.is_empty()).then(|| crate::evaluation::Annotations {
             names: self.annotators.clone(),
             votes: self.examples.iter().map(|e| e.votes.clone()).collect(),
+            order: match self.examples.iter().any(|e| !e.vote_order.is_empty()) {
+                true => self.examples.iter().map(|e| e.vote_order.clone()).collect(),
+                false => Vec::new(),
+            },
             no_majority: self.no_majority,
             policy: self.no_majority_policy.name().to_string(),
             label_names: Vec::new(),

@@ -99,6 +99,7 @@ mod tests {
                 reference: None,
                 randomize: true,
                 votes: vec![],
+                vote_order: Vec::new(),
                 generators: None,
                 history: vec![],
             })

@@ -121,7 +121,7 @@ fn ratings(run: &Run, dir: &Path) -> Result<()> {
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut gold, mut rating, mut status, mut used, mut reason, mut reference) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut grade1, mut grade2, mut votes) = (vec![], vec![], vec![]);
+    let (mut grade1, mut grade2, mut votes, mut vote_order) = (vec![], vec![], vec![], vec![]);
     let (mut p2, mut p_reason, mut expected1, mut expected2) = (vec![], vec![], vec![], vec![]);
     let mut member_votes = vec![];
     let annotations = run.record.annotators.as_ref();
@@ -135,6 +135,11 @@ fn ratings(run: &Run, dir: &Path) -> Result<()> {
                     .collect::<Vec<_>>()
                     .join(",")
             }));
+            vote_order.push(
+                annotations
+                    .and_then(|a| a.order.get(k))
+                    .map(|o| o.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+            );
             let first_line = line + 1;
             line += r.samples();
             config.push(c.name.clone());
@@ -183,6 +188,11 @@ fn ratings(run: &Run, dir: &Path) -> Result<()> {
     // Several annotators' labels ("a,b,c" per row), only when gold is their majority.
     if annotations.is_some() {
         columns.push(Column::new("votes".into(), votes));
+    }
+    // Long form by annotator: each item's annotators in file order ("2,0,5", indices into
+    // run.json's annotators), which AlpacaEval's measures read by position.
+    if annotations.is_some_and(|a| !a.order.is_empty()) {
+        columns.push(Column::new("vote_order".into(), vote_order));
     }
     // The members' ratings ("-1,1,-" in the order run.json lists them), on a jury's rows.
     if run.record.configs.iter().any(|c| c.jury.is_some()) {

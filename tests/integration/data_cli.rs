@@ -263,6 +263,41 @@ fn bad_selection_and_mapping() {
         "A=-1,B=1",
     ]);
     assert!(message.ends_with("column 'w', row 2: label 'C' has no gold label; map it with --gold-map (e.g. --gold-map 'C=-1'), gold labels are -1 (response 1 better), 0 (tie), 1 (response 2 better)"), "{message}");
+    // Names with no map: each needs its side, and the message gives a map to start from.
+    let arena = write(
+        dir.path(),
+        "arena.csv",
+        "a,b,w1,w2,w3\nx,y,model_a,tie,model_b\nz,q,model_a,model_a,\n",
+    );
+    let arena = arena.to_str().expect("utf-8");
+    let base = [
+        "data",
+        "summary",
+        "--data",
+        arena,
+        "--map",
+        "response1=a,response2=b,label=w1+w2+w3",
+    ];
+    let message = error_of(&base);
+    assert!(message.ends_with("column 'w1', row 1: label 'model_a' is a name, and a judge's verdict on a pair says which response is better (-1: response 1, 0: a tie, 1: response 2), so each name needs its side: --gold-map 'model_a=-1,model_b=1,tie=0' (SIDE: -1, 0 or 1)"), "{message}");
+    // With the map, an empty cell is that annotator's missing label: row 2's majority is
+    // model_a's two votes, and row 1 (one vote each) has none.
+    let mapped = [
+        "--gold-map",
+        "model_a=-1,model_b=1,tie=0",
+        "--no-majority",
+        "tie",
+    ];
+    let (code, out, err) = run(&[&base[..], &mapped[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\n2 items ·") && out.contains("\n1 pairs kept as ties"),
+        "{out}"
+    );
+    assert!(
+        out.contains("│ data   ┆       - ┆     2 ┆      1 ┆        1 ┆      0 ┆"),
+        "{out}"
+    );
     let message = error_of(&["data", "summary", "--data", file.to_str().expect("utf-8")]);
     assert!(
         message.contains(

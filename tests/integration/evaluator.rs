@@ -574,4 +574,41 @@ fn calibrate_reads_the_cross_annotations_in_long_form() {
     let sc = &doc["configs"][0]["evaluator"];
     assert_eq!(sc["annotations_per_item"], 4);
     assert_eq!(sc["samples_per_item"], 3);
+    // The panel's annotators are the 16 people of `annotator_index`, each with the pairs they
+    // annotated among the first 4 of each (counted here from the file), not 4 positions.
+    let rows: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&data).expect("file")).expect("JSON");
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    let mut per_person: std::collections::BTreeMap<i64, usize> = Default::default();
+    for r in &rows {
+        let key = format!("{}|{}|{}", r["instruction"], r["output_1"], r["output_2"]);
+        let k = seen.entry(key).or_default();
+        *k += 1;
+        if *k <= 4 {
+            *per_person
+                .entry(r["annotator_index"].as_i64().expect("index"))
+                .or_default() += 1;
+        }
+    }
+    let panel = &doc["configs"][0]["annotators"];
+    let names: Vec<String> = per_person.keys().map(|k| format!("#{k}")).collect();
+    assert_eq!(panel["names"], serde_json::json!(names));
+    let kappa = panel["pairwise_kappa"].as_array().expect("matrix");
+    assert_eq!(kappa.len(), 16);
+    // #6 annotated one pair: its κ with anyone is undefined; #0 and #13 share pairs.
+    let at = |a: &str| names.iter().position(|n| n == a).expect("annotator");
+    assert!(kappa[at("#0")][at("#13")].as_f64().is_some());
+    assert_eq!(per_person[&6], 1);
+    // `report DIR` reads the votes back by person and in file order (`vote_order`): the same
+    // evaluator rows, by position, as the run.
+    let again = json_of(&[
+        "report",
+        dir.path().join("run").to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(again["evaluator"], doc["evaluator"]);
+    assert_eq!(
+        again["configs"][0]["evaluator"],
+        doc["configs"][0]["evaluator"]
+    );
 }

@@ -37,6 +37,7 @@ fn item(shown: &Shown, id: String, order: Order, responses: Vec<String>, gold: i
         reference: None,
         seeded: true,
         votes: Vec::new(),
+        vote_order: Vec::new(),
         generators: None,
         history: Vec::new().into(),
     }

@@ -7,7 +7,8 @@
 //!
 //! - pairwise Cohen's kappa: `sklearn.metrics.cohen_kappa_score` on the items both rated;
 //! - Fleiss' kappa: `statsmodels.stats.inter_rater.fleiss_kappa` (method "fleiss") on the
-//!   items every annotator rated;
+//!   items with the most votes any item has (every annotator's, when an item has them all;
+//!   long form's N annotations of whoever made them);
 //! - Krippendorff's alpha, nominal and ordinal: the `krippendorff` package (missing votes
 //!   allowed; labels in their order for ordinal);
 //! - Gwet's AC1: `irrCAC`'s `CAC(...).gwet()` with the label set as its categories.
@@ -161,7 +162,11 @@ fn chance_corrected(observed: f64, expected: f64) -> f64 {
 }
 
 fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
-    let r = p.raters;
+    // statsmodels' formula needs the same number of votes on every item: the items with the
+    // most votes any item has (every rater's, when some item has them all; long form's N
+    // annotations of whoever made them), over every item, not a resample's.
+    let votes_of = |votes: &[Option<usize>]| votes.iter().flatten().count();
+    let r = p.rows.iter().map(|(v, _)| votes_of(v)).max().unwrap_or(0);
     if r < 2 {
         return f64::NAN;
     }
@@ -169,7 +174,7 @@ fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
     let mut p_cat = vec![0.0; p.k()];
     let (mut p_mean, mut items) = (0.0, 0.0);
     for ((c, w), (votes, _)) in p.label_counts(w).zip(&p.rows) {
-        if w == 0 || votes.iter().any(Option::is_none) {
+        if w == 0 || votes_of(votes) < r {
             continue;
         }
         let w = w as f64;
@@ -195,7 +200,8 @@ fn fleiss_of(p: &Patterns, w: &[u64]) -> f64 {
     chance_corrected(p_mean, p_exp)
 }
 
-/// Fleiss' kappa over the items every rater rated (statsmodels' formula).
+/// Fleiss' kappa over the items with the most votes any item has: those every rater rated,
+/// when some item has every rater's vote (statsmodels' formula).
 pub fn fleiss_kappa(votes: &Votes) -> f64 {
     let p = Patterns::of(votes, None);
     fleiss_of(&p, &p.counts)

@@ -111,6 +111,7 @@ fn loaded(
     extras.annotators = Some(Annotations {
         names: annotated.names,
         votes: annotated.votes,
+        order: Vec::new(),
         no_majority: annotated.no_majority,
         policy: policy.name().to_string(),
         label_names: annotated.label_names,
@@ -126,7 +127,7 @@ fn loaded(
 /// Long form's sheets for AlpacaEval's evaluator measures: the humans' and the judge's
 /// preferences on AlpacaEval's scale (the file's own number where it gives one, a weighted
 /// judge's 1.27, else the label's: 1, 1.5, 2).
-fn preferences(annotated: &Annotated, joined: &long::Joined) -> evaluator::Preferences {
+fn preferences(joined: &long::Joined) -> evaluator::Preferences {
     let sheet = |items: &[Vec<Option<i64>>], prefs: &[Vec<Option<f64>>]| {
         items
             .iter()
@@ -140,7 +141,7 @@ fn preferences(annotated: &Annotated, joined: &long::Joined) -> evaluator::Prefe
             .collect::<Vec<evaluator::Annotations>>()
     };
     evaluator::Preferences {
-        humans: sheet(&annotated.votes, &joined.gold_prefs),
+        humans: sheet(&joined.gold_votes, &joined.gold_prefs),
         judges: vec![sheet(&joined.judge, &joined.judge_prefs)],
     }
 }
@@ -231,9 +232,7 @@ pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) ->
         ..Extras::default()
     };
     if pairwise {
-        extras
-            .inputs
-            .put(Box::new(preferences(&annotated, &joined)));
+        extras.inputs.put(Box::new(preferences(&joined)));
     }
     if let Some((a, b)) = &texts {
         extras.shapes = joined
@@ -246,6 +245,8 @@ pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) ->
     loaded.long = Some(LongForm {
         columns: annotation_columns,
         annotations_per_item: joined.annotations_per_item,
+        panel: joined.panel.clone(),
+        annotators: joined.annotated.names.len(),
         items: joined.keys.len(),
         too_few: joined.too_few,
         first_unparsed: joined.first_unparsed,

@@ -121,6 +121,11 @@ pub struct LongForm {
     /// The gold's and the ratings' annotation columns (None: one annotation per key).
     pub columns: (Option<String>, Option<String>),
     pub annotations_per_item: usize,
+    /// How the annotator panel tells the annotators apart: by the annotation column's values
+    /// (people), or by position where the values cannot say who.
+    pub panel: crate::dataset::long::PanelKey,
+    /// How many annotators the panel has.
+    pub annotators: usize,
     /// Gold items kept (N readable annotations among their first N), and those left out.
     pub items: usize,
     pub too_few: usize,

@@ -35,6 +35,8 @@ struct Ratings {
     seeded: Vec<bool>,
     /// Several annotators' labels, one "a,b,c" string per item, when the run has them.
     votes: Option<Vec<String>>,
+    /// Long form by annotator: each item's annotators in file order ("2,0,5"), when written.
+    vote_order: Option<Vec<String>>,
 }
 
 fn ratings(dir: &Path, doc: &RunFile) -> Result<Ratings> {
@@ -106,6 +108,11 @@ fn ratings(dir: &Path, doc: &RunFile) -> Result<Ratings> {
             .as_ref()
             .map(|_| text_col("votes"))
             .transpose()?,
+        vote_order: if df.column("vote_order").is_ok() {
+            Some(text_col("vote_order")?)
+        } else {
+            None
+        },
         config,
         pair,
         order,
@@ -232,9 +239,28 @@ fn config_record(
 fn annotations(
     dir: &Path,
     a: &AnnotatorsFile,
-    votes: &[String],
+    (votes, order): (&[String], Option<&[String]>),
     no_majority: usize,
 ) -> Result<Annotations> {
+    let annotators = a.names.len();
+    let indices = |(i, v): (usize, &String)| -> Result<Vec<usize>> {
+        v.split(',')
+            .filter(|x| !x.trim().is_empty())
+            .map(|x| x.trim().parse::<usize>().ok().filter(|&k| k < annotators))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                let why = format!("row {}: vote_order '{v}' does not name annotators", i + 1);
+                bad_run(dir, why)
+            })
+    };
+    let order = match order {
+        Some(o) => o
+            .iter()
+            .enumerate()
+            .map(indices)
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let votes = votes
         .iter()
         .enumerate()
@@ -251,6 +277,7 @@ fn annotations(
     Ok(Annotations {
         names: a.names.clone(),
         votes,
+        order,
         no_majority,
         policy: a.policy.clone(),
         label_names: Vec::new(),
@@ -380,7 +407,10 @@ pub fn record(dir: &Path, doc: &RunFile, meta: &RunMeta) -> Result<RunRecord> {
     }
     let data = &doc.data;
     let annotators = match (&data.annotators, &r.votes) {
-        (Some(a), Some(votes)) => Some(annotations(dir, a, &votes[..n], data.no_majority)?),
+        (Some(a), Some(votes)) => {
+            let order = r.vote_order.as_ref().map(|o| &o[..n]);
+            Some(annotations(dir, a, (&votes[..n], order), data.no_majority)?)
+        }
         _ => None,
     };
     let texts = texts(dir);
