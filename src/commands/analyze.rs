@@ -14,7 +14,7 @@ use anyhow::Result;
 
 pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
     if settings.store.is_some() {
-        let (settings, gold) = super::label::analyze_gold(settings)?;
+        let (settings, gold) = crate::run::gold::analyze_gold(settings)?;
         let mut analysis = run(&settings)?;
         analysis.source = format!("{} · {gold}", analysis.source);
         return Ok(analysis);
@@ -31,14 +31,16 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         (Tables::Two { gold, ratings }, Some(_))
             if ratings.len() == 1
                 && settings.label_prob.is_none()
-                && super::estimate::numbers(&ratings[0], &settings.columns.rating).is_some() =>
+                && crate::run::estimate::numbers(&ratings[0], &settings.columns.rating)
+                    .is_some() =>
         {
-            Some(super::estimate::joined(settings, gold, &ratings[0])?)
+            Some(crate::run::estimate::joined(settings, gold, &ratings[0])?)
         }
         _ => None,
     };
     if let (Some(asked), Some(frame)) = (estimate, tables.one().or(two_as_one.as_ref())) {
-        if let Some((e, dropped_ratings)) = super::estimate::of_values(settings, frame, asked)? {
+        if let Some((e, dropped_ratings)) = crate::run::estimate::of_values(settings, frame, asked)?
+        {
             let none = LabelPairs {
                 dropped_ratings,
                 ..LabelPairs::default()
@@ -49,7 +51,13 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
         }
     }
     let pac = match (&settings.pac, tables.one()) {
-        (Some(asked), Some(frame)) => Some(super::pac::of_frame(settings, frame, asked)?),
+        (Some(asked), Some(frame)) => {
+            let result = crate::run::pac::of_frame(settings, frame, asked)?;
+            if let Some(path) = &asked.2 {
+                crate::report::analyze::write_pac_queue(&result, path)?;
+            }
+            Some(result)
+        }
         (Some(_), None) => {
             return Err(input_error(
                 "--pac reads the judge, its uncertainty and the first round's gold from one --input file",
@@ -62,7 +70,11 @@ pub fn run(settings: &AnalyzeSettings) -> Result<Analysis> {
     drop(tables);
     let loaded = read.loaded(settings);
     let estimate = match estimate {
-        Some(asked) => Some(super::estimate::of_record(settings, &loaded.record, asked)?),
+        Some(asked) => Some(crate::run::estimate::of_record(
+            settings,
+            &loaded.record,
+            asked,
+        )?),
         None => None,
     };
     let mut analysis = analysis(settings, loaded, estimate)?;

@@ -36,9 +36,11 @@ pub fn run(args: &SizeSettings) -> Result<PlanResult> {
         });
     }
     if let Some(req) = &args.active {
-        return Ok(PlanResult::Active {
-            active: super::active::plan(req, args.seed)?,
-        });
+        let active = crate::run::active::plan(req, args.seed)?;
+        if let Some(path) = &req.out {
+            crate::report::plan::write_active_queue(&active, path)?;
+        }
+        return Ok(PlanResult::Active { active });
     }
     let Some(diff) = args.diff else {
         return labels(args);

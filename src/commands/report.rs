@@ -14,5 +14,5 @@ pub fn report(args: &ReportSettings) -> Result<()> {
 
 /// The run of DIR, of either form, read back and evaluated again.
 pub fn run(args: &ReportSettings) -> Result<crate::run::record::Run> {
-    super::calibrate::session::reread(args)
+    crate::run::evaluated::reread(args)
 }

@@ -3,6 +3,7 @@
 //! file keeps them.
 
 use crate::dataset::examples::Example;
+use crate::error::input_error;
 use crate::label::store::Store;
 use crate::label::Gold;
 use anyhow::Result;
@@ -77,6 +78,129 @@ pub fn apply(
         sources.file
     );
     Ok((sources, take_votes.then_some(gold.annotators)))
+}
+
+/// `analyze --labels STORE`: the settings that read the store's labels as the gold of the
+/// input's rows (joined on the id column), and what the header says of the gold's sources.
+/// One annotator's labels become the gold column; from two on, each annotator's labels are a
+/// column of their own and the gold their majority, as `--annotators` reads it (an item they
+/// split has none). A row's id may carry `rate`'s `#ab`/`#ba` suffix, and a row whose `order`
+/// column says `swapped` has its store label flipped to the order shown. When the input has a
+/// gold column of its own, it wins unless `--labels-override`: then the note says the store
+/// was not used.
+pub fn analyze_gold(
+    settings: &crate::run::settings::AnalyzeSettings,
+) -> Result<(crate::run::settings::AnalyzeSettings, String)> {
+    use crate::dataset::frame::Values;
+    use crate::run::settings::{AnalyzeInput, Table};
+    let Some((path, overrides)) = &settings.store else {
+        return Ok((settings.clone(), String::new()));
+    };
+    let AnalyzeInput::One(_) = &settings.input else {
+        return Err(input_error(
+            "--labels STORE gives the gold: give the ratings with --input FILE, not --gold/--ratings",
+        ));
+    };
+    if settings.annotators.is_some() {
+        return Err(input_error(
+            "--labels STORE gives the annotators: drop --annotators",
+        ));
+    }
+    let tables = crate::run::ratings::Tables::read(&settings.input)?;
+    let Some(input) = tables.one() else {
+        return Err(input_error("--labels STORE reads one --input file"));
+    };
+    let labels = Store::open(path, false)?.current()?;
+    let mut out = settings.clone();
+    out.store = None;
+    let gold_col = &settings.columns.gold;
+    if input.column_names().contains(gold_col) && !overrides {
+        return Ok((
+            out,
+            format!(
+                "gold: from the file's column '{gold_col}'; the label store '{}' ({} labels) not used (--labels-override takes its gold)",
+                path.display(),
+                labels.len()
+            ),
+        ));
+    }
+    let id_col = settings.columns.id.clone().unwrap_or_else(|| "id".into());
+    if id_col.contains(',') {
+        return Err(input_error(format!(
+            "--labels STORE joins on one id column; --id-col {id_col} names several"
+        )));
+    }
+    let ids = input.text(&id_col, "--id-col", "item id")?;
+    let orders = if input.column_names().iter().any(|c| c == "order") {
+        input.optional_text("order", "order", "order")?
+    } else {
+        vec![None; ids.len()]
+    };
+    let gold = crate::label::Gold::of(&labels);
+    let k = gold.annotators.len();
+    let mut columns: Vec<Vec<Option<i64>>> = vec![Vec::with_capacity(ids.len()); k + 1];
+    let (mut given, mut contested) = (0usize, 0usize);
+    for (id, order) in ids.iter().zip(&orders) {
+        let base = id
+            .strip_suffix("#ab")
+            .or_else(|| id.strip_suffix("#ba"))
+            .unwrap_or(id);
+        let sign = if order.as_deref() == Some("swapped") {
+            -1
+        } else {
+            1
+        };
+        let (votes, most) = match gold.of_item(base) {
+            Some((votes, most)) => {
+                match most {
+                    Some(_) => given += 1,
+                    None => contested += 1,
+                }
+                (votes.to_vec(), most)
+            }
+            None => (vec![None; k], None),
+        };
+        columns[0].push(most.map(|g| sign * g));
+        for (a, v) in votes.iter().enumerate() {
+            columns[a + 1].push(v.map(|v| sign * v));
+        }
+    }
+    if given + contested == 0 {
+        return Err(input_error(format!(
+            "--labels '{}': none of the {} rows of {} has a label in the store; the store keys items by content id (the ids `rate` and a run's ratings.csv give an item of a file without an id column), check --id-col",
+            path.display(),
+            ids.len(),
+            settings.input.describe()
+        )));
+    }
+    let names: Vec<String> = gold
+        .annotators
+        .iter()
+        .map(|a| format!("label:{a}"))
+        .collect();
+    let mut added = vec![(gold_col.clone(), Values::Int(columns.remove(0)))];
+    if k >= 2 {
+        added.extend(
+            names
+                .iter()
+                .cloned()
+                .zip(columns.into_iter().map(Values::Int)),
+        );
+        out.annotators = Some((names, crate::dataset::labels::NoMajority::Drop));
+    }
+    out.input = AnalyzeInput::One(Table::Values(input.with_columns(added)?));
+    Ok((
+        out,
+        format!(
+            "gold: {given} items from the label store '{}' ({k} annotator{}{}), 0 from the file",
+            path.display(),
+            if k == 1 { "" } else { "s" },
+            match contested {
+                0 => String::new(),
+                n => format!(", {n} contested"),
+            }
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -7,11 +7,15 @@
 //! rates (`answers`), what the batch commands did (`batch`) and the
 //! cache commands (`cache`).
 
+pub mod active;
 pub mod analysis;
 pub mod answers;
+pub mod asks;
 pub mod batch;
 pub mod cache;
 pub mod data;
+pub mod estimate;
+pub mod evaluated;
 pub mod file;
 pub mod forms;
 pub mod gold;
@@ -19,6 +23,7 @@ pub mod judges;
 pub mod jury;
 pub mod labelling;
 pub mod lines;
+pub mod pac;
 pub mod plan;
 pub mod ratings;
 pub mod read;

@@ -264,6 +264,64 @@ fn the_house_reads_one_way_with_no_circle() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// The two seams shared between command rooms (ARCHITECTURE.md names them): `data summary`
+/// asks calibrate's `forms::Loaded`, and `calibrate --batch` runs the batch rounds.
+const SHARED_SEAMS: [(&str, &str); 2] = [
+    ("data", "commands/calibrate/forms.rs"),
+    ("calibrate", "commands/batch/rounds.rs"),
+];
+
+/// Every use of one command's module by another command's (a room is `commands/<room>.rs` or
+/// `commands/<room>/`), but the shared seams.
+fn commands_calling_commands(edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<String> {
+    let room = |p: &Path| -> Option<String> {
+        let m = module_of(p);
+        (m.first().map(String::as_str) == Some("commands"))
+            .then(|| m.get(1).cloned())
+            .flatten()
+    };
+    let mut out = Vec::new();
+    for (from, targets) in edges {
+        let Some(mine) = room(from) else { continue };
+        for to in targets {
+            let Some(theirs) = room(to) else { continue };
+            let shared = SHARED_SEAMS.contains(&(mine.as_str(), &*to.to_string_lossy()));
+            if theirs != mine && !shared {
+                out.push(format!(
+                    "{} calls {}: what several commands share lives below commands/ (run/)",
+                    from.display(),
+                    to.display()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_command_never_calls_another() {
+    let edges = graph(&sources());
+    let found = commands_calling_commands(&edges);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // The check sees such a call: analyze asking label for its gold, as it once did.
+    let files: BTreeMap<PathBuf, String> = [
+        ("commands/mod.rs", "pub mod analyze; pub mod label;"),
+        (
+            "commands/analyze.rs",
+            "fn f() { super::label::analyze_gold(s); }",
+        ),
+        ("commands/label.rs", "pub fn analyze_gold() {}"),
+    ]
+    .into_iter()
+    .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+    .collect();
+    let found = commands_calling_commands(&graph(&files));
+    assert_eq!(
+        found,
+        ["commands/analyze.rs calls commands/label.rs: what several commands share lives below commands/ (run/)"]
+    );
+}
+
 #[test]
 fn no_file_is_over_600_lines() {
     let long: Vec<String> = sources()

@@ -3,7 +3,7 @@
 //! by their own file (`pairs.rs`, the race, the reference and the estimate being theirs),
 //! RewardBench 2 rows here, through the same session, rating loop, record and evaluation. A
 //! run directory of either form is read back by the one reader (`run::read`) and evaluated
-//! again by `session::reread`. `calibrate`, `report DIR` and `data summary` name no form.
+//! again by `run::evaluated::reread`. `calibrate`, `report DIR` and `data summary` name no form.
 
 use super::session::Session;
 use crate::error::input_error;
@@ -46,7 +46,7 @@ impl Loaded for Dataset {
 /// scores:FILE`: ratings; a pairwise one: the correct completion against each incorrect one;
 /// Ties rows always by ratings) in the one rating loop, each rating folded into its row
 /// (`raters::rewardbench2::fold`); the rows' pairs become the one record
-/// (`evaluation::rewardbench2::record`), evaluated as every run is (`session::evaluate`;
+/// (`evaluation::rewardbench2::record`), evaluated as every run is (`run::evaluated::evaluate`;
 /// reward-bench's scoring is the registry's `Rb2Analytic`).
 impl Loaded for Rb2Set {
     fn calibrate(self: Box<Self>, args: &CalibrateSettings) -> Result<Run> {
@@ -95,7 +95,7 @@ impl Loaded for Rb2Set {
             caches: plan.caches.clone(),
             ..Run::evaluated(meta, record, crate::evaluation::Evaluation::default())
         };
-        super::session::evaluate_beside(run, args.cost)
+        crate::run::evaluated::evaluate_beside(run, args.cost)
     }
     fn summary(&self, _bootstrap: usize) -> Result<()> {
         crate::report::data::emit_rewardbench2(self)

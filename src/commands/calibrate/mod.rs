@@ -2,7 +2,7 @@
 //! written to a run directory. The loader decides the form; `session.rs` does what every form
 //! does (plan, run directory, `--batch` rounds, answer log, progress, budget, tallies,
 //! finish) on the plan's `run::forms::Layout`, and evaluates every form's record alike
-//! (`session::evaluate`); what differs is how a rating folds into the record:
+//! (`run::evaluated::evaluate`); what differs is how a rating folds into the record:
 //!
 //! - `pairs.rs`: every configuration rates every pair (and order), with pairs' race,
 //!   reference and estimate;
@@ -14,6 +14,7 @@
 //! the form's own file names it.
 
 pub mod forms;
+pub mod out;
 pub mod pairs;
 pub mod sequential;
 pub mod session;

@@ -313,5 +313,5 @@ pub fn run(args: &CalibrateSettings, mut dataset: Dataset) -> Result<Run> {
         histories,
         early: None,
     };
-    super::session::evaluate_beside(run, args.cost)
+    crate::run::evaluated::evaluate_beside(run, args.cost)
 }

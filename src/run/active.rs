@@ -1,5 +1,5 @@
-//! `plan --active`: the judged items and the pilot read, the plan made
-//! (`evaluation::active`), and written as the table `label --queue` reads.
+//! `plan --active`: the judged items and the pilot read, and the plan made
+//! (`evaluation::active`); `plan` writes it as the table `label --queue` reads.
 
 use crate::dataset::frame::{self, Frame};
 use crate::error::input_error;
@@ -20,7 +20,7 @@ pub fn ids(frame: &Frame, col: Option<&str>, flag: &str) -> Result<Vec<String>> 
     Ok(ids)
 }
 
-/// The plan, written to `--out` when asked.
+/// The plan (the command writes it to `--out` when asked).
 pub fn plan(req: &ActiveRequest, seed: u64) -> Result<ActivePlan> {
     let input = frame::read(&req.input)?;
     let ids = ids(&input, req.id_col.as_deref(), "--id-col")?;
@@ -74,9 +74,5 @@ pub fn plan(req: &ActiveRequest, seed: u64) -> Result<ActivePlan> {
             p.len()
         )));
     };
-    let plan = active::plan(&ids, &p, (&y, &yp), budget, seed);
-    if let Some(path) = &req.out {
-        crate::report::plan::write_active_queue(&plan, path)?;
-    }
-    Ok(plan)
+    Ok(active::plan(&ids, &p, (&y, &yp), budget, seed))
 }

@@ -1,5 +1,5 @@
 //! `analyze --pac`: the one file's rows (ids, the judge's labels, its uncertainty, the first
-//! round's gold) handed to `evaluation::pac`, and the ids to label written when asked.
+//! round's gold) handed to `evaluation::pac` (`analyze` writes the ids to label when asked).
 
 use crate::dataset::frame::Frame;
 use crate::error::input_error;
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 pub fn of_frame(
     settings: &AnalyzeSettings,
     frame: &Frame,
-    (uncertainty_col, s, out): &(String, PacSettings, Option<PathBuf>),
+    (uncertainty_col, s, _): &(String, PacSettings, Option<PathBuf>),
 ) -> Result<Pac> {
     let columns = &settings.columns;
     let ids = super::active::ids(frame, columns.id.as_deref(), "--id-col")?;
@@ -35,9 +35,5 @@ pub fn of_frame(
             columns.gold
         )));
     }
-    let result = pac(&ids, &judge, (&gold, &first), &uncertainty, s);
-    if let Some(path) = out {
-        crate::report::analyze::write_pac_queue(&result, path)?;
-    }
-    Ok(result)
+    Ok(pac(&ids, &judge, (&gold, &first), &uncertainty, s))
 }
