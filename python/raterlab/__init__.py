@@ -125,6 +125,7 @@ def analyze(
     alt_test_score: str | None = None,
     alt_test_min_annotators: int | None = None,
     alt_test_min_items: int | None = None,
+    scale: str | None = None,
 ) -> dict:
     """Agreement of ``ratings`` with ``gold``: the dict ``raterlab analyze --json`` prints.
 
@@ -165,6 +166,12 @@ def analyze(
     rate, advantage probability and each annotator's p-value; Benjamini–Yekutieli at
     ``alpha``). ``alt_test_score`` (``"accuracy"`` or ``"neg_rmse"``) and the two minimums are
     ``--alt-test-score``, ``--alt-test-min-annotators`` and ``--alt-test-min-items``.
+
+    ``scale`` (``"binary"``, ``"1-5"``, ``"categories:a,b,c"``; else read from the labels: 0/1
+    binary, three integer grades or more graded) measures a judge that grades one response
+    (``--scale``): the result's ``configs[0]["scale"]`` holds the scale's figures (Pearson and
+    MAE against the annotators' mean grade, leniency, each class's precision and recall...),
+    each ``{"value", "ci"}``; with ``annotators`` on a graded scale gold is their mean grade.
     """
     if ratings is None:
         raise _bad_input("analyze: give ratings (the labels under test)")
@@ -209,6 +216,8 @@ def analyze(
                         ("--alt-test-min-items", alt_test_min_items)):
         if value is not None:
             flags.append(f"{flag}={value}")
+    if scale is not None:
+        flags.append(f"--scale={scale}")
     if alpha is not None and (estimate not in (None, False) or alt_test is not None):
         flags.append(f"--alpha={alpha}")
     elif alpha is not None:

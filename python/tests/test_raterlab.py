@@ -127,6 +127,23 @@ def test_the_alt_test_equals_the_command(tmp_path):
     assert got["alt_test"]["q"] == 0.1 and len(got["alt_test"]["annotators"]) == 3
 
 
+def test_a_graded_panel_is_measured_on_its_scale_as_the_command_measures_it(tmp_path):
+    # Four annotators grading 1-5 and a judge: gold is their mean grade, and the scale's
+    # figures (Pearson against the mean, MAE against the rounded mean...) are the command's.
+    truth = RNG.integers(1, 6, size=150)
+    votes = {name: np.clip(truth + RNG.integers(-1, 2, size=150), 1, 5).tolist() for name in ("a1", "a2", "a3", "a4")}
+    judge = np.clip(truth + RNG.integers(-1, 2, size=150), 1, 5).tolist()
+    file = write_csv(tmp_path / "graded.csv", {**votes, "judge": judge})
+    expected = command_json("analyze", "--input", str(file), "--annotators", "a1,a2,a3,a4",
+                            "--rating-col", "judge", "--bootstrap", "50", "--scale", "1-5")
+    got = raterlab.analyze(ratings=judge, annotators=pd.DataFrame(votes), bootstrap=50, scale="1-5")
+    same(got["configs"][0]["scale"], expected["configs"][0]["scale"])
+    figures = got["configs"][0]["scale"]["figures"]
+    mean = np.mean([votes[a] for a in votes], axis=0)
+    assert abs(figures["mean_offset"]["value"] - float(np.mean(np.array(judge) - mean))) < 1e-12
+    assert got["configs"][0]["scale"]["reference"] == "human_mean" and got["n"] == 150
+
+
 def test_the_long_form_equals_the_commands_two_files(tmp_path):
     # Four annotations of each of 60 items (ids repeat), the judge's two samples of each.
     items = [f"item{k}" for k in range(60)]

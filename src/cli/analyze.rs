@@ -251,6 +251,13 @@ pub struct AnalyzeArgs {
           value_parser = clap::value_parser!(crate::run::settings::Unreadable))]
     pub unreadable: crate::run::settings::Unreadable,
 
+    /// The scale one response is graded on, which says what the judge is measured by:
+    /// binary (0/1), LO-HI (integer grades, e.g. 1-5) or categories:A,B,C [default: read from
+    /// the labels: 0 and 1 binary, names categories, three grades or more graded]
+    #[arg(long, value_name = "binary|LO-HI|categories:A,B,C",
+          value_parser = crate::metrics::scale::Scale::parse)]
+    pub scale: Option<crate::metrics::scale::Scale>,
+
     #[command(flatten)]
     pub alt_test: super::AltTestArgs,
 

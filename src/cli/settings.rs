@@ -438,6 +438,7 @@ impl TryFrom<AnalyzeArgs> for AnalyzeSettings {
         };
         Ok(AnalyzeSettings {
             alt_test: args.alt_test.settings()?,
+            scale: args.scale.clone(),
             alpha: args.alpha,
             input,
             store,

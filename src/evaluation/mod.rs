@@ -36,6 +36,7 @@ pub mod registry;
 mod result;
 pub mod rewardbench2;
 pub mod rmbench;
+pub mod scale;
 pub mod sequential;
 mod settings;
 mod shape;

@@ -29,6 +29,7 @@ macro_rules! analytics {
             evaluator::EvaluatorAnalytic => evaluator::EvaluatorSection;
             annotators::AnnotatorsAnalytic => annotators::AnnotatorsSection;
             alt_test::AltTestAnalytic => alt_test::AltTestSection;
+            scale::ScaleAnalytic => scale::ScaleSection;
             estimate::EstimateAnalytic => estimate::EstimateSection;
         }
     };

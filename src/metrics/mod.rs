@@ -25,6 +25,7 @@ pub mod pvalue;
 pub mod random;
 mod rank;
 pub mod raters;
+pub mod scale;
 
 pub use agreement::{Agreement, Estimates, Statistic};
 pub use align::{align, Aligned};
@@ -32,6 +33,6 @@ pub use bootstrap::{
     bootstrap_table, interval, interval_defined, multinomial, percentile, redraws, Interval,
     Intervals, Resampling,
 };
-pub use contingency::{Contingency, LabelError, Labels, Side};
+pub use contingency::{Contingency, LabelError, Labels, Side, PAIRWISE};
 pub use kappa::{kappa, Weights};
 pub use rank::{kendall_tau_b, spearman, Correlation};

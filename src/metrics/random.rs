@@ -54,11 +54,13 @@ pub enum Purpose {
     AltTest,
     /// `plan --alt-test`: the authors' simulation of annotators and a judge.
     AltTestPlan,
+    /// A single response's measures on its scale (`evaluation::scale`).
+    Scale,
 }
 
 impl Purpose {
     /// Every purpose, in declaration order.
-    pub const ALL: [Purpose; 19] = [
+    pub const ALL: [Purpose; 20] = [
         Purpose::Agreement,
         Purpose::Compare,
         Purpose::Cost,
@@ -78,6 +80,7 @@ impl Purpose {
         Purpose::Simulation,
         Purpose::AltTest,
         Purpose::AltTestPlan,
+        Purpose::Scale,
     ];
 
     /// The name that keys its streams.
@@ -102,6 +105,7 @@ impl Purpose {
             Purpose::Simulation => "simulation",
             Purpose::AltTest => "alt-test",
             Purpose::AltTestPlan => "alt-test-plan",
+            Purpose::Scale => "scale",
         }
     }
 }

@@ -5,17 +5,14 @@
 use crate::evaluation::alt_test::{AltTest, AltTestComparisons, RECOMMENDED};
 use crate::evaluation::paired::Finding;
 use crate::evaluation::Evaluated;
-use crate::report::calibrate::section::{key, Place, Section, View};
+use crate::report::calibrate::section::{config_key, key, of_configs, Place, Section, View};
 use crate::report::media::csv::TidyRows;
 use crate::report::media::format;
 use crate::report::media::table::Table;
 use serde_json::Value;
 
 fn tests<'a>(run: &'a Evaluated, order: &[usize]) -> Vec<(usize, &'a AltTest)> {
-    order
-        .iter()
-        .filter_map(|&i| Some((i, run.evaluation.of_config::<AltTest>(i)?)))
-        .collect()
+    of_configs(run, order)
 }
 
 fn name(run: &Evaluated, i: usize) -> String {
@@ -318,14 +315,8 @@ impl Section for AltTestSection {
             c.and_then(|c| serde_json::to_value(c).ok()),
         )
     }
-    fn config_json(
-        &self,
-        run: &Evaluated,
-        _order: &[usize],
-        i: usize,
-    ) -> Vec<(&'static str, Value)> {
-        let a = run.evaluation.of_config::<AltTest>(i);
-        key("alt_test", a.and_then(|a| serde_json::to_value(a).ok()))
+    fn config_json(&self, run: &Evaluated, _: &[usize], i: usize) -> Vec<(&'static str, Value)> {
+        config_key::<AltTest>(run, i, "alt_test")
     }
     fn run_rows(&self, rows: &mut TidyRows, run: &Evaluated) {
         let Some(c) = run.evaluation.of_run::<AltTestComparisons>() else {

@@ -210,11 +210,54 @@ fn tables(a: &Analysis) -> Vec<Table> {
     // Without a labelled pair (an estimate from the judge alone, or from numbers), there is no
     // agreement to show.
     if !several && (a.overall().n > 0 || a.estimate.is_none()) {
-        agreement.push(agreement_table(a.overall()));
+        let mut table = agreement_table(a.overall());
+        if let Some(s) = a.record.inputs.get::<crate::metrics::scale::Scale>() {
+            table.title = format!(
+                "Agreement over {} items ({}; gold: {})",
+                a.overall().n,
+                s.describe(),
+                match (s, a.record.annotators.is_some()) {
+                    (crate::metrics::scale::Scale::Graded { .. }, true) =>
+                        "the annotators' mean grade, rounded",
+                    (_, true) => "the annotators' majority",
+                    _ => "the gold column",
+                }
+            );
+        }
+        let scale = a.record.inputs.get::<crate::metrics::scale::Scale>();
+        match scale {
+            // Only equality means something in categories and 0/1.
+            Some(crate::metrics::scale::Scale::Graded { .. }) => {
+                // No tie on a scale of single responses: a 0 is a grade.
+                table.rows.retain(|r| !r[0].starts_with("tie rate"));
+            }
+            Some(_) => table
+                .rows
+                .retain(|r| r[0] == "accuracy" || r[0] == "Cohen's kappa"),
+            None => {}
+        }
+        agreement.push(table);
         if !a.groups().is_empty() {
             agreement.push(groups_table(&rows(a)));
         }
-        agreement.push(confusion_table(&a.overall().confusion));
+        let mut confusion = confusion_table(&a.overall().confusion);
+        if let Some(s) = scale {
+            let named = |v: &i64| match s {
+                crate::metrics::scale::Scale::Categories { names } => names
+                    .get(*v as usize)
+                    .cloned()
+                    .unwrap_or_else(|| v.to_string()),
+                _ => v.to_string(),
+            };
+            let values = a.overall().confusion.labels().as_slice().to_vec();
+            confusion.headers = std::iter::once(String::new())
+                .chain(values.iter().map(|v| format!("judge {}", named(v))))
+                .collect();
+            for (row, v) in confusion.rows.iter_mut().zip(&values) {
+                row[0] = format!("gold {}", named(v));
+            }
+        }
+        agreement.push(confusion);
     }
     let mut out = a
         .estimate
@@ -249,11 +292,17 @@ fn header(a: &Analysis, title: String) -> Vec<String> {
         "no confidence intervals (--bootstrap 0)".to_string()
     };
     // Several rating columns: the items, not the first column's rated pairs.
-    let size = match a.record.configs.len() {
-        1 => format!("{} pairs", a.overall().n),
-        k => format!("{} items, {k} rating columns", a.record.items.len()),
+    let scale = a.record.inputs.get::<crate::metrics::scale::Scale>();
+    let size = match (a.record.configs.len(), scale) {
+        (1, None) => format!("{} pairs", a.overall().n),
+        (1, Some(_)) => format!("{} items", a.overall().n),
+        (k, _) => format!("{} items, {k} rating columns", a.record.items.len()),
     };
-    let mut out = vec![title, format!("{size} · labels {} · {ci}", a.record.labels)];
+    let labels = match scale {
+        Some(s) => format!("scale {}", s.describe()),
+        None => format!("labels {}", a.record.labels),
+    };
+    let mut out = vec![title, format!("{size} · {labels} · {ci}")];
     if let Some(names) = (a.record.annotators.as_ref()).filter(|n| !n.label_names.is_empty()) {
         let coded: Vec<String> = (names.label_names.iter().enumerate())
             .map(|(k, n)| format!("{k} {n}"))

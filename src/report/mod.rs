@@ -20,4 +20,5 @@ pub mod media;
 pub mod plan;
 pub mod prompts;
 pub mod rate;
+pub mod scale;
 pub mod sequential;

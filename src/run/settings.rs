@@ -522,6 +522,8 @@ pub struct AnalyzeSettings {
     pub estimate: Option<(Option<String>, f64)>,
     /// `--alt-test EPSILON` and its options (off without ε).
     pub alt_test: crate::evaluation::alt_test::AltTestSettings,
+    /// `--scale`: the grades' scale, declared (None: read from the labels).
+    pub scale: Option<crate::metrics::scale::Scale>,
     /// `--alpha`: the error level of the sequential comparison (`--compare-col
     /// --sequential`), the estimate's intervals and PAC's guarantee.
     pub alpha: f64,

@@ -55,6 +55,7 @@ mod rewardbench2_pairs;
 mod rewardbench2_ties;
 mod rmbench;
 mod rules;
+mod scale;
 mod schema;
 mod sequential;
 mod streams;

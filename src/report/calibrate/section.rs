@@ -45,6 +45,26 @@ pub fn key(name: &'static str, value: Option<Value>) -> Vec<(&'static str, Value
     value.map(|v| (name, v)).into_iter().collect()
 }
 
+/// Each configuration's result of type `T` (an analytic's typed finding), in `order`.
+pub fn of_configs<'a, T: std::any::Any>(
+    run: &'a crate::evaluation::Evaluated,
+    order: &[usize],
+) -> Vec<(usize, &'a T)> {
+    (order.iter())
+        .filter_map(|&i| Some((i, run.evaluation.of_config::<T>(i)?)))
+        .collect()
+}
+
+/// Configuration `i`'s result of type `T`, serialized under `name` (none without one).
+pub fn config_key<T: std::any::Any + serde::Serialize>(
+    run: &crate::evaluation::Evaluated,
+    i: usize,
+    name: &'static str,
+) -> Vec<(&'static str, Value)> {
+    let found = run.evaluation.of_config::<T>(i);
+    key(name, found.and_then(|t| serde_json::to_value(t).ok()))
+}
+
 /// A figure: its file in the run directory, its title on report.html, its SVG.
 #[derive(Debug)]
 pub struct Figure {

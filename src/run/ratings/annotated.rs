@@ -7,6 +7,7 @@ use crate::dataset::labels::{self, Annotated, NoMajority};
 use crate::dataset::long;
 use crate::error::input_error;
 use crate::evaluation::{evaluator, Annotations, Shape};
+use crate::metrics::scale::{round_half_even, Scale};
 use crate::metrics::Labels;
 use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
@@ -18,7 +19,7 @@ pub fn annotators(
     columns: &[String],
     policy: NoMajority,
 ) -> Result<Read> {
-    let annotated = labels::load_annotators(
+    let mut annotated = labels::load_annotators(
         frame,
         &settings.columns,
         columns,
@@ -30,6 +31,12 @@ pub fn annotators(
         Some(col) => Some(frame.text(col, "--group-col", "group")?),
         None => None,
     };
+    let judged = (std::iter::once(&annotated.judge).chain(&annotated.other_judges)).flatten();
+    let values = (annotated.votes.iter().flatten().chain(judged)).flatten();
+    let scale = read::scale_of(settings, values.copied(), &annotated.label_names);
+    if matches!(scale, Some(Scale::Graded { .. })) {
+        mean_gold(&mut annotated, groups.as_deref());
+    }
     let labels = annotated_labels(settings, &annotated, &[]);
     // Several rating columns: a configuration each, named by its column.
     let columns: Vec<&str> = settings.columns.rating.split(',').map(str::trim).collect();
@@ -39,6 +46,7 @@ pub fn annotators(
         } else {
             Vec::new()
         },
+        scale,
         ..Extras::default()
     };
     loaded(
@@ -49,6 +57,34 @@ pub fn annotators(
         extras,
         Some(frame),
     )
+}
+
+/// On a graded scale several annotators' gold is their mean grade, not a majority: each item's
+/// mean of the grades given, rounded half to even (numpy's `rint`) where a label is needed
+/// (the agreement figures, the confusion matrix), and no item is without one. The judge's
+/// pairs are made again from it (`groups`: each row's group).
+fn mean_gold(annotated: &mut Annotated, groups: Option<&[String]>) {
+    annotated.gold = (annotated.votes.iter())
+        .map(|v| {
+            let given: Vec<f64> = v.iter().flatten().map(|&x| x as f64).collect();
+            let mean = given.iter().sum::<f64>() / given.len() as f64;
+            (!given.is_empty()).then(|| round_half_even(mean) as i64)
+        })
+        .collect();
+    annotated.no_majority = 0;
+    let (mut gold, mut rating, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, (g, r)) in annotated.gold.iter().zip(&annotated.judge).enumerate() {
+        if let (Some(g), Some(r)) = (g, r) {
+            gold.push(*g);
+            rating.push(*r);
+            kept.extend(groups.map(|names| names[row].clone()));
+        }
+    }
+    let pairs = &mut annotated.pairs;
+    (pairs.gold, pairs.rating) = (gold, rating);
+    if groups.is_some() {
+        pairs.groups = Some(labels::Groups::from_names(&kept));
+    }
 }
 
 /// The label set of several annotators' votes and a judge's ratings (`judged`: every label the

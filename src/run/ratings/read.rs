@@ -8,6 +8,7 @@ use crate::error::input_error;
 use crate::evaluation::{
     Annotations, ConfigRecord, Cost, Outcome, ProbabilityRecord, RunRecord, Shape,
 };
+use crate::metrics::scale::Scale;
 use crate::metrics::Labels;
 use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
@@ -76,6 +77,9 @@ pub struct Extras {
     pub annotators: Option<Annotations>,
     pub inputs: crate::evaluation::analytic::Inputs,
     pub shapes: Vec<[Shape; 2]>,
+    /// The grades' scale, where the reading decided it (several annotators' gold is their mean
+    /// on a graded scale).
+    pub scale: Option<Scale>,
 }
 
 /// What `analyze` read: the record, what the reading left out, long form's account, and the
@@ -214,6 +218,32 @@ pub fn record(
             .map(|k| [Shape::of(&a[file_row(k)]), Shape::of(&b[file_row(k)])])
             .collect();
     }
+    let scale = match extras.scale.take() {
+        Some(s) => Some(s),
+        None => {
+            let votes = extras
+                .annotators
+                .iter()
+                .flat_map(|a| a.votes.iter().flatten());
+            let names = extras.annotators.as_ref().map(|a| a.label_names.as_slice());
+            let ratings = items.outcomes.iter().flatten().filter_map(|o| o.rating());
+            let values = items.gold.iter().flatten().chain(votes.flatten()).copied();
+            scale_of(settings, values.chain(ratings), names.unwrap_or_default())
+        }
+    };
+    if let (Some(s), Some(_)) = (&scale, &settings.scale) {
+        on_scale(settings, &items, s)?;
+    }
+    // A binary scale's labels are 0 and 1, not the pairwise -1, 0, 1 its values fit in.
+    let labels = match (&scale, &settings.labels) {
+        (Some(Scale::Binary), None) if labels.as_slice() == crate::metrics::PAIRWISE => {
+            Labels::new(vec![0, 1]).unwrap_or_else(|_| labels.clone())
+        }
+        _ => labels.clone(),
+    };
+    if let Some(s) = scale {
+        extras.inputs.put(Box::new(s));
+    }
     let generators = match (frame, &settings.systems) {
         (Some(f), Some(s)) => {
             if !pairwise {
@@ -226,9 +256,47 @@ pub fn record(
     Ok(Unbuilt {
         items,
         extras,
-        labels: labels.clone(),
+        labels,
         generators,
     })
+}
+
+/// The grades' scale: `--scale`, else the one the labels say (`Scale::infer` over the gold, the
+/// annotators' votes and every rating, with the labels' names).
+pub fn scale_of(
+    settings: &AnalyzeSettings,
+    values: impl Iterator<Item = i64>,
+    names: &[String],
+) -> Option<Scale> {
+    settings
+        .scale
+        .clone()
+        .or_else(|| Scale::infer(&values.collect::<Vec<_>>(), names))
+}
+
+/// Every gold label and rating on the declared scale, else an error naming the row.
+fn on_scale(settings: &AnalyzeSettings, items: &Items, scale: &Scale) -> Result<()> {
+    let off = |k: usize, what: &str, v: i64| {
+        input_error(format!(
+            "{}: row {}: {what} {v} is off the scale {} (--scale); give the scale the grades are on, or map them with --gold-map/--rating-map",
+            settings.input.describe(),
+            items.rows.get(k) + 1,
+            scale.describe()
+        ))
+    };
+    for (k, g) in items.gold.iter().enumerate() {
+        if let Some(g) = g.filter(|g| !scale.holds(*g)) {
+            return Err(off(k, "the gold label", g));
+        }
+    }
+    for column in &items.outcomes {
+        for (k, o) in column.iter().enumerate() {
+            if let Some(r) = o.rating().filter(|r| !scale.holds(*r)) {
+                return Err(off(k, "the rating", r));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Unbuilt {

@@ -1,0 +1,166 @@
+//! A judge that grades one response, measured by its scale (#83): `analyze` equal to scipy's
+//! and scikit-learn's own functions (tests/fixtures/generate_scale_fixtures.py) on a graded
+//! panel of 4 annotators, PAC labels' real stance set as binary and as three categories, and
+//! a binary edge where sklearn's zero-division rules decide; a declared scale refuses a grade
+//! off it, naming the row.
+
+use crate::common::{close, error_of, fixture, json_of, run, shared_data};
+use serde_json::Value;
+
+fn expected() -> Value {
+    let text = std::fs::read_to_string(fixture("scale/expected.json")).expect("fixture");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// `analyze` on a case's arguments (fixture paths and ../shared's put in), no resamples.
+fn analyze(case: &Value, shared: Option<&std::path::Path>) -> Option<Value> {
+    let mut args = vec!["analyze".to_string()];
+    for a in case["args"].as_array().expect("args") {
+        let a = a.as_str().expect("arg");
+        args.push(if let Some(rest) = a.strip_prefix("SHARED/") {
+            shared?.join(rest).to_string_lossy().to_string()
+        } else if a.ends_with(".csv") {
+            fixture(a).to_string_lossy().to_string()
+        } else {
+            a.to_string()
+        });
+    }
+    args.extend(["--bootstrap", "0"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Some(json_of(&args))
+}
+
+fn same_figures(got: &Value, want: &Value, case: &str) {
+    assert_eq!(got["n"], want["n"], "{case}");
+    assert_eq!(got["reference"], want["reference"], "{case}");
+    let figures = want["figures"].as_object().expect("figures");
+    assert_eq!(
+        got["figures"].as_object().expect("figures").len(),
+        figures.len(),
+        "{case}"
+    );
+    for (name, value) in figures {
+        close(
+            &got["figures"][name]["value"],
+            value,
+            &format!("{case} {name}"),
+        );
+    }
+}
+
+#[test]
+fn every_scale_equals_scipy_and_sklearn() {
+    let expected = expected();
+    let shared = shared_data();
+    let mut checked = 0;
+    for (case, want) in expected.as_object().expect("cases") {
+        let Some(doc) = analyze(want, shared.as_deref()) else {
+            continue;
+        };
+        let got = &doc["configs"][0]["scale"];
+        same_figures(got, want, case);
+        for (g, w) in (got["annotators"].as_array().expect("annotators").iter())
+            .zip(want["annotators"].as_array().unwrap_or(&Vec::new()))
+        {
+            assert_eq!(g["name"], w["name"], "{case}");
+            for k in [
+                "n",
+                "exact_agreement",
+                "kappa_linear",
+                "kappa_quadratic",
+                "mae",
+            ] {
+                close(&g[k], &w[k], &format!("{case} {} {k}", w["name"]));
+            }
+        }
+        if let Some(classes) = want["classes"].as_array() {
+            let got = got["classes"].as_array().expect("classes");
+            assert_eq!(got.len(), classes.len(), "{case}");
+            for (g, w) in got.iter().zip(classes) {
+                for k in ["name", "support", "precision", "recall", "f1"] {
+                    close(&g[k], &w[k], &format!("{case} {} {k}", w["name"]));
+                }
+            }
+        }
+        crate::schema::valid("analyze", "raterlab/analyze/2", &doc, case);
+        checked += 1;
+    }
+    assert_eq!(checked, if shared.is_some() { 4 } else { 2 });
+    // The cases cover the edges: sklearn's zero division (TNR 0: no item judged 0) and a
+    // graded panel's mean, not its majority (every item counts).
+    assert_eq!(expected["binary_edge"]["figures"]["tnr"], 0.0);
+    assert_eq!(expected["graded"]["n"], 120);
+}
+
+/// The panel's gold on a graded scale is the mean, so no item is lost to a missing majority,
+/// the header says items and the scale, the answer comes first, and intervals are ordered.
+#[test]
+fn a_graded_panel_answers_first_on_its_mean() {
+    let file = fixture("alt_test/graded.csv");
+    let file = file.to_string_lossy();
+    let args = [
+        "analyze",
+        "--input",
+        &*file,
+        "--annotators",
+        "r1,r2,r3,r4",
+        "--rating-col",
+        "judge",
+    ];
+    let (code, out, err) = run(&[&args[..], &["--bootstrap", "200"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[1].starts_with("120 items · scale graded 1-5 ·"),
+        "{out}"
+    );
+    assert!(lines[3].starts_with("How well does the judge grade one response? On the scale graded 1-5, against the annotators' mean"), "{out}");
+    assert!(
+        out.contains(
+            "Agreement over 120 items (graded 1-5; gold: the annotators' mean grade, rounded)"
+        ),
+        "{out}"
+    );
+    let doc = json_of(&[&args[..], &["--bootstrap", "200"]].concat());
+    for (name, f) in doc["configs"][0]["scale"]["figures"]
+        .as_object()
+        .expect("figures")
+    {
+        let ci = f["ci"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: an interval"));
+        assert!(ci[0].as_f64() <= ci[1].as_f64(), "{name}: {ci:?}");
+    }
+    // The agreement table's gold is the rounded mean: its accuracy is the exact agreement.
+    close(
+        &doc["accuracy"],
+        &doc["configs"][0]["scale"]["figures"]["exact_agreement"]["value"],
+        "exact agreement",
+    );
+}
+
+#[test]
+fn a_grade_off_the_declared_scale_names_the_row() {
+    let file = fixture("alt_test/graded.csv");
+    let file = file.to_string_lossy();
+    let base = [
+        "analyze",
+        "--input",
+        &*file,
+        "--gold-col",
+        "r1",
+        "--rating-col",
+        "judge",
+    ];
+    let message = error_of(&[&base[..], &["--scale", "1-4"]].concat());
+    assert!(
+        message.contains("graded.csv: row 7: the gold label 5 is off the scale graded 1-4 (--scale); give the scale the grades are on, or map them with --gold-map/--rating-map"),
+        "{message}"
+    );
+    let message = error_of(&[&base[..], &["--scale", "likert"]].concat());
+    assert!(
+        message
+            .contains("give binary (0/1), LO-HI for integer grades (e.g. 1-5) or categories:A,B,C"),
+        "{message}"
+    );
+}
