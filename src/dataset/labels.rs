@@ -444,7 +444,7 @@ pub struct Annotated {
 /// The names of categories given as text in `columns` of `frame`: their distinct values, when
 /// no map is given and no value is a number (sorted; empty otherwise). A mix of numbers and
 /// names, or a map, is left to the maps' usual reading and error.
-fn label_names(
+pub fn label_names(
     frame: &Frame,
     columns: &[(&str, &str)],
     reading: &(LabelReading, LabelReading),

@@ -164,3 +164,41 @@ fn a_grade_off_the_declared_scale_names_the_row() {
         "{message}"
     );
 }
+
+/// Labels by name need no map: the stance set's 'agrees', 'disagrees' and 'neutral' read as
+/// the categories they are (sorted, or in `--scale categories:...`'s order), the same figures
+/// as the mapped run; a name the declared categories lack is an error that names it.
+#[test]
+fn categories_by_name_need_no_map() {
+    let Some(shared) = shared_data() else {
+        return;
+    };
+    let want = &expected()["categories"];
+    let file = shared.join("pac-labels/stance.csv");
+    let file = file.to_string_lossy();
+    let base = [
+        "analyze",
+        "--input",
+        &*file,
+        "--gold-col",
+        "Y",
+        "--rating-col",
+        "Yhat (GPT4o)",
+        "--bootstrap",
+        "0",
+    ];
+    let by_name = json_of(&base);
+    let mapped = analyze(want, Some(&shared)).expect("shared data");
+    assert_eq!(
+        by_name["configs"][0]["scale"],
+        mapped["configs"][0]["scale"]
+    );
+    same_figures(&by_name["configs"][0]["scale"], want, "by name");
+    let message = error_of(&[&base[..], &["--scale", "categories:agrees,disagrees"]].concat());
+    assert!(
+        message.contains(
+            "the label 'neutral' is not one of the categories agrees, disagrees (--scale)"
+        ),
+        "{message}"
+    );
+}

@@ -10,6 +10,7 @@ use crate::dataset::labels::{self, Groups, LabelPairs};
 use crate::dataset::long;
 use crate::error::input_error;
 use crate::evaluation::Outcome;
+use crate::metrics::scale::Scale;
 use crate::metrics::Labels;
 use crate::run::settings::{AnalyzeInput, AnalyzeSettings, Table};
 use anyhow::Result;
@@ -64,6 +65,8 @@ impl Tables {
 /// The tables as `calibrate`'s record: long form when the files or the options say so,
 /// several annotators (`--annotators`), else one configuration per rating column.
 pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Read> {
+    let coded = by_name(settings, tables)?;
+    let settings = coded.as_ref().unwrap_or(settings);
     let columns: Vec<&str> = settings.columns.rating.split(',').map(str::trim).collect();
     match tables {
         Tables::Two { gold, ratings } if long_form(settings, gold, ratings) => {
@@ -95,6 +98,67 @@ pub fn load(settings: &AnalyzeSettings, tables: &Tables) -> Result<Read> {
             rated(settings, vec![pairs], None, &columns)
         }
     }
+}
+
+/// Labels by name in the gold column and the rating columns ('agrees', 'Not medical'), with no
+/// map: the settings that read each name as its place among the categories (`--scale
+/// categories:A,B,C`'s order, else sorted) on the scale of those categories. None where the
+/// labels are numbers, a map reads them, or several annotators give the gold (their own
+/// reading names them).
+fn by_name(settings: &AnalyzeSettings, tables: &Tables) -> Result<Option<AnalyzeSettings>> {
+    let (gold, rating) = &settings.reading;
+    if settings.annotators.is_some() || !(gold.map.is_empty() && rating.map.is_empty()) {
+        return Ok(None);
+    }
+    let declared = match &settings.scale {
+        Some(Scale::Categories { names }) => Some(names),
+        Some(_) => return Ok(None),
+        None => None,
+    };
+    let gold_col = (settings.columns.gold.as_str(), "--gold-col");
+    let ratings: Vec<(&str, &str)> = (settings.columns.rating.split(','))
+        .map(|c| (c.trim(), "--rating-col"))
+        .collect();
+    let found = match tables {
+        Tables::One(f) => {
+            let columns: Vec<(&str, &str)> = std::iter::once(gold_col).chain(ratings).collect();
+            labels::label_names(f, &columns, &settings.reading)?
+        }
+        Tables::Two { gold, ratings: r } if r.len() == 1 && !long_form(settings, gold, r) => {
+            let a = labels::label_names(gold, &[gold_col], &settings.reading)?;
+            let b = labels::label_names(&r[0], &ratings, &settings.reading)?;
+            if a.is_empty() || b.is_empty() {
+                return Ok(None);
+            }
+            let mut all: Vec<String> = a.into_iter().chain(b).collect();
+            all.sort();
+            all.dedup();
+            all
+        }
+        _ => return Ok(None),
+    };
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let names = match declared {
+        Some(declared) => {
+            if let Some(unknown) = found.iter().find(|n| !declared.contains(n)) {
+                return Err(input_error(format!(
+                    "{}: the label '{unknown}' is not one of the categories {} (--scale); add it to --scale categories:..., or map it with --gold-map/--rating-map",
+                    settings.input.describe(),
+                    declared.join(", ")
+                )));
+            }
+            declared.clone()
+        }
+        None => found,
+    };
+    let mut out = settings.clone();
+    for reading in [&mut out.reading.0, &mut out.reading.1] {
+        (reading.map).extend((names.iter().enumerate()).map(|(k, n)| (n.clone(), k as i64)));
+    }
+    out.scale = Some(Scale::Categories { names });
+    Ok(Some(out))
 }
 
 /// Aligned pairs read elsewhere (`--estimate`'s numbers) as the record of one configuration.
