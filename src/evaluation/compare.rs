@@ -97,51 +97,49 @@ impl Power {
     }
 }
 
-const K: usize = 3;
-
-fn idx(v: i64) -> usize {
-    (v + 1) as usize
-}
-
-/// The gold × A × B table (3 × 3 × 3, pairwise labels) of the labelled items both configurations
-/// rated.
+/// The gold × A × B table (k × k × k over the record's labels: 3 × 3 × 3 on pairs, 5 × 5 × 5 on
+/// grades 1-5) of the labelled items both configurations rated.
 pub fn joint_table(run: &RunRecord, a: usize, b: usize) -> Vec<u64> {
-    let mut joint = vec![0u64; K * K * K];
+    let labels = run.labels.as_slice();
+    let k = labels.len();
+    let at = |v: i64| labels.binary_search(&v).ok();
+    let mut joint = vec![0u64; k * k * k];
     for (i, item) in run.items.iter().enumerate() {
         let (Some(gold), Some(ra), Some(rb)) = (
-            item.gold,
-            run.configs[a].outcomes[i].rating(),
-            run.configs[b].outcomes[i].rating(),
+            item.gold.and_then(at),
+            run.configs[a].outcomes[i].rating().and_then(at),
+            run.configs[b].outcomes[i].rating().and_then(at),
         ) else {
             continue;
         };
-        joint[(idx(gold) * K + idx(ra)) * K + idx(rb)] += 1;
+        joint[(gold * k + ra) * k + rb] += 1;
     }
     joint
 }
 
-/// A's and B's gold × rating tables from a joint gold × A × B table.
-pub fn marginals(joint: &[u64]) -> (Contingency, Contingency) {
-    let mut ta = vec![0u64; K * K];
-    let mut tb = vec![0u64; K * K];
-    for g in 0..K {
-        for a in 0..K {
-            for b in 0..K {
-                let c = joint[(g * K + a) * K + b];
-                ta[g * K + a] += c;
-                tb[g * K + b] += c;
+/// A's and B's gold × rating tables from a joint gold × A × B table over `labels`.
+pub fn marginals(labels: &Labels, joint: &[u64]) -> (Contingency, Contingency) {
+    let k = labels.len();
+    let mut ta = vec![0u64; k * k];
+    let mut tb = vec![0u64; k * k];
+    for g in 0..k {
+        for a in 0..k {
+            for b in 0..k {
+                let c = joint[(g * k + a) * k + b];
+                ta[g * k + a] += c;
+                tb[g * k + b] += c;
             }
         }
     }
     (
-        Contingency::from_counts(Labels::pairwise(), ta),
-        Contingency::from_counts(Labels::pairwise(), tb),
+        Contingency::from_counts(labels.clone(), ta),
+        Contingency::from_counts(labels.clone(), tb),
     )
 }
 
-/// Accuracy and quadratic kappa of A and B from a joint gold × A × B table.
-fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
-    let (ta, tb) = marginals(joint);
+/// Accuracy and quadratic kappa of A and B from a joint gold × A × B table over `labels`.
+fn stats(labels: &Labels, joint: &[u64]) -> (f64, f64, f64, f64) {
+    let (ta, tb) = marginals(labels, joint);
     let n = ta.n() as f64;
     (
         ta.diagonal() as f64 / n,
@@ -153,21 +151,22 @@ fn stats(joint: &[u64]) -> (f64, f64, f64, f64) {
 
 fn compare(run: &RunRecord, a: usize, b: usize, settings: EvalSettings) -> Comparison {
     let joint = joint_table(run, a, b);
+    let (labels, k) = (&run.labels, run.labels.len());
     // The discordant items: only A right, only B right.
     let (mut only_a, mut only_b) = (0, 0);
-    for g in 0..K {
-        for (x, y) in (0..K).flat_map(|x| (0..K).map(move |y| (x, y))) {
-            let c = joint[(g * K + x) * K + y];
+    for g in 0..k {
+        for (x, y) in (0..k).flat_map(|x| (0..k).map(move |y| (x, y))) {
+            let c = joint[(g * k + x) * k + y];
             only_a += if x == g && y != g { c } else { 0 };
             only_b += if y == g && x != g { c } else { 0 };
         }
     }
     let n: u64 = joint.iter().sum();
-    let (acc_a, acc_b, k_a, k_b) = stats(&joint);
+    let (acc_a, acc_b, k_a, k_b) = stats(labels, &joint);
     let mut rng = stream(settings.seed, Purpose::Compare, pair(a, b));
     let resamples = if n > 0 { settings.bootstrap } else { 0 };
     let d_kappa: Vec<f64> = redraws(&joint, resamples, 1, &mut rng, |w| {
-        let (_, _, kx, ky) = stats(w);
+        let (_, _, kx, ky) = stats(labels, w);
         vec![ky - kx]
     })
     .pop()

@@ -180,7 +180,7 @@ fn a_kappa_difference_of_three_tenths_is_found_as_often_as_the_percentile_interv
         let mut draw_rng =
             crate::metrics::random::stream(r, crate::metrics::random::Purpose::Simulation, 1);
         let mut d = crate::metrics::redraws(&joint, 4000, 1, &mut draw_rng, |w| {
-            let (_, _, ka, kb) = stats(w);
+            let (_, _, ka, kb) = stats(&run.labels, w);
             vec![kb - ka]
         })
         .pop()

@@ -13,7 +13,7 @@
 use super::record::{Cost, RunRecord};
 pub use super::record::{CostSettings, CostUnit, DEFAULT_MARGIN};
 use crate::metrics::random::{pair, stream, Purpose};
-use crate::metrics::{redraws, Estimates, Statistic};
+use crate::metrics::{redraws, Estimates, Labels, Statistic};
 use serde::Serialize;
 
 /// One configuration's cost, as `--json` shows it (`configs[i].cost`, beside the counts it
@@ -266,8 +266,8 @@ pub fn frontier_of(
 }
 
 /// The metric of A and of B from a joint gold × A × B table.
-fn pair_values(joint: &[u64], metric: Statistic) -> (f64, f64) {
-    let (ta, tb) = crate::evaluation::compare::marginals(joint);
+fn pair_values(labels: &Labels, joint: &[u64], metric: Statistic) -> (f64, f64) {
+    let (ta, tb) = crate::evaluation::compare::marginals(labels, joint);
     (
         Estimates::of(&ta).get(metric),
         Estimates::of(&tb).get(metric),
@@ -283,11 +283,11 @@ fn paired_items(
 ) -> PairedDraws {
     let joint = crate::evaluation::compare::joint_table(run, best, candidate);
     let n: u64 = joint.iter().sum();
-    let (a, b) = pair_values(&joint, metric);
+    let (a, b) = pair_values(&run.labels, &joint, metric);
     let mut rng = stream(seed, Purpose::Cost, pair(best, candidate));
     let resamples = if n > 0 { bootstrap } else { 0 };
     let draws = redraws(&joint, resamples, 1, &mut rng, |w| {
-        let (x, y) = pair_values(w, metric);
+        let (x, y) = pair_values(&run.labels, w, metric);
         vec![x - y]
     })
     .pop()

@@ -202,3 +202,59 @@ fn categories_by_name_need_no_map() {
         "{message}"
     );
 }
+
+/// Two judges' grades on a 1-5 scale compared in a pair: the comparison's table is over the
+/// grades (it was 3 × 3 × 3, pairwise labels only, and a grade of 5 ran off it), and its
+/// differences are the two configurations' own figures.
+#[test]
+fn two_judges_on_grades_are_compared_in_a_pair() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut rows = String::from("id,a1,a2,a3,good,poor\n");
+    for i in 0..240 {
+        let truth = 1 + i % 5;
+        let near = |shift: usize| (truth + shift).clamp(1, 5);
+        let (a1, a2, a3) = (near(i % 2), truth, near((i / 3) % 2));
+        let poor = if i % 3 == 0 { 6 - truth } else { truth };
+        rows.push_str(&format!("i{i},{a1},{a2},{a3},{},{poor}\n", near(i % 2)));
+    }
+    let file = crate::common::write(dir.path(), "two.csv", &rows);
+    let file = file.to_string_lossy();
+    let doc = json_of(&[
+        "analyze",
+        "--input",
+        &file,
+        "--annotators",
+        "a1,a2,a3",
+        "--rating-col",
+        "good,poor",
+        "--bootstrap",
+        "50",
+    ]);
+    let kappa = |i: usize| {
+        doc["configs"][i]["overall"]["kappa_quadratic"]
+            .as_f64()
+            .expect("κq")
+    };
+    let accuracy = |i: usize| {
+        doc["configs"][i]["overall"]["accuracy"]
+            .as_f64()
+            .expect("acc")
+    };
+    let tests = doc["comparisons"][0]["tests"].as_array().expect("tests");
+    let diff = |metric: &str| {
+        let t = tests
+            .iter()
+            .find(|t| t["metric"] == metric)
+            .expect("metric");
+        t["diff"].as_f64().expect("diff")
+    };
+    assert!(
+        (diff("kappa_quadratic") - (kappa(1) - kappa(0))).abs() < 1e-12,
+        "{doc}"
+    );
+    assert!(
+        (diff("accuracy") - (accuracy(1) - accuracy(0))).abs() < 1e-12,
+        "{doc}"
+    );
+    assert_eq!(doc["comparisons"][0]["n"], 240);
+}
