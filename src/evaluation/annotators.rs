@@ -211,7 +211,11 @@ pub fn panel(
     let votes = &a.votes;
     let judge: Option<Vec<Option<i64>>> =
         config.map(|c| c.outcomes.iter().map(|o| o.rating()).collect());
-    let policy = if a.policy == "tie" { "tie" } else { "drop" };
+    let policy = match a.policy.as_str() {
+        "tie" => "tie",
+        "mean" => "mean",
+        _ => "drop",
+    };
     report(
         labels,
         a.names.clone(),

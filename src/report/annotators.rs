@@ -285,17 +285,19 @@ fn places_table(r: &AnnotatorReport) -> Table {
 pub fn tables(r: &AnnotatorReport) -> Vec<Table> {
     let level = crate::report::media::format::level(r.level);
     let h = &r.panel.humans;
+    let gold = match r.policy {
+        "mean" => "gold: their mean grade, rounded".to_string(),
+        "tie" => format!("{} without a majority: scored as a tie", r.no_majority),
+        _ => format!(
+            "{} without a majority: left out of the judge's scores",
+            r.no_majority
+        ),
+    };
     let mut agreement_table = Table::new(
         format!(
-            "Annotators: {} over {} items ({} without a majority: {})",
+            "Annotators: {} over {} items ({gold})",
             r.names.join(", "),
             r.items,
-            r.no_majority,
-            if r.policy == "tie" {
-                "scored as a tie"
-            } else {
-                "left out of the judge's scores"
-            }
         ),
         &["statistic", &format!("value [{level} CI]")],
     );

@@ -121,7 +121,16 @@ fn a_graded_panel_answers_first_on_its_mean() {
         ),
         "{out}"
     );
+    assert!(
+        out.contains("Annotators: r1, r2, r3, r4 over 120 items (gold: their mean grade, rounded)"),
+        "{out}"
+    );
     let doc = json_of(&[&args[..], &["--bootstrap", "200"]].concat());
+    assert_eq!(doc["annotators"]["no_majority_policy"], "mean");
+    // No item lacks a mean, so the policy for those without a majority has nothing to do:
+    // --no-majority tie (0 is no grade here) changes nothing.
+    let tied = json_of(&[&args[..], &["--bootstrap", "200", "--no-majority", "tie"]].concat());
+    assert_eq!(tied["configs"][0]["scale"], doc["configs"][0]["scale"]);
     for (name, f) in doc["configs"][0]["scale"]["figures"]
         .as_object()
         .expect("figures")

@@ -34,7 +34,10 @@ pub fn annotators(
     let judged = (std::iter::once(&annotated.judge).chain(&annotated.other_judges)).flatten();
     let values = (annotated.votes.iter().flatten().chain(judged)).flatten();
     let scale = read::scale_of(settings, values.copied(), &annotated.label_names);
-    if matches!(scale, Some(Scale::Graded { .. })) {
+    // On a graded scale the gold is the mean, and no item is without one: the policy for
+    // items without a majority has nothing to apply to.
+    let mean = matches!(scale, Some(Scale::Graded { .. }));
+    if mean {
         mean_gold(&mut annotated, groups.as_deref());
     }
     let labels = annotated_labels(settings, &annotated, &[]);
@@ -52,7 +55,7 @@ pub fn annotators(
     loaded(
         settings,
         annotated,
-        (labels, policy),
+        (labels, (!mean).then_some(policy)),
         groups,
         extras,
         Some(frame),
@@ -114,12 +117,12 @@ fn annotated_labels(settings: &AnalyzeSettings, annotated: &Annotated, judged: &
 fn loaded(
     settings: &AnalyzeSettings,
     annotated: Annotated,
-    (labels, policy): (Labels, NoMajority),
+    (labels, policy): (Labels, Option<NoMajority>),
     groups: Option<Vec<String>>,
     mut extras: Extras,
     frame: Option<&Frame>,
 ) -> Result<Read> {
-    if policy == NoMajority::Tie && !labels.contains(0) {
+    if policy == Some(NoMajority::Tie) && !labels.contains(0) {
         return Err(input_error(format!(
             "--no-majority tie scores items without a majority as 0, which is not in the label set {labels}; use --no-majority drop or add 0 to --labels"
         )));
@@ -149,7 +152,8 @@ fn loaded(
         votes: annotated.votes,
         order: Vec::new(),
         no_majority: annotated.no_majority,
-        policy: policy.name().to_string(),
+        // `mean`: the gold is the annotators' mean grade (no majority needed).
+        policy: policy.map_or("mean", NoMajority::name).to_string(),
         label_names: annotated.label_names,
     });
     Ok(Read {
@@ -277,7 +281,14 @@ pub fn long_form(settings: &AnalyzeSettings, gold: &Frame, ratings: &[Frame]) ->
             .map(|&r| [Shape::of(&a[r]), Shape::of(&b[r])])
             .collect();
     }
-    let mut loaded = loaded(settings, annotated, (labels, policy), groups, extras, None)?;
+    let mut loaded = loaded(
+        settings,
+        annotated,
+        (labels, Some(policy)),
+        groups,
+        extras,
+        None,
+    )?;
     loaded.long = Some(LongForm {
         columns: annotation_columns,
         annotations_per_item: joined.annotations_per_item,
