@@ -82,7 +82,16 @@ impl Scale {
         }
     }
 
-    /// How the scale is said in a header: `binary (0/1)`, `graded 1-5`, `categories: a, b`.
+    /// The scale in a few words, for a header line: `binary (0/1)`, `graded 1-5`, `3 categories`
+    /// (their names are in the tables).
+    pub fn short(&self) -> String {
+        match self {
+            Scale::Categories { names } => format!("{} categories", names.len()),
+            other => other.describe(),
+        }
+    }
+
+    /// How the scale is said in a table's title: `binary (0/1)`, `graded 1-5`, `categories: a, b`.
     pub fn describe(&self) -> String {
         match self {
             Scale::Binary => "binary (0/1)".into(),

@@ -299,7 +299,7 @@ fn header(a: &Analysis, title: String) -> Vec<String> {
         (k, _) => format!("{} items, {k} rating columns", a.record.items.len()),
     };
     let labels = match scale {
-        Some(s) => format!("scale {}", s.describe()),
+        Some(s) => format!("scale {}", s.short()),
         None => format!("labels {}", a.record.labels),
     };
     let mut out = vec![title, format!("{size} · {labels} · {ci}")];

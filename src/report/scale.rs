@@ -102,8 +102,8 @@ fn question(run: &Evaluated) -> Vec<String> {
         return Vec::new();
     };
     let mut out = vec![format!(
-        "How well does the judge grade one response? On the scale {}, against {} ({} items):",
-        first.scale.describe(),
+        "How well does the judge grade, on {}, against {}? {} items:",
+        first.scale.short(),
         against(first),
         first.n
     )];

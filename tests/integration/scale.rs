@@ -114,7 +114,7 @@ fn a_graded_panel_answers_first_on_its_mean() {
         lines[1].starts_with("120 items · scale graded 1-5 ·"),
         "{out}"
     );
-    assert!(lines[3].starts_with("How well does the judge grade one response? On the scale graded 1-5, against the annotators' mean"), "{out}");
+    assert!(lines[3].starts_with("How well does the judge grade, on graded 1-5, against the annotators' mean grade? 120 items:"), "{out}");
     assert!(
         out.contains(
             "Agreement over 120 items (graded 1-5; gold: the annotators' mean grade, rounded)"
