@@ -106,17 +106,10 @@ impl super::Analytic for ScaleAnalytic {
 fn references(cx: &super::Context, scale: &Scale) -> (Vec<Option<f64>>, &'static str) {
     let gold = &cx.run.items.gold;
     match (scale, cx.run.annotators.as_ref()) {
-        (Scale::Graded { .. }, Some(a)) => {
-            let means = a
-                .votes
-                .iter()
-                .map(|v| {
-                    let given: Vec<f64> = v.iter().flatten().map(|&x| x as f64).collect();
-                    (!given.is_empty()).then(|| given.iter().sum::<f64>() / given.len() as f64)
-                })
-                .collect();
-            (means, "human_mean")
-        }
+        (Scale::Graded { .. }, Some(a)) => (
+            a.votes.iter().map(|v| fig::mean_grade(v)).collect(),
+            "human_mean",
+        ),
         (_, Some(_)) => (
             gold.iter().map(|g| g.map(|g| g as f64)).collect(),
             "majority",
@@ -132,14 +125,12 @@ fn measures(
     config: u64,
 ) -> Option<ScaleMeasures> {
     let (reference, said) = references(cx, scale);
-    let items: Vec<(f64, i64)> = (reference.iter().zip(judge))
+    let (reference, judged): (Vec<f64>, Vec<i64>) = (reference.iter().zip(judge))
         .filter_map(|(r, j)| Some(((*r)?, (*j)?)))
-        .collect();
-    if items.is_empty() {
+        .unzip();
+    if reference.is_empty() {
         return None;
     }
-    let reference: Vec<f64> = items.iter().map(|x| x.0).collect();
-    let judged: Vec<i64> = items.iter().map(|x| x.1).collect();
     let patterns = fig::Patterns::of(&reference, &judged);
     let compute = |w: &[u64]| -> Vec<f64> {
         match scale {
@@ -197,7 +188,7 @@ fn measures(
     Some(ScaleMeasures {
         scale: scale.clone(),
         reference: said,
-        n: items.len(),
+        n: reference.len(),
         figures,
         classes,
         annotators: match scale {

@@ -56,18 +56,18 @@ impl Scale {
     /// by name are categories, labels of only 0 and 1 binary, three integer grades or more
     /// (not -1, 0, 1) graded from the least to the most. None otherwise: pairwise verdicts,
     /// or two numbers other than 0 and 1 (AlpacaEval's 1 and 2 are verdicts).
-    pub fn infer(values: &[i64], names: &[String]) -> Option<Scale> {
+    pub fn infer(values: impl IntoIterator<Item = i64>, names: &[String]) -> Option<Scale> {
         if !names.is_empty() {
             return Some(Scale::Categories {
                 names: names.to_vec(),
             });
         }
-        let mut seen: Vec<i64> = values.to_vec();
-        seen.sort_unstable();
-        seen.dedup();
+        // The distinct values only: a file's millions of labels are not copied.
+        let seen: std::collections::BTreeSet<i64> = values.into_iter().collect();
+        let seen: Vec<i64> = seen.into_iter().collect();
         match seen.as_slice() {
             [0, 1] => Some(Scale::Binary),
-            [-1, 0, 1] | [-1, 0] | [-1, 1] | [] | [_] | [_, _] => None,
+            [-1, 0, 1] | [] | [_] | [_, _] => None,
             [lo, .., hi] => Some(Scale::Graded { lo: *lo, hi: *hi }),
         }
     }
@@ -99,6 +99,13 @@ impl Scale {
             Scale::Categories { names } => format!("categories: {}", names.join(", ")),
         }
     }
+}
+
+/// The mean of the grades given (None where none is): several annotators' reference grade.
+pub fn mean_grade(votes: &[Option<i64>]) -> Option<f64> {
+    let given = votes.iter().flatten();
+    let n = given.clone().count();
+    (n > 0).then(|| given.map(|&v| v as f64).sum::<f64>() / n as f64)
 }
 
 /// numpy's `rint`: the nearest integer, a half to the even one (2.5 → 2, 3.5 → 4).
@@ -446,16 +453,16 @@ mod tests {
 
     #[test]
     fn inferred_only_where_the_labels_say_it() {
-        assert_eq!(Scale::infer(&[0, 1, 1], &[]), Some(Scale::Binary));
+        assert_eq!(Scale::infer([0, 1, 1], &[]), Some(Scale::Binary));
         assert_eq!(
-            Scale::infer(&[2, 5, 3, 1], &[]),
+            Scale::infer([2, 5, 3, 1], &[]),
             Some(Scale::Graded { lo: 1, hi: 5 })
         );
-        assert_eq!(Scale::infer(&[-1, 0, 1], &[]), None);
-        assert_eq!(Scale::infer(&[1, 2], &[]), None);
+        assert_eq!(Scale::infer([-1, 0, 1], &[]), None);
+        assert_eq!(Scale::infer([1, 2], &[]), None);
         let names = vec!["no".to_string(), "yes".to_string()];
         assert_eq!(
-            Scale::infer(&[0, 1], &names),
+            Scale::infer([0, 1], &names),
             Some(Scale::Categories { names })
         );
     }

@@ -7,7 +7,7 @@ use crate::dataset::labels::{self, Annotated, NoMajority};
 use crate::dataset::long;
 use crate::error::input_error;
 use crate::evaluation::{evaluator, Annotations, Shape};
-use crate::metrics::scale::{round_half_even, Scale};
+use crate::metrics::scale::{mean_grade, round_half_even, Scale};
 use crate::metrics::Labels;
 use crate::run::settings::AnalyzeSettings;
 use anyhow::Result;
@@ -68,11 +68,7 @@ pub fn annotators(
 /// pairs are made again from it (`groups`: each row's group).
 fn mean_gold(annotated: &mut Annotated, groups: Option<&[String]>) {
     annotated.gold = (annotated.votes.iter())
-        .map(|v| {
-            let given: Vec<f64> = v.iter().flatten().map(|&x| x as f64).collect();
-            let mean = given.iter().sum::<f64>() / given.len() as f64;
-            (!given.is_empty()).then(|| round_half_even(mean) as i64)
-        })
+        .map(|v| mean_grade(v).map(|m| round_half_even(m) as i64))
         .collect();
     annotated.no_majority = 0;
     let (mut gold, mut rating, mut kept) = (Vec::new(), Vec::new(), Vec::new());

@@ -271,7 +271,7 @@ pub fn scale_of(
     settings
         .scale
         .clone()
-        .or_else(|| Scale::infer(&values.collect::<Vec<_>>(), names))
+        .or_else(|| Scale::infer(values, names))
 }
 
 /// Every gold label and rating on the declared scale, else an error naming the row.
